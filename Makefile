@@ -1,0 +1,51 @@
+# toolselect: see README.md. `make demo` runs the main job, `make test` runs every test.
+GO      ?= go
+PYTHON  ?= python3
+BIN     := bin/toolselect
+LIB     := python/toolselect/libtoolselect.so
+export CGO_ENABLED ?= 1
+
+.PHONY: all build demo test test-go test-python vet fmt lib python wheel bench eval reliability clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/toolselect
+
+demo: build
+	@bash examples/demo.sh
+
+# Everything, with the race detector: Go packages, then the Python package
+# against a freshly built shared library.
+test: vet test-go test-python
+
+vet:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+test-go:
+	$(GO) test -race -count=1 ./...
+
+test-python: python
+	@if [ -d python/tests ]; then cd python && $(PYTHON) -m unittest discover -s tests -t . -v; fi
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+# The C shared library and its header, built into the Python package.
+lib: $(LIB)
+
+$(LIB): $(shell find cabi registry selector executor rank -name '*.go' 2>/dev/null) go.mod go.sum
+	@if [ -d cabi ]; then $(GO) build -buildmode=c-shared -o $(LIB) ./cabi && rm -f python/toolselect/libtoolselect.h; fi
+
+python: lib
+
+wheel: lib
+	@bash python/build_wheel.sh
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin dist $(LIB)

@@ -1,0 +1,366 @@
+package registry
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// MaxNameBytes is the longest tool name the registry accepts.
+const MaxNameBytes = 256
+
+// Sentinel errors, matched with errors.Is against a *RegistrationError or a lookup error.
+var (
+	ErrUnknownTool   = errors.New("unknown tool")
+	ErrDuplicateName = errors.New("duplicate tool name")
+	ErrNoSchema      = errors.New("tool has no parameters schema")
+)
+
+// Entry is a registered tool: its canonical definition and compiled validator.
+// An Entry is immutable once registered and safe to share between goroutines.
+type Entry struct {
+	tool   Tool
+	schema *jsonschema.Schema // nil for a schema-less tool
+	limits Limits
+	seq    uint64 // registration sequence number, increasing
+}
+
+// Name returns the tool's canonical name.
+func (e *Entry) Name() string { return e.tool.Name }
+
+// Tool returns a copy of the canonical definition.
+func (e *Entry) Tool() Tool { return e.tool.clone() }
+
+// Def gives read-only access to the definition without copying. Callers must
+// not modify anything reachable from it.
+func (e *Entry) Def() *Tool { return &e.tool }
+
+// Validated reports whether arguments to this tool are checked against a schema.
+func (e *Entry) Validated() bool { return e.schema != nil }
+
+// Seq is the entry's registration sequence number; a re-registered tool gets a new one.
+func (e *Entry) Seq() uint64 { return e.seq }
+
+// ValidateArgs checks a raw JSON argument document: it must be a JSON object
+// within the size and depth limits, and satisfy the tool's schema. The error,
+// if any, is a *ValidationError listing every violation.
+func (e *Entry) ValidateArgs(raw []byte) error {
+	return validateArgs(e.tool.Name, e.schema, raw, e.limits)
+}
+
+// ValidateValue checks an already decoded JSON value against the schema alone
+// (no object or size rule). It is the path the JSON-Schema-Test-Suite runs through.
+func (e *Entry) ValidateValue(v any) error {
+	return validateValue(e.tool.Name, e.schema, v)
+}
+
+// Options configures a Registry. A nil *Options means defaults.
+type Options struct {
+	// Limits bounds schemas and argument documents.
+	Limits Limits
+}
+
+// Registry holds tools by name, in registration order. It is safe for
+// concurrent use; registering while others read is supported, and readers see
+// either the catalog before or after a registration, never half of it.
+type Registry struct {
+	mu      sync.RWMutex
+	entries []*Entry          // registration order
+	byName  map[string]*Entry // canonical name -> entry
+	gen     uint64            // bumped on every change
+	seq     uint64
+	limits  Limits
+	names   *nameMaps // provider name mappings, rebuilt lazily
+}
+
+// New returns an empty registry.
+func New(opts *Options) *Registry {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	return &Registry{byName: map[string]*Entry{}, limits: o.Limits.withDefaults()}
+}
+
+// Register adds one tool. It fails, naming the tool and the problem, when the
+// definition is invalid or the name is taken; nothing is changed then.
+func (r *Registry) Register(t Tool) error {
+	e, err := r.prepare(t, -1)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.byName[t.Name]; dup {
+		return &RegistrationError{Tool: t.Name, Index: -1, Reason: "the name is already registered", Err: ErrDuplicateName}
+	}
+	r.add(e)
+	return nil
+}
+
+// RegisterAll adds a batch of tools atomically: either every tool is added,
+// or none is and the error lists every refused tool (an errors.Join of
+// *RegistrationError values).
+func (r *Registry) RegisterAll(tools []Tool) error {
+	prepared := make([]*Entry, len(tools))
+	var errs []error
+	seen := make(map[string]int, len(tools))
+	for i, t := range tools {
+		e, err := r.prepare(t, i)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if j, dup := seen[t.Name]; dup {
+			errs = append(errs, &RegistrationError{Tool: t.Name, Index: i, Reason: fmt.Sprintf("the name is used again (first at #%d)", j), Err: ErrDuplicateName})
+			continue
+		}
+		seen[t.Name] = i
+		prepared[i] = e
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, e := range prepared {
+		if e == nil {
+			continue
+		}
+		if _, dup := r.byName[e.tool.Name]; dup {
+			errs = append(errs, &RegistrationError{Tool: e.tool.Name, Index: i, Reason: "the name is already registered", Err: ErrDuplicateName})
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	for _, e := range prepared {
+		r.add(e)
+	}
+	return nil
+}
+
+// Replace registers t, replacing any tool of the same name in place (keeping
+// its position in the catalog order). It is how a changed upstream catalog is
+// refreshed.
+func (r *Registry) Replace(t Tool) error {
+	e, err := r.prepare(t, -1)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if old, ok := r.byName[t.Name]; ok {
+		r.seq++
+		e.seq = r.seq
+		for i, have := range r.entries {
+			if have == old {
+				next := append([]*Entry(nil), r.entries...)
+				next[i] = e
+				r.entries = next
+				break
+			}
+		}
+		r.byName[t.Name] = e
+		r.changed()
+		return nil
+	}
+	r.add(e)
+	return nil
+}
+
+// Unregister removes a tool. It reports whether the tool was present.
+func (r *Registry) Unregister(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old, ok := r.byName[name]
+	if !ok {
+		return false
+	}
+	delete(r.byName, name)
+	next := make([]*Entry, 0, len(r.entries)-1)
+	for _, e := range r.entries {
+		if e != old {
+			next = append(next, e)
+		}
+	}
+	r.entries = next
+	r.changed()
+	return true
+}
+
+// add appends under the write lock. The entries slice is copied on write so
+// that snapshots handed out earlier stay valid.
+func (r *Registry) add(e *Entry) {
+	r.seq++
+	e.seq = r.seq
+	next := make([]*Entry, len(r.entries), len(r.entries)+1)
+	copy(next, r.entries)
+	r.entries = append(next, e)
+	r.byName[e.tool.Name] = e
+	r.changed()
+}
+
+func (r *Registry) changed() {
+	r.gen++
+	r.names = nil
+}
+
+// prepare checks and compiles a definition outside any lock.
+func (r *Registry) prepare(t Tool, index int) (*Entry, error) {
+	refuse := func(reason string, err error) error {
+		return &RegistrationError{Tool: t.Name, Index: index, Reason: reason, Err: err}
+	}
+	if err := CheckName(t.Name); err != nil {
+		return nil, refuse("invalid name", err)
+	}
+	if t.Type == "" {
+		t.Type = "function"
+	}
+	if t.Type != "function" {
+		return nil, refuse(fmt.Sprintf("type must be \"function\", got %q", t.Type), nil)
+	}
+	if !utf8.ValidString(t.Description) {
+		return nil, refuse("the description is not valid UTF-8", nil)
+	}
+	if t.NoSchemaMode != "" && !t.NoSchemaMode.Valid() {
+		return nil, refuse(fmt.Sprintf("noSchemaMode %q is not one of read-only, human-approval, full", t.NoSchemaMode), nil)
+	}
+	e := &Entry{limits: r.limits}
+	if !t.HasSchema() {
+		if !t.AllowNoSchema {
+			return nil, refuse("parameters schema is missing (set allowNoSchema with a noSchemaMode to register a tool without one)", ErrNoSchema)
+		}
+		if t.NoSchemaMode == "" {
+			return nil, refuse("allowNoSchema is set without a noSchemaMode (read-only, human-approval or full)", nil)
+		}
+		t.Parameters = nil
+	} else {
+		sch, err := compileSchema(t.Parameters, r.limits)
+		if err != nil {
+			return nil, refuse("invalid parameters schema", err)
+		}
+		e.schema = sch
+	}
+	e.tool = t.clone()
+	return e, nil
+}
+
+// CheckName reports why a tool name is unacceptable, or nil. Names may hold
+// dots, spaces, '&' and any printable Unicode; provider views map them.
+func CheckName(name string) error {
+	if name == "" {
+		return errors.New("the name is empty")
+	}
+	if len(name) > MaxNameBytes {
+		return fmt.Errorf("the name is %d bytes, over the limit of %d", len(name), MaxNameBytes)
+	}
+	if !utf8.ValidString(name) {
+		return errors.New("the name is not valid UTF-8")
+	}
+	for _, c := range name {
+		if unicode.IsControl(c) || c == '\u2028' || c == '\u2029' {
+			return fmt.Errorf("the name holds the control character %U", c)
+		}
+	}
+	if strings.TrimSpace(name) != name {
+		return errors.New("the name starts or ends with white space")
+	}
+	return nil
+}
+
+// Get returns the entry for a canonical name.
+func (r *Registry) Get(name string) (*Entry, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.byName[name]
+	return e, ok
+}
+
+// Lookup resolves a name as the registry knows it or as any provider view
+// mapped it (e.g. a call coming back from OpenAI under a sanitised name).
+func (r *Registry) Lookup(name string) (*Entry, bool) {
+	if e, ok := r.Get(name); ok {
+		return e, true
+	}
+	maps := r.nameMaps()
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if canon, ok := maps.reverse[name]; ok {
+		e, ok := r.byName[canon]
+		return e, ok
+	}
+	return nil, false
+}
+
+// Snapshot returns the entries in registration order and the generation they
+// belong to. The slice must not be modified; it stays valid after later changes.
+func (r *Registry) Snapshot() ([]*Entry, uint64) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.entries, r.gen
+}
+
+// Entries returns the entries in registration order (see Snapshot).
+func (r *Registry) Entries() []*Entry {
+	s, _ := r.Snapshot()
+	return s
+}
+
+// Generation is a counter bumped on every change; indexes use it to notice updates.
+func (r *Registry) Generation() uint64 {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.gen
+}
+
+// Len returns the number of registered tools.
+func (r *Registry) Len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.entries)
+}
+
+// Tools returns copies of every definition in registration order.
+func (r *Registry) Tools() []Tool {
+	entries := r.Entries()
+	out := make([]Tool, len(entries))
+	for i, e := range entries {
+		out[i] = e.Tool()
+	}
+	return out
+}
+
+// Names returns the canonical names in registration order.
+func (r *Registry) Names() []string {
+	entries := r.Entries()
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = e.tool.Name
+	}
+	return out
+}
+
+// Validate checks raw JSON arguments for the named tool (canonical or mapped name).
+func (r *Registry) Validate(name string, args []byte) error {
+	e, ok := r.Lookup(name)
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownTool, name)
+	}
+	return e.ValidateArgs(args)
+}
+
+// Schema returns the catalog as `[{"name","description","parameters"}]`, the
+// shape Python agent code gets from get_tools_schema(). Parameters are the
+// verbatim schemas; a schema-less tool shows an open object schema.
+func (r *Registry) Schema() ([]byte, error) {
+	return MarshalView(r.Entries(), FormatSchema, nil)
+}
+
+// MarshalJSON writes the registry as a canonical catalog (a JSON array of tools).
+func (r *Registry) MarshalJSON() ([]byte, error) {
+	return json.Marshal(r.Tools())
+}

@@ -1,0 +1,151 @@
+package registry
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+var printer = message.NewPrinter(language.English)
+
+// Violation is one broken rule in an argument document.
+type Violation struct {
+	// Pointer is the JSON pointer of the offending value ("" is the whole document).
+	Pointer string `json:"pointer"`
+	// Rule is the schema keyword that failed, e.g. "required", "type", "enum".
+	Rule string `json:"rule"`
+	// Message says what was wrong in words a model can act on.
+	Message string `json:"message"`
+}
+
+func (v Violation) String() string {
+	p := v.Pointer
+	if p == "" {
+		p = "/"
+	}
+	return fmt.Sprintf("at %s: %s (%s)", p, v.Message, v.Rule)
+}
+
+// ErrInvalidArgs is matched by every *ValidationError with errors.Is.
+var ErrInvalidArgs = errors.New("invalid arguments")
+
+// ValidationError lists every violation found in one argument document.
+type ValidationError struct {
+	Tool       string      `json:"tool"`
+	Violations []Violation `json:"violations"`
+}
+
+func (e *ValidationError) Error() string {
+	parts := make([]string, len(e.Violations))
+	for i, v := range e.Violations {
+		parts[i] = v.String()
+	}
+	return fmt.Sprintf("invalid arguments for tool %q: %s", e.Tool, strings.Join(parts, "; "))
+}
+
+// Is makes errors.Is(err, ErrInvalidArgs) true.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalidArgs }
+
+// validateArgs checks one raw argument document against a compiled schema.
+// sch may be nil for a schema-less tool: then only the document's shape is checked.
+func validateArgs(tool string, sch *jsonschema.Schema, raw []byte, lim Limits) error {
+	fail := func(rule, msg string) error {
+		return &ValidationError{Tool: tool, Violations: []Violation{{Pointer: "", Rule: rule, Message: msg}}}
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		raw = []byte("{}")
+	}
+	if len(raw) > lim.MaxArgsBytes {
+		return fail("maxBytes", fmt.Sprintf("the arguments are %d bytes, over the limit of %d", len(raw), lim.MaxArgsBytes))
+	}
+	v, err := decodeJSON(raw)
+	if err != nil {
+		return fail("json", "the arguments are not valid JSON: "+err.Error())
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return fail("type", "the arguments must be a JSON object, got "+jsonKind(raw))
+	}
+	if deeperThan(v, lim.MaxArgsDepth) {
+		return fail("maxDepth", fmt.Sprintf("the arguments nest deeper than %d levels", lim.MaxArgsDepth))
+	}
+	return validateValue(tool, sch, v)
+}
+
+// validateValue checks an already decoded value (numbers as json.Number or float64).
+func validateValue(tool string, sch *jsonschema.Schema, v any) error {
+	if sch == nil {
+		return nil
+	}
+	err := sch.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return &ValidationError{Tool: tool, Violations: []Violation{{Rule: "schema", Message: err.Error()}}}
+	}
+	out := &ValidationError{Tool: tool}
+	collectViolations(ve, &out.Violations)
+	if len(out.Violations) == 0 {
+		out.Violations = []Violation{{Pointer: jsonPointer(ve.InstanceLocation), Rule: "schema", Message: ve.ErrorKind.LocalizedString(printer)}}
+	}
+	sort.SliceStable(out.Violations, func(i, j int) bool { return out.Violations[i].Pointer < out.Violations[j].Pointer })
+	return out
+}
+
+// collectViolations flattens the validator's error tree into its leaves, the
+// places where a rule actually failed, dropping duplicates.
+func collectViolations(e *jsonschema.ValidationError, out *[]Violation) {
+	if len(e.Causes) > 0 {
+		for _, c := range e.Causes {
+			collectViolations(c, out)
+		}
+		return
+	}
+	if _, ok := e.ErrorKind.(*kind.Group); ok {
+		return
+	}
+	v := Violation{
+		Pointer: jsonPointer(e.InstanceLocation),
+		Rule:    ruleOf(e.ErrorKind),
+		Message: e.ErrorKind.LocalizedString(printer),
+	}
+	for _, have := range *out {
+		if have == v {
+			return
+		}
+	}
+	*out = append(*out, v)
+}
+
+func ruleOf(k jsonschema.ErrorKind) string {
+	path := k.KeywordPath()
+	if len(path) == 0 {
+		switch k.(type) {
+		case *kind.FalseSchema:
+			return "false"
+		case *kind.Reference:
+			return "$ref"
+		}
+		return "schema"
+	}
+	return path[len(path)-1]
+}
+
+func jsonPointer(tokens []string) string {
+	var sb strings.Builder
+	for _, t := range tokens {
+		sb.WriteByte('/')
+		t = strings.ReplaceAll(t, "~", "~0")
+		sb.WriteString(strings.ReplaceAll(t, "/", "~1"))
+	}
+	return sb.String()
+}

@@ -1,0 +1,322 @@
+package registry
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Format names a JSON shape tools can be written in (and read from).
+type Format string
+
+// The formats. Every one of them can be produced by View and read back by the catalog loader.
+const (
+	// FormatCanonical is toolselect's own definition, every field included.
+	FormatCanonical Format = "canonical"
+	// FormatSchema is `{"name","description","parameters"}`, what get_tools_schema() returns.
+	FormatSchema Format = "schema"
+	// FormatOpenAI is the Chat Completions `tools` entry: {"type":"function","function":{...}}.
+	FormatOpenAI Format = "openai"
+	// FormatOpenAIResponses is the Responses API's flat function tool.
+	FormatOpenAIResponses Format = "openai-responses"
+	// FormatAnthropic is the Messages API tool: {"name","description","input_schema"}.
+	FormatAnthropic Format = "anthropic"
+	// FormatOllama is Ollama's /api/chat tool, shaped like OpenAI's.
+	FormatOllama Format = "ollama"
+	// FormatMCP is an MCP Tool: {"name","description","inputSchema","annotations"}.
+	FormatMCP Format = "mcp"
+)
+
+// Formats lists every output format, in documentation order.
+var Formats = []Format{FormatCanonical, FormatSchema, FormatOpenAI, FormatOpenAIResponses, FormatAnthropic, FormatOllama, FormatMCP}
+
+// ParseFormat accepts a format name (case-insensitive).
+func ParseFormat(s string) (Format, error) {
+	f := Format(strings.ToLower(strings.TrimSpace(s)))
+	for _, have := range Formats {
+		if f == have {
+			return f, nil
+		}
+	}
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return "", fmt.Errorf("unknown format %q (want one of %s)", s, strings.Join(names, ", "))
+}
+
+// nameRule is the set of names a provider accepts; nil accepts any registered name.
+func nameRule(f Format) (*regexp.Regexp, int) {
+	switch f {
+	case FormatOpenAI, FormatOpenAIResponses, FormatAnthropic:
+		return openAIName, 64
+	case FormatMCP:
+		return mcpName, 128
+	}
+	return nil, 0
+}
+
+var (
+	openAIName  = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	mcpName     = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,128}$`)
+	openAIBad   = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+	mcpBad      = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)
+	emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+)
+
+// nameMaps holds, for each provider format, canonical -> provider name, and
+// one reverse table from every mapped name back to its canonical name.
+type nameMaps struct {
+	forward map[Format]map[string]string
+	reverse map[string]string
+}
+
+// mapName turns a canonical name into one the provider accepts. A name that
+// already fits is kept as is; otherwise invalid runs become '_' and a short
+// hash of the original keeps the result unique and reversible.
+func mapName(name string, f Format, taken func(string) bool) string {
+	rule, max := nameRule(f)
+	if rule == nil || rule.MatchString(name) {
+		return name
+	}
+	bad := openAIBad
+	if f == FormatMCP {
+		bad = mcpBad
+	}
+	base := strings.Trim(bad.ReplaceAllString(name, "_"), "_")
+	sum := sha256.Sum256([]byte(name))
+	hexsum := hex.EncodeToString(sum[:])
+	for n := 8; n <= len(hexsum); n += 4 {
+		suffix := "_" + hexsum[:n]
+		b := base
+		if len(b) > max-len(suffix) {
+			b = strings.TrimRight(b[:max-len(suffix)], "_")
+		}
+		cand := b + suffix
+		if b == "" {
+			cand = "t" + suffix
+		}
+		if !taken(cand) {
+			return cand
+		}
+	}
+	return "t_" + hexsum[:max-2]
+}
+
+func (r *Registry) nameMaps() *nameMaps {
+	r.mu.RLock()
+	m := r.names
+	r.mu.RUnlock()
+	if m != nil {
+		return m
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.names != nil {
+		return r.names
+	}
+	m = &nameMaps{forward: map[Format]map[string]string{}, reverse: map[string]string{}}
+	for _, f := range []Format{FormatOpenAI, FormatMCP} {
+		fwd := map[string]string{}
+		for _, e := range r.entries {
+			n := e.tool.Name
+			mapped := mapName(n, f, func(c string) bool {
+				_, canon := r.byName[c]
+				owner, used := m.reverse[c]
+				return canon || (used && owner != n)
+			})
+			fwd[n] = mapped
+			if mapped != n {
+				m.reverse[mapped] = n
+			}
+		}
+		m.forward[f] = fwd
+	}
+	// The OpenAI rule also governs the Responses API and Anthropic.
+	m.forward[FormatOpenAIResponses] = m.forward[FormatOpenAI]
+	m.forward[FormatAnthropic] = m.forward[FormatOpenAI]
+	r.names = m
+	return m
+}
+
+// ProviderName returns the name the tool carries in format f.
+func (r *Registry) ProviderName(f Format, canonical string) string {
+	if fwd, ok := r.nameMaps().forward[f]; ok {
+		if n, ok := fwd[canonical]; ok {
+			return n
+		}
+	}
+	return canonical
+}
+
+// View returns every tool in format f as a JSON array.
+func (r *Registry) View(f Format) ([]byte, error) {
+	return r.ViewOf(r.Entries(), f)
+}
+
+// ViewOf returns the given entries (e.g. the tools offered for one request) in
+// format f, with names mapped as this registry maps them.
+func (r *Registry) ViewOf(entries []*Entry, f Format) ([]byte, error) {
+	return MarshalView(entries, f, func(name string) string { return r.ProviderName(f, name) })
+}
+
+// ViewItems returns each entry's view as its own JSON object.
+func (r *Registry) ViewItems(entries []*Entry, f Format) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(entries))
+	for i, e := range entries {
+		b, err := viewOne(e, f, r.ProviderName(f, e.tool.Name))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+// MarshalView writes entries in format f. rename maps canonical names to the
+// provider's (nil keeps names). Parameter schemas are embedded byte for byte.
+func MarshalView(entries []*Entry, f Format, rename func(string) string) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('[')
+	for i, e := range entries {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		name := e.tool.Name
+		if rename != nil {
+			name = rename(name)
+		}
+		b, err := viewOne(e, f, name)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(b)
+	}
+	buf.WriteByte(']')
+	return buf.Bytes(), nil
+}
+
+// object writes a JSON object from ordered key/value pairs; a nil value is skipped.
+type object []kv
+
+type kv struct {
+	k string
+	v any
+}
+
+func (o object) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	first := true
+	for _, p := range o {
+		if p.v == nil {
+			continue
+		}
+		var raw []byte
+		switch v := p.v.(type) {
+		case json.RawMessage:
+			raw = bytes.TrimSpace(v)
+		case object:
+			b, err := v.MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			raw = b
+		default:
+			b, err := json.Marshal(v)
+			if err != nil {
+				return nil, fmt.Errorf("field %q: %w", p.k, err)
+			}
+			raw = b
+		}
+		if !first {
+			buf.WriteByte(',')
+		}
+		first = false
+		k, _ := json.Marshal(p.k)
+		buf.Write(k)
+		buf.WriteByte(':')
+		buf.Write(raw)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+func viewOne(e *Entry, f Format, name string) ([]byte, error) {
+	t := &e.tool
+	params := json.RawMessage(t.Parameters)
+	if !t.HasSchema() {
+		params = emptySchema
+	}
+	var o object
+	switch f {
+	case FormatCanonical:
+		var p any
+		if t.HasSchema() {
+			p = json.RawMessage(t.Parameters)
+		}
+		o = object{
+			{"type", "function"}, {"name", t.Name}, {"description", t.Description}, {"parameters", p},
+			{"strict", omitFalse(t.Strict)}, {"allowNoSchema", omitFalse(t.AllowNoSchema)},
+			{"noSchemaMode", omitEmpty(string(t.NoSchemaMode))}, {"safe", t.Safe},
+			{"tags", omitNil(t.Tags)}, {"roles", omitNil(t.Roles)}, {"capabilities", omitNil(t.Capabilities)},
+			{"metadata", omitNilMap(t.Metadata)},
+		}
+	case FormatSchema:
+		o = object{{"name", name}, {"description", t.Description}, {"parameters", params}}
+	case FormatOpenAI:
+		o = object{{"type", "function"}, {"function", object{
+			{"name", name}, {"description", t.Description}, {"parameters", params}, {"strict", omitFalse(t.Strict)},
+		}}}
+	case FormatOpenAIResponses:
+		o = object{{"type", "function"}, {"name", name}, {"description", t.Description}, {"parameters", params}, {"strict", t.Strict}}
+	case FormatAnthropic:
+		o = object{{"name", name}, {"description", t.Description}, {"input_schema", params}}
+	case FormatOllama:
+		o = object{{"type", "function"}, {"function", object{
+			{"name", name}, {"description", t.Description}, {"parameters", params},
+		}}}
+	case FormatMCP:
+		ann := object{{"readOnlyHint", t.ReadOnly()}, {"destructiveHint", !t.Safe}}
+		if title, ok := t.Metadata["title"].(string); ok && title != "" {
+			o = object{{"name", name}, {"title", title}, {"description", t.Description}, {"inputSchema", params}, {"annotations", ann}}
+		} else {
+			o = object{{"name", name}, {"description", t.Description}, {"inputSchema", params}, {"annotations", ann}}
+		}
+	default:
+		return nil, fmt.Errorf("unknown format %q", f)
+	}
+	return o.MarshalJSON()
+}
+
+func omitFalse(b bool) any {
+	if !b {
+		return nil
+	}
+	return b
+}
+
+func omitEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func omitNil(s []string) any {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+func omitNilMap(m map[string]any) any {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
