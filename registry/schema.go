@@ -202,6 +202,12 @@ func deeperThan(v any, max int) bool {
 	return false
 }
 
+// DecodeValue decodes one JSON document the way ValidateArgs does before
+// validating it: numbers become json.Number, so integers and decimals keep
+// their exact value, and trailing data is an error. Use it to prepare values
+// for Entry.ValidateValue.
+func DecodeValue(b []byte) (any, error) { return decodeJSON(b) }
+
 // decodeJSON decodes with json.Number so integers keep their precision,
 // which is what the schema validator expects.
 func decodeJSON(b []byte) (any, error) {
