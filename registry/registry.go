@@ -229,13 +229,13 @@ func (r *Registry) prepare(t Tool, index int) (*Entry, error) {
 	if t.NoSchemaMode != "" && !t.NoSchemaMode.Valid() {
 		return nil, refuse(fmt.Sprintf("noSchemaMode %q is not one of read-only, human-approval, full", t.NoSchemaMode), nil)
 	}
+	if t.AllowNoSchema && t.NoSchemaMode == "" {
+		return nil, refuse("allowNoSchema is set without a noSchemaMode (read-only, human-approval or full)", nil)
+	}
 	e := &Entry{limits: r.limits}
 	if !t.HasSchema() {
 		if !t.AllowNoSchema {
 			return nil, refuse("parameters schema is missing (set allowNoSchema with a noSchemaMode to register a tool without one)", ErrNoSchema)
-		}
-		if t.NoSchemaMode == "" {
-			return nil, refuse("allowNoSchema is set without a noSchemaMode (read-only, human-approval or full)", nil)
 		}
 		t.Parameters = nil
 	} else {
