@@ -15,13 +15,15 @@ import (
 type Limits struct {
 	// MaxSchemaBytes caps a tool's parameters schema (default 1 MiB).
 	MaxSchemaBytes int
-	// MaxSchemaDepth caps the nesting of a schema document (default 64).
+	// MaxSchemaDepth caps how many objects and arrays a schema nests inside
+	// one another; a flat object is 1 (default 64).
 	MaxSchemaDepth int
 	// MaxEnum caps the number of values in one enum (default 10,000).
 	MaxEnum int
 	// MaxArgsBytes caps an argument document (default 1 MiB).
 	MaxArgsBytes int
-	// MaxArgsDepth caps the nesting of an argument document (default 64).
+	// MaxArgsDepth caps how many objects and arrays an argument document nests
+	// inside one another; a flat object is 1 (default 64).
 	MaxArgsDepth int
 }
 
@@ -88,7 +90,7 @@ func compileSchema(raw []byte, lim Limits) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema is not valid JSON: %v", err)
 	}
-	if err := checkSchemaShape(doc, lim, 0); err != nil {
+	if err := checkSchemaShape(doc, lim, 1); err != nil {
 		return nil, err
 	}
 	c := jsonschema.NewCompiler()
@@ -131,16 +133,16 @@ func compileError(err error) error {
 }
 
 // checkSchemaShape walks a decoded schema and enforces the structural limits
-// and the local-reference rule before the compiler sees it.
+// before the compiler sees it. depth is the nesting level of v, counting
+// objects and arrays only: the root object is level 1.
 func checkSchemaShape(v any, lim Limits, depth int) error {
-	if depth > lim.MaxSchemaDepth {
-		return fmt.Errorf("schema nests deeper than %d levels", lim.MaxSchemaDepth)
-	}
 	switch x := v.(type) {
 	case map[string]any:
+		if depth > lim.MaxSchemaDepth {
+			return fmt.Errorf("schema nests deeper than %d levels", lim.MaxSchemaDepth)
+		}
 		for k, child := range x {
-			switch k {
-			case "enum":
+			if k == "enum" {
 				if arr, ok := child.([]any); ok && len(arr) > lim.MaxEnum {
 					return fmt.Errorf("an enum lists %d values, over the limit of %d", len(arr), lim.MaxEnum)
 				}
@@ -150,6 +152,9 @@ func checkSchemaShape(v any, lim Limits, depth int) error {
 			}
 		}
 	case []any:
+		if depth > lim.MaxSchemaDepth {
+			return fmt.Errorf("schema nests deeper than %d levels", lim.MaxSchemaDepth)
+		}
 		for _, child := range x {
 			if err := checkSchemaShape(child, lim, depth+1); err != nil {
 				return err
@@ -180,19 +185,23 @@ func jsonKind(b []byte) string {
 	return "something that is not JSON"
 }
 
-// deeperThan reports whether a decoded JSON value nests deeper than max.
+// deeperThan reports whether a decoded JSON value nests more than max
+// objects and arrays inside one another (a flat object is 1 level).
 func deeperThan(v any, max int) bool {
-	if max < 0 {
-		return true
-	}
 	switch x := v.(type) {
 	case map[string]any:
+		if max <= 0 {
+			return true
+		}
 		for _, c := range x {
 			if deeperThan(c, max-1) {
 				return true
 			}
 		}
 	case []any:
+		if max <= 0 {
+			return true
+		}
 		for _, c := range x {
 			if deeperThan(c, max-1) {
 				return true

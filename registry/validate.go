@@ -97,7 +97,13 @@ func validateValue(tool string, sch *jsonschema.Schema, v any) error {
 	if len(out.Violations) == 0 {
 		out.Violations = []Violation{{Pointer: jsonPointer(ve.InstanceLocation), Rule: "schema", Message: ve.ErrorKind.LocalizedString(printer)}}
 	}
-	sort.SliceStable(out.Violations, func(i, j int) bool { return out.Violations[i].Pointer < out.Violations[j].Pointer })
+	sort.SliceStable(out.Violations, func(i, j int) bool {
+		a, b := out.Violations[i], out.Violations[j]
+		if a.Pointer != b.Pointer {
+			return a.Pointer < b.Pointer
+		}
+		return a.Rule < b.Rule
+	})
 	return out
 }
 
@@ -112,6 +118,12 @@ func collectViolations(e *jsonschema.ValidationError, out *[]Violation) {
 	}
 	if _, ok := e.ErrorKind.(*kind.Group); ok {
 		return
+	}
+	if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+		// The validator lists them in map order; keep messages reproducible.
+		sorted := append([]string(nil), ap.Properties...)
+		sort.Strings(sorted)
+		e.ErrorKind = &kind.AdditionalProperties{Properties: sorted}
 	}
 	v := Violation{
 		Pointer: jsonPointer(e.InstanceLocation),
@@ -137,7 +149,10 @@ func ruleOf(k jsonschema.ErrorKind) string {
 		}
 		return "schema"
 	}
-	return path[len(path)-1]
+	if path[0] == "dependency" { // draft-07 "dependencies", reported per property
+		return "dependencies"
+	}
+	return path[0]
 }
 
 func jsonPointer(tokens []string) string {
