@@ -1,0 +1,68 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+func init() {
+	register(command{
+		name:    "validate",
+		summary: "check a tool call's arguments against the tool's schema",
+		run:     runValidate,
+	})
+}
+
+// validateOutput is what validate prints, valid or not.
+type validateOutput struct {
+	Tool       string               `json:"tool"`
+	Valid      bool                 `json:"valid"`
+	Validated  bool                 `json:"validated"` // false: the tool has no schema (allowNoSchema)
+	Violations []registry.Violation `json:"violations"`
+}
+
+func runValidate(env *cmdEnv, args []string) int {
+	fs := newFlags(env, "validate", "--catalog FILE --tool NAME --args JSON")
+	catalog := fs.String("catalog", "", "tool catalog (any format the registry reads; \"-\" reads stdin)")
+	tool := fs.String("tool", "", "tool name, canonical or as a provider view mapped it")
+	argsFlag := fs.String("args", "", "the arguments: a JSON object, \"-\" for stdin or @FILE")
+	if code, ok := parseFlags(env, fs, args); !ok {
+		return code
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fail(env, "validate", exitUsage, "unexpected argument %q (run \"toolselect validate --help\")", fs.Arg(0))
+	case *tool == "":
+		return fail(env, "validate", exitUsage, "--tool is required")
+	case *argsFlag == "":
+		return fail(env, "validate", exitUsage, "--args is required (a JSON object such as '{}')")
+	case *argsFlag == "-" && *catalog == "-":
+		return fail(env, "validate", exitUsage, "--catalog and --args cannot both read stdin")
+	}
+	raw, err := readArg(env, *argsFlag)
+	if err != nil {
+		return fail(env, "validate", exitUsage, "reading --args: %v", err)
+	}
+	reg, err := loadRegistry(env, *catalog)
+	if err != nil {
+		return fail(env, "validate", exitUsage, "%v", err)
+	}
+	entry, ok := reg.Lookup(*tool)
+	if !ok {
+		return fail(env, "validate", exitUsage, "unknown tool %q in %s", *tool, *catalog)
+	}
+	out := validateOutput{Tool: entry.Name(), Valid: true, Validated: entry.Validated(), Violations: []registry.Violation{}}
+	if err := entry.ValidateArgs([]byte(raw)); err != nil {
+		var ve *registry.ValidationError
+		if !errors.As(err, &ve) {
+			return fail(env, "validate", exitUsage, "%v", err)
+		}
+		out.Valid, out.Violations = false, ve.Violations
+	}
+	writeJSON(env.stdout, out)
+	if !out.Valid {
+		return exitInvalid
+	}
+	return exitOK
+}

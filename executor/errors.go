@@ -1,0 +1,81 @@
+package executor
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+// Sentinel errors. Every error Hydrate, Run and Call return is a *CallError
+// that matches exactly one of these (or registry.ErrUnknownTool,
+// registry.ErrInvalidArgs, context.Canceled, context.DeadlineExceeded) with errors.Is.
+var (
+	// ErrUnknownTool: the call names no registered tool (registry.ErrUnknownTool).
+	ErrUnknownTool = registry.ErrUnknownTool
+	// ErrInvalidArgs: the arguments broke the tool's schema or its constructor's
+	// rules, after at most one repair (registry.ErrInvalidArgs).
+	ErrInvalidArgs = registry.ErrInvalidArgs
+	// ErrNoHandler: the tool is registered but no handler or constructor is bound to it.
+	ErrNoHandler = errors.New("no handler bound to the tool")
+	// ErrUnsafe: the tool is marked unsafe and the executor does not allow unsafe tools.
+	ErrUnsafe = errors.New("unsafe tool not allowed")
+	// ErrRoleDenied: the tool lists roles and the caller holds none of them.
+	ErrRoleDenied = errors.New("caller holds none of the tool's roles")
+	// ErrNotReadOnly: a schema-less tool in read-only mode does not declare the readOnly capability.
+	ErrNotReadOnly = errors.New("schema-less read-only tool is not declared readOnly")
+	// ErrApprovalRequired: a schema-less tool in human-approval mode and no Approver configured.
+	ErrApprovalRequired = errors.New("human approval required but no approver is configured")
+	// ErrApprovalDenied: the approver said no.
+	ErrApprovalDenied = errors.New("approval denied")
+)
+
+// CallError is why a call was not run: the call could not be hydrated
+// (unknown tool, invalid arguments) or policy refused it. A tool's own failure
+// is never a CallError; it is a Result with IsError set.
+type CallError struct {
+	// ID is the call's ID, if it had one.
+	ID string
+	// Tool is the tool's canonical name, or the name as received when unknown.
+	Tool string
+	// Outcome is OutcomeInvalid, OutcomeRefused or OutcomeCanceled.
+	Outcome Outcome
+	// Violations lists the broken rules for OutcomeInvalid (after repair, if any).
+	Violations []registry.Violation
+	// RepairAttempted is true when a model was asked to repair the arguments.
+	RepairAttempted bool
+	// RepairErr is why the repair step itself failed (transport, unparsable reply), if it did.
+	RepairErr error
+	// Err is the cause; it wraps one of the sentinels.
+	Err error
+}
+
+func (e *CallError) Error() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "executor: call of tool %q %s: %v", e.Tool, e.Outcome, e.Err)
+	if e.RepairAttempted {
+		sb.WriteString(" (after one repair attempt")
+		if e.RepairErr != nil {
+			fmt.Fprintf(&sb, ", which failed: %v", e.RepairErr)
+		}
+		sb.WriteString(")")
+	}
+	return sb.String()
+}
+
+// Unwrap returns the cause.
+func (e *CallError) Unwrap() error { return e.Err }
+
+func refused(c *Call, tool string, err error) *CallError {
+	return &CallError{ID: c.ID, Tool: tool, Outcome: OutcomeRefused, Err: err}
+}
+
+func invalid(c *Call, tool string, err error) *CallError {
+	ce := &CallError{ID: c.ID, Tool: tool, Outcome: OutcomeInvalid, Err: err}
+	var ve *registry.ValidationError
+	if errors.As(err, &ve) {
+		ce.Violations = ve.Violations
+	}
+	return ce
+}

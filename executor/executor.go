@@ -1,0 +1,468 @@
+// Package executor turns tool calls into results, safely.
+//
+// A call, from the selector or straight from a provider's tool_calls, goes
+// through three steps:
+//
+//	Hydrate  parse the arguments (an object, or a JSON string holding one),
+//	         resolve the name (canonical or provider-mapped), apply the static
+//	         policy, validate against the tool's schema, and instantiate the
+//	         tool's runner; invalid arguments get at most one model-assisted
+//	         repair when a Repairer is configured.
+//	Run      apply the approval policy, then run the tool under a per-call
+//	         timeout.
+//	Call     Hydrate then Run.
+//
+// A tool's own failure (its error, a panic, a timeout) is a Result with
+// IsError set; a call that was refused or invalid is a *CallError. Every call
+// produces exactly one audit Record, delivered to the configured AuditSink.
+//
+// Policy, in the order it is applied:
+//
+//	unsafe tool (safe: false)        refused unless Options.AllowUnsafe
+//	tool with roles                  refused unless Options.Roles holds one of them
+//	no schema, mode read-only        refused unless the tool declares the readOnly capability
+//	no schema, mode human-approval   runs only after Options.Approver approves
+//	no schema, mode full             runs; audited validated: false
+//	schema                           runs when the arguments validate
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+// DefaultTimeout bounds one tool run when neither Options.Timeout nor the
+// tool's WithTimeout says otherwise.
+const DefaultTimeout = 30 * time.Second
+
+// Handler runs a tool. args is a JSON object that has passed the tool's schema.
+// A returned error is the tool's own failure and becomes a Result with IsError.
+// Handlers must honour ctx: it carries the per-call timeout.
+type Handler func(ctx context.Context, args json.RawMessage) (any, error)
+
+// Runner is one instantiated call, ready to run.
+type Runner interface {
+	Run(ctx context.Context) (any, error)
+}
+
+// RunnerFunc adapts a function to Runner.
+type RunnerFunc func(ctx context.Context) (any, error)
+
+// Run calls f.
+func (f RunnerFunc) Run(ctx context.Context) (any, error) { return f(ctx) }
+
+// Constructor checks a call's arguments beyond what the schema says (typically
+// by decoding them into a typed struct) and returns the runner. An error means
+// invalid arguments: return a *registry.ValidationError to point at the
+// offending fields; any other error becomes one violation with rule
+// "constructor". Either way the error is shown to the Repairer.
+type Constructor func(args json.RawMessage) (Runner, error)
+
+// HandleOption configures one binding.
+type HandleOption func(*binding)
+
+// WithTimeout sets this tool's per-call timeout, overriding Options.Timeout.
+// A negative d means no timeout (the caller's context still applies).
+func WithTimeout(d time.Duration) HandleOption {
+	return func(b *binding) { b.timeout = d }
+}
+
+type binding struct {
+	handler     Handler
+	constructor Constructor
+	timeout     time.Duration // 0: the executor's
+}
+
+// Options configures an Executor. A nil *Options means defaults: no unsafe
+// tools, no roles, no approver, DefaultTimeout, no audit sink, no repair.
+type Options struct {
+	// AllowUnsafe lets tools marked safe: false run.
+	AllowUnsafe bool
+	// Roles are the caller's roles; a tool that lists roles runs only for a caller holding one.
+	Roles []string
+	// Approver decides human-approval calls; without one they are refused.
+	Approver Approver
+	// Timeout bounds each tool run (0: DefaultTimeout; negative: none).
+	Timeout time.Duration
+	// Audit receives one Record per call; nil discards them.
+	Audit AuditSink
+	// Repairer, when set, is asked once to fix invalid arguments.
+	Repairer Repairer
+}
+
+// Executor hydrates, checks and runs tool calls against a registry. It is
+// safe for concurrent use.
+type Executor struct {
+	reg  *registry.Registry
+	opts Options
+
+	mu       sync.RWMutex
+	bindings map[string]*binding // canonical name -> binding
+}
+
+// New returns an executor over reg.
+func New(reg *registry.Registry, opts *Options) *Executor {
+	e := &Executor{reg: reg, bindings: map[string]*binding{}}
+	if opts != nil {
+		e.opts = *opts
+		e.opts.Roles = append([]string(nil), opts.Roles...)
+	}
+	if e.opts.Timeout == 0 {
+		e.opts.Timeout = DefaultTimeout
+	}
+	return e
+}
+
+// Registry returns the registry the executor runs against.
+func (e *Executor) Registry() *registry.Registry { return e.reg }
+
+// Handle binds h to the registered tool name (canonical or provider-mapped),
+// replacing any earlier binding.
+func (e *Executor) Handle(name string, h Handler, opts ...HandleOption) error {
+	if h == nil {
+		return errors.New("executor: Handle: nil handler")
+	}
+	return e.bind(name, &binding{handler: h}, opts)
+}
+
+// HandleConstructor binds a constructor to the registered tool name,
+// replacing any earlier binding.
+func (e *Executor) HandleConstructor(name string, c Constructor, opts ...HandleOption) error {
+	if c == nil {
+		return errors.New("executor: HandleConstructor: nil constructor")
+	}
+	return e.bind(name, &binding{constructor: c}, opts)
+}
+
+// Register registers t in the registry and binds h to it, as one step.
+func (e *Executor) Register(t registry.Tool, h Handler, opts ...HandleOption) error {
+	if h == nil {
+		return errors.New("executor: Register: nil handler")
+	}
+	if err := e.reg.Register(t); err != nil {
+		return err
+	}
+	return e.bind(t.Name, &binding{handler: h}, opts)
+}
+
+func (e *Executor) bind(name string, b *binding, opts []HandleOption) error {
+	entry, ok := e.reg.Lookup(name)
+	if !ok {
+		return fmt.Errorf("executor: cannot bind %q: %w", name, registry.ErrUnknownTool)
+	}
+	for _, o := range opts {
+		o(b)
+	}
+	e.mu.Lock()
+	e.bindings[entry.Name()] = b
+	e.mu.Unlock()
+	return nil
+}
+
+func (e *Executor) binding(name string) *binding {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.bindings[name]
+}
+
+// Invocation is a hydrated call: a known tool, arguments that passed
+// validation, and a runner. Get one from Hydrate; run it with Run.
+type Invocation struct {
+	// ID is the call's ID, if any.
+	ID string
+	// Tool is the canonical tool name.
+	Tool string
+	// Args are the arguments the tool will run with (compact JSON).
+	Args json.RawMessage
+	// OriginalArgs are the arguments as received, when a repair replaced them.
+	OriginalArgs json.RawMessage
+	// Validated is false for a schema-less tool.
+	Validated bool
+	// Repaired is true when Args came from the Repairer.
+	Repaired bool
+
+	entry    *registry.Entry
+	binding  *binding
+	runner   Runner
+	policy   string
+	hydrated time.Duration
+}
+
+// Entry returns the registry entry of the invocation's tool.
+func (inv *Invocation) Entry() *registry.Entry { return inv.entry }
+
+// Result is the outcome of a tool that ran: its value, or its own failure.
+type Result struct {
+	ID      string  `json:"id,omitempty"`
+	Tool    string  `json:"tool"`
+	Value   any     `json:"value,omitempty"`
+	IsError bool    `json:"isError"`
+	Error   string  `json:"error,omitempty"`
+	Outcome Outcome `json:"outcome"`
+	// Duration is the run time (approval wait excluded).
+	Duration time.Duration `json:"-"`
+}
+
+// Content renders the result as the text to hand back to a model: the
+// error message for a failure, otherwise the value (a string as is, anything
+// else as JSON).
+func (r Result) Content() string {
+	if r.IsError {
+		return r.Error
+	}
+	switch v := r.Value.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case json.RawMessage:
+		return string(v)
+	}
+	b, err := json.Marshal(r.Value)
+	if err != nil {
+		return fmt.Sprintf("%v", r.Value)
+	}
+	return string(b)
+}
+
+// Call hydrates c and runs it.
+func (e *Executor) Call(ctx context.Context, c Call) (Result, error) {
+	inv, err := e.Hydrate(ctx, c)
+	if err != nil {
+		return Result{ID: c.ID, Tool: c.Tool}, err
+	}
+	return e.Run(ctx, inv)
+}
+
+// Hydrate resolves, checks, validates (repairing at most once) and
+// instantiates c. On failure it returns a *CallError and audits the call; on
+// success the audit record is written when the invocation runs.
+func (e *Executor) Hydrate(ctx context.Context, c Call) (*Invocation, error) {
+	start := time.Now()
+	inv, rec, err := e.hydrate(ctx, &c)
+	if err != nil {
+		rec.Start = start
+		e.record(ctx, rec, time.Since(start), err)
+		return nil, err
+	}
+	inv.hydrated = time.Since(start)
+	return inv, nil
+}
+
+func (e *Executor) hydrate(ctx context.Context, c *Call) (*Invocation, Record, error) {
+	args := normalizeArgs(c.Args)
+	rec := Record{ID: c.ID, Tool: c.Tool, Args: compactArgs(args)}
+	entry, ok := e.reg.Lookup(c.Tool)
+	if !ok {
+		return nil, rec, invalid(c, c.Tool, fmt.Errorf("%w %q", registry.ErrUnknownTool, c.Tool))
+	}
+	name := entry.Name()
+	rec.Tool = name
+	b := e.binding(name)
+	if b == nil {
+		return nil, rec, refused(c, name, fmt.Errorf("%w %q", ErrNoHandler, name))
+	}
+	policy, err := e.checkStatic(entry)
+	rec.Policy = policy
+	if err != nil {
+		return nil, rec, refused(c, name, err)
+	}
+	inv := &Invocation{ID: c.ID, Tool: name, Validated: entry.Validated(), entry: entry, binding: b, policy: policy}
+	runner, err := instantiate(entry, b, args)
+	if err != nil && e.opts.Repairer != nil {
+		fixed, rerr := e.repair(ctx, entry, args, err)
+		if rerr != nil {
+			ce := invalid(c, name, err)
+			ce.RepairAttempted, ce.RepairErr = true, rerr
+			return nil, rec, ce
+		}
+		inv.OriginalArgs, inv.Repaired = rec.Args, true
+		args = fixed
+		rec.Args, rec.OriginalArgs, rec.Repaired = compactArgs(args), inv.OriginalArgs, true
+		runner, err = instantiate(entry, b, args)
+		if err != nil {
+			ce := invalid(c, name, err)
+			ce.RepairAttempted = true
+			return nil, rec, ce
+		}
+	}
+	if err != nil {
+		return nil, rec, invalid(c, name, err)
+	}
+	rec.Validated = inv.Validated
+	inv.Args = rec.Args
+	inv.runner = runner
+	return inv, rec, nil
+}
+
+// instantiate validates args and builds the runner.
+func instantiate(entry *registry.Entry, b *binding, args json.RawMessage) (Runner, error) {
+	if err := entry.ValidateArgs(args); err != nil {
+		return nil, err
+	}
+	if b.handler != nil {
+		h := b.handler
+		a := append(json.RawMessage(nil), args...)
+		return RunnerFunc(func(ctx context.Context) (any, error) { return h(ctx, a) }), nil
+	}
+	r, err := b.constructor(append(json.RawMessage(nil), args...))
+	if err != nil {
+		var ve *registry.ValidationError
+		if errors.As(err, &ve) {
+			return nil, ve
+		}
+		return nil, &registry.ValidationError{Tool: entry.Name(), Violations: []registry.Violation{{Rule: "constructor", Message: err.Error()}}}
+	}
+	if r == nil {
+		return nil, &registry.ValidationError{Tool: entry.Name(), Violations: []registry.Violation{{Rule: "constructor", Message: "the constructor returned no runner"}}}
+	}
+	return r, nil
+}
+
+// repair asks the Repairer once for corrected arguments.
+func (e *Executor) repair(ctx context.Context, entry *registry.Entry, args json.RawMessage, verr error) (json.RawMessage, error) {
+	t := entry.Def()
+	req := RepairRequest{Tool: t.Name, Description: t.Description, Args: args}
+	if t.HasSchema() {
+		req.Schema = append(json.RawMessage(nil), t.Parameters...)
+	}
+	var ve *registry.ValidationError
+	if errors.As(verr, &ve) {
+		req.Violations = append(req.Violations, ve.Violations...)
+	}
+	fixed, err := e.opts.Repairer.RepairArgs(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return normalizeArgs(fixed), nil
+}
+
+// Run applies the approval policy and runs the invocation under the per-call
+// timeout. The tool's own failure (error, panic, timeout) is a Result with
+// IsError; a refusal or the caller's cancellation is a *CallError.
+func (e *Executor) Run(ctx context.Context, inv *Invocation) (Result, error) {
+	if inv == nil || inv.runner == nil {
+		return Result{}, errors.New("executor: Run: invocation not produced by Hydrate")
+	}
+	start := time.Now()
+	rec := Record{ID: inv.ID, Tool: inv.Tool, Args: inv.Args, OriginalArgs: inv.OriginalArgs,
+		Validated: inv.Validated, Repaired: inv.Repaired, Policy: inv.policy, Start: start.Add(-inv.hydrated)}
+	done := func(res Result, err error) (Result, error) {
+		e.record(ctx, rec, inv.hydrated+time.Since(start), err, res)
+		return res, err
+	}
+	c := &Call{ID: inv.ID, Tool: inv.Tool}
+	// Static policy again: the invocation may come from another executor.
+	if policy, err := e.checkStatic(inv.entry); err != nil {
+		rec.Policy = policy
+		return done(Result{ID: inv.ID, Tool: inv.Tool}, refused(c, inv.Tool, err))
+	}
+	if needsApproval(inv.entry) {
+		req := ApprovalRequest{ID: inv.ID, Tool: inv.entry.Tool(), Args: append(json.RawMessage(nil), inv.Args...)}
+		a, err := e.opts.Approver.Approve(ctx, req)
+		rec.ApprovedBy = ""
+		switch {
+		case ctx.Err() != nil:
+			return done(Result{ID: inv.ID, Tool: inv.Tool}, &CallError{ID: inv.ID, Tool: inv.Tool, Outcome: OutcomeCanceled,
+				Err: fmt.Errorf("waiting for approval: %w", ctx.Err())})
+		case err != nil:
+			return done(Result{ID: inv.ID, Tool: inv.Tool}, refused(c, inv.Tool, fmt.Errorf("%w: the approver failed: %w", ErrApprovalDenied, err)))
+		case !a.Approved:
+			msg := "denied"
+			if a.By != "" {
+				msg += " by " + a.By
+			}
+			if a.Reason != "" {
+				msg += ": " + a.Reason
+			}
+			return done(Result{ID: inv.ID, Tool: inv.Tool}, refused(c, inv.Tool, fmt.Errorf("%w: %s", ErrApprovalDenied, msg)))
+		}
+		rec.ApprovedBy = a.By
+		if rec.ApprovedBy == "" {
+			rec.ApprovedBy = "approver"
+		}
+	}
+	runStart := time.Now()
+	res, err := e.execute(ctx, inv)
+	res.Duration = time.Since(runStart)
+	return done(res, err)
+}
+
+type runOutcome struct {
+	value any
+	err   error
+}
+
+// execute runs the runner in its own goroutine so that a tool ignoring its
+// context cannot hold the caller past the timeout (the goroutine finishes on
+// its own; its late result is discarded).
+func (e *Executor) execute(ctx context.Context, inv *Invocation) (Result, error) {
+	timeout := e.opts.Timeout
+	if inv.binding.timeout != 0 {
+		timeout = inv.binding.timeout
+	}
+	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	if timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+	ch := make(chan runOutcome, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				ch <- runOutcome{err: fmt.Errorf("the tool panicked: %v", p)}
+			}
+		}()
+		v, err := inv.runner.Run(runCtx)
+		ch <- runOutcome{value: v, err: err}
+	}()
+	res := Result{ID: inv.ID, Tool: inv.Tool}
+	var out runOutcome
+	select {
+	case out = <-ch:
+	case <-runCtx.Done():
+		select {
+		case out = <-ch: // finished at the same moment: keep its answer
+		default:
+			out.err = runCtx.Err()
+		}
+	}
+	switch {
+	case out.err != nil && ctx.Err() != nil:
+		return res, &CallError{ID: inv.ID, Tool: inv.Tool, Outcome: OutcomeCanceled, Err: ctx.Err()}
+	case out.err != nil && runCtx.Err() == context.DeadlineExceeded:
+		res.IsError, res.Outcome = true, OutcomeTimeout
+		res.Error = fmt.Sprintf("tool %q timed out after %s", inv.Tool, timeout)
+	case out.err != nil:
+		res.IsError, res.Outcome, res.Error = true, OutcomeToolError, out.err.Error()
+	default:
+		res.Value, res.Outcome = out.value, OutcomeOK
+	}
+	return res, nil
+}
+
+// record completes and delivers one audit record.
+func (e *Executor) record(ctx context.Context, rec Record, d time.Duration, err error, res ...Result) {
+	if e.opts.Audit == nil {
+		return
+	}
+	rec.Duration = d
+	rec.DurationMS = float64(d.Microseconds()) / 1000
+	var ce *CallError
+	switch {
+	case errors.As(err, &ce):
+		rec.Outcome, rec.Error = ce.Outcome, ce.Error()
+	case err != nil:
+		rec.Outcome, rec.Error = OutcomeRefused, err.Error()
+	case len(res) > 0:
+		rec.Outcome, rec.Error = res[0].Outcome, res[0].Error
+	}
+	// The audit must not be cut short by the very cancellation it records.
+	e.opts.Audit.Audit(context.WithoutCancel(ctx), rec)
+}

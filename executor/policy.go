@@ -1,0 +1,83 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+// ApprovalRequest is what an Approver is asked about.
+type ApprovalRequest struct {
+	ID   string          // the call's ID, if any
+	Tool registry.Tool   // a copy of the tool's definition
+	Args json.RawMessage // the arguments the tool would run with (not schema-validated)
+}
+
+// Approval is an Approver's answer.
+type Approval struct {
+	// Approved lets the call run.
+	Approved bool
+	// By names who decided (a user, a ticket, a policy); it goes to the audit record.
+	By string
+	// Reason is shown in the refusal when Approved is false.
+	Reason string
+}
+
+// Approver decides whether a call of a schema-less tool in human-approval mode
+// may run. Approve may block (waiting for a human) and must return when ctx
+// ends, with ctx.Err() or an error wrapping it.
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest) (Approval, error)
+}
+
+// ApproverFunc adapts a function to Approver.
+type ApproverFunc func(ctx context.Context, req ApprovalRequest) (Approval, error)
+
+// Approve calls f.
+func (f ApproverFunc) Approve(ctx context.Context, req ApprovalRequest) (Approval, error) {
+	return f(ctx, req)
+}
+
+// checkStatic applies the rules that need no one's answer: unsafe tools,
+// roles, and the read-only no-schema mode. It returns the policy name for the
+// audit record and, on refusal, the error.
+func (e *Executor) checkStatic(entry *registry.Entry) (string, error) {
+	t := entry.Def()
+	policy := "schema"
+	if !entry.Validated() {
+		policy = "no-schema:" + string(t.NoSchemaMode)
+	}
+	if !t.Safe {
+		if !e.opts.AllowUnsafe {
+			return "unsafe", fmt.Errorf("%w: %q is marked unsafe (set Options.AllowUnsafe to run it)", ErrUnsafe, t.Name)
+		}
+		policy += ",unsafe-allowed"
+	}
+	if !t.AllowedFor(e.opts.Roles) {
+		return policy, fmt.Errorf("%w: %q requires one of the roles %v", ErrRoleDenied, t.Name, t.Roles)
+	}
+	if !entry.Validated() {
+		switch t.NoSchemaMode {
+		case registry.NoSchemaReadOnly:
+			if !t.ReadOnly() {
+				return policy, fmt.Errorf("%w: %q has noSchemaMode read-only but no %q capability", ErrNotReadOnly, t.Name, registry.CapabilityReadOnly)
+			}
+		case registry.NoSchemaHumanApproval:
+			if e.opts.Approver == nil {
+				return policy, fmt.Errorf("%w: %q", ErrApprovalRequired, t.Name)
+			}
+		case registry.NoSchemaFull:
+		default:
+			// The registry refuses this; fail closed should it ever happen.
+			return policy, fmt.Errorf("%w: %q has no schema and no valid noSchemaMode", ErrNotReadOnly, t.Name)
+		}
+	}
+	return policy, nil
+}
+
+// needsApproval reports whether a call of entry waits on the Approver.
+func needsApproval(entry *registry.Entry) bool {
+	return !entry.Validated() && entry.Def().NoSchemaMode == registry.NoSchemaHumanApproval
+}
