@@ -1,0 +1,587 @@
+package rank
+
+import (
+	"context"
+	"maps"
+	"math"
+	"sort"
+	"sync"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+// Fields of a tool that the bm25 index keeps apart (BM25F).
+const (
+	fieldName   = iota // the name split into words
+	fieldDesc          // the description
+	fieldParams        // parameter names, descriptions, titles and enum values
+	fieldTags          // tags
+	numFields
+)
+
+var fieldNames = [numFields]string{"name", "description", "parameters", "tags"}
+
+// BM25Params tunes the bm25 scorer. The zero value means the defaults.
+type BM25Params struct {
+	// K1 is the term-frequency saturation (default 1.2).
+	K1 float64
+	// Weights per field: name, description, parameters, tags
+	// (default 3, 1, 0.6, 0.5).
+	Weights [numFields]float64
+	// B per field is the length normalisation (default 0.75, 0.75, 0.6, 0.3).
+	B [numFields]float64
+}
+
+var defaultBM25 = BM25Params{
+	K1:      1.2,
+	Weights: [numFields]float64{3, 1, 0.6, 0.5},
+	B:       [numFields]float64{0.75, 0.75, 0.6, 0.3},
+}
+
+func (p BM25Params) withDefaults() BM25Params {
+	if p.K1 == 0 {
+		p.K1 = defaultBM25.K1
+	}
+	if p.Weights == ([numFields]float64{}) {
+		p.Weights = defaultBM25.Weights
+	}
+	if p.B == ([numFields]float64{}) {
+		p.B = defaultBM25.B
+	}
+	return p
+}
+
+// BM25 is the default scorer: BM25F over an inverted index of the tools'
+// names, descriptions, parameters and tags. The index is built once per
+// catalog, updated incrementally when the catalog changes, and shared by
+// concurrent queries.
+type BM25 struct {
+	Params BM25Params
+}
+
+// NewBM25 returns a bm25 scorer with default parameters.
+func NewBM25() *BM25 { return &BM25{} }
+
+// Name implements Scorer.
+func (s *BM25) Name() string { return "bm25" }
+
+func (s *BM25) stateKey() string { return "bm25" }
+
+// Index returns the bm25 index of c, building or updating it on first use.
+func (s *BM25) index(c *Catalog) (*bm25View, error) {
+	v, err := c.State(s.stateKey(), func(prev any) (any, error) {
+		var old *bm25Index
+		if pv, ok := prev.(*bm25View); ok {
+			old = pv.idx
+		}
+		idx := updateIndex(old, c.entries)
+		return newView(idx, c.entries, s.Params.withDefaults()), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*bm25View), nil
+}
+
+// Score implements Scorer.
+func (s *BM25) Score(ctx context.Context, c *Catalog, q *Query, k int, keep func(pos int) bool) ([]Hit, error) {
+	v, err := s.index(c)
+	if err != nil {
+		return nil, err
+	}
+	return v.search(ctx, q, k, keep)
+}
+
+// posting is one (term, document) pair: the term's frequency in each field,
+// saturated at 255.
+type posting struct {
+	doc uint32
+	tf  [numFields]uint8
+}
+
+// bm25Index is immutable once built; an update makes a new index that shares
+// every posting list the update did not touch.
+type bm25Index struct {
+	terms    map[string]uint32
+	postings [][]posting // by term id, sorted by doc id
+	docs     []*registry.Entry
+	docOf    map[*registry.Entry]uint32
+	flen     [][numFields]uint16
+	sumLen   [numFields]float64
+	live     int
+}
+
+// docTerms is a scratch buffer for analysing one document.
+type docTerms struct {
+	tf    map[string]*[numFields]uint8
+	order []string
+	lens  [numFields]uint16
+}
+
+func (d *docTerms) reset() {
+	clear(d.tf)
+	d.order = d.order[:0]
+	d.lens = [numFields]uint16{}
+}
+
+func (d *docTerms) add(f int, term string) {
+	c, ok := d.tf[term]
+	if !ok {
+		c = new([numFields]uint8)
+		d.tf[term] = c
+		d.order = append(d.order, term)
+	}
+	if c[f] < 255 {
+		c[f]++
+	}
+	if d.lens[f] < math.MaxUint16 {
+		d.lens[f]++
+	}
+}
+
+// analyzeEntry fills d with the terms of e.
+func analyzeEntry(e *registry.Entry, d *docTerms) {
+	d.reset()
+	t := e.Def()
+	analyze(t.Name, func(w string) { d.add(fieldName, w) })
+	analyze(t.Description, func(w string) { d.add(fieldDesc, w) })
+	if t.HasSchema() {
+		schemaText(t.Parameters,
+			func(name string) { analyze(name, func(w string) { d.add(fieldParams, w) }) },
+			func(text string) { analyze(text, func(w string) { d.add(fieldParams, w) }) })
+	}
+	for _, tag := range t.Tags {
+		analyze(tag, func(w string) { d.add(fieldTags, w) })
+	}
+}
+
+func newDocTerms() *docTerms { return &docTerms{tf: map[string]*[numFields]uint8{}} }
+
+// updateIndex returns an index over entries, reusing old where it can. A
+// full rebuild happens when there is no old index or when most of it changed.
+func updateIndex(old *bm25Index, entries []*registry.Entry) *bm25Index {
+	if old == nil {
+		return buildIndex(entries)
+	}
+	want := make(map[*registry.Entry]struct{}, len(entries))
+	var added []*registry.Entry
+	for _, e := range entries {
+		want[e] = struct{}{}
+		if _, ok := old.docOf[e]; !ok {
+			added = append(added, e)
+		}
+	}
+	var removed []uint32
+	for e, id := range old.docOf {
+		if _, ok := want[e]; !ok {
+			removed = append(removed, id)
+		}
+	}
+	if len(added) == 0 && len(removed) == 0 {
+		return old
+	}
+	holes := len(old.docs) - old.live + len(removed)
+	if len(added)+len(removed) > len(entries)/4+16 || holes > len(entries)/4+16 {
+		return buildIndex(entries)
+	}
+	idx := &bm25Index{
+		terms:    old.terms,
+		postings: append([][]posting(nil), old.postings...),
+		docs:     append([]*registry.Entry(nil), old.docs...),
+		docOf:    maps.Clone(old.docOf),
+		flen:     append([][numFields]uint16(nil), old.flen...),
+		sumLen:   old.sumLen,
+		live:     old.live,
+	}
+	copied := map[uint32]bool{} // posting lists already copied by this update
+	termsCopied := false
+	d := newDocTerms()
+	sort.Slice(removed, func(i, j int) bool { return removed[i] < removed[j] })
+	for _, id := range removed {
+		e := idx.docs[id]
+		analyzeEntry(e, d)
+		for _, term := range d.order {
+			tid, ok := idx.terms[term]
+			if !ok {
+				continue
+			}
+			list := idx.postings[tid]
+			out := make([]posting, 0, len(list))
+			for _, p := range list {
+				if p.doc != id {
+					out = append(out, p)
+				}
+			}
+			idx.postings[tid] = out
+			copied[tid] = true
+		}
+		for f := range numFields {
+			idx.sumLen[f] -= float64(idx.flen[id][f])
+		}
+		idx.flen[id] = [numFields]uint16{}
+		idx.docs[id] = nil
+		delete(idx.docOf, e)
+		idx.live--
+	}
+	for _, e := range added {
+		id := uint32(len(idx.docs))
+		analyzeEntry(e, d)
+		for _, term := range d.order {
+			tid, ok := idx.terms[term]
+			if !ok {
+				if !termsCopied {
+					idx.terms = maps.Clone(idx.terms)
+					termsCopied = true
+				}
+				tid = uint32(len(idx.postings))
+				idx.terms[term] = tid
+				idx.postings = append(idx.postings, nil)
+				copied[tid] = true
+			}
+			list := idx.postings[tid]
+			if !copied[tid] {
+				list = append(make([]posting, 0, len(list)+1), list...)
+				copied[tid] = true
+			}
+			idx.postings[tid] = append(list, posting{doc: id, tf: *d.tf[term]})
+		}
+		idx.docs = append(idx.docs, e)
+		idx.flen = append(idx.flen, d.lens)
+		idx.docOf[e] = id
+		for f := range numFields {
+			idx.sumLen[f] += float64(d.lens[f])
+		}
+		idx.live++
+	}
+	return idx
+}
+
+func buildIndex(entries []*registry.Entry) *bm25Index {
+	idx := &bm25Index{
+		terms: make(map[string]uint32, len(entries)*4),
+		docs:  make([]*registry.Entry, 0, len(entries)),
+		docOf: make(map[*registry.Entry]uint32, len(entries)),
+		flen:  make([][numFields]uint16, 0, len(entries)),
+	}
+	d := newDocTerms()
+	for _, e := range entries {
+		if _, dup := idx.docOf[e]; dup {
+			continue
+		}
+		id := uint32(len(idx.docs))
+		analyzeEntry(e, d)
+		for _, term := range d.order {
+			tid, ok := idx.terms[term]
+			if !ok {
+				tid = uint32(len(idx.postings))
+				idx.terms[term] = tid
+				idx.postings = append(idx.postings, nil)
+			}
+			idx.postings[tid] = append(idx.postings[tid], posting{doc: id, tf: *d.tf[term]})
+		}
+		idx.docs = append(idx.docs, e)
+		idx.flen = append(idx.flen, d.lens)
+		idx.docOf[e] = id
+		for f := range numFields {
+			idx.sumLen[f] += float64(d.lens[f])
+		}
+		idx.live++
+	}
+	// Trim the posting lists' spare capacity: it is most of the memory.
+	for i, l := range idx.postings {
+		if cap(l) > len(l) {
+			idx.postings[i] = append([]posting(nil), l...)
+		}
+	}
+	return idx
+}
+
+// bm25View is an index seen through one catalog version: document ids mapped
+// to catalog positions, and the per-document length norms of the version.
+type bm25View struct {
+	idx    *bm25Index
+	params BM25Params
+	pos    []int32              // doc id -> catalog position, -1 when absent
+	norm   [][numFields]float32 // doc id -> weight_f / (1 - b_f + b_f*len_f/avg_f)
+	pool   sync.Pool            // *scratch
+}
+
+type scratch struct {
+	acc     []float32
+	touched []uint32
+}
+
+func newView(idx *bm25Index, entries []*registry.Entry, p BM25Params) *bm25View {
+	v := &bm25View{idx: idx, params: p}
+	v.pos = make([]int32, len(idx.docs))
+	for i := range v.pos {
+		v.pos[i] = -1
+	}
+	for i, e := range entries {
+		if id, ok := idx.docOf[e]; ok {
+			v.pos[id] = int32(i)
+		}
+	}
+	var avg [numFields]float64
+	for f := range numFields {
+		if idx.live > 0 {
+			avg[f] = idx.sumLen[f] / float64(idx.live)
+		}
+		if avg[f] == 0 {
+			avg[f] = 1
+		}
+	}
+	v.norm = make([][numFields]float32, len(idx.docs))
+	for id, l := range idx.flen {
+		for f := range numFields {
+			n := 1 - p.B[f] + p.B[f]*float64(l[f])/avg[f]
+			v.norm[id][f] = float32(p.Weights[f] / n)
+		}
+	}
+	n := len(idx.docs)
+	v.pool.New = func() any { return &scratch{acc: make([]float32, n)} }
+	return v
+}
+
+// queryTerm is one distinct analysed query term.
+type queryTerm struct {
+	term string
+	id   uint32
+	qtf  float64 // occurrences in the query
+	idf  float64
+}
+
+func (v *bm25View) queryTerms(q *Query) ([]queryTerm, float64) {
+	var out []queryTerm
+	n := float64(v.idx.live)
+	ideal := 0.0
+	for _, t := range q.Terms() {
+		tid, ok := v.idx.terms[t]
+		if !ok {
+			continue
+		}
+		dup := false
+		for i := range out {
+			if out[i].id == tid {
+				out[i].qtf++
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		df := float64(len(v.idx.postings[tid]))
+		if df == 0 {
+			continue
+		}
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		out = append(out, queryTerm{term: t, id: tid, qtf: 1, idf: idf})
+	}
+	// Unknown query terms still count in the ideal score: a query whose words
+	// the catalog has never seen should not score high on the few it knows.
+	unknown := 0
+	for _, t := range q.Terms() {
+		if _, ok := v.idx.terms[t]; !ok {
+			unknown++
+		}
+	}
+	maxIDF := math.Log(1 + (n+0.5)/1.5)
+	for _, qt := range out {
+		ideal += qtfWeight(qt.qtf) * qt.idf
+	}
+	ideal += float64(unknown) * 0.5 * maxIDF
+	ideal *= v.params.K1 + 1
+	return out, ideal
+}
+
+// qtfWeight dampens repeated query terms.
+func qtfWeight(qtf float64) float64 { return 1 + math.Log(qtf) }
+
+func (v *bm25View) search(ctx context.Context, q *Query, k int, keep func(pos int) bool) ([]Hit, error) {
+	if k <= 0 {
+		return nil, nil
+	}
+	qts, ideal := v.queryTerms(q)
+	if len(qts) == 0 || ideal == 0 {
+		return nil, nil
+	}
+	sc := v.pool.Get().(*scratch)
+	defer v.pool.Put(sc)
+	acc := sc.acc
+	touched := sc.touched[:0]
+	k1 := float32(v.params.K1)
+	for i, qt := range qts {
+		if i&3 == 3 && ctx.Err() != nil {
+			for _, d := range touched {
+				acc[d] = 0
+			}
+			sc.touched = touched
+			return nil, ctx.Err()
+		}
+		w := float32(qt.idf * qtfWeight(qt.qtf) * (v.params.K1 + 1))
+		for _, p := range v.idx.postings[qt.id] {
+			nrm := &v.norm[p.doc]
+			tf := float32(p.tf[0])*nrm[0] + float32(p.tf[1])*nrm[1] + float32(p.tf[2])*nrm[2] + float32(p.tf[3])*nrm[3]
+			s := w * tf / (tf + k1)
+			if acc[p.doc] == 0 {
+				touched = append(touched, p.doc)
+			}
+			acc[p.doc] += s
+		}
+	}
+	h := topK{k: k}
+	for _, d := range touched {
+		s := acc[d]
+		acc[d] = 0
+		pos := v.pos[d]
+		if pos < 0 {
+			continue
+		}
+		if !h.wants(s, int(pos)) {
+			continue
+		}
+		if keep != nil && !keep(int(pos)) {
+			continue
+		}
+		h.push(s, int(pos), d)
+	}
+	sc.touched = touched
+	items := h.sorted()
+	hits := make([]Hit, len(items))
+	inv := 1 / ideal
+	for i, it := range items {
+		hits[i] = Hit{Pos: it.pos, Score: clamp01(float64(it.score) * inv)}
+		hits[i].Matched = v.matched(qts, it.doc)
+		if q.Debug {
+			hits[i].Components = v.components(qts, it.doc, inv)
+		}
+	}
+	return hits, nil
+}
+
+// matched lists the query terms found in doc.
+func (v *bm25View) matched(qts []queryTerm, doc uint32) []string {
+	var out []string
+	for _, qt := range qts {
+		if _, ok := findPosting(v.idx.postings[qt.id], doc); ok {
+			out = append(out, qt.term)
+		}
+	}
+	return out
+}
+
+// components splits a document's normalised score by field.
+func (v *bm25View) components(qts []queryTerm, doc uint32, inv float64) map[string]float64 {
+	out := map[string]float64{}
+	k1 := v.params.K1
+	nrm := v.norm[doc]
+	for _, qt := range qts {
+		p, ok := findPosting(v.idx.postings[qt.id], doc)
+		if !ok {
+			continue
+		}
+		tf := 0.0
+		for f := range numFields {
+			tf += float64(p.tf[f]) * float64(nrm[f])
+		}
+		s := qt.idf * qtfWeight(qt.qtf) * (k1 + 1) * tf / (tf + k1) * inv
+		for f := range numFields {
+			if p.tf[f] > 0 {
+				out[fieldNames[f]] += s * float64(p.tf[f]) * float64(nrm[f]) / tf
+			}
+		}
+		out["term:"+qt.term] = s
+	}
+	return out
+}
+
+func findPosting(list []posting, doc uint32) (posting, bool) {
+	i := sort.Search(len(list), func(i int) bool { return list[i].doc >= doc })
+	if i < len(list) && list[i].doc == doc {
+		return list[i], true
+	}
+	return posting{}, false
+}
+
+func clamp01(x float64) float64 {
+	if x < 0 || math.IsNaN(x) {
+		return 0
+	}
+	if x > 1 {
+		return 1
+	}
+	return x
+}
+
+// topK keeps the k best (score, position) pairs: higher score first, and on
+// equal scores the earlier catalog position first.
+type topK struct {
+	k     int
+	items []topItem // a min-heap on (score, -pos)
+}
+
+type topItem struct {
+	score float32
+	pos   int
+	doc   uint32
+}
+
+func worse(a, b topItem) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return a.pos > b.pos
+}
+
+func (h *topK) wants(s float32, pos int) bool {
+	return len(h.items) < h.k || worse(h.items[0], topItem{score: s, pos: pos})
+}
+
+func (h *topK) push(s float32, pos int, doc uint32) {
+	it := topItem{score: s, pos: pos, doc: doc}
+	if len(h.items) < h.k {
+		h.items = append(h.items, it)
+		h.up(len(h.items) - 1)
+		return
+	}
+	h.items[0] = it
+	h.down(0)
+}
+
+func (h *topK) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !worse(h.items[i], h.items[p]) {
+			return
+		}
+		h.items[i], h.items[p] = h.items[p], h.items[i]
+		i = p
+	}
+}
+
+func (h *topK) down(i int) {
+	n := len(h.items)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && worse(h.items[r], h.items[l]) {
+			m = r
+		}
+		if !worse(h.items[m], h.items[i]) {
+			return
+		}
+		h.items[i], h.items[m] = h.items[m], h.items[i]
+		i = m
+	}
+}
+
+// sorted returns the items best first.
+func (h *topK) sorted() []topItem {
+	out := append([]topItem(nil), h.items...)
+	sort.Slice(out, func(i, j int) bool { return worse(out[j], out[i]) })
+	return out
+}

@@ -1,0 +1,111 @@
+package rank
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+// Catalog is one version of a tool list in catalog (registration) order, the
+// unit scorers index. It is immutable; scorers attach per-catalog state (an
+// inverted index, cached vectors) with State, and a new version of a catalog
+// hands each scorer the state of the version before it, so indexes are
+// updated incrementally instead of rebuilt.
+type Catalog struct {
+	entries []*registry.Entry
+	gen     uint64
+	sourced bool // taken from a registry snapshot
+
+	namesOnce sync.Once
+	byName    map[string]int
+	maxWords  int // most space-separated words in a name
+
+	mu         sync.Mutex
+	states     map[string]*stateCell
+	prevStates map[string]any // states of the previous version, consumed once
+}
+
+type stateCell struct {
+	once sync.Once
+	v    any
+	err  error
+}
+
+// NewCatalog returns a catalog over entries (not copied; do not modify them).
+func NewCatalog(entries []*registry.Entry) *Catalog {
+	return &Catalog{entries: entries, states: map[string]*stateCell{}}
+}
+
+// next returns a new version over entries that inherits c's states.
+func (c *Catalog) next(entries []*registry.Entry, gen uint64) *Catalog {
+	n := NewCatalog(entries)
+	n.gen = gen
+	if c != nil {
+		c.mu.Lock()
+		n.prevStates = make(map[string]any, len(c.states)+len(c.prevStates))
+		for k, v := range c.prevStates {
+			n.prevStates[k] = v
+		}
+		for k, cell := range c.states {
+			if cell.v != nil {
+				n.prevStates[k] = cell.v
+			}
+		}
+		c.mu.Unlock()
+	}
+	return n
+}
+
+// Entries returns the tools in catalog order. The slice must not be modified.
+func (c *Catalog) Entries() []*registry.Entry { return c.entries }
+
+// Len is the number of tools.
+func (c *Catalog) Len() int { return len(c.entries) }
+
+// Generation is the registry generation the catalog was taken at (0 for a
+// catalog built from a plain list).
+func (c *Catalog) Generation() uint64 { return c.gen }
+
+// Pos returns the catalog position of the named tool.
+func (c *Catalog) Pos(name string) (int, bool) {
+	c.namesOnce.Do(func() {
+		c.byName = make(map[string]int, len(c.entries))
+		c.maxWords = 1
+		for i, e := range c.entries {
+			if _, dup := c.byName[e.Name()]; !dup {
+				c.byName[e.Name()] = i
+			}
+			if n := len(strings.Fields(e.Name())); n > c.maxWords {
+				c.maxWords = min(n, 8)
+			}
+		}
+	})
+	p, ok := c.byName[name]
+	return p, ok
+}
+
+// State returns the value stored under key, building it once per catalog
+// version. build receives the previous version's value for key (nil if none)
+// so it can update it incrementally; it must not modify that value, which
+// concurrent queries may still be reading.
+func (c *Catalog) State(key string, build func(prev any) (any, error)) (any, error) {
+	c.mu.Lock()
+	cell, ok := c.states[key]
+	if !ok {
+		cell = &stateCell{}
+		c.states[key] = cell
+	}
+	prev := c.prevStates[key]
+	c.mu.Unlock()
+	cell.once.Do(func() {
+		cell.v, cell.err = build(prev)
+		c.mu.Lock()
+		delete(c.prevStates, key)
+		if cell.err != nil { // let a later call retry
+			delete(c.states, key)
+		}
+		c.mu.Unlock()
+	})
+	return cell.v, cell.err
+}

@@ -1,0 +1,115 @@
+package rank
+
+import (
+	"context"
+	"sort"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+// Keyword is the plain reference scorer: the fraction of the query's distinct
+// terms found anywhere in a tool's name, description, parameters or tags.
+type Keyword struct{}
+
+// NewKeyword returns the keyword scorer.
+func NewKeyword() Keyword { return Keyword{} }
+
+// Name implements Scorer.
+func (Keyword) Name() string { return "keyword" }
+
+type keywordState struct {
+	docs []map[string]struct{} // by catalog position
+}
+
+// Score implements Scorer.
+func (k Keyword) Score(ctx context.Context, c *Catalog, q *Query, n int, keep func(pos int) bool) ([]Hit, error) {
+	v, err := c.State("keyword", func(prev any) (any, error) {
+		st := &keywordState{docs: make([]map[string]struct{}, len(c.entries))}
+		old := map[*registry.Entry]map[string]struct{}{}
+		if p, ok := prev.(*keywordPrev); ok {
+			old = p.byEntry
+		}
+		d := newDocTerms()
+		for i, e := range c.entries {
+			if m, ok := old[e]; ok {
+				st.docs[i] = m
+				continue
+			}
+			analyzeEntry(e, d)
+			m := make(map[string]struct{}, len(d.order))
+			for _, t := range d.order {
+				m[t] = struct{}{}
+			}
+			st.docs[i] = m
+		}
+		return &keywordPrev{state: st, byEntry: byEntry(c.entries, st.docs)}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	st := v.(*keywordPrev).state
+	terms := uniq(q.Terms())
+	if len(terms) == 0 || n <= 0 {
+		return nil, nil
+	}
+	h := topK{k: n}
+	for pos, doc := range st.docs {
+		if pos&1023 == 1023 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		found := 0
+		for _, t := range terms {
+			if _, ok := doc[t]; ok {
+				found++
+			}
+		}
+		if found == 0 {
+			continue
+		}
+		s := float32(found) / float32(len(terms))
+		if h.wants(s, pos) && (keep == nil || keep(pos)) {
+			h.push(s, pos, 0)
+		}
+	}
+	items := h.sorted()
+	hits := make([]Hit, len(items))
+	for i, it := range items {
+		hits[i] = Hit{Pos: it.pos, Score: float64(it.score)}
+		for _, t := range terms {
+			if _, ok := st.docs[it.pos][t]; ok {
+				hits[i].Matched = append(hits[i].Matched, t)
+			}
+		}
+		if q.Debug {
+			hits[i].Components = map[string]float64{"found": float64(len(hits[i].Matched)), "terms": float64(len(terms))}
+		}
+	}
+	return hits, nil
+}
+
+type keywordPrev struct {
+	state   *keywordState
+	byEntry map[*registry.Entry]map[string]struct{}
+}
+
+func byEntry(entries []*registry.Entry, docs []map[string]struct{}) map[*registry.Entry]map[string]struct{} {
+	m := make(map[*registry.Entry]map[string]struct{}, len(entries))
+	for i, e := range entries {
+		m[e] = docs[i]
+	}
+	return m
+}
+
+
+func uniq(terms []string) []string {
+	out := append([]string(nil), terms...)
+	sort.Strings(out)
+	j := 0
+	for i, t := range out {
+		if i == 0 || t != out[j-1] {
+			out[j] = t
+			j++
+		}
+	}
+	return out[:j]
+}

@@ -1,0 +1,54 @@
+package rank
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+// sharedData is where the development data sets live (../shared/data).
+func sharedData(t testing.TB, name string) (*registry.Registry, []EvalQuery) {
+	t.Helper()
+	dir := os.Getenv("TOOLSELECT_DATA")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "data")
+	}
+	tools, _, err := registry.LoadCatalogFile(filepath.Join(dir, name, "tools.jsonl"))
+	if err != nil {
+		t.Skipf("shared data set %s not available: %v", name, err)
+	}
+	reg := registry.New(nil)
+	reg.RegisterValid(tools)
+	qs, err := LoadQueries(filepath.Join(dir, name, "queries.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg, qs
+}
+
+func TestQualityTargets(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		r10, ndcg float64
+	}{
+		{"bfcl", 0.88, 0.75},
+		{"livemcpbench", 0.55, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg, qs := sharedData(t, tc.name)
+			for _, sc := range []Scorer{NewBM25(), NewKeyword()} {
+				res, err := Evaluate(context.Background(), New(reg), qs, &Options{Scorer: sc, MinScore: -1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s %s: R@1 %.3f R@5 %.3f R@10 %.3f NDCG@10 %.3f MRR %.3f p50 %v", tc.name, sc.Name(), res.R1, res.R5, res.R10, res.NDCG10, res.MRR, res.LatencyP50)
+				if sc.Name() == "bm25" && (res.R10 < tc.r10 || res.NDCG10 < tc.ndcg) {
+					t.Errorf("%s: R@10 %.3f NDCG@10 %.3f, want >= %.2f / %.2f", tc.name, res.R10, res.NDCG10, tc.r10, tc.ndcg)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,431 @@
+// Package rank cuts a tool catalog down to the few tools that matter for an
+// input, before any model sees the catalog.
+//
+// Ranking is a pure function of a catalog and an input: it never runs a tool.
+// Filters (unsafe tools, roles, required capabilities) apply before scoring;
+// a scorer (bm25 by default; keyword, embedding, hybrid or your own) orders
+// what is left; then always-active and related tools are added. Every pick
+// carries a score in 0..1, a reason and its provenance.
+//
+//	picks, err := rank.Rank(ctx, reg, "what's the weather in Paris?", nil)
+//
+// Rank keeps one index per registry and updates it as tools are registered;
+// a Ranker does the same for a registry or a fixed list you hold on to.
+package rank
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"weak"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxCandidates = 3
+	DefaultMinScore      = 0.05
+)
+
+// Options tune one ranking. A nil *Options, and every zero field, means the
+// default.
+type Options struct {
+	// MaxCandidates is how many scored tools to return (default 3).
+	// Exact-name matches count; always-active and related tools do not.
+	MaxCandidates int
+	// MinScore drops scored tools below it (default 0.05). A negative value
+	// keeps every tool with a score above zero.
+	MinScore float64
+	// AllowUnsafe lets tools marked safe=false be ranked.
+	AllowUnsafe bool
+	// Roles are the caller's roles; a tool that lists roles needs one of them.
+	Roles []string
+	// Capabilities a tool must all declare to be ranked (e.g. "streaming").
+	Capabilities []string
+	// Scorer orders the tools (default: a shared *BM25).
+	Scorer Scorer
+	// Timeout bounds scoring. When it runs out, the first MaxCandidates
+	// eligible tools in registration order are returned, marked TimedOut.
+	Timeout time.Duration
+	// Debug fills each pick's provenance with matched terms and the score's
+	// components.
+	Debug bool
+	// AlwaysActive names tools returned whatever their score (if they pass the
+	// filters), after the scored picks and not counted in MaxCandidates.
+	AlwaysActive []string
+	// Related maps a tool to tools that come with it when it is picked.
+	Related map[string][]string
+	// Reranker, if set, reorders the top RerankTop scored tools (default
+	// 2*MaxCandidates) before the cut to MaxCandidates.
+	Reranker  Reranker
+	RerankTop int
+	// NoExactName turns off putting a tool named in the input first.
+	NoExactName bool
+}
+
+func (o *Options) withDefaults() Options {
+	var v Options
+	if o != nil {
+		v = *o
+	}
+	if v.MaxCandidates <= 0 {
+		v.MaxCandidates = DefaultMaxCandidates
+	}
+	if v.MinScore == 0 {
+		v.MinScore = DefaultMinScore
+	}
+	if v.Scorer == nil {
+		v.Scorer = defaultScorer
+	}
+	if v.RerankTop <= 0 {
+		v.RerankTop = 2 * v.MaxCandidates
+	}
+	return v
+}
+
+var defaultScorer = NewBM25()
+
+// Why a tool was picked; the Source of a Provenance.
+const (
+	SourceExactName    = "exact-name"
+	SourceScore        = "score"
+	SourceRelated      = "related"
+	SourceAlwaysActive = "always-active"
+	SourceTimeout      = "timeout"
+	SourceReranked     = "reranked"
+)
+
+// Pick is one ranked tool.
+type Pick struct {
+	Tool       string          `json:"tool"`
+	Score      float64         `json:"score"` // 0..1
+	Reason     string          `json:"reason"`
+	Provenance Provenance      `json:"provenance"`
+	Entry      *registry.Entry `json:"-"`
+}
+
+// Provenance says how a pick came about.
+type Provenance struct {
+	Scorer     string             `json:"scorer"`
+	Source     string             `json:"source"`
+	Rank       int                `json:"rank"` // 1-based position among the picks
+	RelatedTo  string             `json:"relatedTo,omitempty"`
+	TimedOut   bool               `json:"timedOut,omitempty"`
+	Matched    []string           `json:"matched,omitempty"`    // Debug: query terms found in the tool
+	Components map[string]float64 `json:"components,omitempty"` // Debug: score parts
+}
+
+// Query is an input prepared for scorers: its text and, computed once, its
+// analysed terms.
+type Query struct {
+	Text  string
+	Debug bool
+
+	once  sync.Once
+	terms []string
+}
+
+// NewQuery prepares text for scoring.
+func NewQuery(text string) *Query { return &Query{Text: text} }
+
+// Terms returns the analysed terms of the query (see Terms).
+func (q *Query) Terms() []string {
+	q.once.Do(func() { q.terms = Terms(q.Text) })
+	return q.terms
+}
+
+// Hit is one tool a scorer found: its catalog position and a score in 0..1.
+type Hit struct {
+	Pos        int
+	Score      float64
+	Matched    []string
+	Components map[string]float64
+}
+
+// Scorer orders the tools of a catalog for a query.
+type Scorer interface {
+	// Name identifies the scorer in provenance ("bm25", "keyword", ...).
+	Name() string
+	// Score returns up to k hits, best first, with scores in 0..1, over the
+	// tools for which keep(pos) is true (keep nil means all). Equal scores
+	// must be ordered by catalog position. It returns ctx.Err() when the
+	// context ends first.
+	Score(ctx context.Context, c *Catalog, q *Query, k int, keep func(pos int) bool) ([]Hit, error)
+}
+
+// Reranker reorders candidates, e.g. with a language model. It returns the
+// candidates it keeps, best first; scores it leaves alone are kept.
+type Reranker interface {
+	Rerank(ctx context.Context, query string, picks []Pick) ([]Pick, error)
+}
+
+// ErrNoCatalog is returned when ranking is asked of a nil registry.
+var ErrNoCatalog = errors.New("rank: no catalog")
+
+// Ranker ranks one catalog repeatedly: a registry, followed as it changes, or
+// a fixed list. It is safe for concurrent use.
+type Ranker struct {
+	reg  *registry.Registry
+	wreg weak.Pointer[registry.Registry] // shared rankers (For) hold their registry weakly
+	mu  sync.Mutex
+	cur atomic.Pointer[Catalog]
+}
+
+// New returns a Ranker over a registry. Indexes are built on first use and
+// updated incrementally when the registry changes.
+func New(reg *registry.Registry) *Ranker { return &Ranker{reg: reg} }
+
+// NewStatic returns a Ranker over a fixed list of entries, in catalog order.
+func NewStatic(entries []*registry.Entry) *Ranker {
+	r := &Ranker{}
+	r.cur.Store(NewCatalog(entries))
+	return r
+}
+
+// Catalog returns the current catalog version.
+func (r *Ranker) Catalog() *Catalog {
+	reg := r.reg
+	if reg == nil {
+		reg = r.wreg.Value()
+	}
+	if reg == nil {
+		c := r.cur.Load()
+		if c == nil {
+			c = NewCatalog(nil)
+		}
+		return c
+	}
+	entries, gen := reg.Snapshot()
+	if c := r.cur.Load(); c != nil && c.gen == gen && c.sourced {
+		return c
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	entries, gen = reg.Snapshot()
+	c := r.cur.Load()
+	if c != nil && c.gen == gen && c.sourced {
+		return c
+	}
+	n := c.next(entries, gen)
+	n.sourced = true
+	r.cur.Store(n)
+	return n
+}
+
+// SetEntries replaces a static Ranker's list; indexes are updated
+// incrementally from the previous list. It panics on a registry-backed Ranker.
+func (r *Ranker) SetEntries(entries []*registry.Entry) {
+	if r.reg != nil || r.wreg != (weak.Pointer[registry.Registry]{}) {
+		panic("rank: SetEntries on a registry-backed Ranker")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cur.Store(r.cur.Load().next(entries, 0))
+}
+
+var rankers sync.Map // weak.Pointer[registry.Registry] -> *Ranker
+
+// For returns the shared Ranker of a registry, the one Rank uses. It is
+// created on first use and dropped when the registry is garbage collected.
+func For(reg *registry.Registry) *Ranker {
+	key := weak.Make(reg)
+	if v, ok := rankers.Load(key); ok {
+		return v.(*Ranker)
+	}
+	// The shared Ranker holds the registry weakly, so the map entry does not
+	// keep the registry alive; the cleanup removes the entry.
+	v, loaded := rankers.LoadOrStore(key, &Ranker{wreg: key})
+	if !loaded {
+		runtime.AddCleanup(reg, func(k weak.Pointer[registry.Registry]) { rankers.Delete(k) }, key)
+	}
+	return v.(*Ranker)
+}
+
+// Rank ranks the registry's tools for input (a string, or any JSON value,
+// normalised with InputText). The registry's index is built once and shared.
+func Rank(ctx context.Context, reg *registry.Registry, input any, opts *Options) ([]Pick, error) {
+	if reg == nil {
+		return nil, ErrNoCatalog
+	}
+	return For(reg).Rank(ctx, input, opts)
+}
+
+// RankEntries ranks a plain list of entries. It builds its index on every
+// call; hold a Ranker (NewStatic) to rank the same list repeatedly.
+func RankEntries(ctx context.Context, entries []*registry.Entry, input any, opts *Options) ([]Pick, error) {
+	return NewStatic(entries).Rank(ctx, input, opts)
+}
+
+// Rank ranks the current catalog for input.
+func (r *Ranker) Rank(ctx context.Context, input any, opts *Options) ([]Pick, error) {
+	return r.rank(ctx, r.Catalog(), InputText(input), opts, nil)
+}
+
+// rank is the whole pipeline over one catalog version; only, if set, further
+// restricts the tools to catalog positions for which it is true.
+func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Options, only func(pos int) bool) ([]Pick, error) {
+	o := opts.withDefaults()
+	entries := c.entries
+	keep := func(pos int) bool {
+		if only != nil && !only(pos) {
+			return false
+		}
+		return eligible(entries[pos].Def(), &o)
+	}
+	var picks []Pick
+	taken := map[int]bool{}
+	add := func(pos int, p Pick) {
+		taken[pos] = true
+		p.Tool = entries[pos].Name()
+		p.Entry = entries[pos]
+		p.Provenance.Rank = len(picks) + 1
+		picks = append(picks, p)
+	}
+	scorerName := o.Scorer.Name()
+
+	// 1. Tools named in the input.
+	if !o.NoExactName {
+		for _, pos := range exactNames(c, text) {
+			if len(picks) >= o.MaxCandidates || taken[pos] || !keep(pos) {
+				continue
+			}
+			add(pos, Pick{Score: 1, Reason: "the input names this tool",
+				Provenance: Provenance{Scorer: scorerName, Source: SourceExactName}})
+		}
+	}
+
+	// 2. Scored tools.
+	if want := o.MaxCandidates - len(picks); want > 0 {
+		sctx, cancel := ctx, context.CancelFunc(func() {})
+		if o.Timeout > 0 {
+			sctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		}
+		q := &Query{Text: text, Debug: o.Debug}
+		k := want + len(picks)
+		if o.Reranker != nil && o.RerankTop > k {
+			k = o.RerankTop
+		}
+		hits, err := o.Scorer.Score(sctx, c, q, k, func(pos int) bool { return !taken[pos] && keep(pos) })
+		timedOut := err != nil && ctx.Err() == nil && sctx.Err() != nil
+		cancel()
+		switch {
+		case timedOut:
+			for pos := range entries {
+				if len(picks) >= o.MaxCandidates {
+					break
+				}
+				if !taken[pos] && keep(pos) {
+					add(pos, Pick{Score: 0, Reason: fmt.Sprintf("scoring timed out after %s; listed in registration order", o.Timeout),
+						Provenance: Provenance{Scorer: scorerName, Source: SourceTimeout, TimedOut: true}})
+				}
+			}
+		case err != nil:
+			return nil, fmt.Errorf("rank: %s scorer: %w", scorerName, err)
+		default:
+			var scored []Pick
+			for _, h := range hits {
+				if taken[h.Pos] || h.Score <= 0 || (o.MinScore > 0 && h.Score < o.MinScore) {
+					continue
+				}
+				p := Pick{Tool: entries[h.Pos].Name(), Entry: entries[h.Pos], Score: h.Score, Reason: scoreReason(scorerName, h),
+					Provenance: Provenance{Scorer: scorerName, Source: SourceScore}}
+				if o.Debug {
+					p.Provenance.Matched = h.Matched
+					p.Provenance.Components = h.Components
+				}
+				scored = append(scored, p)
+			}
+			if o.Reranker != nil && len(scored) > 0 {
+				top := scored
+				if len(top) > o.RerankTop {
+					top = top[:o.RerankTop]
+				}
+				re, err := o.Reranker.Rerank(ctx, text, append([]Pick(nil), top...))
+				if err != nil {
+					return nil, fmt.Errorf("rank: reranker: %w", err)
+				}
+				scored = re
+			}
+			for _, p := range scored {
+				if len(picks) >= o.MaxCandidates {
+					break
+				}
+				pos, ok := c.Pos(p.Tool)
+				if !ok || taken[pos] {
+					continue
+				}
+				add(pos, p)
+			}
+		}
+	}
+
+	// 3. Related tools of the picks so far, then always-active tools.
+	if len(o.Related) > 0 {
+		n := len(picks)
+		for i := 0; i < n; i++ {
+			from := picks[i].Tool
+			for _, name := range o.Related[from] {
+				pos, ok := c.Pos(name)
+				if !ok || taken[pos] || !keep(pos) {
+					continue
+				}
+				add(pos, Pick{Reason: "related to " + from,
+					Provenance: Provenance{Scorer: scorerName, Source: SourceRelated, RelatedTo: from}})
+			}
+		}
+	}
+	for _, name := range o.AlwaysActive {
+		pos, ok := c.Pos(name)
+		if !ok || taken[pos] || !keep(pos) {
+			continue
+		}
+		add(pos, Pick{Reason: "always active",
+			Provenance: Provenance{Scorer: scorerName, Source: SourceAlwaysActive}})
+	}
+	return picks, nil
+}
+
+func scoreReason(scorer string, h Hit) string {
+	if len(h.Matched) == 0 {
+		return fmt.Sprintf("%s score %.3f", scorer, h.Score)
+	}
+	m := h.Matched
+	more := ""
+	if len(m) > 6 {
+		more = fmt.Sprintf(" +%d more", len(m)-6)
+		m = m[:6]
+	}
+	return fmt.Sprintf("%s score %.3f; matched %s%s", scorer, h.Score, strings.Join(m, ", "), more)
+}
+
+// eligible applies the filters that run before scoring.
+func eligible(t *registry.Tool, o *Options) bool {
+	if !t.Safe && !o.AllowUnsafe {
+		return false
+	}
+	if !t.AllowedFor(o.Roles) {
+		return false
+	}
+	for _, c := range o.Capabilities {
+		if !t.HasCapability(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// Names returns the tool names of picks, in order.
+func Names(picks []Pick) []string {
+	out := make([]string, len(picks))
+	for i, p := range picks {
+		out[i] = p.Tool
+	}
+	return out
+}
+

@@ -1,0 +1,177 @@
+package rank
+
+import (
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// The analyser turns text into index terms. It is shared by the index and the
+// query side so both agree byte for byte:
+//
+//   - words are split on anything that is not a letter or digit (so "_ . - /"
+//     and spaces all separate), and on camelCase and letter/digit boundaries
+//     ("getHTTPResponse2" -> get http response 2);
+//   - words are lower-cased, English stopwords are dropped, and the rest is
+//     stemmed with the Snowball English stemmer (stems are cached);
+//   - runs of CJK characters (Han, Hiragana, Katakana, Hangul), which carry no
+//     spaces, become overlapping character bigrams ("搜索关键" -> 搜索 索关 关键),
+//     the usual choice of CJK full-text engines.
+
+// stopwords is a small English list: function words that carry no topic.
+var stopwords = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, w := range strings.Fields(`a an and are as at be been but by can could did do does doing
+		for from had has have having he her here hers him his how i if in into is it its itself
+		me my myself no nor not of off on once only or other our ours out over own same she should
+		so some such than that the their theirs them then there these they this those through to
+		too under until up very was we were what when where which while who whom why will with would
+		you your yours yourself please also just about any each few more most both all again further
+		whether via using use used e g eg ie etc s t`) {
+		m[w] = struct{}{}
+	}
+	return m
+}()
+
+// stemCache maps a lower-cased word to its stem. Words repeat heavily across
+// tool catalogs and queries; a cache hit costs one map read.
+var stemCache sync.Map // string -> string
+
+// maxStemCache bounds the cache; past it, stems are computed without caching.
+const maxStemCache = 1 << 18
+
+var stemCacheLen struct {
+	sync.Mutex
+	n int
+}
+
+func stem(w string) string {
+	if v, ok := stemCache.Load(w); ok {
+		return v.(string)
+	}
+	s := w
+	if len(w) > 2 && isASCIIAlpha(w) {
+		s = english.Stem(w, false)
+	}
+	stemCacheLen.Lock()
+	if stemCacheLen.n < maxStemCache {
+		stemCacheLen.n++
+		stemCacheLen.Unlock()
+		// Clone: w may alias a larger input string we do not want to keep alive.
+		stemCache.Store(strings.Clone(w), strings.Clone(s))
+	} else {
+		stemCacheLen.Unlock()
+	}
+	return s
+}
+
+func isASCIIAlpha(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+func isCJK(r rune) bool {
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
+}
+
+// words splits text into raw lower-cased words (no stopword removal, no
+// stemming), calling emit for each. CJK runs are emitted as bigrams.
+func words(text string, emit func(w string)) {
+	var buf []byte
+	var cjk []rune
+	flushCJK := func() {
+		switch len(cjk) {
+		case 0:
+		case 1:
+			emit(string(cjk))
+		default:
+			for i := 0; i+1 < len(cjk); i++ {
+				emit(string(cjk[i : i+2]))
+			}
+		}
+		cjk = cjk[:0]
+	}
+	flush := func() {
+		if len(buf) > 0 {
+			emit(string(buf))
+			buf = buf[:0]
+		}
+	}
+	var prev rune // previous rune inside the current word, 0 at a word start
+	var prevPrev rune
+	for i := 0; i < len(text); {
+		r, size := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
+		i += size
+		if r < utf8.RuneSelf && !isASCIIAlnum(byte(r)) || r >= utf8.RuneSelf && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			flush()
+			flushCJK()
+			prev, prevPrev = 0, 0
+			continue
+		}
+		if r >= utf8.RuneSelf && isCJK(r) {
+			flush()
+			cjk = append(cjk, r)
+			prev, prevPrev = 0, 0
+			continue
+		}
+		flushCJK()
+		if prev != 0 {
+			split := false
+			switch {
+			case unicode.IsUpper(r) && unicode.IsLower(prev):
+				split = true // fooBar
+			case unicode.IsLower(r) && unicode.IsUpper(prev) && unicode.IsUpper(prevPrev):
+				// HTTPResponse: the split goes before the last upper-case letter.
+				if n := len(buf) - utf8.RuneLen(unicode.ToLower(prev)); n > 0 {
+					last := string(buf[n:])
+					buf = buf[:n]
+					flush()
+					buf = append(buf, last...)
+				}
+			case unicode.IsDigit(r) != unicode.IsDigit(prev):
+				split = true // sha256, v2beta
+			}
+			if split {
+				flush()
+			}
+		}
+		buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		prevPrev, prev = prev, r
+	}
+	flush()
+	flushCJK()
+}
+
+func isASCIIAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// analyze emits the index terms of text: words without stopwords, stemmed.
+func analyze(text string, emit func(term string)) {
+	words(text, func(w string) {
+		if _, stop := stopwords[w]; stop {
+			return
+		}
+		emit(stem(w))
+	})
+}
+
+// Terms returns the index terms of text, in order, with repeats: what the
+// bm25 and keyword scorers match on. It is exported for debugging and tests.
+func Terms(text string) []string {
+	var out []string
+	analyze(text, func(t string) { out = append(out, t) })
+	return out
+}
