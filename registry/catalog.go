@@ -19,12 +19,16 @@ const MaxCatalogBytes = 64 << 20
 // these. It returns the tools and the format of the first tool (FormatCanonical
 // for an empty catalog). Nothing is registered.
 func ReadCatalog(r io.Reader) ([]Tool, Format, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxCatalogBytes+1))
+	return readCatalog(r, MaxCatalogBytes)
+}
+
+func readCatalog(r io.Reader, max int64) ([]Tool, Format, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
 		return nil, "", fmt.Errorf("reading catalog: %w", err)
 	}
-	if len(data) > MaxCatalogBytes {
-		return nil, "", fmt.Errorf("catalog is larger than %d bytes", MaxCatalogBytes)
+	if int64(len(data)) > max {
+		return nil, "", fmt.Errorf("catalog is larger than %d bytes", max)
 	}
 	return ParseCatalog(data)
 }
@@ -63,7 +67,11 @@ func ParseCatalog(data []byte) ([]Tool, Format, error) {
 			return nil, "", err
 		}
 		if len(values) == 1 {
-			if inner, ok := unwrapToolsObject(values[0]); ok {
+			inner, ok, err := unwrapToolsObject(values[0])
+			if err != nil {
+				return nil, "", err
+			}
+			if ok {
 				items = inner
 				break
 			}
@@ -118,24 +126,46 @@ func splitValues(data []byte) ([]json.RawMessage, []int, error) {
 }
 
 // unwrapToolsObject finds a tools array in {"tools":[...]} or a JSON-RPC
-// {"result":{"tools":[...]}}.
-func unwrapToolsObject(raw json.RawMessage) ([]json.RawMessage, bool) {
+// {"result":{"tools":[...]}}. ok is false for an object that is none of
+// these (a single tool); a JSON-RPC error response or a "tools" member that
+// is not an array is an error.
+func unwrapToolsObject(raw json.RawMessage) (tools []json.RawMessage, ok bool, err error) {
 	var probe struct {
-		Tools  *[]json.RawMessage `json:"tools"`
-		Result *struct {
-			Tools *[]json.RawMessage `json:"tools"`
-		} `json:"result"`
+		Tools   json.RawMessage `json:"tools"`
+		Result  json.RawMessage `json:"result"`
+		JSONRPC string          `json:"jsonrpc"`
+		Error   *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
 	}
 	if json.Unmarshal(raw, &probe) != nil {
-		return nil, false
+		return nil, false, nil
 	}
-	if probe.Tools != nil {
-		return *probe.Tools, true
+	if probe.JSONRPC != "" && probe.Error != nil {
+		return nil, false, fmt.Errorf("catalog is a JSON-RPC error response (code %d): %s", probe.Error.Code, probe.Error.Message)
 	}
-	if probe.Result != nil && probe.Result.Tools != nil {
-		return *probe.Result.Tools, true
+	list := probe.Tools
+	where := `"tools"`
+	if list == nil && probe.Result != nil {
+		var res struct {
+			Tools json.RawMessage `json:"tools"`
+		}
+		if json.Unmarshal(probe.Result, &res) != nil || res.Tools == nil {
+			if probe.JSONRPC != "" {
+				return nil, false, errors.New(`catalog is a JSON-RPC response without "result.tools" (not a tools/list result)`)
+			}
+			return nil, false, nil
+		}
+		list, where = res.Tools, `"result.tools"`
 	}
-	return nil, false
+	if list == nil {
+		return nil, false, nil
+	}
+	if err := json.Unmarshal(list, &tools); err != nil {
+		return nil, false, fmt.Errorf("catalog member %s must be an array of tools, got %s", where, jsonKind(bytes.TrimSpace(list)))
+	}
+	return tools, true, nil
 }
 
 // decodeTool converts one catalog item of any supported shape to a Tool.
