@@ -1,0 +1,179 @@
+"""The one place that loads libtoolselect and declares its C signatures.
+
+The library is found through the ``TOOLSELECT_LIBRARY`` environment variable,
+else the copy shipped inside this package. It is loaded lazily, once per
+process, and never unloaded. Every string the library returns is C memory
+that :func:`call` frees with ``toolselect_free``; return pointers are declared
+``c_void_p`` because a ``c_char_p`` restype would copy and leak.
+
+After ``os.fork()`` in a process that already loaded the library, the Go
+runtime in the child is unusable (calls that need the Go garbage collector or
+timers hang), so every call in the child raises :class:`ForkedProcessError`.
+Use the ``spawn`` or ``forkserver`` start methods of :mod:`multiprocessing`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import threading
+from ctypes import POINTER, byref, c_char_p, c_int, c_uint64, c_void_p
+from pathlib import Path
+from typing import Any, Callable, Optional, Union
+
+from .errors import ForkedProcessError, LibraryNotFoundError, error_from_body
+
+ENV_LIBRARY = "TOOLSELECT_LIBRARY"
+LIBRARY_NAME = "libtoolselect.so"
+
+_out = POINTER(c_void_p)
+
+# name -> (argtypes, restype); mirrors cabi/toolselect.h one line per prototype.
+_SIGNATURES = {
+    "toolselect_version": ([_out], c_int),
+    "toolselect_free": ([c_void_p], c_int),
+    "toolselect_stats": ([_out], c_int),
+    "toolselect_echo": ([c_char_p, _out], c_int),
+    "toolselect_registry_new": ([c_char_p, _out], c_int),
+    "toolselect_registry_register": ([c_uint64, c_char_p, _out], c_int),
+    "toolselect_registry_load_catalog": ([c_uint64, c_char_p, _out], c_int),
+    "toolselect_registry_schema": ([c_uint64, _out], c_int),
+    "toolselect_registry_view": ([c_uint64, c_char_p, _out], c_int),
+    "toolselect_registry_validate": ([c_uint64, c_char_p, c_char_p, _out], c_int),
+    "toolselect_registry_close": ([c_uint64, _out], c_int),
+    "toolselect_selector_new": ([c_char_p, _out], c_int),
+    "toolselect_selector_select": ([c_uint64, c_uint64, c_char_p, c_uint64, _out], c_int),
+    "toolselect_selector_close": ([c_uint64, _out], c_int),
+    "toolselect_session_begin": ([c_uint64, c_uint64, c_char_p, _out], c_int),
+    "toolselect_session_feed": ([c_uint64, c_char_p, _out], c_int),
+    "toolselect_session_close": ([c_uint64, _out], c_int),
+    "toolselect_cancel_new": ([_out], c_int),
+    "toolselect_cancel": ([c_uint64, _out], c_int),
+    "toolselect_cancel_close": ([c_uint64, _out], c_int),
+}
+
+_lock = threading.Lock()
+_lib: Optional[ctypes.CDLL] = None
+_loaded_pid: Optional[int] = None
+_forked = False
+
+
+def _after_fork_in_child() -> None:
+    global _forked
+    if _lib is not None:
+        _forked = True
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def library_path() -> Path:
+    """The path the library is (or would be) loaded from."""
+    env = os.environ.get(ENV_LIBRARY)
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().with_name(LIBRARY_NAME)
+
+
+def _check_fork() -> None:
+    if _forked or (_loaded_pid is not None and os.getpid() != _loaded_pid):
+        raise ForkedProcessError(
+            "toolselect: this process was forked after the Go library was loaded "
+            f"(loaded in pid {_loaded_pid}, now pid {os.getpid()}); the Go runtime "
+            "does not survive fork(). Use multiprocessing's 'spawn' or 'forkserver' "
+            "start method, or import toolselect only in the children."
+        )
+
+
+def lib() -> ctypes.CDLL:
+    """Load the library on first use (thread-safe) and return it."""
+    if _lib is not None:
+        if _forked:
+            _check_fork()
+        return _lib
+    return _load()
+
+
+def _load() -> ctypes.CDLL:
+    global _lib, _loaded_pid
+    with _lock:
+        if _lib is not None:
+            return _lib
+        path = library_path()
+        if not path.is_file():
+            raise LibraryNotFoundError(
+                f"toolselect: shared library not found at {path} "
+                f"(set {ENV_LIBRARY}, or build it with `make python` from the repository root)"
+            )
+        try:
+            handle = ctypes.CDLL(str(path))
+        except OSError as e:
+            raise LibraryNotFoundError(f"toolselect: cannot load {path}: {e}") from e
+        for name, (argtypes, restype) in _SIGNATURES.items():
+            try:
+                fn = getattr(handle, name)
+            except AttributeError as e:
+                raise LibraryNotFoundError(
+                    f"toolselect: {path} has no symbol {name} (a stale build? run `make lib`)"
+                ) from e
+            fn.argtypes = argtypes
+            fn.restype = restype
+        _loaded_pid = os.getpid()
+        _lib = handle
+        return handle
+
+
+Arg = Union[str, bytes, None]
+
+
+def cstr(s: Arg) -> Optional[bytes]:
+    """Encode a string argument for the C side (bytes pass through as given)."""
+    if s is None or isinstance(s, bytes):
+        return s
+    return s.encode("utf-8", "surrogatepass")
+
+
+def raw_call(name: str, *args: Any) -> "tuple[int, bytes]":
+    """Call an export; return its code and body. The body is copied and the
+    C string freed before this returns."""
+    fn: Callable[..., int] = getattr(lib(), name)
+    if _forked:
+        _check_fork()
+    out = c_void_p()
+    rc = fn(*args, byref(out))
+    p = out.value
+    if not p:
+        return rc, b""
+    try:
+        return rc, ctypes.string_at(p)
+    finally:
+        _lib.toolselect_free(p)  # type: ignore[union-attr]
+
+
+def call(name: str, *args: Any) -> Any:
+    """Call an export and return its decoded JSON result, or raise the
+    matching :class:`~toolselect.errors.ToolSelectError`."""
+    rc, body = raw_call(name, *args)
+    if rc != 0:
+        raise error_from_body(rc, body)
+    return json.loads(body)
+
+
+def call_text(name: str, *args: Any) -> str:
+    """Like :func:`call` but returns the JSON result as text."""
+    rc, body = raw_call(name, *args)
+    if rc != 0:
+        raise error_from_body(rc, body)
+    return body.decode("utf-8")
+
+
+def version() -> "dict[str, Any]":
+    """The library's version, its Go version and its ABI version."""
+    return call("toolselect_version")
+
+
+def stats() -> "dict[str, Any]":
+    """Open handles per kind and returned strings not yet freed (leak checks)."""
+    return call("toolselect_stats")

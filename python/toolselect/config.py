@@ -1,0 +1,125 @@
+"""ToolSelectionConfig: the selector's settings, read from the environment on request."""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Any, Dict, Mapping, Optional
+
+ENV_PREFIX = "LLM_COMMON_TOOL_SELECTION_"
+
+_TRUE = {"1", "true", "t", "yes", "y", "on"}
+_FALSE = {"0", "false", "f", "no", "n", "off"}
+
+MODES = ("json", "native")
+
+
+@dataclass
+class ToolSelectionConfig:
+    """Selector settings, with the same names, defaults and ranges as the Go side.
+
+    ========================= ======================================== ============
+    field                     environment variable                     default
+    ========================= ======================================== ============
+    model                     LLM_COMMON_TOOL_SELECTION_MODEL          glm-4.5-air
+    fallback_model            LLM_COMMON_TOOL_SELECTION_FALLBACK_MODEL (none)
+    max_calls (1-20)          LLM_COMMON_TOOL_SELECTION_MAX_CALLS      5
+    timeout_s (1-120)         LLM_COMMON_TOOL_SELECTION_TIMEOUT_S      30
+    temperature (0-1)         LLM_COMMON_TOOL_SELECTION_TEMPERATURE    0.0
+    fail_closed               LLM_COMMON_TOOL_SELECTION_FAIL_CLOSED    True
+    base_url                  (read at call time, see ToolSelector)    None
+    api_key                   (read at call time, see ToolSelector)    None
+    ========================= ======================================== ============
+
+    Out-of-range or mistyped values raise :class:`ValueError` naming the field.
+    """
+
+    model: str = "glm-4.5-air"
+    fallback_model: Optional[str] = None
+    max_calls: int = 5
+    timeout_s: int = 30
+    temperature: float = 0.0
+    fail_closed: bool = True
+    base_url: Optional[str] = None
+    api_key: Optional[str] = field(default=None, repr=False)
+    #: "json" (the ``calls`` contract, the default) or "native" (provider tool calls).
+    mode: str = "json"
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ValueError naming the first bad field."""
+        if not isinstance(self.model, str) or not self.model.strip():
+            raise ValueError(f"model must be a non-empty string, got {self.model!r}")
+        if self.fallback_model is not None and (not isinstance(self.fallback_model, str)):
+            raise ValueError(f"fallback_model must be a string or None, got {self.fallback_model!r}")
+        if self.fallback_model is not None and not self.fallback_model.strip():
+            self.fallback_model = None
+        _int_range("max_calls", self.max_calls, 1, 20)
+        _int_range("timeout_s", self.timeout_s, 1, 120)
+        if isinstance(self.temperature, bool) or not isinstance(self.temperature, (int, float)) \
+                or not math.isfinite(self.temperature) or not 0.0 <= self.temperature <= 1.0:
+            raise ValueError(f"temperature must be a number from 0 to 1, got {self.temperature!r}")
+        self.temperature = float(self.temperature)
+        if not isinstance(self.fail_closed, bool):
+            raise ValueError(f"fail_closed must be a bool, got {self.fail_closed!r}")
+        for name in ("base_url", "api_key"):
+            v = getattr(self, name)
+            if v is not None and not isinstance(v, str):
+                raise ValueError(f"{name} must be a string or None")
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+
+    @classmethod
+    def from_env(cls, environ: Optional[Mapping[str, str]] = None, **overrides: Any) -> "ToolSelectionConfig":
+        """Read ``LLM_COMMON_TOOL_SELECTION_*`` now (not at import). A
+        malformed or out-of-range value raises ValueError naming the variable
+        and the accepted range; it is never replaced by the default."""
+        env = os.environ if environ is None else environ
+        kw: Dict[str, Any] = {}
+
+        def get(name: str) -> Optional[str]:
+            v = env.get(ENV_PREFIX + name)
+            if v is None or v.strip() == "":
+                return None
+            return v.strip()
+
+        if (v := get("MODEL")) is not None:
+            kw["model"] = v
+        if (v := get("FALLBACK_MODEL")) is not None:
+            kw["fallback_model"] = v
+        for key, lo, hi in (("MAX_CALLS", 1, 20), ("TIMEOUT_S", 1, 120)):
+            if (v := get(key)) is not None:
+                try:
+                    n = int(v)
+                except ValueError:
+                    raise ValueError(f"{ENV_PREFIX}{key} must be an integer from {lo} to {hi}, got {v!r}") from None
+                if not lo <= n <= hi:
+                    raise ValueError(f"{ENV_PREFIX}{key} must be an integer from {lo} to {hi}, got {v!r}")
+                kw[key.lower()] = n
+        if (v := get("TEMPERATURE")) is not None:
+            try:
+                t = float(v)
+            except ValueError:
+                raise ValueError(f"{ENV_PREFIX}TEMPERATURE must be a number from 0 to 1, got {v!r}") from None
+            if not math.isfinite(t) or not 0.0 <= t <= 1.0:
+                raise ValueError(f"{ENV_PREFIX}TEMPERATURE must be a number from 0 to 1, got {v!r}")
+            kw["temperature"] = t
+        if (v := get("FAIL_CLOSED")) is not None:
+            low = v.lower()
+            if low in _TRUE:
+                kw["fail_closed"] = True
+            elif low in _FALSE:
+                kw["fail_closed"] = False
+            else:
+                raise ValueError(f"{ENV_PREFIX}FAIL_CLOSED must be one of 1/true/t/yes/y/on or "
+                                 f"0/false/f/no/n/off, got {v!r}")
+        kw.update(overrides)
+        return cls(**kw)
+
+    def to_json(self) -> Dict[str, Any]:
+        """The config as the C ABI's selector_new expects it."""
+        d = asdict(self)
+        return d

@@ -1,0 +1,120 @@
+"""Exceptions raised by toolselect.
+
+Model and network failures are never raised by selection (it returns ``[]``
+and reports the failure in the detailed result); these exceptions are for the
+caller's own mistakes and for a broken environment.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, Optional
+
+
+class ToolSelectError(Exception):
+    """Base class: a call into the library failed.
+
+    ``code`` and ``kind`` are the C return code and its name (see
+    ``cabi/toolselect.h``); ``detail`` holds structured data when the library
+    sent some (e.g. every refused tool).
+    """
+
+    code: int = 6
+    kind: str = "internal"
+
+    def __init__(self, message: str, *, code: Optional[int] = None, kind: Optional[str] = None,
+                 detail: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        if kind is not None:
+            self.kind = kind
+        self.detail = detail
+
+
+class ArgumentError(ToolSelectError, ValueError):
+    """A bad argument: NULL, invalid UTF-8, malformed JSON, a bad value or config."""
+
+    code, kind = 1, "argument"
+
+
+class HandleError(ToolSelectError, ValueError):
+    """An unknown, closed or wrong-kind handle (e.g. using a closed registry)."""
+
+    code, kind = 2, "handle"
+
+
+class UnknownToolError(ToolSelectError, LookupError):
+    """The tool is not registered."""
+
+    code, kind = 3, "not_found"
+
+
+class RegistrationError(ToolSelectError, ValueError):
+    """The registry refused a tool or catalog; ``refused`` lists each tool and why."""
+
+    code, kind = 4, "rejected"
+
+    @property
+    def refused(self) -> "list[dict[str, Any]]":
+        if isinstance(self.detail, dict):
+            return list(self.detail.get("refused") or [])
+        return []
+
+
+class CancelledError(ToolSelectError):
+    """The call was cancelled."""
+
+    code, kind = 5, "canceled"
+
+
+class InternalError(ToolSelectError, RuntimeError):
+    """A bug: the library recovered a panic or failed unexpectedly."""
+
+    code, kind = 6, "internal"
+
+
+class PointerError(ToolSelectError, RuntimeError):
+    """toolselect_free was given a pointer the library did not return (or freed twice)."""
+
+    code, kind = 7, "pointer"
+
+
+class InvalidArgumentsError(ToolSelectError, ValueError):
+    """Arguments for a tool do not satisfy its schema; ``violations`` says where and why."""
+
+    code, kind = 1, "invalid_args"
+
+    def __init__(self, message: str, *, tool: str = "", violations: Any = None) -> None:
+        super().__init__(message)
+        self.tool = tool
+        self.violations = list(violations or [])
+
+
+class ForkedProcessError(ToolSelectError, RuntimeError):
+    """The library was loaded before this process was forked; use spawn or forkserver."""
+
+    code, kind = -1, "forked"
+
+
+class LibraryNotFoundError(ToolSelectError, ImportError):
+    """libtoolselect.so could not be found or loaded."""
+
+    code, kind = -2, "library"
+
+
+_BY_CODE: Dict[int, type] = {
+    1: ArgumentError, 2: HandleError, 3: UnknownToolError, 4: RegistrationError,
+    5: CancelledError, 6: InternalError, 7: PointerError,
+}
+
+
+def error_from_body(rc: int, body: bytes) -> ToolSelectError:
+    """Build the exception for a failed call from its return code and body."""
+    cls = _BY_CODE.get(rc, ToolSelectError)
+    try:
+        err = json.loads(body)["error"]
+        return cls(str(err.get("message", "")), code=rc, kind=err.get("kind"), detail=err.get("detail"))
+    except Exception:  # noqa: BLE001 - a body we cannot read is still an error
+        return cls(f"toolselect call failed with code {rc}: {body[:200]!r}", code=rc)

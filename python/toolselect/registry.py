@@ -1,0 +1,266 @@
+"""ToolRegistry: the Go registry with Python callables attached."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, TypeVar, Union, overload
+
+from . import _lib
+from ._handle import Handle
+from .errors import InvalidArgumentsError, UnknownToolError
+from .types import ToolCall
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Provider formats accepted by :meth:`ToolRegistry.view`.
+FORMATS = ("canonical", "schema", "openai", "openai-responses", "anthropic", "ollama", "mcp")
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule: the JSON pointer of the value, the schema keyword, and why."""
+
+    pointer: str
+    rule: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The verdict on one argument document. Truthy when valid."""
+
+    tool: str
+    valid: bool
+    violations: List[Violation] = field(default_factory=list)
+    validated: bool = True
+    message: str = ""
+
+    def __bool__(self) -> bool:
+        return self.valid
+
+
+class ToolRegistry(Handle):
+    """A registry of tools backed by the Go registry.
+
+    Schemas are checked and compiled once, at registration; argument checks
+    reuse the compiled validator. Register Python callables with
+    :meth:`register` (directly or as a decorator) or load a catalog file with
+    :meth:`load_catalog`; :meth:`get_tools_schema` returns the JSON text
+    Python agent code expects, and :meth:`view` the provider formats.
+    """
+
+    _close_fn = "toolselect_registry_close"
+    _kind = "registry"
+
+    def __init__(self, *, limits: Optional[Mapping[str, int]] = None) -> None:
+        opts = json.dumps({"limits": _limits(limits)}) if limits else None
+        h = _lib.call("toolselect_registry_new", _lib.cstr(opts))["handle"]
+        super().__init__(h)
+        self._fns: Dict[str, Callable[..., Any]] = {}
+
+    # -- registration -------------------------------------------------------
+
+    @overload
+    def register(self, name: str, fn: F, *, description: Optional[str] = ..., parameters: Any = ...,
+                 safe: bool = ..., tags: Iterable[str] = ..., roles: Iterable[str] = ...,
+                 capabilities: Iterable[str] = ..., metadata: Optional[Mapping[str, Any]] = ...,
+                 strict: bool = ..., allow_no_schema: bool = ..., no_schema_mode: Optional[str] = ...) -> F: ...
+
+    @overload
+    def register(self, name: str, fn: None = ..., *, description: Optional[str] = ..., parameters: Any = ...,
+                 safe: bool = ..., tags: Iterable[str] = ..., roles: Iterable[str] = ...,
+                 capabilities: Iterable[str] = ..., metadata: Optional[Mapping[str, Any]] = ...,
+                 strict: bool = ..., allow_no_schema: bool = ...,
+                 no_schema_mode: Optional[str] = ...) -> Callable[[F], F]: ...
+
+    def register(self, name: str, fn: Optional[Callable[..., Any]] = None, *, description: Optional[str] = None,
+                 parameters: Any = None, safe: bool = True, tags: Iterable[str] = (), roles: Iterable[str] = (),
+                 capabilities: Iterable[str] = (), metadata: Optional[Mapping[str, Any]] = None,
+                 strict: bool = False, allow_no_schema: bool = False,
+                 no_schema_mode: Optional[str] = None) -> Any:
+        """Register a tool and the callable that runs it.
+
+        ``parameters`` is the JSON Schema of the arguments (a dict, or JSON
+        text kept byte for byte). ``description`` defaults to the callable's
+        docstring. Without ``fn`` this returns a decorator::
+
+            @registry.register("add", description="Add two numbers",
+                               parameters={"type": "object", ...})
+            def add(a: int, b: int) -> int: ...
+
+        Raises :class:`~toolselect.errors.RegistrationError` naming the tool
+        and the problem (duplicate name, missing or invalid schema, ...).
+        """
+        def apply(f: Any) -> Any:
+            desc = description
+            if desc is None and f is not None:
+                desc = inspect.getdoc(f) or ""
+            tool: Dict[str, Any] = {"type": "function", "name": name, "description": desc or "", "safe": bool(safe)}
+            if parameters is not None:
+                tool["parameters"] = _RawJSON(parameters)
+            if strict:
+                tool["strict"] = True
+            if allow_no_schema:
+                tool["allowNoSchema"] = True
+            if no_schema_mode:
+                tool["noSchemaMode"] = no_schema_mode
+            for key, seq in (("tags", tags), ("roles", roles), ("capabilities", capabilities)):
+                if isinstance(seq, str):
+                    raise TypeError(f"{key} must be a sequence of strings, not a string")
+                items = list(seq)
+                if items:
+                    tool[key] = items
+            if metadata:
+                tool["metadata"] = dict(metadata)
+            _lib.call("toolselect_registry_register", self.handle, _lib.cstr(_dump_tool(tool)))
+            if f is not None:
+                self._fns[name] = f
+            return f
+
+        if fn is None:
+            return apply
+        return apply(fn)
+
+    def register_tools(self, tools: Union[str, Sequence[Mapping[str, Any]]]) -> int:
+        """Register canonical tool definitions (a list of dicts or JSON text), all or none."""
+        text = tools if isinstance(tools, str) else json.dumps(list(tools))
+        return int(_lib.call("toolselect_registry_register", self.handle, _lib.cstr(text))["registered"])
+
+    def load_catalog(self, source: Union[str, bytes, "os.PathLike[str]"]) -> int:
+        """Register every tool of a catalog, all or none. ``source`` is a path
+        or the catalog text itself (canonical JSON array or JSON Lines, an
+        OpenAI or Anthropic tools array, or an MCP tools/list result)."""
+        if isinstance(source, os.PathLike) or (isinstance(source, str) and not source.lstrip().startswith(("[", "{"))):
+            with open(source, "rb") as fh:
+                data = fh.read()
+        else:
+            data = source.encode("utf-8") if isinstance(source, str) else source
+        return int(_lib.call("toolselect_registry_load_catalog", self.handle, data)["registered"])
+
+    def bind(self, name: str, fn: Callable[..., Any]) -> None:
+        """Attach a callable to a tool already registered (e.g. loaded from a catalog)."""
+        self.validate(name, {})  # raises UnknownToolError for an unknown name
+        self._fns[name] = fn
+
+    # -- reading ------------------------------------------------------------
+
+    def get_tools_schema(self) -> str:
+        """The tools as JSON text: ``[{"name","description","parameters"}]``."""
+        return _lib.call_text("toolselect_registry_schema", self.handle)
+
+    def view(self, format: str = "canonical") -> List[Dict[str, Any]]:
+        """Every tool in a provider format: one of :data:`FORMATS`. Names a
+        provider forbids are mapped reversibly (a call coming back under the
+        mapped name still resolves)."""
+        return _lib.call("toolselect_registry_view", self.handle, _lib.cstr(format))
+
+    def openai_tools(self) -> List[Dict[str, Any]]:
+        """Chat Completions ``tools`` entries."""
+        return self.view("openai")
+
+    def anthropic_tools(self) -> List[Dict[str, Any]]:
+        """Anthropic Messages API tools."""
+        return self.view("anthropic")
+
+    def mcp_tools(self) -> List[Dict[str, Any]]:
+        """MCP ``Tool`` objects."""
+        return self.view("mcp")
+
+    def names(self) -> List[str]:
+        return [t["name"] for t in json.loads(self.get_tools_schema())]
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        try:
+            self.validate(name, {})
+        except UnknownToolError:
+            return False
+        return True
+
+    # -- validation and running ----------------------------------------------
+
+    def validate(self, tool: str, args: Union[Mapping[str, Any], str, bytes, None]) -> Validation:
+        """Check arguments (a dict, or JSON text as a model sent it) against
+        the tool's schema. Returns a :class:`Validation` listing every
+        violation; raises :class:`UnknownToolError` for an unknown tool."""
+        if args is None:
+            text: Any = b"{}"
+        elif isinstance(args, (str, bytes)):
+            text = _lib.cstr(args)
+        else:
+            text = json.dumps(args, separators=(",", ":")).encode()
+        r = _lib.call("toolselect_registry_validate", self.handle, _lib.cstr(tool), text)
+        return Validation(
+            tool=r["tool"], valid=r["valid"], validated=r.get("validated", True), message=r.get("message", ""),
+            violations=[Violation(v["pointer"], v["rule"], v["message"]) for v in r.get("violations") or []],
+        )
+
+    def _prepare(self, call: Union[ToolCall, str], args: Optional[Mapping[str, Any]]) -> "tuple[Callable[..., Any], Dict[str, Any]]":
+        if isinstance(call, ToolCall):
+            name, a = call.tool, dict(call.args)
+        else:
+            name, a = call, dict(args or {})
+        v = self.validate(name, a)
+        if not v.valid:
+            raise InvalidArgumentsError(v.message or f"invalid arguments for {name!r}", tool=v.tool,
+                                        violations=v.violations)
+        fn = self._fns.get(v.tool)
+        if fn is None:
+            raise UnknownToolError(f"tool {v.tool!r} has no Python callable (register it with fn, or bind())")
+        return fn, a
+
+    def run(self, call: Union[ToolCall, str], args: Optional[Mapping[str, Any]] = None) -> Any:
+        """Validate a selected call and run its Python callable with the
+        arguments as keywords. Invalid arguments raise
+        :class:`InvalidArgumentsError` and the callable is not run. For an
+        ``async def`` tool the coroutine is returned (use :meth:`arun`)."""
+        fn, a = self._prepare(call, args)
+        return fn(**a)
+
+    async def arun(self, call: Union[ToolCall, str], args: Optional[Mapping[str, Any]] = None) -> Any:
+        """:meth:`run`, awaiting the result when the tool is ``async``."""
+        fn, a = self._prepare(call, args)
+        out = fn(**a)
+        if inspect.isawaitable(out):
+            out = await out
+        return out
+
+
+class _RawJSON:
+    """A schema given as JSON text, embedded verbatim by _dump_tool."""
+
+    def __init__(self, value: Any) -> None:
+        if isinstance(value, (bytes, bytearray)):
+            value = value.decode("utf-8")
+        if isinstance(value, str):
+            json.loads(value)  # raise ValueError early for text that is not JSON
+            self.text = value
+        else:
+            self.text = json.dumps(value)
+
+
+def _dump_tool(tool: Dict[str, Any]) -> str:
+    raw = {k: v for k, v in tool.items() if isinstance(v, _RawJSON)}
+    plain = {k: v for k, v in tool.items() if not isinstance(v, _RawJSON)}
+    text = json.dumps(plain)
+    for k, v in raw.items():
+        text = text[:-1] + ("," if len(text) > 2 else "") + json.dumps(k) + ":" + v.text + "}"
+    return text
+
+
+def _limits(limits: Mapping[str, int]) -> Dict[str, int]:
+    names = {"max_schema_bytes": "MaxSchemaBytes", "max_schema_depth": "MaxSchemaDepth", "max_enum": "MaxEnum",
+             "max_args_bytes": "MaxArgsBytes", "max_args_depth": "MaxArgsDepth"}
+    out = {}
+    for k, v in limits.items():
+        if k not in names:
+            raise ValueError(f"unknown limit {k!r} (want one of {', '.join(names)})")
+        out[names[k]] = int(v)
+    return out
