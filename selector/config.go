@@ -1,0 +1,376 @@
+package selector
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"reflect"
+	"strings"
+
+	"github.com/caarlos0/env/v11"
+	"github.com/go-playground/validator/v10"
+)
+
+// Defaults, identical to the Python code the selector replaces.
+const (
+	DefaultModel            = "glm-4.5-air"
+	DefaultMaxCalls         = 5
+	DefaultTimeoutS         = 30
+	DefaultTemperature      = 0.0
+	DefaultFailClosed       = true
+	DefaultMode             = ModeJSON
+	DefaultMaxResponseBytes = 4 << 20 // 4 MiB
+)
+
+// The two ways of asking the model, one policy.
+const (
+	// ModeJSON asks for the `{"calls":[...]}` contract with response_format json_object.
+	ModeJSON = "json"
+	// ModeNative sends the offered tools in the provider's `tools` format and
+	// hydrates the model's tool_calls.
+	ModeNative = "native"
+)
+
+// Environment variable names read by ConfigFromEnv.
+const (
+	EnvModel            = "LLM_COMMON_TOOL_SELECTION_MODEL"
+	EnvFallbackModel    = "LLM_COMMON_TOOL_SELECTION_FALLBACK_MODEL"
+	EnvMaxCalls         = "LLM_COMMON_TOOL_SELECTION_MAX_CALLS"
+	EnvTimeoutS         = "LLM_COMMON_TOOL_SELECTION_TIMEOUT_S"
+	EnvFailClosed       = "LLM_COMMON_TOOL_SELECTION_FAIL_CLOSED"
+	EnvTemperature      = "LLM_COMMON_TOOL_SELECTION_TEMPERATURE"
+	EnvBaseURL          = "LLM_COMMON_TOOL_SELECTION_BASE_URL"
+	EnvAPIKey           = "LLM_COMMON_TOOL_SELECTION_API_KEY"
+	EnvMode             = "LLM_COMMON_TOOL_SELECTION_MODE"
+	EnvMaxResponseBytes = "LLM_COMMON_TOOL_SELECTION_MAX_RESPONSE_BYTES"
+	EnvOpenAIBaseURL    = "OPENAI_BASE_URL"
+	EnvOpenAIAPIKey     = "OPENAI_API_KEY"
+)
+
+// Config configures a ToolSelector. Build one with DefaultConfig, ConfigFromEnv
+// or ConfigFromJSON; a nil *Config passed to New means DefaultConfig().
+//
+// New fills a zero Model, MaxCalls, TimeoutS, Mode or MaxResponseBytes with
+// its default. Temperature and FailClosed are taken as given, because their
+// zero values are meaningful: a Config literal that does not set FailClosed is
+// fail-open. Start from DefaultConfig() to keep the fail-closed default.
+//
+// The API key never appears in String, GoString, LogValue or MarshalJSON output.
+type Config struct {
+	// Model is the primary model (LLM_COMMON_TOOL_SELECTION_MODEL).
+	Model string `json:"model" validate:"required"`
+	// FallbackModel is tried once after any failure of the primary; empty means none.
+	FallbackModel string `json:"fallback_model"`
+	// MaxCalls caps the calls returned, keeping the model's order (1-20).
+	MaxCalls int `json:"max_calls" validate:"min=1,max=20"`
+	// TimeoutS bounds each attempt in seconds (1-120); the caller's context deadline, if sooner, wins.
+	TimeoutS int `json:"timeout_s" validate:"min=1,max=120"`
+	// Temperature is sent to the model as given, 0 included (0-1).
+	Temperature float64 `json:"temperature" validate:"gte=0,lte=1"`
+	// FailClosed makes any invalid call fail the attempt; when false invalid calls are dropped and reported.
+	FailClosed bool `json:"fail_closed"`
+	// BaseURL is the OpenAI-compatible endpoint; empty means the go-openai default (api.openai.com).
+	BaseURL string `json:"base_url" validate:"omitempty,http_url"`
+	// APIKey authenticates to the endpoint; it may be empty (e.g. Ollama).
+	APIKey string `json:"api_key"`
+	// Mode is ModeJSON (the `calls` contract) or ModeNative (provider tool_calls).
+	Mode string `json:"mode" validate:"oneof=json native"`
+	// MaxResponseBytes bounds a response body; a larger one is refused unread (1 KiB - 1 GiB).
+	MaxResponseBytes int64 `json:"max_response_bytes" validate:"min=1024,max=1073741824"`
+}
+
+// DefaultConfig returns the documented defaults.
+func DefaultConfig() Config {
+	return Config{
+		Model:            DefaultModel,
+		MaxCalls:         DefaultMaxCalls,
+		TimeoutS:         DefaultTimeoutS,
+		Temperature:      DefaultTemperature,
+		FailClosed:       DefaultFailClosed,
+		Mode:             DefaultMode,
+		MaxResponseBytes: DefaultMaxResponseBytes,
+	}
+}
+
+// withDefaults fills the fields whose zero value is never valid.
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	if strings.TrimSpace(c.Model) == "" {
+		c.Model = d.Model
+	}
+	if c.MaxCalls == 0 {
+		c.MaxCalls = d.MaxCalls
+	}
+	if c.TimeoutS == 0 {
+		c.TimeoutS = d.TimeoutS
+	}
+	if c.Mode == "" {
+		c.Mode = d.Mode
+	}
+	if c.MaxResponseBytes == 0 {
+		c.MaxResponseBytes = d.MaxResponseBytes
+	}
+	return c
+}
+
+// ErrInvalidConfig is matched (errors.Is) by every *ConfigError.
+var ErrInvalidConfig = errors.New("invalid selector configuration")
+
+// ConfigError reports one malformed or out-of-range setting. It names the
+// environment variable and the accepted values; the value itself is shown
+// except for the API key and base URL, which may hold credentials.
+type ConfigError struct {
+	// Var is the environment variable, e.g. LLM_COMMON_TOOL_SELECTION_MAX_CALLS.
+	Var string
+	// Field is the Config field, e.g. MaxCalls.
+	Field string
+	// Value is the offending value as text ("" when withheld).
+	Value string
+	// Want describes the accepted values, e.g. "an integer from 1 to 20".
+	Want string
+	// Problem is "malformed" (does not parse) or "out of range".
+	Problem string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("%s (%s) is %s: want %s", e.Var, e.Field, e.Problem, e.Want)
+	}
+	return fmt.Sprintf("%s=%q (%s) is %s: want %s", e.Var, e.Value, e.Field, e.Problem, e.Want)
+}
+
+// Is makes errors.Is(err, ErrInvalidConfig) true.
+func (e *ConfigError) Is(target error) bool { return target == ErrInvalidConfig }
+
+type fieldInfo struct {
+	env, want string
+	secret    bool
+}
+
+var configFields = map[string]fieldInfo{
+	"Model":            {EnvModel, "a non-empty model name", false},
+	"FallbackModel":    {EnvFallbackModel, "a model name, or unset for none", false},
+	"MaxCalls":         {EnvMaxCalls, "an integer from 1 to 20", false},
+	"TimeoutS":         {EnvTimeoutS, "an integer number of seconds from 1 to 120", false},
+	"Temperature":      {EnvTemperature, "a number from 0 to 1", false},
+	"FailClosed":       {EnvFailClosed, "one of 1, true, t, yes, y, on or 0, false, f, no, n, off (any case)", false},
+	"BaseURL":          {EnvBaseURL + " or " + EnvOpenAIBaseURL, "an http or https URL", true},
+	"APIKey":           {EnvAPIKey + " or " + EnvOpenAIAPIKey, "any text", true},
+	"Mode":             {EnvMode, "json or native", false},
+	"MaxResponseBytes": {EnvMaxResponseBytes, "an integer number of bytes from 1024 to 1073741824", false},
+}
+
+func configErr(field, value, problem string) *ConfigError {
+	info := configFields[field]
+	if info.secret {
+		value = ""
+	}
+	return &ConfigError{Var: info.env, Field: field, Value: value, Want: info.want, Problem: problem}
+}
+
+var validate = validator.New(validator.WithRequiredStructEnabled())
+
+// Validate checks every field and returns an errors.Join of *ConfigError, or nil.
+func (c Config) Validate() error {
+	var errs []error
+	if math.IsNaN(c.Temperature) || math.IsInf(c.Temperature, 0) {
+		errs = append(errs, configErr("Temperature", fmt.Sprint(c.Temperature), "out of range"))
+	}
+	if err := validate.Struct(c); err != nil {
+		var ves validator.ValidationErrors
+		if !errors.As(err, &ves) {
+			return err
+		}
+		for _, fe := range ves {
+			if fe.StructField() == "Temperature" && len(errs) > 0 {
+				continue // already reported as NaN/Inf
+			}
+			problem := "out of range"
+			if fe.Tag() == "required" || fe.Tag() == "oneof" || fe.Tag() == "http_url" {
+				problem = "invalid"
+			}
+			errs = append(errs, configErr(fe.StructField(), fmt.Sprint(fe.Value()), problem))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// envConfig is the environment's view: the selector's own variables plus the
+// OPENAI_* fallbacks for the endpoint.
+type envConfig struct {
+	Model            string  `env:"LLM_COMMON_TOOL_SELECTION_MODEL" envDefault:"glm-4.5-air"`
+	FallbackModel    string  `env:"LLM_COMMON_TOOL_SELECTION_FALLBACK_MODEL"`
+	MaxCalls         int     `env:"LLM_COMMON_TOOL_SELECTION_MAX_CALLS" envDefault:"5"`
+	TimeoutS         int     `env:"LLM_COMMON_TOOL_SELECTION_TIMEOUT_S" envDefault:"30"`
+	FailClosed       bool    `env:"LLM_COMMON_TOOL_SELECTION_FAIL_CLOSED" envDefault:"true"`
+	Temperature      float64 `env:"LLM_COMMON_TOOL_SELECTION_TEMPERATURE" envDefault:"0.0"`
+	BaseURL          string  `env:"LLM_COMMON_TOOL_SELECTION_BASE_URL"`
+	APIKey           string  `env:"LLM_COMMON_TOOL_SELECTION_API_KEY"`
+	OpenAIBaseURL    string  `env:"OPENAI_BASE_URL"`
+	OpenAIAPIKey     string  `env:"OPENAI_API_KEY"`
+	Mode             string  `env:"LLM_COMMON_TOOL_SELECTION_MODE" envDefault:"json"`
+	MaxResponseBytes int64   `env:"LLM_COMMON_TOOL_SELECTION_MAX_RESPONSE_BYTES" envDefault:"4194304"`
+}
+
+// ParseBool reads a boolean setting: 1/true/t/yes/y/on and 0/false/f/no/n/off,
+// case-insensitive, surrounding spaces ignored.
+func ParseBool(s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "true", "t", "yes", "y", "on":
+		return true, nil
+	case "0", "false", "f", "no", "n", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("not a boolean: %q", s)
+}
+
+// ConfigFromEnv reads the configuration from the process environment. An empty
+// variable counts as unset. A malformed or out-of-range value is an error
+// naming the variable and the accepted values; it is never replaced by the default.
+func ConfigFromEnv() (Config, error) {
+	return configFromEnv(nil)
+}
+
+// ConfigFromEnvMap is ConfigFromEnv reading from env instead of the process
+// environment (for tests, and for callers such as the C ABI that pass their
+// environment explicitly).
+func ConfigFromEnvMap(env map[string]string) (Config, error) {
+	if env == nil {
+		env = map[string]string{}
+	}
+	return configFromEnv(env)
+}
+
+func configFromEnv(environ map[string]string) (Config, error) {
+	if environ == nil {
+		environ = map[string]string{}
+		for _, kv := range os.Environ() {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				environ[k] = v
+			}
+		}
+	}
+	// Trim values so that "5 " and " json" read as meant; the trimmed value is
+	// what is parsed and reported.
+	trimmed := make(map[string]string, len(environ))
+	for k, v := range environ {
+		trimmed[k] = strings.TrimSpace(v)
+	}
+	var ec envConfig
+	err := env.ParseWithOptions(&ec, env.Options{
+		Environment: trimmed,
+		FuncMap: map[reflect.Type]env.ParserFunc{
+			reflect.TypeFor[bool](): func(v string) (any, error) { return ParseBool(v) },
+		},
+	})
+	if err != nil {
+		return Config{}, envError(err, trimmed)
+	}
+	c := Config{
+		Model:            ec.Model,
+		FallbackModel:    ec.FallbackModel,
+		MaxCalls:         ec.MaxCalls,
+		TimeoutS:         ec.TimeoutS,
+		FailClosed:       ec.FailClosed,
+		Temperature:      ec.Temperature,
+		BaseURL:          firstNonEmpty(ec.BaseURL, ec.OpenAIBaseURL),
+		APIKey:           firstNonEmpty(ec.APIKey, ec.OpenAIAPIKey),
+		Mode:             strings.ToLower(ec.Mode),
+		MaxResponseBytes: ec.MaxResponseBytes,
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// envError turns caarlos0/env parse errors into *ConfigError values.
+func envError(err error, environ map[string]string) error {
+	var agg env.AggregateError
+	if !errors.As(err, &agg) {
+		return err
+	}
+	var errs []error
+	for _, e := range agg.Errors {
+		var pe env.ParseError
+		if errors.As(e, &pe) {
+			if _, ok := configFields[pe.Name]; ok {
+				errs = append(errs, configErr(pe.Name, environ[configFields[pe.Name].env], "malformed"))
+				continue
+			}
+		}
+		errs = append(errs, fmt.Errorf("%w: %v", ErrInvalidConfig, e))
+	}
+	return errors.Join(errs...)
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// ConfigFromJSON reads a configuration given as JSON (snake_case keys, as
+// written by MarshalJSON plus "api_key"), starting from DefaultConfig: a
+// missing key keeps its default. Unknown keys are an error. It is how a caller
+// that reads its own environment (the Python package) passes configuration.
+func ConfigFromJSON(data []byte) (Config, error) {
+	c := DefaultConfig()
+	aux := struct {
+		*Config
+		APIKeySet *bool `json:"api_key_set"` // written by MarshalJSON; ignored
+	}{Config: &c}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&aux); err != nil {
+		return Config{}, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+	}
+	c.Mode = strings.ToLower(strings.TrimSpace(c.Mode))
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// MarshalJSON writes the configuration without the API key: "api_key_set"
+// says whether one is configured.
+func (c Config) MarshalJSON() ([]byte, error) {
+	type plain Config
+	return json.Marshal(struct {
+		plain
+		APIKey    string `json:"api_key,omitempty"`
+		APIKeySet bool   `json:"api_key_set"`
+	}{plain: plain(c), APIKeySet: c.APIKey != ""})
+}
+
+// String describes the configuration with the API key redacted.
+func (c Config) String() string {
+	b, _ := c.MarshalJSON()
+	return "selector.Config" + string(b)
+}
+
+// GoString is String, so %#v cannot print the API key either.
+func (c Config) GoString() string { return c.String() }
+
+// LogValue renders the configuration for log/slog without the API key.
+func (c Config) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("model", c.Model),
+		slog.String("fallback_model", c.FallbackModel),
+		slog.Int("max_calls", c.MaxCalls),
+		slog.Int("timeout_s", c.TimeoutS),
+		slog.Float64("temperature", c.Temperature),
+		slog.Bool("fail_closed", c.FailClosed),
+		slog.String("base_url", c.BaseURL),
+		slog.Bool("api_key_set", c.APIKey != ""),
+		slog.String("mode", c.Mode),
+		slog.Int64("max_response_bytes", c.MaxResponseBytes),
+	)
+}

@@ -1,0 +1,272 @@
+package selector
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+)
+
+// FailureKind says why an attempt failed.
+type FailureKind string
+
+// The failure kinds. Every failed attempt carries exactly one.
+const (
+	// KindTransport: the request did not complete (connection refused, reset, DNS, TLS...).
+	KindTransport FailureKind = "transport"
+	// KindTimeout: no reply within the per-attempt timeout or the caller's deadline.
+	KindTimeout FailureKind = "timeout"
+	// KindCanceled: the caller canceled its context.
+	KindCanceled FailureKind = "canceled"
+	// KindHTTPStatus: the server answered with an error status (429, 500, 502...).
+	KindHTTPStatus FailureKind = "http_status"
+	// KindResponseTooLarge: the response body exceeded Config.MaxResponseBytes.
+	KindResponseTooLarge FailureKind = "response_too_large"
+	// KindEmptyChoices: the completion had no choices.
+	KindEmptyChoices FailureKind = "empty_choices"
+	// KindParse: the reply was not the `calls` contract (or a native tool call's arguments were not a JSON object).
+	KindParse FailureKind = "parse"
+	// KindValidation: with fail-closed, at least one call named a tool not offered or had invalid args.
+	KindValidation FailureKind = "validation"
+)
+
+// FailureKinds lists every kind, in documentation order.
+var FailureKinds = []FailureKind{KindTransport, KindTimeout, KindCanceled, KindHTTPStatus, KindResponseTooLarge, KindEmptyChoices, KindParse, KindValidation}
+
+func (k FailureKind) known() bool {
+	for _, have := range FailureKinds {
+		if k == have {
+			return true
+		}
+	}
+	return false
+}
+
+// Sentinel errors.
+var (
+	// ErrFailClosed is matched by every *SelectionError: no attempt produced a
+	// valid selection, so the selector returned no calls.
+	ErrFailClosed = errors.New("tool selection failed closed")
+	// ErrResponseTooLarge is matched when a response body exceeds Config.MaxResponseBytes.
+	ErrResponseTooLarge = errors.New("response body too large")
+	// ErrEmptyChoices is matched when a completion has no choices.
+	ErrEmptyChoices = errors.New("completion has no choices")
+	// ErrBadRequest is matched by errors about the Request itself (no registry, no task).
+	ErrBadRequest = errors.New("invalid selection request")
+	// ErrNoClient is returned by Select on a ToolSelector built without a ChatClient.
+	ErrNoClient = errors.New("selector has no chat client (drive a Session instead)")
+)
+
+// ChatError is how a ChatClient reports a failure of known kind. Message is
+// the server's own message where there is one, never with the API key.
+type ChatError struct {
+	// Kind classifies the failure.
+	Kind FailureKind
+	// StatusCode is the HTTP status for KindHTTPStatus, else 0.
+	StatusCode int
+	// Message says what went wrong.
+	Message string
+	// Err is the underlying cause, if any (never a raw response body).
+	Err error
+}
+
+func (e *ChatError) Error() string { return e.Message }
+
+// Unwrap returns the cause.
+func (e *ChatError) Unwrap() error { return e.Err }
+
+// DropReason says why a call was rejected.
+type DropReason string
+
+// The drop reasons.
+const (
+	// DropUnknownTool: the model named a tool the registry does not have.
+	DropUnknownTool DropReason = "unknown_tool"
+	// DropNotOffered: the tool exists but was not offered (unsafe, role- or
+	// capability-excluded, or filtered out by the prefilter).
+	DropNotOffered DropReason = "not_offered"
+	// DropInvalidArgs: the args failed the tool's schema.
+	DropInvalidArgs DropReason = "invalid_args"
+	// DropMaxCalls: a valid call beyond Config.MaxCalls.
+	DropMaxCalls DropReason = "max_calls"
+)
+
+// DroppedCall is a call the selector did not return, and why.
+type DroppedCall struct {
+	// Tool is the name as the model gave it.
+	Tool string `json:"tool"`
+	// Args as the model gave them (a JSON object).
+	Args json.RawMessage `json:"args"`
+	// Reason classifies the drop.
+	Reason DropReason `json:"reason"`
+	// Message explains it (for invalid args: every violation with its JSON pointer).
+	Message string `json:"message"`
+}
+
+// Attempt records one model call.
+type Attempt struct {
+	// Model asked.
+	Model string
+	// OK is true for the attempt whose calls were returned.
+	OK bool
+	// Kind and Message describe a failure (empty when OK).
+	Kind    FailureKind
+	Message string
+	// Latency from sending the request to having the reply (or failure).
+	Latency time.Duration
+	// PromptTokens and CompletionTokens as reported by the server.
+	PromptTokens, CompletionTokens int
+	// Rejected lists the calls that failed the checks in this attempt.
+	Rejected []DroppedCall
+}
+
+// attemptJSON is Attempt on the wire:
+// {"model","ok","error":{"kind","message"}|null,"latency_ms",...}.
+type attemptJSON struct {
+	Model            string         `json:"model"`
+	OK               bool           `json:"ok"`
+	Error            *ErrorInfo     `json:"error"`
+	LatencyMS        float64        `json:"latency_ms"`
+	PromptTokens     int            `json:"prompt_tokens,omitempty"`
+	CompletionTokens int            `json:"completion_tokens,omitempty"`
+	Rejected         []DroppedCall  `json:"rejected,omitempty"`
+}
+
+// ErrorInfo is an error as JSON: {"kind","message"}.
+type ErrorInfo struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// MarshalJSON writes {"model","ok","error":{"kind","message"}|null,"latency_ms",
+// "prompt_tokens","completion_tokens","rejected"}.
+func (a Attempt) MarshalJSON() ([]byte, error) {
+	j := attemptJSON{
+		Model: a.Model, OK: a.OK,
+		LatencyMS:    float64(a.Latency.Microseconds()) / 1000,
+		PromptTokens: a.PromptTokens, CompletionTokens: a.CompletionTokens,
+		Rejected: a.Rejected,
+	}
+	if !a.OK {
+		j.Error = &ErrorInfo{Kind: string(a.Kind), Message: a.Message}
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (a *Attempt) UnmarshalJSON(data []byte) error {
+	var j attemptJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*a = Attempt{Model: j.Model, OK: j.OK, Latency: time.Duration(j.LatencyMS * float64(time.Millisecond)),
+		PromptTokens: j.PromptTokens, CompletionTokens: j.CompletionTokens, Rejected: j.Rejected}
+	if j.Error != nil {
+		a.Kind, a.Message = FailureKind(j.Error.Kind), j.Error.Message
+	}
+	return nil
+}
+
+// SelectionError is returned when no attempt produced a valid selection. It
+// lists every attempt; errors.Is(err, ErrFailClosed) is true.
+type SelectionError struct {
+	Attempts []Attempt
+}
+
+func (e *SelectionError) Error() string {
+	if len(e.Attempts) == 0 {
+		return ErrFailClosed.Error() + ": no attempt was made"
+	}
+	parts := make([]string, len(e.Attempts))
+	for i, a := range e.Attempts {
+		parts[i] = fmt.Sprintf("%s: %s: %s (%s)", a.Model, a.Kind, a.Message, a.Latency.Round(time.Millisecond))
+	}
+	return ErrFailClosed.Error() + ": " + strings.Join(parts, "; ")
+}
+
+// Is makes errors.Is(err, ErrFailClosed) true.
+func (e *SelectionError) Is(target error) bool { return target == ErrFailClosed }
+
+// ErrorKind is the kind written for err in JSON output: "fail_closed" for a
+// *SelectionError, "bad_request" for ErrBadRequest, "config" for
+// ErrInvalidConfig, "prefilter" for a prefilter failure, otherwise "internal".
+func ErrorKind(err error) string {
+	var pe *prefilterError
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrFailClosed):
+		return "fail_closed"
+	case errors.Is(err, ErrBadRequest):
+		return "bad_request"
+	case errors.Is(err, ErrInvalidConfig):
+		return "config"
+	case errors.As(err, &pe):
+		return "prefilter"
+	}
+	return "internal"
+}
+
+// NewErrorInfo returns err as {"kind","message"}, or nil for a nil error.
+func NewErrorInfo(err error) *ErrorInfo {
+	if err == nil {
+		return nil
+	}
+	return &ErrorInfo{Kind: ErrorKind(err), Message: err.Error()}
+}
+
+type prefilterError struct{ err error }
+
+func (e *prefilterError) Error() string { return "selector: prefilter: " + e.err.Error() }
+func (e *prefilterError) Unwrap() error { return e.err }
+
+// classify maps a ChatClient error to a failure kind and message.
+func classify(err error) (FailureKind, string) {
+	var ce *ChatError
+	if errors.As(err, &ce) {
+		k := ce.Kind
+		if !k.known() {
+			k = KindTransport
+		}
+		return k, ce.Message
+	}
+	var ne net.Error
+	switch {
+	case errors.Is(err, ErrResponseTooLarge):
+		return KindResponseTooLarge, err.Error()
+	case errors.Is(err, ErrEmptyChoices):
+		return KindEmptyChoices, err.Error()
+	case errors.Is(err, context.DeadlineExceeded):
+		return KindTimeout, err.Error()
+	case errors.Is(err, context.Canceled):
+		return KindCanceled, err.Error()
+	case errors.As(err, &ne) && ne.Timeout():
+		return KindTimeout, err.Error()
+	}
+	return KindTransport, err.Error()
+}
+
+// redact removes every occurrence of key from s.
+func redact(s, key string) string {
+	if key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, key, "[REDACTED]")
+}
+
+// truncate keeps messages readable: at most n bytes, cut on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,324 @@
+package selector
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// openAIClient is the go-openai adapter of ChatClient.
+type openAIClient struct {
+	client *openai.Client
+	apiKey string
+}
+
+// NewOpenAIClient returns a ChatClient that speaks the OpenAI chat
+// completions wire format through github.com/sashabaranov/go-openai, to
+// cfg.BaseURL (or api.openai.com) with cfg.APIKey. It works with OpenAI, GLM,
+// Ollama, vLLM and other compatible servers.
+//
+// It handles go-openai's traps: the configured temperature reaches the wire
+// even when it is 0 (go-openai would drop it); an error keeps the server's own
+// message whatever the body's shape (OpenAI, Ollama's {"error":"..."}, vLLM,
+// HTML); response bodies larger than cfg.MaxResponseBytes are refused without
+// being read whole; and the API key is removed from every error message.
+//
+// httpClient may be nil. A client without a Timeout (the default
+// http.Client has none) is copied and given one of cfg.TimeoutS plus 5
+// seconds, a backstop behind the per-attempt context deadline.
+func NewOpenAIClient(cfg Config, httpClient *http.Client) (ChatClient, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	var hc http.Client
+	if httpClient != nil {
+		hc = *httpClient
+	}
+	if hc.Timeout == 0 {
+		hc.Timeout = time.Duration(cfg.TimeoutS)*time.Second + 5*time.Second
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	if cfg.BaseURL != "" {
+		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	}
+	oc.HTTPClient = &guardedDoer{client: &hc, limit: cfg.MaxResponseBytes}
+	return &openAIClient{client: openai.NewClientWithConfig(oc), apiKey: cfg.APIKey}, nil
+}
+
+type temperatureKey struct{}
+
+// Chat sends one chat completion. Failures are *ChatError values.
+func (c *openAIClient) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error) {
+	if req.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, req.Timeout)
+		defer cancel()
+	}
+	creq := openai.ChatCompletionRequest{
+		Model:       req.Model,
+		Temperature: float32(req.Temperature),
+		Messages:    make([]openai.ChatCompletionMessage, len(req.Messages)),
+	}
+	for i, m := range req.Messages {
+		creq.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+	}
+	if req.ResponseFormat != "" {
+		creq.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatType(req.ResponseFormat)}
+	}
+	for i, raw := range req.Tools {
+		var t struct {
+			Function struct {
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				Parameters  json.RawMessage `json:"parameters"`
+				Strict      bool            `json:"strict"`
+			} `json:"function"`
+		}
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return ChatResponse{}, &ChatError{Kind: KindTransport, Message: fmt.Sprintf("tools[%d] is not an OpenAI tool: %v", i, err)}
+		}
+		creq.Tools = append(creq.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters, Strict: t.Function.Strict,
+		}})
+	}
+	start := time.Now()
+	resp, err := c.client.CreateChatCompletion(context.WithValue(ctx, temperatureKey{}, req.Temperature), creq)
+	if err != nil {
+		return ChatResponse{}, c.chatError(ctx, err, time.Since(start))
+	}
+	out := ChatResponse{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
+	if len(resp.Choices) == 0 {
+		return out, &ChatError{Kind: KindEmptyChoices, Message: "the completion has no choices", Err: ErrEmptyChoices}
+	}
+	msg := resp.Choices[0].Message
+	out.Content = msg.Content
+	for _, tc := range msg.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, NativeCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	}
+	return out, nil
+}
+
+// chatError classifies a go-openai error, keeping the server's message and
+// never the API key. *openai.RequestError is checked before *openai.APIError:
+// an Ollama-style {"error":"..."} body arrives as a RequestError wrapping an
+// empty APIError.
+func (c *openAIClient) chatError(ctx context.Context, err error, elapsed time.Duration) error {
+	mk := func(kind FailureKind, status int, msg string, cause error) error {
+		return &ChatError{Kind: kind, StatusCode: status, Message: truncate(redact(msg, c.apiKey), 1024), Err: cause}
+	}
+	var (
+		reqErr *openai.RequestError
+		apiErr *openai.APIError
+		ne     net.Error
+	)
+	switch {
+	case errors.Is(err, ErrResponseTooLarge):
+		var tl *tooLargeError
+		errors.As(err, &tl)
+		return mk(KindResponseTooLarge, 0, tl.Error(), ErrResponseTooLarge)
+	case errors.As(err, &reqErr):
+		msg := serverMessage(reqErr.Body)
+		if msg == "" && errors.As(reqErr.Err, &apiErr) {
+			msg = apiErr.Message
+		}
+		return mk(KindHTTPStatus, reqErr.HTTPStatusCode, statusText(reqErr.HTTPStatusCode, msg), nil)
+	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode > 0:
+		return mk(KindHTTPStatus, apiErr.HTTPStatusCode, statusText(apiErr.HTTPStatusCode, apiErr.Message), nil)
+	case errors.Is(err, context.Canceled) && !errors.Is(context.Cause(ctx), context.DeadlineExceeded):
+		return mk(KindCanceled, 0, "the caller canceled the request", context.Canceled)
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return mk(KindTimeout, 0, fmt.Sprintf("no reply within %s", elapsed.Round(time.Millisecond)), context.DeadlineExceeded)
+	}
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &se) || errors.As(err, &te) {
+		return mk(KindTransport, 0, "the response is not a chat completion: "+err.Error(), nil)
+	}
+	return mk(KindTransport, 0, err.Error(), nil)
+}
+
+func statusText(code int, msg string) string {
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		msg = http.StatusText(code)
+	}
+	return fmt.Sprintf("HTTP %d: %s", code, msg)
+}
+
+var (
+	titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+	dropRE  = regexp.MustCompile(`(?is)<(script|style|head)[^>]*>.*?</(script|style|head)>`)
+	tagRE   = regexp.MustCompile(`(?s)<[^>]*>`)
+	spaceRE = regexp.MustCompile(`\s+`)
+)
+
+// serverMessage extracts the server's own message from an error body:
+// {"error":"..."} (Ollama), {"error":{"message":"..."}} (OpenAI),
+// {"message":"..."} (vLLM), {"detail":...} (FastAPI), HTML pages (title and
+// text), or plain text.
+func serverMessage(body []byte) string {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return ""
+	}
+	if body[0] == '{' {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(body, &m) == nil {
+			if msg := jsonMessage(m["error"]); msg != "" {
+				return msg
+			}
+			for _, k := range []string{"message", "detail", "error_description", "msg"} {
+				if msg := jsonMessage(m[k]); msg != "" {
+					return msg
+				}
+			}
+		}
+		return truncate(string(body), 512)
+	}
+	s := string(body)
+	if strings.Contains(s, "<") && strings.Contains(s, ">") {
+		title := ""
+		if t := titleRE.FindStringSubmatch(s); t != nil {
+			title = strings.TrimSpace(html.UnescapeString(spaceRE.ReplaceAllString(t[1], " ")))
+		}
+		s = dropRE.ReplaceAllString(s, " ")
+		s = tagRE.ReplaceAllString(s, " ")
+		s = strings.TrimSpace(spaceRE.ReplaceAllString(html.UnescapeString(s), " "))
+		if title != "" && !strings.HasPrefix(s, title) {
+			s = strings.TrimSpace(title + ": " + s)
+		}
+	} else {
+		s = strings.TrimSpace(spaceRE.ReplaceAllString(s, " "))
+	}
+	return truncate(s, 512)
+}
+
+// jsonMessage reads a message from a JSON value: a string, an object with a
+// "message" (or "msg"/"detail"), or anything else compacted.
+func jsonMessage(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || isNull(raw) {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return strings.TrimSpace(s)
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) == nil {
+		for _, k := range []string{"message", "msg", "detail"} {
+			if msg := jsonMessage(m[k]); msg != "" {
+				return msg
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) == nil {
+		return truncate(buf.String(), 512)
+	}
+	return ""
+}
+
+// guardedDoer is the HTTP layer under go-openai: it puts the exact configured
+// temperature on the wire and bounds response bodies.
+type guardedDoer struct {
+	client *http.Client
+	limit  int64
+}
+
+func (d *guardedDoer) Do(req *http.Request) (*http.Response, error) {
+	if t, ok := req.Context().Value(temperatureKey{}).(float64); ok && req.Body != nil {
+		if err := setTemperature(req, t); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.ContentLength > d.limit {
+		resp.Body.Close()
+		return nil, &tooLargeError{limit: d.limit, length: resp.ContentLength}
+	}
+	resp.Body = &limitedBody{rc: resp.Body, left: d.limit, limit: d.limit}
+	return resp, nil
+}
+
+// setTemperature rewrites the JSON request body so that "temperature" holds
+// t exactly: go-openai's float32 field with omitempty drops 0 and turns 0.1
+// into 0.10000000149011612.
+func setTemperature(req *http.Request, t float64) error {
+	body, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		return err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return fmt.Errorf("selector: request body is not a JSON object: %w", err)
+	}
+	m["temperature"] = json.RawMessage(strconv.FormatFloat(t, 'f', -1, 64))
+	body, err = json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	req.ContentLength = int64(len(body))
+	return nil
+}
+
+// tooLargeError reports a response body over the limit.
+type tooLargeError struct {
+	limit, length int64 // length is -1 when not announced
+}
+
+func (e *tooLargeError) Error() string {
+	if e.length > 0 {
+		return fmt.Sprintf("the response body is %d bytes, over the limit of %d (refused unread)", e.length, e.limit)
+	}
+	return fmt.Sprintf("the response body exceeds the limit of %d bytes", e.limit)
+}
+
+// Is makes errors.Is(err, ErrResponseTooLarge) true.
+func (e *tooLargeError) Is(target error) bool { return target == ErrResponseTooLarge }
+
+// limitedBody reads at most limit bytes and fails, rather than truncating,
+// when the body holds more.
+type limitedBody struct {
+	rc    io.ReadCloser
+	left  int64
+	limit int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		var one [1]byte
+		n, err := b.rc.Read(one[:])
+		if n > 0 {
+			return 0, &tooLargeError{limit: b.limit, length: -1}
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }

@@ -1,0 +1,206 @@
+package selector
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// rawCall is a call as the model wrote it, before any check.
+type rawCall struct {
+	Tool      string
+	Args      json.RawMessage // a compact JSON object
+	Reasoning string
+}
+
+// parseError is a reply that is not the contract.
+type parseError struct{ msg string }
+
+func (e *parseError) Error() string { return e.msg }
+
+func parseErrorf(format string, a ...any) error { return &parseError{fmt.Sprintf(format, a...)} }
+
+// stripFence removes one Markdown code fence around the whole reply
+// ("```" or "```json" ... "```"); anything else is returned unchanged.
+func stripFence(s string) string {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "```") || !strings.HasSuffix(s, "```") || len(s) < 6 {
+		return s
+	}
+	body := s[3 : len(s)-3]
+	nl := strings.IndexByte(body, '\n')
+	if nl < 0 {
+		return s
+	}
+	info := strings.TrimSpace(body[:nl])
+	if info != "" && !strings.EqualFold(info, "json") {
+		return s
+	}
+	return strings.TrimSpace(body[nl+1:])
+}
+
+// parseReply reads the JSON-mode answer: one JSON object {"calls":[...]},
+// optionally in a Markdown code fence. Each call has a string "tool", "args"
+// as a JSON object or a JSON-encoded object string (absent or null means {}),
+// and an optional string "reasoning". Unknown keys are ignored. Anything else
+// is a parse error.
+func parseReply(content string) ([]rawCall, error) {
+	body := stripFence(content)
+	if body == "" {
+		return nil, parseErrorf("the reply is empty; want a JSON object {\"calls\":[...]}")
+	}
+	if body[0] != '{' {
+		return nil, parseErrorf("the reply is not a JSON object (it starts with %q); want {\"calls\":[...]}", truncate(body, 40))
+	}
+	dec := json.NewDecoder(strings.NewReader(body))
+	var top map[string]json.RawMessage
+	if err := dec.Decode(&top); err != nil {
+		return nil, parseErrorf("the reply is not valid JSON: %v", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, parseErrorf("the reply has text after the JSON object")
+	}
+	callsRaw, ok := top["calls"]
+	if !ok {
+		return nil, parseErrorf("the reply has no \"calls\" key; want {\"calls\":[...]}")
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(callsRaw, &items); err != nil || items == nil {
+		return nil, parseErrorf("\"calls\" must be an array, got %s", jsonKind(callsRaw))
+	}
+	out := make([]rawCall, 0, len(items))
+	for i, item := range items {
+		c, err := parseCall(item)
+		if err != nil {
+			return nil, parseErrorf("calls[%d]: %v", i, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func parseCall(item json.RawMessage) (rawCall, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(item, &fields); err != nil || fields == nil {
+		return rawCall{}, fmt.Errorf("a call must be a JSON object, got %s", jsonKind(item))
+	}
+	var c rawCall
+	toolRaw, ok := fields["tool"]
+	if !ok {
+		return rawCall{}, errors.New("\"tool\" is missing")
+	}
+	if err := json.Unmarshal(toolRaw, &c.Tool); err != nil || !isJSONString(toolRaw) {
+		return rawCall{}, fmt.Errorf("\"tool\" must be a string, got %s", jsonKind(toolRaw))
+	}
+	if strings.TrimSpace(c.Tool) == "" {
+		return rawCall{}, errors.New("\"tool\" is empty")
+	}
+	args, err := argsObject(fields["args"])
+	if err != nil {
+		return rawCall{}, err
+	}
+	c.Args = args
+	if r, ok := fields["reasoning"]; ok && !isNull(r) {
+		if err := json.Unmarshal(r, &c.Reasoning); err != nil || !isJSONString(r) {
+			return rawCall{}, fmt.Errorf("\"reasoning\" must be a string, got %s", jsonKind(r))
+		}
+	}
+	return c, nil
+}
+
+// argsObject accepts args as a JSON object, a string holding a JSON object,
+// or absent/null (an empty object), and returns the compact object.
+func argsObject(raw json.RawMessage) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || isNull(raw) {
+		return json.RawMessage("{}"), nil
+	}
+	if isJSONString(raw) {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("\"args\" is not a valid JSON string: %v", err)
+		}
+		return decodeArgsString(s)
+	}
+	if raw[0] != '{' {
+		return nil, fmt.Errorf("\"args\" must be a JSON object or a string holding one, got %s", jsonKind(raw))
+	}
+	return compactObject(raw)
+}
+
+// decodeArgsString reads arguments given as a JSON-encoded string ("" is {}).
+func decodeArgsString(s string) (json.RawMessage, error) {
+	b := bytes.TrimSpace([]byte(s))
+	if len(b) == 0 {
+		return json.RawMessage("{}"), nil
+	}
+	if b[0] != '{' {
+		return nil, fmt.Errorf("the arguments string must hold a JSON object, got %s", jsonKind(b))
+	}
+	return compactObject(b)
+}
+
+func compactObject(b []byte) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return nil, fmt.Errorf("the arguments are not valid JSON: %v", err)
+	}
+	return json.RawMessage(buf.Bytes()), nil
+}
+
+// hydrateNative turns provider tool_calls into calls.
+func hydrateNative(calls []NativeCall) ([]rawCall, error) {
+	out := make([]rawCall, 0, len(calls))
+	for i, nc := range calls {
+		if strings.TrimSpace(nc.Name) == "" {
+			return nil, parseErrorf("tool_calls[%d]: the function name is empty", i)
+		}
+		args, err := decodeArgsString(nc.Arguments)
+		if err != nil {
+			// Some servers double-encode: a JSON string holding the object.
+			var inner string
+			if json.Unmarshal([]byte(nc.Arguments), &inner) == nil {
+				args, err = decodeArgsString(inner)
+			}
+		}
+		if err != nil {
+			return nil, parseErrorf("tool_calls[%d] (%s): %v", i, nc.Name, err)
+		}
+		out = append(out, rawCall{Tool: nc.Name, Args: args})
+	}
+	return out, nil
+}
+
+func isNull(b []byte) bool { return string(bytes.TrimSpace(b)) == "null" }
+
+func isJSONString(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '"'
+}
+
+// jsonKind names the JSON type of a document, for messages.
+func jsonKind(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch b[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	if b[0] == '-' || (b[0] >= '0' && b[0] <= '9') {
+		return "a number"
+	}
+	return "invalid JSON"
+}

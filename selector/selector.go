@@ -1,0 +1,97 @@
+package selector
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// ToolSelector asks a model which registered tools a task needs and returns
+// only calls that name an offered tool with arguments that validate. It is
+// safe for concurrent use.
+type ToolSelector struct {
+	client    ChatClient
+	cfg       Config
+	log       *slog.Logger
+	prefilter Prefilter
+	now       func() time.Time
+}
+
+// Option configures a ToolSelector.
+type Option func(*ToolSelector)
+
+// WithPrefilter narrows the eligible tools before they are offered (see Prefilter).
+func WithPrefilter(p Prefilter) Option { return func(s *ToolSelector) { s.prefilter = p } }
+
+// WithLogger sets the logger for attempt and decision records; the default
+// is slog.Default(). A nil logger discards records.
+func WithLogger(l *slog.Logger) Option {
+	return func(s *ToolSelector) {
+		if l == nil {
+			l = slog.New(slog.DiscardHandler)
+		}
+		s.log = l
+	}
+}
+
+// withClock replaces time.Now (tests).
+func withClock(now func() time.Time) Option { return func(s *ToolSelector) { s.now = now } }
+
+// New returns a ToolSelector that talks to the model through client. A nil
+// cfg means DefaultConfig(); zero Model, MaxCalls, TimeoutS, Mode and
+// MaxResponseBytes take their defaults (see Config). client may be nil when
+// the selector is only used through Sessions driven by the caller.
+func New(client ChatClient, cfg *Config, opts ...Option) (*ToolSelector, error) {
+	c := DefaultConfig()
+	if cfg != nil {
+		c = cfg.withDefaults()
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	s := &ToolSelector{client: client, cfg: c, log: slog.Default(), now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
+}
+
+// Config returns the effective configuration (defaults filled in).
+func (s *ToolSelector) Config() Config { return s.cfg }
+
+// SelectToolCalls returns the checked calls for the request: at most
+// MaxCalls, in the model's order, possibly none. When every attempt failed it
+// returns no calls and a *SelectionError (errors.Is(err, ErrFailClosed)).
+func (s *ToolSelector) SelectToolCalls(ctx context.Context, req Request) ([]ToolCall, error) {
+	r, err := s.Select(ctx, req)
+	if err != nil {
+		return []ToolCall{}, err
+	}
+	return r.Calls, nil
+}
+
+// Select is SelectToolCalls with the details: every attempt, the dropped
+// calls and the offered tools. The Result is never nil; on error its Calls
+// are empty. Errors are a *SelectionError, ErrBadRequest, ErrNoClient or a
+// prefilter failure.
+func (s *ToolSelector) Select(ctx context.Context, req Request) (*Result, error) {
+	if s.client == nil {
+		return &Result{Calls: []ToolCall{}}, ErrNoClient
+	}
+	ss, err := s.Begin(ctx, req)
+	if err != nil {
+		return &Result{Calls: []ToolCall{}}, err
+	}
+	act := ss.Next()
+	for act.Kind == ActionChat {
+		if err := ctx.Err(); err != nil {
+			act = ss.Feed(ChatResponse{}, err)
+			continue
+		}
+		actx, cancel := context.WithTimeout(ctx, act.Chat.Timeout)
+		resp, err := s.client.Chat(actx, *act.Chat)
+		cancel()
+		act = ss.Feed(resp, err)
+	}
+	return act.Result, act.Err
+}

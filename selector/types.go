@@ -1,0 +1,107 @@
+package selector
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+// SubTask is one step of a Task.
+type SubTask struct {
+	ID          string `json:"id,omitempty"`
+	Description string `json:"description"`
+}
+
+// Task is what the caller wants done.
+type Task struct {
+	ID          string    `json:"id,omitempty"`
+	Description string    `json:"description"`
+	SubTasks    []SubTask `json:"sub_tasks,omitempty"`
+}
+
+// ToolCall is one call selected by the model and checked by the selector:
+// Tool is the canonical registered name (even when the model answered with a
+// provider-mapped name) and Args is a JSON object that validated against the
+// tool's schema.
+type ToolCall struct {
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args"`
+	Reasoning string          `json:"reasoning,omitempty"`
+}
+
+// Request is one selection: the task, the registry to choose from, and the
+// filters that decide which tools may be offered at all.
+type Request struct {
+	// Task is required: a description, or at least a Query.
+	Task Task `json:"task"`
+	// Registry holds the candidate tools. Required.
+	Registry *registry.Registry `json:"-"`
+	// Query is an optional free-text query (also what a Prefilter ranks by).
+	Query string `json:"query,omitempty"`
+	// Context is optional caller state, shown to the model as JSON.
+	Context map[string]any `json:"context,omitempty"`
+	// Roles the caller holds; a tool with roles is offered only to one of them.
+	Roles []string `json:"roles,omitempty"`
+	// AllowUnsafe lets tools marked safe=false be offered.
+	AllowUnsafe bool `json:"allow_unsafe,omitempty"`
+	// Capabilities every offered tool must declare (e.g. "readOnly").
+	Capabilities []string `json:"capabilities,omitempty"`
+}
+
+// Prefilter narrows the eligible tools (already filtered for safety, roles and
+// capabilities, in catalog order) to the ones offered to the model. The rank
+// package provides one; nil offers every eligible tool. query is
+// Request.Query, or the task and sub-task descriptions when the query is
+// empty. Entries a Prefilter returns that were not eligible are ignored: a
+// prefilter can only narrow, never widen.
+type Prefilter func(ctx context.Context, query string, eligible []*registry.Entry) ([]*registry.Entry, error)
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// ChatRequest is what the selector asks a ChatClient to send.
+type ChatRequest struct {
+	// Model to ask.
+	Model string
+	// Messages: the system prompt and the user prompt.
+	Messages []Message
+	// Temperature must reach the wire as given, 0 included.
+	Temperature float64
+	// ResponseFormat is "json_object" (JSON mode) or "" (native mode).
+	ResponseFormat string
+	// Tools are OpenAI chat `tools` entries (native mode only), names provider-mapped.
+	Tools []json.RawMessage
+	// Timeout bounds this attempt: the smaller of Config.TimeoutS and the time
+	// left before the caller's deadline.
+	Timeout time.Duration
+}
+
+// NativeCall is one provider tool call: arguments arrive as a JSON string.
+type NativeCall struct {
+	ID        string `json:"id,omitempty"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ChatResponse is the first choice of a chat completion.
+type ChatResponse struct {
+	// Content is the assistant message text.
+	Content string
+	// ToolCalls are the provider tool calls (native mode).
+	ToolCalls []NativeCall
+	// PromptTokens and CompletionTokens report usage when the server does.
+	PromptTokens, CompletionTokens int
+}
+
+// ChatClient sends one chat completion. Implementations report failures with
+// a *ChatError where they can (so the failure kind is exact); other errors are
+// classified as timeout, canceled or transport. The go-openai adapter from
+// NewOpenAIClient is one implementation.
+type ChatClient interface {
+	Chat(ctx context.Context, req ChatRequest) (ChatResponse, error)
+}
