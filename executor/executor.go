@@ -80,7 +80,8 @@ type binding struct {
 }
 
 // Options configures an Executor. A nil *Options means defaults: no unsafe
-// tools, no roles, no approver, DefaultTimeout, no audit sink, no repair.
+// tools, no roles, no approver, DefaultTimeout, no audit sink, no repair,
+// no selector.
 type Options struct {
 	// AllowUnsafe lets tools marked safe: false run.
 	AllowUnsafe bool
@@ -92,8 +93,10 @@ type Options struct {
 	Timeout time.Duration
 	// Audit receives one Record per call; nil discards them.
 	Audit AuditSink
-	// Repairer, when set, is asked once to fix invalid arguments.
+	// Repairer, when set, is asked once to fix invalid arguments (see ChatRepairer).
 	Repairer Repairer
+	// Selector, when set, lets Resolve turn a task into calls (a *selector.ToolSelector).
+	Selector Selector
 }
 
 // Executor hydrates, checks and runs tool calls against a registry. It is

@@ -733,3 +733,10 @@ func TestResultContent(t *testing.T) {
 	assert.Equal(t, `[1,2]`, executor.Result{Value: []int{1, 2}}.Content())
 	assert.Equal(t, "bad", executor.Result{IsError: true, Error: "bad", Value: "ignored"}.Content())
 }
+
+func registryWithEcho(t *testing.T) *registry.Registry {
+	t.Helper()
+	reg := registry.New(nil)
+	require.NoError(t, reg.Register(tool("echo", msgSchema)))
+	return reg
+}

@@ -1,0 +1,112 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/toolselect/toolselect/selector"
+)
+
+// ChatRepairer is a Repairer that asks a chat model, through the selector's
+// ChatClient, to correct invalid arguments. It shows the model the tool's
+// description and schema, the arguments and every violation, and expects
+// {"args": {...}} back (JSON mode, optionally in a Markdown fence).
+type ChatRepairer struct {
+	// Client sends the chat request (e.g. selector.NewOpenAIClient).
+	Client selector.ChatClient
+	// Model to ask (e.g. the selector's Config.Model).
+	Model string
+	// Temperature is sent as given; 0 keeps repairs deterministic.
+	Temperature float64
+	// Timeout bounds the one request (0: 30s); the caller's deadline, if sooner, wins.
+	Timeout time.Duration
+}
+
+// NewChatRepairer returns a ChatRepairer using cfg's model, temperature and timeout.
+func NewChatRepairer(client selector.ChatClient, cfg selector.Config) *ChatRepairer {
+	return &ChatRepairer{Client: client, Model: cfg.Model, Temperature: cfg.Temperature, Timeout: time.Duration(cfg.TimeoutS) * time.Second}
+}
+
+// ErrRepairDeclined is returned when the model answers {"args": null}.
+var ErrRepairDeclined = errors.New("the model declined to repair the arguments")
+
+const repairSystemPrompt = `You repair the arguments of a tool call that failed validation.
+You are given the tool's name, description and JSON Schema, the arguments that were sent, and every violation (a JSON pointer into the arguments, the schema rule broken, and a message).
+Reply with exactly one JSON object: {"args": {...}} holding the corrected arguments.
+Keep the caller's intent and every valid value; change only what the violations require; never add properties the schema does not define.
+If the arguments cannot be repaired without guessing, reply {"args": null}.`
+
+// RepairArgs asks the model once.
+func (r *ChatRepairer) RepairArgs(ctx context.Context, req RepairRequest) (json.RawMessage, error) {
+	if r.Client == nil {
+		return nil, errors.New("repair: no chat client")
+	}
+	user := struct {
+		Tool        string          `json:"tool"`
+		Description string          `json:"description,omitempty"`
+		Schema      json.RawMessage `json:"schema,omitempty"`
+		Args        any             `json:"args"`
+		Violations  any             `json:"violations"`
+	}{Tool: req.Tool, Description: req.Description, Schema: req.Schema, Violations: req.Violations}
+	if json.Valid(req.Args) {
+		user.Args = req.Args
+	} else {
+		user.Args = string(req.Args) // broken JSON is shown as text
+	}
+	content, err := json.MarshalIndent(user, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("repair: %w", err)
+	}
+	timeout := r.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
+		timeout = time.Until(dl)
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	resp, err := r.Client.Chat(cctx, selector.ChatRequest{
+		Model: r.Model,
+		Messages: []selector.Message{
+			{Role: "system", Content: repairSystemPrompt},
+			{Role: "user", Content: string(content)},
+		},
+		Temperature:    r.Temperature,
+		ResponseFormat: "json_object",
+		Timeout:        timeout,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("repair: %w", err)
+	}
+	return parseRepair(resp.Content)
+}
+
+// parseRepair reads {"args": {...}} (the object, or a JSON string holding it).
+func parseRepair(content string) (json.RawMessage, error) {
+	s := strings.TrimSpace(content)
+	if strings.HasPrefix(s, "```") && strings.HasSuffix(s, "```") && len(s) >= 6 {
+		body := s[3 : len(s)-3]
+		if nl := strings.IndexByte(body, '\n'); nl >= 0 {
+			s = strings.TrimSpace(body[nl+1:])
+		}
+	}
+	var reply struct {
+		Args *json.RawMessage `json:"args"`
+	}
+	if err := json.Unmarshal([]byte(s), &reply); err != nil {
+		return nil, fmt.Errorf("repair: the reply is not a JSON object: %w", err)
+	}
+	if reply.Args == nil || string(*reply.Args) == "null" {
+		return nil, ErrRepairDeclined
+	}
+	args := normalizeArgs(*reply.Args)
+	if len(args) == 0 || args[0] != '{' {
+		return nil, errors.New(`repair: the reply's "args" is not a JSON object`)
+	}
+	return args, nil
+}

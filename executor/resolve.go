@@ -1,0 +1,79 @@
+package executor
+
+import (
+	"context"
+	"errors"
+
+	"github.com/toolselect/toolselect/selector"
+)
+
+// Selector is what Resolve needs; *selector.ToolSelector satisfies it.
+type Selector interface {
+	SelectToolCalls(ctx context.Context, req selector.Request) ([]selector.ToolCall, error)
+}
+
+// ErrNoSelector is returned by Resolve on an executor built without Options.Selector.
+var ErrNoSelector = errors.New("executor: no selector configured (set Options.Selector)")
+
+// Resolve turns a task into calls through the configured Selector. The
+// request is completed so that the model is offered only what this executor
+// would run: Registry defaults to the executor's, Roles to Options.Roles, and
+// unsafe tools are offered only when Options.AllowUnsafe is set. Selection
+// errors (e.g. a *selector.SelectionError, errors.Is selector.ErrFailClosed)
+// are returned unchanged, with no calls.
+func (e *Executor) Resolve(ctx context.Context, req selector.Request) ([]Call, error) {
+	if e.opts.Selector == nil {
+		return nil, ErrNoSelector
+	}
+	if req.Registry == nil {
+		req.Registry = e.reg
+	}
+	if req.Roles == nil {
+		req.Roles = e.opts.Roles
+	}
+	req.AllowUnsafe = req.AllowUnsafe && e.opts.AllowUnsafe
+	tcs, err := e.opts.Selector.SelectToolCalls(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return FromToolCalls(tcs), nil
+}
+
+// FromToolCall converts a selector call.
+func FromToolCall(tc selector.ToolCall) Call {
+	return Call{Tool: tc.Tool, Args: tc.Args, Reasoning: tc.Reasoning}
+}
+
+// FromToolCalls converts selector calls, keeping their order.
+func FromToolCalls(tcs []selector.ToolCall) []Call {
+	out := make([]Call, len(tcs))
+	for i, tc := range tcs {
+		out[i] = FromToolCall(tc)
+	}
+	return out
+}
+
+// FromNativeCall converts a provider tool call whose arguments are a JSON
+// string (selector.NativeCall, as a ChatClient returns it).
+func FromNativeCall(nc selector.NativeCall) Call {
+	return NewCall(nc.ID, nc.Name, nc.Arguments)
+}
+
+// Outcome of one call in CallAll.
+type CallOutcome struct {
+	Call   Call
+	Result Result
+	Err    error // a *CallError when the call was refused, invalid or canceled
+}
+
+// CallAll runs calls one after another, in order, and reports each outcome.
+// A refused or failing call does not stop the others; once ctx ends the
+// remaining calls are reported canceled.
+func (e *Executor) CallAll(ctx context.Context, calls []Call) []CallOutcome {
+	out := make([]CallOutcome, len(calls))
+	for i, c := range calls {
+		res, err := e.Call(ctx, c)
+		out[i] = CallOutcome{Call: c, Result: res, Err: err}
+	}
+	return out
+}

@@ -1,0 +1,164 @@
+package executor_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/selector"
+)
+
+// scriptedChat answers each Chat with the next reply and records the requests.
+type scriptedChat struct {
+	replies []string
+	errs    []error
+	reqs    []selector.ChatRequest
+}
+
+func (c *scriptedChat) Chat(_ context.Context, req selector.ChatRequest) (selector.ChatResponse, error) {
+	i := len(c.reqs)
+	c.reqs = append(c.reqs, req)
+	if i < len(c.errs) && c.errs[i] != nil {
+		return selector.ChatResponse{}, c.errs[i]
+	}
+	if i >= len(c.replies) {
+		return selector.ChatResponse{}, errors.New("no more replies")
+	}
+	return selector.ChatResponse{Content: c.replies[i]}, nil
+}
+
+func newSelector(t *testing.T, chat selector.ChatClient) *selector.ToolSelector {
+	t.Helper()
+	cfg := selector.DefaultConfig()
+	s, err := selector.New(chat, &cfg, selector.WithLogger(nil))
+	require.NoError(t, err)
+	return s
+}
+
+func TestResolveThenRun(t *testing.T) {
+	chat := &scriptedChat{replies: []string{`{"calls":[{"tool":"echo","args":{"msg":"one"},"reasoning":"first"},{"tool":"status","args":{}}]}`}}
+	ex, sink := fixture(t, &executor.Options{})
+	ex2 := executor.New(ex.Registry(), &executor.Options{Selector: newSelector(t, chat), Audit: sink})
+	for _, n := range []string{"echo", "status"} {
+		require.NoError(t, ex2.Handle(n, echo))
+	}
+	calls, err := ex2.Resolve(context.Background(), selector.Request{Task: selector.Task{Description: "say one, then check status"}})
+	require.NoError(t, err)
+	require.Len(t, calls, 2)
+	assert.Equal(t, "echo", calls[0].Tool)
+	assert.Equal(t, "first", calls[0].Reasoning)
+
+	// The executor's policy decides what is offered: no unsafe tool, no role-restricted one.
+	require.Len(t, chat.reqs, 1)
+	system := chat.reqs[0].Messages[0].Content
+	assert.NotContains(t, system, `"danger"`)
+	assert.NotContains(t, system, `"deploy"`)
+	assert.Contains(t, system, `"echo"`)
+
+	outs := ex2.CallAll(context.Background(), calls)
+	require.Len(t, outs, 2)
+	for _, o := range outs {
+		require.NoError(t, o.Err)
+		assert.Equal(t, executor.OutcomeOK, o.Result.Outcome)
+	}
+	assert.Len(t, sink.Records(), 2)
+}
+
+func TestResolveFailClosed(t *testing.T) {
+	chat := &scriptedChat{replies: []string{`not json`}}
+	reg := registryWithEcho(t)
+	ex := executor.New(reg, &executor.Options{Selector: newSelector(t, chat)})
+	calls, err := ex.Resolve(context.Background(), selector.Request{Task: selector.Task{Description: "x"}})
+	assert.Empty(t, calls)
+	assert.ErrorIs(t, err, selector.ErrFailClosed)
+	var se *selector.SelectionError
+	assert.True(t, errors.As(err, &se))
+}
+
+func TestResolveWithoutSelector(t *testing.T) {
+	ex := executor.New(registryWithEcho(t), nil)
+	_, err := ex.Resolve(context.Background(), selector.Request{Task: selector.Task{Description: "x"}})
+	assert.ErrorIs(t, err, executor.ErrNoSelector)
+}
+
+func TestFromNativeCall(t *testing.T) {
+	ex, _ := fixture(t, nil)
+	nc := selector.NativeCall{ID: "call_1", Name: "echo", Arguments: `{"msg":"native"}`}
+	res, err := ex.Call(context.Background(), executor.FromNativeCall(nc))
+	require.NoError(t, err)
+	assert.Equal(t, "call_1", res.ID)
+	assert.Equal(t, map[string]any{"msg": "native"}, res.Value)
+
+	tc := executor.FromToolCall(selector.ToolCall{Tool: "echo", Args: json.RawMessage(`{"msg":"sel"}`), Reasoning: "r"})
+	assert.Equal(t, executor.Call{Tool: "echo", Args: json.RawMessage(`{"msg":"sel"}`), Reasoning: "r"}, tc)
+}
+
+func TestCallAllContinuesAfterFailures(t *testing.T) {
+	ex, sink := fixture(t, nil)
+	outs := ex.CallAll(context.Background(), []executor.Call{
+		call("danger", `{"msg":"x"}`), call("echo", `{}`), call("echo", `{"msg":"ok"}`),
+	})
+	require.Len(t, outs, 3)
+	assert.ErrorIs(t, outs[0].Err, executor.ErrUnsafe)
+	assert.ErrorIs(t, outs[1].Err, executor.ErrInvalidArgs)
+	assert.NoError(t, outs[2].Err)
+	assert.Len(t, sink.Records(), 3)
+}
+
+func TestChatRepairer(t *testing.T) {
+	t.Run("repairs through the chat client", func(t *testing.T) {
+		chat := &scriptedChat{replies: []string{"```json\n{\"args\":{\"msg\":\"fixed\"}}\n```"}}
+		cfg := selector.DefaultConfig()
+		ex, sink := fixture(t, &executor.Options{Repairer: executor.NewChatRepairer(chat, cfg)})
+		res, err := ex.Call(context.Background(), call("echo", `{"message":"fixed"}`))
+		require.NoError(t, err)
+		assert.Equal(t, map[string]any{"msg": "fixed"}, res.Value)
+		require.Len(t, chat.reqs, 1, "one repair request")
+		req := chat.reqs[0]
+		assert.Equal(t, cfg.Model, req.Model)
+		assert.Equal(t, "json_object", req.ResponseFormat)
+		assert.Zero(t, req.Temperature)
+		user := req.Messages[1].Content
+		for _, want := range []string{`"tool": "echo"`, `"message": "fixed"`, `"rule": "required"`, `"rule": "additionalProperties"`, `"minLength"`} {
+			assert.Contains(t, user, want, "the model sees the tool, args, schema and violations")
+		}
+		assert.True(t, onlyRecord(t, sink).Repaired)
+	})
+	t.Run("broken JSON args are shown as text", func(t *testing.T) {
+		chat := &scriptedChat{replies: []string{`{"args":"{\"msg\":\"ok\"}"}`}}
+		ex, _ := fixture(t, &executor.Options{Repairer: executor.NewChatRepairer(chat, selector.DefaultConfig())})
+		_, err := ex.Call(context.Background(), call("echo", `"{msg: ok"`))
+		require.NoError(t, err)
+		assert.Contains(t, chat.reqs[0].Messages[1].Content, `"args": "{msg: ok"`)
+	})
+	for name, reply := range map[string]string{
+		"declined":   `{"args":null}`,
+		"not json":   `sure, here you go`,
+		"not object": `{"args":[1]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			chat := &scriptedChat{replies: []string{reply}}
+			ex, _ := fixture(t, &executor.Options{Repairer: executor.NewChatRepairer(chat, selector.DefaultConfig())})
+			_, err := ex.Call(context.Background(), call("echo", `{}`))
+			ce := callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
+			assert.Error(t, ce.RepairErr)
+			assert.Len(t, chat.reqs, 1)
+			if name == "declined" {
+				assert.ErrorIs(t, ce.RepairErr, executor.ErrRepairDeclined)
+			}
+		})
+	}
+	t.Run("transport error", func(t *testing.T) {
+		chat := &scriptedChat{errs: []error{errors.New("connection refused")}}
+		ex, _ := fixture(t, &executor.Options{Repairer: executor.NewChatRepairer(chat, selector.DefaultConfig())})
+		_, err := ex.Call(context.Background(), call("echo", `{}`))
+		ce := callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
+		assert.True(t, strings.Contains(ce.RepairErr.Error(), "connection refused"))
+	})
+}
