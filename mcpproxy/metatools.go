@@ -1,0 +1,97 @@
+package mcpproxy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const findToolSchema = `{"type":"object","properties":{` +
+	`"query":{"type":"string","minLength":1,"description":"What you want to do, in a few words (e.g. \"read a file\", \"add two numbers\")."},` +
+	`"limit":{"type":"integer","minimum":1,"maximum":50,"default":5,"description":"How many tools to return."}` +
+	`},"required":["query"],"additionalProperties":false}`
+
+const callToolSchema = `{"type":"object","properties":{` +
+	`"name":{"type":"string","minLength":1,"description":"The tool's name exactly as find_tool returned it."},` +
+	`"arguments":{"type":"object","description":"The tool's arguments, matching the inputSchema find_tool returned."}` +
+	`},"required":["name"],"additionalProperties":false}`
+
+func findToolDef() *mcp.Tool {
+	return &mcp.Tool{
+		Name:  FindToolName,
+		Title: "Find a tool",
+		Description: "Search the catalog of available tools. Returns the best matching tools with their name, " +
+			"description, inputSchema and a relevance score (0..1). Call a result with call_tool.",
+		InputSchema: json.RawMessage(findToolSchema),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
+	}
+}
+
+func callToolDef() *mcp.Tool {
+	return &mcp.Tool{
+		Name:  CallToolName,
+		Title: "Call a tool",
+		Description: "Call a tool found with find_tool. The arguments are validated against the tool's inputSchema " +
+			"first; violations come back as an error you can fix and retry. The tool's own result is returned unchanged.",
+		InputSchema: json.RawMessage(callToolSchema),
+	}
+}
+
+// metaArgs decodes a meta-tool's arguments strictly.
+func metaArgs(raw json.RawMessage, v any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+func (p *Proxy) handleFind(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in struct {
+		Query *string `json:"query"`
+		Limit *int    `json:"limit"`
+	}
+	if err := metaArgs(req.Params.Arguments, &in); err != nil {
+		return errorResult("invalid arguments for find_tool: "+err.Error()+`. Expected {"query": string, "limit"?: integer 1..50}.`,
+			map[string]any{"error": "invalid_arguments", "tool": FindToolName}), nil
+	}
+	if in.Query == nil || strings.TrimSpace(*in.Query) == "" {
+		return errorResult(`invalid arguments for find_tool: "query" is required and must not be empty.`,
+			map[string]any{"error": "invalid_arguments", "tool": FindToolName}), nil
+	}
+	limit := DefaultFindLimit
+	if in.Limit != nil {
+		if *in.Limit < 1 || *in.Limit > MaxFindLimit {
+			return errorResult(fmt.Sprintf(`invalid arguments for find_tool: "limit" must be between 1 and %d.`, MaxFindLimit),
+				map[string]any{"error": "invalid_arguments", "tool": FindToolName}), nil
+		}
+		limit = *in.Limit
+	}
+	found, err := p.FindTool(ctx, *in.Query, limit)
+	if err != nil {
+		return errorResult("find_tool failed: "+err.Error(), map[string]any{"error": "ranking_failed"}), nil
+	}
+	out := map[string]any{"tools": found}
+	text, _ := json.Marshal(out)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: out}, nil
+}
+
+func (p *Proxy) handleCall(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in struct {
+		Name      *string         `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := metaArgs(req.Params.Arguments, &in); err != nil {
+		return errorResult("invalid arguments for call_tool: "+err.Error()+`. Expected {"name": string, "arguments": object}.`,
+			map[string]any{"error": "invalid_arguments", "tool": CallToolName}), nil
+	}
+	if in.Name == nil || *in.Name == "" {
+		return errorResult(`invalid arguments for call_tool: "name" is required (a tool name returned by find_tool).`,
+			map[string]any{"error": "invalid_arguments", "tool": CallToolName}), nil
+	}
+	return p.CallTool(ctx, *in.Name, in.Arguments), nil
+}

@@ -1,0 +1,280 @@
+package mcpproxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ServeStdio serves MCP over in and out (newline-delimited JSON-RPC, the
+// stdio transport) until in reaches EOF or ctx is done.
+//
+// The SDK's stdio server cancels in-flight requests and drops their replies
+// as soon as its input reaches EOF, so a client that writes a request and
+// closes its end (echo '...' | toolselect mcp) would get nothing. ServeStdio
+// therefore holds the EOF back until every request read has been answered
+// (or drain, the grace period, has passed), then lets the session end.
+func (p *Proxy) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, drain time.Duration) error {
+	if drain <= 0 {
+		drain = p.cfg.timeout() + 5*time.Second
+	}
+	t := newDrainTransport(in, out, drain)
+	ss, err := p.server.Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- ss.Wait() }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		ss.Close()
+		<-done
+		err = ctx.Err()
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil
+	}
+	return err
+}
+
+// drainTracker counts JSON-RPC calls read and responses written.
+type drainTracker struct {
+	mu      sync.Mutex
+	pending int
+	idle    chan struct{} // closed when pending drops to 0 after EOF
+	eof     bool
+}
+
+func (d *drainTracker) read(line []byte) {
+	msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(line))
+	if err != nil {
+		return
+	}
+	if r, ok := msg.(*jsonrpc.Request); ok && r.IsCall() {
+		d.mu.Lock()
+		d.pending++
+		d.mu.Unlock()
+	}
+}
+
+func (d *drainTracker) wrote(line []byte) {
+	msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(line))
+	if err != nil {
+		return
+	}
+	if _, ok := msg.(*jsonrpc.Response); ok {
+		d.mu.Lock()
+		if d.pending > 0 {
+			d.pending--
+		}
+		if d.pending == 0 && d.eof && d.idle != nil {
+			close(d.idle)
+			d.idle = nil
+		}
+		d.mu.Unlock()
+	}
+}
+
+// waitIdle blocks until every call read so far is answered, or timeout.
+func (d *drainTracker) waitIdle(timeout time.Duration) {
+	d.mu.Lock()
+	d.eof = true
+	if d.pending == 0 {
+		d.mu.Unlock()
+		return
+	}
+	ch := make(chan struct{})
+	d.idle = ch
+	d.mu.Unlock()
+	select {
+	case <-ch:
+	case <-time.After(timeout):
+	}
+}
+
+// drainReader passes lines through, counting calls, and delays EOF.
+type drainReader struct {
+	r     *bufio.Reader
+	d     *drainTracker
+	drain time.Duration
+	buf   []byte
+}
+
+func (r *drainReader) Read(p []byte) (int, error) {
+	if len(r.buf) == 0 {
+		line, err := r.r.ReadBytes('\n')
+		if len(line) > 0 {
+			r.d.read(line)
+			r.buf = line
+		}
+		if err != nil && len(line) == 0 {
+			if err == io.EOF {
+				r.d.waitIdle(r.drain)
+			}
+			return 0, err
+		}
+	}
+	n := copy(p, r.buf)
+	r.buf = r.buf[n:]
+	return n, nil
+}
+
+// drainWriter counts responses; the SDK writes one message per Write.
+type drainWriter struct {
+	w   io.Writer
+	d   *drainTracker
+	mu  sync.Mutex
+	acc []byte
+}
+
+func (w *drainWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	w.mu.Lock()
+	w.acc = append(w.acc, p[:n]...)
+	for {
+		i := bytes.IndexByte(w.acc, '\n')
+		if i < 0 {
+			break
+		}
+		line := w.acc[:i]
+		w.acc = w.acc[i+1:]
+		w.d.wrote(line)
+	}
+	w.mu.Unlock()
+	return n, err
+}
+
+func newDrainTransport(in io.Reader, out io.Writer, drain time.Duration) mcp.Transport {
+	d := &drainTracker{}
+	return &mcp.IOTransport{
+		Reader: io.NopCloser(&drainReader{r: bufio.NewReaderSize(in, 64<<10), d: d, drain: drain}),
+		Writer: nopWriteCloser{&drainWriter{w: out, d: d}},
+	}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// HTTPOptions configures HTTPHandler. A nil *HTTPOptions means defaults.
+type HTTPOptions struct {
+	// AllowedHosts are host names (without port) accepted in Host and Origin
+	// headers besides the loopback names (localhost, 127.0.0.1, ::1).
+	AllowedHosts []string
+	// SessionTimeout closes idle sessions (default 30 minutes; negative
+	// keeps them forever).
+	SessionTimeout time.Duration
+}
+
+// The first protocol version served without sessions.
+const statelessProtocol = "2026-07-28"
+
+// HTTPHandler serves MCP over streamable HTTP. Clients that initialize with
+// a session-based protocol (up to 2025-11-25) get a stateful session; a
+// request announcing protocol 2026-07-28 or later in its MCP-Protocol-Version
+// header and carrying no session goes to a stateless handler, which the SDK's
+// stateful handler would refuse with -32022. Requests whose Host or Origin
+// names a host other than a loopback name or an allowed host are refused
+// with 403 (DNS-rebinding protection).
+func (p *Proxy) HTTPHandler(opts *HTTPOptions) http.Handler {
+	var o HTTPOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.SessionTimeout == 0 {
+		o.SessionTimeout = 30 * time.Minute
+	} else if o.SessionTimeout < 0 {
+		o.SessionTimeout = 0
+	}
+	get := func(*http.Request) *mcp.Server { return p.server }
+	stateful := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Logger: p.log, SessionTimeout: o.SessionTimeout})
+	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Logger: p.log, Stateless: true, PropagateRequestCancellation: true})
+	allowed := map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
+	for _, h := range o.AllowedHosts {
+		allowed[strings.ToLower(h)] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hostAllowed(r.Host, allowed) {
+			http.Error(w, "Forbidden: Host "+quoteHeader(r.Host)+" is not allowed (DNS rebinding protection)", http.StatusForbidden)
+			return
+		}
+		if origin := r.Header.Get("Origin"); origin != "" {
+			u, err := url.Parse(origin)
+			if err != nil || !hostAllowed(u.Host, allowed) {
+				http.Error(w, "Forbidden: Origin "+quoteHeader(origin)+" is not allowed (DNS rebinding protection)", http.StatusForbidden)
+				return
+			}
+		}
+		if r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get("MCP-Protocol-Version") >= statelessProtocol {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
+}
+
+func hostAllowed(hostport string, allowed map[string]bool) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.ToLower(strings.Trim(host, "[]"))
+	if allowed[host] {
+		return true
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return true
+	}
+	return false
+}
+
+func quoteHeader(s string) string {
+	if len(s) > 100 {
+		s = s[:100]
+	}
+	return "\"" + strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '"' {
+			return '?'
+		}
+		return r
+	}, s) + "\""
+}
+
+// ListenAndServe serves HTTPHandler at path /mcp on addr until ctx is done. ready, if
+// not nil, receives the bound address (useful with port 0).
+func (p *Proxy) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptions, ready func(net.Addr)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", p.HTTPHandler(opts))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		srv.Close()
+		return nil
+	}
+}

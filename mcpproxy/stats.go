@@ -1,0 +1,289 @@
+package mcpproxy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tiktoken-go/tokenizer/codec"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+var (
+	cl100kOnce sync.Once
+	cl100k     *codec.Codec
+)
+
+// CountTokens counts the cl100k_base tokens of s, offline.
+func CountTokens(s string) int {
+	cl100kOnce.Do(func() { cl100k = codec.NewCl100kBase() })
+	n, err := cl100k.Count(s)
+	if err != nil {
+		return len(s) / 4
+	}
+	return n
+}
+
+// Stats is the proxy's statistics view (the toolselect://stats resource and
+// `toolselect mcp stats`).
+type Stats struct {
+	Upstreams []UpstreamStats `json:"upstreams"`
+	// Catalogs counts the tools imported from catalog files (no upstream).
+	Catalogs *CatalogStats `json:"catalogs,omitempty"`
+	Tools    ToolCounts    `json:"tools"`
+	Tokens   TokenStats    `json:"tokens"`
+	FindTool OpStats       `json:"findTool"`
+	CallTool CallStats     `json:"callTool"`
+}
+
+// UpstreamStats describes one upstream.
+type UpstreamStats struct {
+	Name      string    `json:"name"`
+	Transport string    `json:"transport"` // "stdio" or "http"
+	State     string    `json:"state"`
+	Server    string    `json:"server,omitempty"`
+	LastError string    `json:"lastError,omitempty"`
+	Listed    int       `json:"listed"`   // tools the upstream listed
+	Imported  int       `json:"imported"` // tools in the index
+	Unsafe    int       `json:"unsafe"`   // imported tools marked destructive
+	Refused   []Refusal `json:"refused,omitempty"`
+	Connects  int       `json:"connects"`
+	Crashes   int       `json:"crashes"`
+	Calls     int       `json:"calls"`
+}
+
+// CatalogStats counts catalog-file tools.
+type CatalogStats struct {
+	Imported int      `json:"imported"`
+	Refused  []string `json:"refused,omitempty"`
+}
+
+// ToolCounts summarises the index.
+type ToolCounts struct {
+	Catalog  int `json:"catalog"`  // every imported tool
+	Findable int `json:"findable"` // what find_tool may return (unsafe excluded unless allowed)
+	Exposed  int `json:"exposed"`  // tools in tools/list, meta-tools included
+}
+
+// TokenStats compares the full catalog with what the agent is shown.
+type TokenStats struct {
+	Tokenizer string `json:"tokenizer"`
+	// FullCatalog is the tokens of every imported tool as an MCP tools/list
+	// result: what an agent connected directly to the upstreams would receive.
+	FullCatalog int `json:"fullCatalog"`
+	// Exposed is the tokens of the proxy's own tools/list result.
+	Exposed int `json:"exposed"`
+	// SavedPercent is 100 * (1 - Exposed/FullCatalog).
+	SavedPercent float64 `json:"savedPercent"`
+}
+
+// OpStats counts an operation and its latencies (milliseconds).
+type OpStats struct {
+	Count  int     `json:"count"`
+	Errors int     `json:"errors"`
+	P50ms  float64 `json:"p50ms"`
+	P95ms  float64 `json:"p95ms"`
+	MaxMs  float64 `json:"maxMs"`
+	MeanMs float64 `json:"meanMs"`
+}
+
+// CallStats adds call outcomes to OpStats.
+type CallStats struct {
+	OpStats
+	Outcomes map[string]int `json:"outcomes"`
+}
+
+// recorder accumulates counts and a bounded window of latencies.
+type recorder struct {
+	mu       sync.Mutex
+	finds    latencies
+	findErrs int
+	calls    latencies
+	outcomes map[string]int
+	perUp    map[string]int
+	catalog  CatalogStats
+}
+
+type latencies struct {
+	n      int
+	sum    time.Duration
+	max    time.Duration
+	window []time.Duration // last 1024
+}
+
+func (l *latencies) add(d time.Duration) {
+	l.n++
+	l.sum += d
+	l.max = max(l.max, d)
+	if len(l.window) == 1024 {
+		copy(l.window, l.window[1:])
+		l.window = l.window[:1023]
+	}
+	l.window = append(l.window, d)
+}
+
+func (l *latencies) stats(errs int) OpStats {
+	s := OpStats{Count: l.n, Errors: errs, MaxMs: ms(l.max)}
+	if l.n == 0 {
+		return s
+	}
+	s.MeanMs = ms(l.sum / time.Duration(l.n))
+	w := append([]time.Duration(nil), l.window...)
+	sort.Slice(w, func(i, j int) bool { return w[i] < w[j] })
+	s.P50ms = ms(w[len(w)/2])
+	s.P95ms = ms(w[min(len(w)-1, len(w)*95/100)])
+	return s
+}
+
+func ms(d time.Duration) float64 { return round3(float64(d) / float64(time.Millisecond)) }
+
+func newRecorder() *recorder {
+	return &recorder{outcomes: map[string]int{}, perUp: map[string]int{}}
+}
+
+func (r *recorder) find(d time.Duration, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.finds.add(d)
+	if err != nil {
+		r.findErrs++
+	}
+}
+
+func (r *recorder) call(upstream, outcome string, d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls.add(d)
+	r.outcomes[outcome]++
+	if upstream != "" {
+		r.perUp[upstream]++
+	}
+}
+
+func (r *recorder) refusedCatalog(path string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.catalog.Refused = append(r.catalog.Refused, fmt.Sprintf("%s: %v", path, err))
+}
+
+// Stats returns the current statistics. Counting the catalog's tokens is
+// cached per registry generation.
+func (p *Proxy) Stats(ctx context.Context) Stats {
+	var s Stats
+	p.stats.mu.Lock()
+	s.FindTool = p.stats.finds.stats(p.stats.findErrs)
+	s.CallTool = CallStats{OpStats: p.stats.calls.stats(0), Outcomes: map[string]int{}}
+	for k, v := range p.stats.outcomes {
+		s.CallTool.Outcomes[k] = v
+		if k != OutcomeOK {
+			s.CallTool.Errors += v
+		}
+	}
+	perUp := map[string]int{}
+	for k, v := range p.stats.perUp {
+		perUp[k] = v
+	}
+	catRefused := append([]string(nil), p.stats.catalog.Refused...)
+	p.stats.mu.Unlock()
+
+	entries, gen := p.reg.Snapshot()
+	for _, u := range p.ups {
+		u.mu.Lock()
+		us := UpstreamStats{
+			Name: u.cfg.Name, Transport: "stdio", State: u.state, Server: u.serverNfo, LastError: u.lastErr,
+			Listed: u.listed, Imported: len(u.names), Refused: append([]Refusal(nil), u.refused...),
+			Connects: u.connects, Crashes: u.crashes, Calls: perUp[u.cfg.Name],
+		}
+		names := append([]string(nil), u.names...)
+		u.mu.Unlock()
+		if u.cfg.URL != "" {
+			us.Transport = "http"
+		}
+		for _, n := range names {
+			if e, ok := p.reg.Get(n); ok && !e.Def().Safe {
+				us.Unsafe++
+			}
+		}
+		s.Upstreams = append(s.Upstreams, us)
+	}
+	p.mu.Lock()
+	catalogOnly := 0
+	for _, r := range p.routes {
+		if r.up == nil {
+			catalogOnly++
+		}
+	}
+	p.mu.Unlock()
+	if len(p.cfg.Catalogs) > 0 {
+		s.Catalogs = &CatalogStats{Imported: catalogOnly, Refused: catRefused}
+	}
+	s.Tools.Catalog = len(entries)
+	for _, e := range entries {
+		if e.Def().Safe || p.cfg.AllowDestructive {
+			s.Tools.Findable++
+		}
+	}
+	full := p.catalogTokens(entries, gen)
+	exposed, n := p.exposedTokens(ctx)
+	s.Tools.Exposed = n
+	s.Tokens = TokenStats{Tokenizer: "cl100k_base", FullCatalog: full, Exposed: exposed}
+	if full > 0 {
+		s.Tokens.SavedPercent = round3(100 * (1 - float64(exposed)/float64(full)))
+	}
+	return s
+}
+
+func (p *Proxy) catalogTokens(entries []*registry.Entry, gen uint64) int {
+	p.mu.Lock()
+	if p.catalog.valid && p.catalog.gen == gen {
+		n := p.catalog.tokens
+		p.mu.Unlock()
+		return n
+	}
+	p.mu.Unlock()
+	b, err := registry.MarshalView(entries, registry.FormatMCP, nil)
+	if err != nil {
+		return 0
+	}
+	n := p.count(`{"tools":` + string(b) + `}`)
+	p.mu.Lock()
+	p.catalog = catalogCount{gen: gen, valid: true, tokens: n, bytes: len(b)}
+	p.mu.Unlock()
+	return n
+}
+
+// exposedTokens counts the proxy's own tools/list result, obtained through
+// an in-memory client session so it is exactly what an agent receives.
+func (p *Proxy) exposedTokens(ctx context.Context) (tokens, count int) {
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := p.server.Connect(ctx, st, nil)
+	if err != nil {
+		return 0, 0
+	}
+	defer ss.Close()
+	c := mcp.NewClient(&mcp.Implementation{Name: "toolselect-stats", Version: Version}, nil)
+	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		return 0, 0
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		return 0, 0
+	}
+	b, _ := json.Marshal(map[string]any{"tools": res.Tools})
+	return p.count(string(b)), len(res.Tools)
+}
+
+func (p *Proxy) readStats(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	b, err := json.MarshalIndent(p.Stats(ctx), "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: StatsURI, MIMEType: "application/json", Text: string(b)}}}, nil
+}

@@ -1,0 +1,335 @@
+package mcpproxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Upstream states as reported in Stats.
+const (
+	StateReady = "ready"
+	StateDown  = "down"
+)
+
+// minReconnectGap bounds how often a down upstream is restarted.
+const minReconnectGap = time.Second
+
+// upstream is one connected (or connectable) MCP server.
+type upstream struct {
+	cfg Upstream
+	p   *Proxy
+
+	connMu sync.Mutex // serialises connect attempts
+
+	mu        sync.Mutex
+	sess      *mcp.ClientSession
+	state     string
+	lastErr   string
+	lastTry   time.Time
+	connects  int
+	crashes   int
+	names     []string // namespaced tools currently registered
+	listed    int
+	refused   []Refusal
+	stderr    *tailWriter
+	serverNfo string
+}
+
+// Refusal is an upstream tool the registry refused, with the reason.
+type Refusal struct {
+	Tool   string `json:"tool"`
+	Reason string `json:"reason"`
+}
+
+func newUpstream(p *Proxy, cfg Upstream) *upstream {
+	return &upstream{cfg: cfg, p: p, state: StateDown, stderr: &tailWriter{max: 4096}}
+}
+
+// session returns a live session, (re)connecting if the upstream is down.
+// A reconnect re-imports the upstream's tools.
+func (u *upstream) session(ctx context.Context) (*mcp.ClientSession, error) {
+	u.mu.Lock()
+	if u.sess != nil {
+		s := u.sess
+		u.mu.Unlock()
+		return s, nil
+	}
+	u.mu.Unlock()
+
+	u.connMu.Lock()
+	defer u.connMu.Unlock()
+	u.mu.Lock()
+	if u.sess != nil { // someone else connected meanwhile
+		s := u.sess
+		u.mu.Unlock()
+		return s, nil
+	}
+	if !u.lastTry.IsZero() && time.Since(u.lastTry) < minReconnectGap {
+		err := fmt.Errorf("upstream %q is down (%s); next restart attempt in under %v", u.cfg.Name, u.lastErr, minReconnectGap)
+		u.mu.Unlock()
+		return nil, err
+	}
+	u.mu.Unlock()
+	if err := u.connect(ctx); err != nil {
+		return nil, err
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.sess == nil {
+		return nil, fmt.Errorf("upstream %q is down (%s)", u.cfg.Name, u.lastErr)
+	}
+	return u.sess, nil
+}
+
+// connect starts or dials the upstream, initialises the session and imports
+// its tools. The caller holds connMu.
+func (u *upstream) connect(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, u.p.cfg.timeout())
+	defer cancel()
+	u.mu.Lock()
+	u.lastTry = time.Now()
+	u.connects++
+	u.mu.Unlock()
+
+	var t mcp.Transport
+	if u.cfg.URL != "" {
+		t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL}
+	} else {
+		cmd := exec.Command(u.cfg.Command, u.cfg.Args...)
+		cmd.Dir = u.cfg.Dir
+		if len(u.cfg.Env) > 0 {
+			env := os.Environ()
+			keys := make([]string, 0, len(u.cfg.Env))
+			for k := range u.cfg.Env {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				env = append(env, k+"="+u.cfg.Env[k])
+			}
+			cmd.Env = env
+		}
+		u.stderr.reset()
+		cmd.Stderr = u.stderr
+		t = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "toolselect-mcp-proxy", Version: Version}, &mcp.ClientOptions{
+		// Declare nothing: the proxy cannot answer roots, sampling or
+		// elicitation on behalf of its own clients, and declaring roots would
+		// make servers such as server-filesystem ignore their command line.
+		Capabilities: &mcp.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			go u.refresh()
+		},
+	})
+	sess, err := client.Connect(ctx, t, nil)
+	if err != nil {
+		return u.fail(fmt.Errorf("connecting: %w%s", err, u.stderr.hint()))
+	}
+	if r := sess.InitializeResult(); r != nil && r.ServerInfo != nil {
+		u.mu.Lock()
+		u.serverNfo = r.ServerInfo.Name + " " + r.ServerInfo.Version
+		u.mu.Unlock()
+	}
+	tools, err := listAll(ctx, sess)
+	if err != nil {
+		sess.Close()
+		return u.fail(fmt.Errorf("listing tools: %w%s", err, u.stderr.hint()))
+	}
+	u.mu.Lock()
+	u.sess = sess
+	u.state = StateReady
+	u.lastErr = ""
+	u.mu.Unlock()
+	u.p.importTools(u, tools)
+	go u.watch(sess)
+	return nil
+}
+
+func (u *upstream) fail(err error) error {
+	u.mu.Lock()
+	u.state = StateDown
+	u.lastErr = err.Error()
+	u.mu.Unlock()
+	err = fmt.Errorf("upstream %q: %w", u.cfg.Name, err)
+	u.p.log.Warn("mcp upstream unavailable", "upstream", u.cfg.Name, "error", err)
+	return err
+}
+
+// watch marks the upstream down when its session ends (process exit,
+// connection loss). The next call restarts it.
+func (u *upstream) watch(sess *mcp.ClientSession) {
+	err := sess.Wait()
+	u.mu.Lock()
+	if u.sess != sess { // closed on purpose, or already replaced
+		u.mu.Unlock()
+		return
+	}
+	u.sess = nil
+	u.state = StateDown
+	u.crashes++
+	msg := "the connection closed"
+	if err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
+		msg = "the connection closed: " + err.Error()
+	}
+	u.lastErr = msg + u.stderr.hint()
+	u.lastTry = time.Time{} // restart right away on next use
+	u.mu.Unlock()
+	u.p.log.Warn("mcp upstream went down; it restarts on next use", "upstream", u.cfg.Name, "error", msg)
+}
+
+// drop closes a session believed to be hung, so the next use restarts it.
+func (u *upstream) drop(sess *mcp.ClientSession, why string) {
+	u.mu.Lock()
+	if u.sess != sess {
+		u.mu.Unlock()
+		return
+	}
+	u.sess = nil
+	u.state = StateDown
+	u.lastErr = why
+	u.lastTry = time.Time{}
+	u.mu.Unlock()
+	u.p.log.Warn("mcp upstream dropped; it restarts on next use", "upstream", u.cfg.Name, "reason", why)
+	go sess.Close()
+}
+
+// refresh re-lists the upstream's tools after a tools/list_changed.
+func (u *upstream) refresh() {
+	u.mu.Lock()
+	sess := u.sess
+	u.mu.Unlock()
+	if sess == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), u.p.cfg.timeout())
+	defer cancel()
+	tools, err := listAll(ctx, sess)
+	if err != nil {
+		u.p.log.Warn("mcp upstream: refreshing tools failed", "upstream", u.cfg.Name, "error", err)
+		return
+	}
+	u.p.importTools(u, tools)
+}
+
+// call forwards one tools/call with the per-call timeout. A timeout checks
+// the upstream with a ping and drops it when the ping fails too, so a hung
+// server is restarted on next use.
+func (u *upstream) call(ctx context.Context, tool string, args []byte) (*mcp.CallToolResult, error) {
+	timeout := u.p.cfg.timeout()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	sess, err := u.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: rawArgs(args)})
+	if err == nil {
+		return res, nil
+	}
+	if ctx.Err() == context.DeadlineExceeded {
+		go u.checkAlive(sess)
+		return nil, fmt.Errorf("upstream %q did not answer %q within %v (timeout)", u.cfg.Name, tool, timeout)
+	}
+	if errors.Is(err, mcp.ErrConnectionClosed) || sess != u.current() {
+		return nil, fmt.Errorf("upstream %q went down during the call to %q: %v%s; it restarts on next use", u.cfg.Name, tool, err, u.stderr.hint())
+	}
+	return nil, fmt.Errorf("upstream %q refused the call to %q: %w", u.cfg.Name, tool, err)
+}
+
+func (u *upstream) checkAlive(sess *mcp.ClientSession) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := sess.Ping(ctx, nil); err != nil {
+		u.drop(sess, "it stopped answering (a call timed out and a ping failed)")
+	}
+}
+
+func (u *upstream) current() *mcp.ClientSession {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.sess
+}
+
+func (u *upstream) close() {
+	u.mu.Lock()
+	sess := u.sess
+	u.sess = nil
+	u.state = StateDown
+	u.lastErr = "closed"
+	u.mu.Unlock()
+	if sess != nil {
+		sess.Close()
+	}
+}
+
+func listAll(ctx context.Context, sess *mcp.ClientSession) ([]*mcp.Tool, error) {
+	var tools []*mcp.Tool
+	for t, err := range sess.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+// rawArgs passes arguments through unchanged.
+type rawArgs []byte
+
+func (r rawArgs) MarshalJSON() ([]byte, error) {
+	if len(bytes.TrimSpace(r)) == 0 {
+		return []byte("{}"), nil
+	}
+	return r, nil
+}
+
+// tailWriter keeps the last bytes a child wrote to stderr, for error messages.
+type tailWriter struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	if len(w.buf) > w.max {
+		w.buf = append([]byte(nil), w.buf[len(w.buf)-w.max:]...)
+	}
+	return len(p), nil
+}
+
+func (w *tailWriter) reset() {
+	w.mu.Lock()
+	w.buf = nil
+	w.mu.Unlock()
+}
+
+// hint returns the last stderr line, formatted for an error message.
+func (w *tailWriter) hint() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := strings.TrimSpace(string(w.buf))
+	if s == "" {
+		return ""
+	}
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	if len(s) > 300 {
+		s = s[:300]
+	}
+	return " (last stderr line: " + strings.TrimSpace(s) + ")"
+}
