@@ -143,14 +143,22 @@ func (r *Registry) nameMaps() *nameMaps {
 	return m
 }
 
-// ProviderName returns the name the tool carries in format f.
+// ProviderName returns the name the tool carries in format f. A name the
+// provider accepts is kept; any other is mapped to a valid one that Lookup
+// resolves back. Formats without a name rule (canonical, schema, ollama) keep
+// every name.
 func (r *Registry) ProviderName(f Format, canonical string) string {
+	if rule, _ := nameRule(f); rule == nil || rule.MatchString(canonical) {
+		return canonical
+	}
 	if fwd, ok := r.nameMaps().forward[f]; ok {
 		if n, ok := fwd[canonical]; ok {
 			return n
 		}
 	}
-	return canonical
+	// Not registered (e.g. an entry from an older snapshot): still give a
+	// valid name, though Lookup will not resolve it.
+	return mapName(canonical, f, func(string) bool { return false })
 }
 
 // View returns every tool in format f as a JSON array.
@@ -219,7 +227,13 @@ func (o object) MarshalJSON() ([]byte, error) {
 		var raw []byte
 		switch v := p.v.(type) {
 		case json.RawMessage:
-			raw = bytes.TrimSpace(v)
+			// Schemas are embedded compacted: a view is a copy for the wire (and
+			// for prompts, where whitespace costs tokens); the stored bytes stay as given.
+			var c bytes.Buffer
+			if err := json.Compact(&c, v); err != nil {
+				return nil, fmt.Errorf("field %q: %w", p.k, err)
+			}
+			raw = c.Bytes()
 		case object:
 			b, err := v.MarshalJSON()
 			if err != nil {
@@ -227,7 +241,7 @@ func (o object) MarshalJSON() ([]byte, error) {
 			}
 			raw = b
 		default:
-			b, err := json.Marshal(v)
+			b, err := marshalPlain(v)
 			if err != nil {
 				return nil, fmt.Errorf("field %q: %w", p.k, err)
 			}
@@ -237,13 +251,25 @@ func (o object) MarshalJSON() ([]byte, error) {
 			buf.WriteByte(',')
 		}
 		first = false
-		k, _ := json.Marshal(p.k)
+		k, _ := marshalPlain(p.k)
 		buf.Write(k)
 		buf.WriteByte(':')
 		buf.Write(raw)
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
+}
+
+// marshalPlain is json.Marshal without HTML escaping: views go to models and
+// people, for whom "&" reads better than "\u0026" (and costs fewer tokens).
+func marshalPlain(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func viewOne(e *Entry, f Format, name string) ([]byte, error) {
