@@ -1,0 +1,31 @@
+// Package selector asks a language model which registered tools a task needs,
+// and returns only calls it has checked.
+//
+// One policy, in one place (Session):
+//
+//   - Offer: the registry's tools minus unsafe ones (unless Request.AllowUnsafe),
+//     those the caller's Roles may not use and those lacking a required
+//     Capability; then the Prefilter, if any, narrows them (never widens).
+//   - Ask: in JSON mode (the default) the system prompt embeds the offered
+//     tools' schema and AnswerSchema, the `{"calls":[{"tool","args","reasoning"}]}`
+//     contract, with response_format json_object; in native mode the tools go
+//     in the provider's `tools` field and tool_calls come back. The user prompt
+//     carries the task, sub-tasks, query and context.
+//   - Check: every call must name an offered tool and its args must validate
+//     against the tool's schema. Fail-closed (the default): any invalid call
+//     fails the attempt. Fail-open: invalid calls are dropped and reported.
+//     Then the first MaxCalls calls are kept, in the model's order.
+//   - Attempts: the primary model, then on any failure the fallback model
+//     once, then no calls and a *SelectionError listing every attempt. No path
+//     returns "all tools".
+//
+// ToolSelector.Select drives a Session with a ChatClient (NewOpenAIClient is
+// the go-openai adapter). Callers that bring their own LLM client, such as
+// the Python package through the C ABI, drive the Session themselves:
+// Begin, then for each chat Action perform the request and Feed (or
+// FeedJSON) the outcome, until the Action is done. Actions marshal to JSON.
+//
+// Configuration comes from ConfigFromEnv (the LLM_COMMON_TOOL_SELECTION_*
+// variables), ConfigFromJSON or DefaultConfig. Records of each attempt and
+// decision go to log/slog (WithLogger).
+package selector
