@@ -1,22 +1,179 @@
 package capi
 
-// Placeholder until selector/ lands.
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strconv"
+	"sync"
 
-func SelectorNew(cfg []byte, present bool) Result { return Fail(ErrInternal, "not implemented") }
-func SelectorSelect(sel, reg uint64, req []byte, present bool, cancel uint64) Result {
-	return Fail(ErrInternal, "not implemented")
+	"github.com/toolselect/toolselect/selector"
+)
+
+// The library never logs: a host process (Python) logs the attempts it gets
+// back in every result, with its own logging system.
+var quiet = slog.New(slog.DiscardHandler)
+
+// newClient builds the built-in HTTP transport; a variable so tests can swap it.
+var newClient = func(cfg selector.Config) (selector.ChatClient, error) {
+	return selector.NewOpenAIClient(cfg, nil)
 }
-func SelectorClose(h uint64) Result { return table.remove(h, KindSelector) }
-func SessionBegin(sel, reg uint64, req []byte, present bool) Result {
-	return Fail(ErrInternal, "not implemented")
-}
-func SessionFeed(h uint64, reply []byte, present bool) Result {
-	if _, r := table.get(h, KindSession); r != nil {
+
+// SelectorNew creates a selector from a JSON config (see selector.ConfigFromJSON:
+// missing keys take their defaults, unknown keys and bad values are errors).
+// The built-in OpenAI-compatible client is created from base_url and api_key.
+func SelectorNew(cfgJSON []byte, present bool) Result {
+	if r := JSON("config_json", cfgJSON, present, nil); r != nil {
 		return *r
 	}
-	return Fail(ErrInternal, "not implemented")
+	cfg, err := selector.ConfigFromJSON(cfgJSON)
+	if err != nil {
+		return Fail(ErrArgument, "config_json: %v", err)
+	}
+	client, err := newClient(cfg)
+	if err != nil {
+		return Fail(ErrArgument, "config_json: %v", err)
+	}
+	s, err := selector.New(client, &cfg, selector.WithLogger(quiet))
+	if err != nil {
+		return Fail(ErrArgument, "config_json: %v", err)
+	}
+	return Ok(map[string]uint64{"handle": table.add(KindSelector, s)})
 }
+
+// SelectorClose releases a selector handle.
+func SelectorClose(h uint64) Result { return table.remove(h, KindSelector) }
+
+// request decodes a selection request and resolves its handles.
+func request(sel, reg uint64, req []byte, present bool) (*selector.ToolSelector, selector.Request, *Result) {
+	var out selector.Request
+	v, r := table.get(sel, KindSelector)
+	if r != nil {
+		return nil, out, r
+	}
+	rg, r := getRegistry(reg)
+	if r != nil {
+		return nil, out, r
+	}
+	if r := JSON("request_json", req, present, nil); r != nil {
+		return nil, out, r
+	}
+	dec := json.NewDecoder(bytes.NewReader(req))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&out); err != nil {
+		r := Fail(ErrArgument, "request_json: %v", err)
+		return nil, out, &r
+	}
+	out.Registry = rg
+	return v.(*selector.ToolSelector), out, nil
+}
+
+// SelectorSelect runs a selection with the selector's HTTP client. cancel is
+// 0 or a cancel token handle. A failed selection is OK with a non-null "error"
+// in the body; a request the selector cannot use is ErrArgument; a cancelled
+// call is ErrCanceled.
+func SelectorSelect(sel, reg uint64, req []byte, present bool, cancel uint64) Result {
+	s, rq, r := request(sel, reg, req, present)
+	if r != nil {
+		return *r
+	}
+	ctx := context.Background()
+	if cancel != 0 {
+		v, r := table.get(cancel, KindCancel)
+		if r != nil {
+			return *r
+		}
+		ctx = v.(*token).ctx
+	}
+	res, err := s.Select(ctx, rq)
+	if ctx.Err() != nil {
+		return failDetail(ErrCanceled, json.RawMessage(selector.Action{Kind: selector.ActionDone, Result: res, Err: err}.JSON()),
+			"the selection was cancelled")
+	}
+	if err != nil && !errors.Is(err, selector.ErrFailClosed) {
+		return Fail(ErrArgument, "%v", err)
+	}
+	return Result{Code: OK, Body: selector.Action{Kind: selector.ActionDone, Result: res, Err: err}.JSON()}
+}
+
+// session serialises use of a selector.Session, which is not safe for concurrent use.
+type session struct {
+	mu sync.Mutex
+	ss *selector.Session
+}
+
+// SessionBegin starts a sans-I/O selection; the body is the first action with
+// "session": the new handle.
+func SessionBegin(sel, reg uint64, req []byte, present bool) Result {
+	s, rq, r := request(sel, reg, req, present)
+	if r != nil {
+		return *r
+	}
+	ss, err := s.Begin(context.Background(), rq)
+	if err != nil {
+		return Fail(ErrArgument, "%v", err)
+	}
+	h := table.add(KindSession, &session{ss: ss})
+	act := ss.Next().JSON()
+	// Splice "session":H into the action object.
+	body := make([]byte, 0, len(act)+32)
+	body = append(body, `{"session":`...)
+	body = strconv.AppendUint(body, h, 10)
+	if len(act) > 2 {
+		body = append(body, ',')
+	}
+	body = append(body, act[1:]...)
+	return Result{Code: OK, Body: body}
+}
+
+// SessionFeed gives the session the outcome of its pending chat and returns
+// the next action. Feeding a finished session returns its done action again.
+func SessionFeed(h uint64, reply []byte, present bool) Result {
+	v, r := table.get(h, KindSession)
+	if r != nil {
+		return *r
+	}
+	if r := JSON("reply_json", reply, present, nil); r != nil {
+		return *r
+	}
+	s := v.(*session)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	act, err := s.ss.FeedJSON(reply)
+	if err != nil {
+		return Fail(ErrArgument, "reply_json: %v", err)
+	}
+	return Result{Code: OK, Body: act.JSON()}
+}
+
+// SessionClose releases a session handle.
 func SessionClose(h uint64) Result { return table.remove(h, KindSession) }
-func CancelNew() Result            { return Fail(ErrInternal, "not implemented") }
-func Cancel(h uint64) Result       { return Fail(ErrInternal, "not implemented") }
-func CancelClose(h uint64) Result  { return table.remove(h, KindCancel) }
+
+// token is a cancel token: cancelling it cancels every call that uses it.
+type token struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// CancelNew creates a cancel token.
+func CancelNew() Result {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	t := &token{ctx: ctx, cancel: func() { cancel(errors.New("cancelled by the caller")) }}
+	return Ok(map[string]uint64{"handle": table.add(KindCancel, t)})
+}
+
+// Cancel cancels a token (idempotent while the token is open).
+func Cancel(h uint64) Result {
+	v, r := table.get(h, KindCancel)
+	if r != nil {
+		return *r
+	}
+	v.(*token).cancel()
+	return Ok(struct{}{})
+}
+
+// CancelClose releases a token without cancelling calls still using it.
+func CancelClose(h uint64) Result { return table.remove(h, KindCancel) }
+

@@ -123,3 +123,8 @@ class ToolSelectionConfig:
         """The config as the C ABI's selector_new expects it."""
         d = asdict(self)
         return d
+
+
+def _int_range(name: str, value: Any, lo: int, hi: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ValueError(f"{name} must be an integer from {lo} to {hi}, got {value!r}")

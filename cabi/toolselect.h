@@ -1,0 +1,215 @@
+/*
+ * toolselect.h - the C ABI of libtoolselect (hand-written; the header cgo
+ * generates is not installed).
+ *
+ * Build:  go build -buildmode=c-shared -o libtoolselect.so ./cabi   (or `make lib`)
+ *
+ * ---------------------------------------------------------------------------
+ * CONVENTIONS (they hold for every function below)
+ *
+ * JSON in, JSON out.  Every `const char *` argument is a NUL-terminated UTF-8
+ * string owned by the caller; the library copies what it keeps and never holds
+ * on to the pointer after the call returns.
+ *
+ * Return codes.  Every function returns one of TS_OK ... TS_ERR_POINTER.
+ *
+ * Results.  Every function except toolselect_free takes `char **out` last.
+ * When `out` is not NULL the library stores in *out a NUL-terminated JSON
+ * document, on success AND on failure:
+ *   - on TS_OK, the function's result as documented below;
+ *   - otherwise {"error":{"code":N,"kind":"argument|handle|not_found|rejected|
+ *     canceled|internal|pointer","message":"...","detail":...}}
+ *     ("detail" is present for some errors, e.g. {"refused":[...]} for
+ *     TS_ERR_REJECTED).
+ * When `out` is NULL the result is discarded and only the code is returned.
+ * *out is set to NULL only if the library could not allocate memory (then the
+ * code is TS_ERR_INTERNAL).
+ *
+ * OWNERSHIP RULE.  Every string the library stores in *out is C memory that
+ * the caller owns and must release with toolselect_free() (not free(): the
+ * library tracks its allocations so that a double free or a foreign pointer is
+ * reported as TS_ERR_POINTER instead of corrupting the heap).
+ *
+ * Handles.  Registries, selectors, sessions and cancel tokens are uint64_t
+ * handles (never pointers). 0 is never a valid handle. Handles are not reused
+ * within a process: a closed handle stays invalid (TS_ERR_HANDLE, "... is
+ * closed"), as do handles of the wrong kind. Closing a handle twice is
+ * TS_ERR_HANDLE. Closing a registry or selector does not disturb a selection
+ * or session already using it.
+ *
+ * Safety.  Every function recovers Go panics (TS_ERR_INTERNAL with a message
+ * and stack) and checks its arguments: a NULL string, invalid UTF-8, malformed
+ * JSON, an unknown or closed handle each return an error code with a message;
+ * none crashes the process.
+ *
+ * Threads.  Every function may be called from any thread, concurrently. Calls
+ * block the calling thread only; toolselect_selector_select blocks for the
+ * duration of the HTTP attempts (bounded by timeout_s per attempt) and can be
+ * interrupted with a cancel token.
+ *
+ * fork().  The Go runtime does not survive fork(): a child forked after the
+ * library was loaded must not call into it (calls may hang). Load the library
+ * after forking, or use spawn/forkserver process pools.
+ *
+ * Never unload the library (dlclose) and never load two Go shared libraries
+ * into one process.
+ * ---------------------------------------------------------------------------
+ */
+#ifndef TOOLSELECT_H
+#define TOOLSELECT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return codes. */
+#define TS_OK            0 /* success; *out holds the result */
+#define TS_ERR_ARGUMENT  1 /* NULL string, invalid UTF-8, malformed JSON, bad value, invalid config */
+#define TS_ERR_HANDLE    2 /* unknown, closed or wrong-kind handle */
+#define TS_ERR_NOT_FOUND 3 /* unknown tool */
+#define TS_ERR_REJECTED  4 /* the registry refused a tool or catalog (detail.refused lists each) */
+#define TS_ERR_CANCELED  5 /* the call was cancelled through its cancel token */
+#define TS_ERR_INTERNAL  6 /* a recovered panic or an allocation failure: a bug, please report */
+#define TS_ERR_POINTER   7 /* toolselect_free: not a pointer from this library, or already freed */
+
+/* ---- memory and diagnostics ------------------------------------------- */
+
+/* Release a string returned in *out. NULL is a no-op (TS_OK). A pointer the
+ * library did not return, or one already freed, is left alone and reported as
+ * TS_ERR_POINTER. */
+int toolselect_free(char *p);
+
+/* Result: {"version":"0.1.0","go":"go1.26.x","abi":1}. */
+int toolselect_version(char **out);
+
+/* Result: {"handles":{"registry":N,...},"strings":N}: open handles per kind and
+ * returned strings not yet freed (for leak checks). */
+int toolselect_stats(char **out);
+
+/* Result: json_text, parsed and compacted. For measuring the cost of a round
+ * trip through the ABI. TS_ERR_ARGUMENT if json_text is not JSON. */
+int toolselect_echo(const char *json_text, char **out);
+
+/* ---- registries --------------------------------------------------------- */
+
+/* Create an empty registry. options_json may be NULL or "" for defaults, or
+ * {"limits":{"MaxSchemaBytes":N,"MaxSchemaDepth":N,"MaxEnum":N,
+ *            "MaxArgsBytes":N,"MaxArgsDepth":N}} (0 or absent = default).
+ * Result: {"handle":H}. Close it with toolselect_registry_close. */
+int toolselect_registry_new(const char *options_json, char **out);
+
+/* Register one canonical tool (a JSON object: type, name, description,
+ * parameters, strict, allowNoSchema, noSchemaMode, safe (default true), tags,
+ * roles, capabilities, metadata) or a batch (a JSON array of them, atomic:
+ * all or none). Result: {"registered":N}.
+ * TS_ERR_REJECTED names each refused tool and why (detail.refused[i] =
+ * {"tool","index","reason","message"}). */
+int toolselect_registry_register(uint64_t registry, const char *tool_json, char **out);
+
+/* Parse a catalog and register every tool, atomically. The format is detected:
+ * canonical JSON array or JSON Lines, OpenAI tools array (chat or responses),
+ * Anthropic tools array, MCP tools/list result (bare or JSON-RPC), or an object
+ * with a "tools" array. Result: {"registered":N,"format":"canonical|openai|..."}.
+ * TS_ERR_ARGUMENT if the text is not a catalog; TS_ERR_REJECTED if a tool is refused. */
+int toolselect_registry_load_catalog(uint64_t registry, const char *catalog, char **out);
+
+/* Result: the tools as [{"name","description","parameters"}] (schemas verbatim). */
+int toolselect_registry_schema(uint64_t registry, char **out);
+
+/* Result: every tool in a provider format, a JSON array. format is one of
+ * canonical, schema, openai, openai-responses, anthropic, ollama, mcp.
+ * Names a provider forbids are mapped reversibly. TS_ERR_ARGUMENT for an
+ * unknown format. */
+int toolselect_registry_view(uint64_t registry, const char *format, char **out);
+
+/* Validate an argument document (JSON text, as a model produced it) for a tool
+ * named canonically or by its provider-mapped name.
+ * Result (TS_OK whether or not the arguments are valid):
+ *   {"valid":true|false,"tool":"canonical name","validated":bool,
+ *    "violations":[{"pointer":"/a","rule":"type","message":"..."}],"message":"..."}
+ * Malformed JSON in args_json is a violation (rule "json"), not an error.
+ * "validated" is false for a tool registered without a schema.
+ * TS_ERR_NOT_FOUND for an unknown tool. */
+int toolselect_registry_validate(uint64_t registry, const char *tool, const char *args_json, char **out);
+
+/* Release a registry handle. Result: {}. */
+int toolselect_registry_close(uint64_t registry, char **out);
+
+/* ---- selectors ---------------------------------------------------------- */
+
+/* Create a selector. config_json is an object with any of: "model",
+ * "fallback_model", "max_calls" (1-20), "timeout_s" (1-120), "temperature"
+ * (0-1), "fail_closed", "base_url", "api_key", "mode" ("json"|"native"),
+ * "max_response_bytes"; a missing key takes its default (the library never
+ * reads the environment: the caller passes what it read). Unknown keys and
+ * out-of-range values are TS_ERR_ARGUMENT naming the setting.
+ * Result: {"handle":H}. */
+int toolselect_selector_new(const char *config_json, char **out);
+
+/* The selection request, shared by select and session_begin:
+ *   {"task":{"id":"...","description":"...","sub_tasks":[{"id":"...","description":"..."}]},
+ *    "query":"...", "context":{...}, "roles":["..."], "allow_unsafe":false,
+ *    "capabilities":["readOnly"]}          (everything but task optional)
+ *
+ * The selection result ("done"):
+ *   {"calls":[{"tool","args":{...},"reasoning"}],
+ *    "attempts":[{"model","ok","error":{"kind","message"}|null,"latency_ms",...}],
+ *    "dropped":[{"tool","args","reason","message"}], "offered":["tool",...],
+ *    "error":null | {"kind":"fail_closed|bad_request|...","message":"..."}}
+ * A failed selection (every attempt failed) is TS_OK with "calls":[] and a
+ * non-null "error": it is an outcome, not an API error. */
+
+/* Select tool calls with the built-in OpenAI-compatible HTTP client (the
+ * selector's base_url and api_key). Blocks for the attempts. cancel is 0 or a
+ * token from toolselect_cancel_new; toolselect_cancel(token) from another
+ * thread makes this return TS_ERR_CANCELED promptly.
+ * Result: the selection result above. */
+int toolselect_selector_select(uint64_t selector, uint64_t registry, const char *request_json,
+                               uint64_t cancel, char **out);
+
+/* Release a selector handle. Result: {}. */
+int toolselect_selector_close(uint64_t selector, char **out);
+
+/* ---- sans-I/O sessions: bring your own LLM client ------------------------ */
+
+/* Begin a selection whose chat requests the caller performs. Result: the
+ * first action with the session handle:
+ *   {"session":H,"action":"chat","attempt":1,"model":"...",
+ *    "messages":[{"role":"system","content":"..."},{"role":"user","content":"..."}],
+ *    "params":{"temperature":0,"response_format":{"type":"json_object"}|null,
+ *              "timeout_s":30,"tools":[...]|null}}
+ * Perform the chat, then call toolselect_session_feed. The policy (attempts,
+ * fallback, checks, cap, fail-closed) stays in the library. */
+int toolselect_session_begin(uint64_t selector, uint64_t registry, const char *request_json, char **out);
+
+/* Feed the reply to the last "chat" action:
+ *   {"content":"...", "tool_calls":[{"id","name","arguments":"<json text>"}],
+ *    "usage":{"prompt_tokens":N,"completion_tokens":N}}
+ * or the failure to get one:
+ *   {"error":{"kind":"transport|timeout|http_status|empty_choices|...","message":"...","status":429}}
+ * Result: the next action, {"action":"chat",...} (e.g. the fallback model) or
+ * {"action":"done", ...the selection result...}. Feeding a session that is
+ * done is TS_ERR_ARGUMENT. Close the session when done. */
+int toolselect_session_feed(uint64_t session, const char *reply_json, char **out);
+
+/* Release a session handle (finished or not). Result: {}. */
+int toolselect_session_close(uint64_t session, char **out);
+
+/* ---- cancellation -------------------------------------------------------- */
+
+/* Create a cancel token. Result: {"handle":H}. */
+int toolselect_cancel_new(char **out);
+
+/* Cancel every call using the token (now and later). Result: {}. */
+int toolselect_cancel(uint64_t token, char **out);
+
+/* Release a cancel token. Result: {}. */
+int toolselect_cancel_close(uint64_t token, char **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TOOLSELECT_H */

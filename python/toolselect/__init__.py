@@ -1,0 +1,53 @@
+"""toolselect: LLM tool selection with strict checks, backed by a Go library.
+
+Quick start::
+
+    from toolselect import ToolSelector, ToolSelectionConfig, ToolRegistry, PlannedTask
+
+    registry = ToolRegistry()
+
+    @registry.register("get_weather", description="Current weather for a city",
+                       parameters={"type": "object", "properties": {"city": {"type": "string"}},
+                                   "required": ["city"]})
+    def get_weather(city: str) -> str: ...
+
+    selector = ToolSelector(client=my_llm_client)          # or client=None for the built-in HTTP client
+    calls = await selector.select_tool_calls(task=PlannedTask("t1", "Weather in Paris?"),
+                                             tool_registry=registry)
+    for call in calls:
+        print(registry.run(call))
+
+The shared library is found through ``TOOLSELECT_LIBRARY``, else the copy
+inside this package, and loaded on first use. Do not use the package in a
+child created by ``os.fork()`` after it was loaded: use the ``spawn`` or
+``forkserver`` multiprocessing start methods.
+"""
+
+from ._lib import library_path, stats, version
+from .config import ToolSelectionConfig
+from .errors import (
+    ArgumentError,
+    CancelledError,
+    ForkedProcessError,
+    HandleError,
+    InternalError,
+    InvalidArgumentsError,
+    LibraryNotFoundError,
+    PointerError,
+    RegistrationError,
+    ToolSelectError,
+    UnknownToolError,
+)
+from .registry import FORMATS, ToolRegistry, Validation, Violation
+from .selector import ToolSelector
+from .types import Attempt, DroppedCall, PlannedTask, SelectionFailure, SelectionResult, SubTask, ToolCall
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ArgumentError", "Attempt", "CancelledError", "DroppedCall", "FORMATS", "ForkedProcessError", "HandleError",
+    "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "PlannedTask", "PointerError",
+    "RegistrationError", "SelectionFailure", "SelectionResult", "SubTask", "ToolCall", "ToolRegistry",
+    "ToolSelectError", "ToolSelectionConfig", "ToolSelector", "UnknownToolError", "Validation", "Violation",
+    "library_path", "stats", "version",
+]

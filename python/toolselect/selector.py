@@ -1,0 +1,422 @@
+"""ToolSelector: the Go selector behind the Python API agent code already uses.
+
+Two ways to reach the model, one policy (attempts, fallback, checks, cap,
+fail-closed), which always runs in Go:
+
+* ``client=None``: the library's built-in OpenAI-compatible HTTP client makes
+  the calls, in a worker thread.
+* ``client=<your client>``: a sans-I/O session. Go says which chat completion
+  to perform, Python awaits ``client.chat_completion(...)`` on its own event
+  loop and feeds the reply back; no Python code is ever called from a Go
+  thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import functools
+import inspect
+import json
+import logging
+import os
+import threading
+import warnings
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+
+from . import _lib
+from .config import ToolSelectionConfig
+from .errors import ToolSelectError
+from .registry import ToolRegistry
+from .types import Attempt, DroppedCall, SelectionFailure, SelectionResult, ToolCall
+
+log = logging.getLogger("toolselect")
+
+ENV_BASE_URL = "LLM_COMMON_TOOL_SELECTION_BASE_URL"
+ENV_API_KEY = "LLM_COMMON_TOOL_SELECTION_API_KEY"
+
+_SCHEMA_CACHE_SIZE = 16
+
+_pool_lock = threading.Lock()
+_pool: Optional[concurrent.futures.ThreadPoolExecutor] = None
+_pool_pid = 0
+
+
+def _executor() -> concurrent.futures.ThreadPoolExecutor:
+    """Worker threads for native calls. ctypes releases the GIL during a call,
+    so blocking HTTP selections run side by side without holding up the loop."""
+    global _pool, _pool_pid
+    with _pool_lock:
+        if _pool is None or _pool_pid != os.getpid():
+            _pool = concurrent.futures.ThreadPoolExecutor(max_workers=64, thread_name_prefix="toolselect")
+            _pool_pid = os.getpid()
+        return _pool
+
+
+async def _native(fn: Callable[..., Any], *args: Any) -> Any:
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_executor(), functools.partial(fn, *args))
+
+
+MessageFactory = Callable[..., Any]
+
+
+class ToolSelector:
+    """Selects tool calls for a task.
+
+    ``client``: ``None`` for the built-in HTTP client, or any object with an
+    ``async`` (or plain) ``chat_completion(messages=..., model=...,
+    temperature=..., response_format=..., timeout=...)`` whose result has
+    ``.content`` (or is a ``str``, or an OpenAI ``ChatCompletion``).
+
+    ``config``: a :class:`ToolSelectionConfig`; ``None`` reads
+    :meth:`ToolSelectionConfig.from_env` now.
+
+    ``message_factory``: how to build each message passed to the client.
+    ``None`` passes plain dicts ``{"role": ..., "content": ...}``; pass e.g.
+    ``message_factory=ChatMessage`` for a pydantic-style class, called as
+    ``ChatMessage(role=..., content=...)``.
+
+    ``roles``, ``allow_unsafe``, ``capabilities``: which tools may be offered
+    at all (a tool with roles is offered only to callers holding one; unsafe
+    tools only when allowed; every required capability must be declared).
+
+    With ``client=None`` the endpoint comes from ``config.base_url`` /
+    ``config.api_key`` when set, else ``LLM_COMMON_TOOL_SELECTION_BASE_URL`` /
+    ``_API_KEY``, else ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``, read when each
+    call is made.
+    """
+
+    def __init__(self, client: Any = None, config: Optional[ToolSelectionConfig] = None, *,
+                 message_factory: Optional[MessageFactory] = None, roles: Optional[List[str]] = None,
+                 allow_unsafe: bool = False, capabilities: Optional[List[str]] = None,
+                 logger: Optional[logging.Logger] = None) -> None:
+        if config is None:
+            config = ToolSelectionConfig.from_env()
+        elif not isinstance(config, ToolSelectionConfig):
+            raise TypeError(f"config must be a ToolSelectionConfig, not {type(config).__name__}")
+        else:
+            config.validate()
+        if client is not None and not callable(getattr(client, "chat_completion", None)):
+            raise TypeError("client must have a chat_completion(...) method (or be None for the built-in client)")
+        self.client = client
+        self.config = config
+        self.message_factory = message_factory
+        self.roles = list(roles or [])
+        self.allow_unsafe = bool(allow_unsafe)
+        self.capabilities = list(capabilities or [])
+        self.log = logger or log
+        self._lock = threading.Lock()
+        self._selectors: Dict[Tuple[str, str], int] = {}
+        self._registries: "collections.OrderedDict[str, ToolRegistry]" = collections.OrderedDict()
+        self._closed = False
+
+    # -- public API ----------------------------------------------------------
+
+    async def select_tool_calls(self, *, task: Any, tool_registry: Any, query: Optional[str] = None,
+                                context: Optional[Mapping[str, Any]] = None) -> List[ToolCall]:
+        """Return the checked calls for ``task`` (at most ``max_calls``, in the
+        model's order). When every attempt fails it returns ``[]`` and logs
+        why; it never raises for model or network failures. Invalid input
+        (a task without a description, a registry whose schema is not JSON)
+        raises."""
+        return (await self.select_tool_calls_detailed(task=task, tool_registry=tool_registry, query=query,
+                                                      context=context)).calls
+
+    async def select_tool_calls_detailed(self, *, task: Any, tool_registry: Any, query: Optional[str] = None,
+                                         context: Optional[Mapping[str, Any]] = None) -> SelectionResult:
+        """Like :meth:`select_tool_calls`, with every attempt, the dropped
+        calls, the offered tools and the typed failure (``result.failure``)."""
+        if self._closed:
+            raise ToolSelectError("this ToolSelector is closed", code=2, kind="handle")
+        request = json.dumps(self._request(task, query, context)).encode("utf-8")
+        if self.client is None:
+            done = await self._select_http(tool_registry, request)
+        else:
+            done = await self._select_session(tool_registry, request)
+        return self._result(done)
+
+    def close(self) -> None:
+        """Release the native selector and the cached registries. Idempotent."""
+        with self._lock:
+            self._closed = True
+            selectors, self._selectors = list(self._selectors.values()), {}
+            regs, self._registries = list(self._registries.values()), collections.OrderedDict()
+        for h in selectors:
+            _lib.call("toolselect_selector_close", h)
+        for r in regs:
+            r.close()
+
+    def __enter__(self) -> "ToolSelector":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    async def __aenter__(self) -> "ToolSelector":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_selectors", None) or getattr(self, "_registries", None):
+            try:
+                warnings.warn("unclosed toolselect ToolSelector; call close() or use it as a context manager",
+                              ResourceWarning, stacklevel=2)
+                self.close()
+            except Exception:  # noqa: BLE001 - never raise from __del__
+                pass
+
+    # -- building the request ------------------------------------------------
+
+    def _request(self, task: Any, query: Optional[str], context: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
+        if task is None or not hasattr(task, "description"):
+            raise TypeError("task must have a description (and sub_tasks), e.g. toolselect.PlannedTask")
+        desc = task.description
+        if not isinstance(desc, str):
+            raise TypeError(f"task.description must be a string, not {type(desc).__name__}")
+        subs = []
+        for i, st in enumerate(getattr(task, "sub_tasks", None) or []):
+            if isinstance(st, str):
+                subs.append({"description": st})
+                continue
+            d = st.get("description") if isinstance(st, Mapping) else getattr(st, "description", None)
+            if not isinstance(d, str):
+                raise TypeError(f"task.sub_tasks[{i}] has no string description")
+            sid = st.get("id") if isinstance(st, Mapping) else getattr(st, "id", None)
+            subs.append({"id": str(sid) if sid is not None else "", "description": d})
+        tid = getattr(task, "id", None)
+        req: Dict[str, Any] = {"task": {"id": str(tid) if tid is not None else "", "description": desc,
+                                        "sub_tasks": subs}}
+        if query is not None:
+            if not isinstance(query, str):
+                raise TypeError("query must be a string or None")
+            req["query"] = query
+        if context is not None:
+            if not isinstance(context, Mapping):
+                raise TypeError("context must be a mapping or None")
+            req["context"] = json.loads(json.dumps(dict(context), default=str))
+        if self.roles:
+            req["roles"] = self.roles
+        if self.allow_unsafe:
+            req["allow_unsafe"] = True
+        if self.capabilities:
+            req["capabilities"] = self.capabilities
+        return req
+
+    def _registry_handle(self, tool_registry: Any) -> int:
+        """The native registry for tool_registry (runs in a worker thread)."""
+        if isinstance(tool_registry, ToolRegistry):
+            return tool_registry.handle
+        get = getattr(tool_registry, "get_tools_schema", None)
+        if not callable(get):
+            raise TypeError("tool_registry must be a toolselect.ToolRegistry or have get_tools_schema()")
+        text = get()
+        if isinstance(text, (bytes, bytearray)):
+            text = bytes(text).decode("utf-8")
+        if not isinstance(text, str):
+            text = json.dumps(text)  # a list of dicts is accepted too
+        try:
+            parsed = json.loads(text)
+        except ValueError as e:
+            raise ValueError(f"tool_registry.get_tools_schema() did not return JSON: {e}") from None
+        if not isinstance(parsed, list):
+            raise ValueError("tool_registry.get_tools_schema() must return a JSON array of "
+                             '{"name","description","parameters"}')
+        with self._lock:
+            reg = self._registries.get(text)
+            if reg is not None:
+                self._registries.move_to_end(text)
+                return reg.handle
+        reg = ToolRegistry()
+        try:
+            reg.load_catalog(text) if parsed else None
+        except BaseException:
+            reg.close()
+            raise
+        with self._lock:
+            self._registries[text] = reg
+            while len(self._registries) > _SCHEMA_CACHE_SIZE:
+                self._registries.popitem(last=False)[1].close()
+        return reg.handle
+
+    def _selector_handle(self, base_url: str, api_key: str) -> int:
+        key = (base_url, api_key)
+        with self._lock:
+            h = self._selectors.get(key)
+        if h is not None:
+            return h
+        cfg = self.config.to_json()
+        cfg["base_url"], cfg["api_key"] = base_url, api_key
+        cfg = {k: v for k, v in cfg.items() if v is not None}
+        h = _lib.call("toolselect_selector_new", json.dumps(cfg).encode("utf-8"))["handle"]
+        with self._lock:
+            if key in self._selectors:  # another thread won the race
+                other = self._selectors[key]
+            else:
+                self._selectors[key] = h
+                return h
+        _lib.call("toolselect_selector_close", h)
+        return other
+
+    def _endpoint(self) -> Tuple[str, str]:
+        env = os.environ
+        base = self.config.base_url or env.get(ENV_BASE_URL) or env.get("OPENAI_BASE_URL") or ""
+        key = self.config.api_key or env.get(ENV_API_KEY) or env.get("OPENAI_API_KEY") or ""
+        return base.strip(), key.strip()
+
+    # -- built-in HTTP client --------------------------------------------------
+
+    async def _select_http(self, tool_registry: Any, request: bytes) -> Dict[str, Any]:
+        base, key = self._endpoint()  # read at call time, on the caller's thread
+
+        def prepare() -> Tuple[int, int, int]:
+            reg = self._registry_handle(tool_registry)
+            sel = self._selector_handle(base, key)
+            tok = _lib.call("toolselect_cancel_new")["handle"]
+            return sel, reg, tok
+
+        sel, reg, tok = await _native(prepare)
+        try:
+            rc, body = await _native(_lib.raw_call, "toolselect_selector_select", sel, reg, request, tok)
+        except asyncio.CancelledError:
+            _lib.call("toolselect_cancel", tok)  # the worker thread returns promptly
+            raise
+        finally:
+            _lib.call("toolselect_cancel_close", tok)
+        if rc != 0:
+            from .errors import error_from_body
+            raise error_from_body(rc, body)
+        return json.loads(body)
+
+    # -- caller's client, sans-I/O ----------------------------------------------
+
+    async def _select_session(self, tool_registry: Any, request: bytes) -> Dict[str, Any]:
+        def begin() -> Dict[str, Any]:
+            reg = self._registry_handle(tool_registry)
+            sel = self._selector_handle("", "")
+            return _lib.call("toolselect_session_begin", sel, reg, request)
+
+        act = await _native(begin)
+        session = act["session"]
+        try:
+            while act.get("action") == "chat":
+                reply = await self._chat(act)
+                act = await _native(_lib.call, "toolselect_session_feed", session,
+                                    json.dumps(reply).encode("utf-8"))
+        finally:
+            _lib.call("toolselect_session_close", session)
+        return act
+
+    async def _chat(self, act: Dict[str, Any]) -> Dict[str, Any]:
+        params = act.get("params") or {}
+        timeout = float(params.get("timeout_s") or self.config.timeout_s)
+        make = self.message_factory
+        messages = [make(role=m["role"], content=m["content"]) if make else dict(m) for m in act["messages"]]
+        kw: Dict[str, Any] = {"messages": messages, "model": act["model"],
+                              "temperature": params.get("temperature", self.config.temperature),
+                              "response_format": params.get("response_format"), "timeout": timeout}
+        if params.get("tools"):
+            kw["tools"] = params["tools"]
+        fn = self.client.chat_completion
+        try:
+            if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None)):
+                result = await asyncio.wait_for(fn(**kw), timeout)
+            else:
+                # A plain method runs in a worker thread so it cannot block the loop.
+                loop = asyncio.get_running_loop()
+                result = await asyncio.wait_for(loop.run_in_executor(_executor(), functools.partial(fn, **kw)),
+                                                timeout)
+                if inspect.isawaitable(result):
+                    result = await asyncio.wait_for(result, timeout)
+        except asyncio.TimeoutError:
+            return {"error": {"kind": "timeout", "message": f"the client did not answer within {timeout:g} s"}}
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # noqa: BLE001 - any client failure is a failed attempt, not an exception
+            return {"error": _client_error(e)}
+        try:
+            return _reply(result)
+        except Exception as e:  # noqa: BLE001
+            return {"error": {"kind": "transport", "message": f"unreadable client result: {e}"}}
+
+    # -- results ------------------------------------------------------------------
+
+    def _result(self, done: Dict[str, Any]) -> SelectionResult:
+        attempts = [_attempt(a) for a in done.get("attempts") or []]
+        res = SelectionResult(
+            calls=[ToolCall.from_json(c) for c in done.get("calls") or []],
+            attempts=attempts,
+            dropped=[DroppedCall(tool=d.get("tool", ""), reason=d.get("reason", ""), raw=d)
+                     for d in done.get("dropped") or []],
+            offered=list(done.get("offered") or []),
+        )
+        err = done.get("error")
+        if err:
+            res.failure = SelectionFailure(kind=err.get("kind", ""), message=err.get("message", ""),
+                                           attempts=attempts)
+            self.log.warning("tool selection failed (%s), returning no calls: %s", res.failure.kind,
+                             res.failure.message)
+        else:
+            for d in res.dropped:
+                self.log.info("tool selection dropped a call to %r (%s): %s", d.tool, d.reason,
+                              d.raw.get("message", ""))
+        return res
+
+
+def _attempt(a: Dict[str, Any]) -> Attempt:
+    err = a.get("error") or {}
+    return Attempt(model=a.get("model", ""), ok=bool(a.get("ok")), kind=err.get("kind", ""),
+                   message=err.get("message", ""), latency_s=float(a.get("latency_ms") or 0) / 1000.0, raw=a)
+
+
+def _client_error(e: BaseException) -> Dict[str, Any]:
+    status = getattr(e, "status_code", None) or getattr(e, "status", None)
+    name = type(e).__name__.lower()
+    if isinstance(e, (TimeoutError, asyncio.TimeoutError)) or "timeout" in name:
+        kind = "timeout"
+    elif isinstance(status, int) and status >= 400:
+        kind = "http_status"
+    else:
+        kind = "transport"
+    out: Dict[str, Any] = {"kind": kind, "message": f"{type(e).__name__}: {e}"}
+    if isinstance(status, int):
+        out["status_code"] = status
+    return out
+
+
+def _get(obj: Any, name: str) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def _reply(result: Any) -> Dict[str, Any]:
+    """Turn whatever the client returned into the session's feed document."""
+    if isinstance(result, (str, bytes)):
+        return {"content": result.decode("utf-8") if isinstance(result, bytes) else result}
+    choices = _get(result, "choices")
+    msg = result
+    if choices is not None and _get(result, "content") is None:
+        if not choices:
+            return {"choices": []}
+        msg = _get(choices[0], "message") or choices[0]
+    reply: Dict[str, Any] = {"content": _get(msg, "content") or ""}
+    calls = _get(msg, "tool_calls")
+    if calls:
+        out = []
+        for c in calls:
+            fn = _get(c, "function")
+            name = _get(fn, "name") if fn is not None else _get(c, "name")
+            args = _get(fn, "arguments") if fn is not None else _get(c, "arguments")
+            if not isinstance(args, str):
+                args = json.dumps(args if args is not None else {})
+            out.append({"id": _get(c, "id") or "", "name": name or "", "arguments": args})
+        reply["tool_calls"] = out
+    usage = _get(result, "usage")
+    if usage is not None:
+        reply["usage"] = {"prompt_tokens": int(_get(usage, "prompt_tokens") or 0),
+                          "completion_tokens": int(_get(usage, "completion_tokens") or 0)}
+    return reply
