@@ -1,0 +1,169 @@
+package selector
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestConfigDefaults(t *testing.T) {
+	c, err := ConfigFromEnvMap(nil)
+	require.NoError(t, err)
+	assert.Equal(t, Config{Model: "glm-4.5-air", MaxCalls: 5, TimeoutS: 30, Temperature: 0, FailClosed: true, Mode: "json", MaxResponseBytes: 4 << 20}, c)
+	assert.Equal(t, DefaultConfig(), c)
+	// Empty values count as unset.
+	c, err = ConfigFromEnvMap(map[string]string{EnvMaxCalls: "", EnvFailClosed: "", EnvModel: ""})
+	require.NoError(t, err)
+	assert.Equal(t, DefaultConfig(), c)
+}
+
+func TestConfigFromEnvValues(t *testing.T) {
+	c, err := ConfigFromEnvMap(map[string]string{
+		EnvModel: "gpt-4o-mini", EnvFallbackModel: "qwen3", EnvMaxCalls: "20", EnvTimeoutS: " 120 ",
+		EnvFailClosed: "off", EnvTemperature: "0.25", EnvBaseURL: "http://localhost:11434/v1", EnvAPIKey: "k1",
+		EnvMode: "NATIVE", EnvMaxResponseBytes: "1024",
+		EnvOpenAIBaseURL: "https://ignored.example/v1", EnvOpenAIAPIKey: "ignored",
+	})
+	require.NoError(t, err)
+	assert.Equal(t, Config{Model: "gpt-4o-mini", FallbackModel: "qwen3", MaxCalls: 20, TimeoutS: 120, FailClosed: false,
+		Temperature: 0.25, BaseURL: "http://localhost:11434/v1", APIKey: "k1", Mode: "native", MaxResponseBytes: 1024}, c)
+}
+
+func TestConfigOpenAIFallbacks(t *testing.T) {
+	c, err := ConfigFromEnvMap(map[string]string{EnvOpenAIBaseURL: "https://api.example/v1", EnvOpenAIAPIKey: "sk-x"})
+	require.NoError(t, err)
+	assert.Equal(t, "https://api.example/v1", c.BaseURL)
+	assert.Equal(t, "sk-x", c.APIKey)
+}
+
+func TestConfigFromProcessEnv(t *testing.T) {
+	t.Setenv(EnvMaxCalls, "7")
+	t.Setenv(EnvFailClosed, "No")
+	c, err := ConfigFromEnv()
+	require.NoError(t, err)
+	assert.Equal(t, 7, c.MaxCalls)
+	assert.False(t, c.FailClosed)
+}
+
+func TestConfigFailClosedSpellings(t *testing.T) {
+	for _, v := range []string{"1", "true", "t", "yes", "y", "on", "TRUE", "Yes", "ON", " y "} {
+		c, err := ConfigFromEnvMap(map[string]string{EnvFailClosed: v})
+		require.NoError(t, err, v)
+		assert.True(t, c.FailClosed, v)
+	}
+	for _, v := range []string{"0", "false", "f", "no", "n", "off", "FALSE", "No", "Off"} {
+		c, err := ConfigFromEnvMap(map[string]string{EnvFailClosed: v})
+		require.NoError(t, err, v)
+		assert.False(t, c.FailClosed, v)
+	}
+}
+
+func TestConfigRejectsBadValues(t *testing.T) {
+	cases := []struct{ env, value, want string }{
+		{EnvMaxCalls, "abc", "an integer from 1 to 20"},
+		{EnvMaxCalls, "0", "an integer from 1 to 20"},
+		{EnvMaxCalls, "21", "an integer from 1 to 20"},
+		{EnvMaxCalls, "5.0", "an integer from 1 to 20"},
+		{EnvTimeoutS, "0", "from 1 to 120"},
+		{EnvTimeoutS, "121", "from 1 to 120"},
+		{EnvTimeoutS, "30s", "from 1 to 120"},
+		{EnvTemperature, "1.5", "a number from 0 to 1"},
+		{EnvTemperature, "-0.1", "a number from 0 to 1"},
+		{EnvTemperature, "NaN", "a number from 0 to 1"},
+		{EnvTemperature, "warm", "a number from 0 to 1"},
+		{EnvFailClosed, "maybe", "1, true, t, yes, y, on"},
+		{EnvFailClosed, "2", "1, true, t, yes, y, on"},
+		{EnvMode, "xml", "json or native"},
+		{EnvMaxResponseBytes, "10", "from 1024 to 1073741824"},
+		{EnvMaxResponseBytes, "4MB", "from 1024 to 1073741824"},
+		{EnvBaseURL, "localhost:8080", "an http or https URL"},
+		{EnvModel, "   ", ""}, // spaces only: trimmed to empty, so the default applies
+	}
+	for _, tc := range cases {
+		t.Run(tc.env+"="+tc.value, func(t *testing.T) {
+			c, err := ConfigFromEnvMap(map[string]string{tc.env: tc.value})
+			if tc.want == "" {
+				require.NoError(t, err)
+				assert.Equal(t, DefaultModel, c.Model)
+				return
+			}
+			require.Error(t, err, "must not fall back to the default")
+			assert.ErrorIs(t, err, ErrInvalidConfig)
+			assert.Contains(t, err.Error(), tc.env)
+			assert.Contains(t, err.Error(), tc.want)
+			var ce *ConfigError
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, Config{}, c)
+		})
+	}
+}
+
+func TestConfigErrorsListEveryVariable(t *testing.T) {
+	_, err := ConfigFromEnvMap(map[string]string{EnvMaxCalls: "99", EnvTimeoutS: "0"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), EnvMaxCalls)
+	assert.Contains(t, err.Error(), EnvTimeoutS)
+}
+
+func TestConfigValidateGoBuilt(t *testing.T) {
+	c := DefaultConfig()
+	c.MaxCalls = 50
+	err := c.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), EnvMaxCalls)
+	_, err = New(nil, &c)
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+
+	s, err := New(nil, &Config{Model: "m", FailClosed: true})
+	require.NoError(t, err)
+	assert.Equal(t, 5, s.Config().MaxCalls)
+	assert.Equal(t, 30, s.Config().TimeoutS)
+	assert.Equal(t, ModeJSON, s.Config().Mode)
+	s, err = New(nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, DefaultConfig(), s.Config())
+}
+
+func TestConfigFromJSON(t *testing.T) {
+	c, err := ConfigFromJSON([]byte(`{"model":"m","max_calls":3,"api_key":"k"}`))
+	require.NoError(t, err)
+	assert.Equal(t, 3, c.MaxCalls)
+	assert.True(t, c.FailClosed, "missing keys keep their defaults")
+	assert.Equal(t, "k", c.APIKey)
+	_, err = ConfigFromJSON([]byte(`{"max_call":3}`))
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	_, err = ConfigFromJSON([]byte(`{"timeout_s":500}`))
+	assert.ErrorContains(t, err, EnvTimeoutS)
+	// What MarshalJSON writes reads back (without the key).
+	b, err := json.Marshal(c)
+	require.NoError(t, err)
+	back, err := ConfigFromJSON(b)
+	require.NoError(t, err)
+	c.APIKey = ""
+	assert.Equal(t, c, back)
+}
+
+func TestConfigNeverPrintsKey(t *testing.T) {
+	const key = "sk-live-DO-NOT-LEAK-42"
+	c := DefaultConfig()
+	c.APIKey = key
+	var logs bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logs, nil)).Info("cfg", "config", c)
+	b, _ := json.Marshal(c)
+	for _, s := range []string{c.String(), fmt.Sprint(c), fmt.Sprintf("%v %+v %#v", c, c, c), string(b), logs.String(), fmt.Sprint(&c)} {
+		assert.NotContains(t, s, key)
+	}
+	assert.Contains(t, string(b), `"api_key_set":true`)
+	// Error messages about the endpoint never echo the value either.
+	_, err := ConfigFromEnvMap(map[string]string{EnvBaseURL: "ftp://" + key})
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), key)
+	var ce *ConfigError
+	require.True(t, errors.As(err, &ce))
+}

@@ -1,0 +1,96 @@
+package selector
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseReply(t *testing.T) {
+	ok := []struct {
+		name, reply string
+		want        []rawCall
+	}{
+		{"plain", `{"calls":[{"tool":"a","args":{"x":1},"reasoning":"r"}]}`, []rawCall{{"a", []byte(`{"x":1}`), "r"}}},
+		{"fenced json", "```json\n{\"calls\":[{\"tool\":\"a\",\"args\":{}}]}\n```", []rawCall{{"a", []byte(`{}`), ""}}},
+		{"fenced bare", "  ```\n{\"calls\":[]}\n```  ", []rawCall{}},
+		{"args as string", `{"calls":[{"tool":"a","args":"{\"x\": [1, 2]}"}]}`, []rawCall{{"a", []byte(`{"x":[1,2]}`), ""}}},
+		{"args empty string", `{"calls":[{"tool":"a","args":""}]}`, []rawCall{{"a", []byte(`{}`), ""}}},
+		{"args absent", `{"calls":[{"tool":"a"}]}`, []rawCall{{"a", []byte(`{}`), ""}}},
+		{"args null, reasoning null", `{"calls":[{"tool":"a","args":null,"reasoning":null}]}`, []rawCall{{"a", []byte(`{}`), ""}}},
+		{"extra keys ignored", `{"calls":[{"tool":"a","args":{},"id":7}],"note":"x"}`, []rawCall{{"a", []byte(`{}`), ""}}},
+		{"numbers kept verbatim", `{"calls":[{"tool":"a","args":{"n":12345678901234567890}}]}`, []rawCall{{"a", []byte(`{"n":12345678901234567890}`), ""}}},
+		{"empty calls", `{"calls":[]}`, []rawCall{}},
+	}
+	for _, tc := range ok {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseReply(tc.reply)
+			require.NoError(t, err)
+			require.Len(t, got, len(tc.want))
+			for i := range got {
+				assert.Equal(t, tc.want[i].Tool, got[i].Tool)
+				assert.Equal(t, string(tc.want[i].Args), string(got[i].Args))
+				assert.Equal(t, tc.want[i].Reasoning, got[i].Reasoning)
+			}
+		})
+	}
+	bad := map[string]string{
+		"empty":                    "",
+		"prose":                    "Sure! Here are the calls.",
+		"prose before json":        `Here: {"calls":[]}`,
+		"array":                    `[{"tool":"a"}]`,
+		"invalid json":             `{"calls":[`,
+		"no calls key":             `{"tool":"a","args":{}}`,
+		"calls null":               `{"calls":null}`,
+		"calls object":             `{"calls":{"tool":"a"}}`,
+		"trailing text":            `{"calls":[]} and more`,
+		"two objects":              `{"calls":[]}{"calls":[]}`,
+		"call not object":          `{"calls":["a"]}`,
+		"tool missing":             `{"calls":[{"args":{}}]}`,
+		"tool not string":          `{"calls":[{"tool":1,"args":{}}]}`,
+		"tool empty":               `{"calls":[{"tool":" ","args":{}}]}`,
+		"args array":               `{"calls":[{"tool":"a","args":[1]}]}`,
+		"args number":              `{"calls":[{"tool":"a","args":3}]}`,
+		"args string not object":   `{"calls":[{"tool":"a","args":"[1]"}]}`,
+		"args string invalid json": `{"calls":[{"tool":"a","args":"{x"}]}`,
+		"reasoning not string":     `{"calls":[{"tool":"a","args":{},"reasoning":{"a":1}}]}`,
+		"unclosed fence":           "```json\n{\"calls\":[]}",
+		"fence with other lang":    "```python\n{\"calls\":[]}\n```",
+	}
+	for name, reply := range bad {
+		t.Run("bad/"+name, func(t *testing.T) {
+			_, err := parseReply(reply)
+			var pe *parseError
+			require.ErrorAs(t, err, &pe, "reply %q", reply)
+		})
+	}
+}
+
+func TestHydrateNative(t *testing.T) {
+	got, err := hydrateNative([]NativeCall{{Name: "a", Arguments: `{"x": 1}`}, {Name: "b", Arguments: ""}, {Name: "c", Arguments: `"{\"y\":2}"`}})
+	require.NoError(t, err)
+	assert.Equal(t, `{"x":1}`, string(got[0].Args))
+	assert.Equal(t, `{}`, string(got[1].Args))
+	assert.Equal(t, `{"y":2}`, string(got[2].Args))
+	for _, bad := range []NativeCall{{Name: "", Arguments: "{}"}, {Name: "a", Arguments: "{"}, {Name: "a", Arguments: "[]"}} {
+		_, err := hydrateNative([]NativeCall{bad})
+		assert.Error(t, err, "%+v", bad)
+	}
+}
+
+func TestServerMessage(t *testing.T) {
+	cases := map[string]string{
+		`{"error":{"message":"Rate limit reached","type":"requests"}}`:                                                            "Rate limit reached",
+		`{"error":"model 'llama9' not found, try pulling it first"}`:                                                              "model 'llama9' not found, try pulling it first",
+		`{"object":"error","message":"max_tokens is too large","type":"BadRequestError"}`:                                         "max_tokens is too large",
+		`{"detail":[{"loc":["body","messages"],"msg":"field required"}]}`:                                                         `[{"loc":["body","messages"],"msg":"field required"}]`,
+		"<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>":                  "502 Bad Gateway nginx",
+		"<html><head><title>Service Unavailable</title><style>p{}</style></head><body><p>Try later &amp; again</p></body></html>": "Service Unavailable: Try later & again",
+		"upstream connect error\n": "upstream connect error",
+		"":                         "",
+	}
+	for body, want := range cases {
+		assert.Equal(t, want, serverMessage([]byte(body)), "body %q", body)
+	}
+}
