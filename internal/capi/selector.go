@@ -176,4 +176,3 @@ func Cancel(h uint64) Result {
 
 // CancelClose releases a token without cancelling calls still using it.
 func CancelClose(h uint64) Result { return table.remove(h, KindCancel) }
-

@@ -1,0 +1,134 @@
+package capi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func handleOf(t *testing.T, r Result) uint64 {
+	t.Helper()
+	if r.Code != OK {
+		t.Fatalf("want a handle, got %s", r.Body)
+	}
+	return uint64(decode(t, r)["handle"].(float64))
+}
+
+func addRegistry(t *testing.T) uint64 {
+	h := newRegistry(t)
+	if r := RegistryRegister(h, []byte(addTool), true); r.Code != OK {
+		t.Fatal(string(r.Body))
+	}
+	return h
+}
+
+const testRequest = `{"task":{"id":"t1","description":"add 1 and 2","sub_tasks":[{"id":"s1","description":"add"}]},"query":"sum"}`
+
+func TestSessionFallbackAndDone(t *testing.T) {
+	reg := addRegistry(t)
+	sel := handleOf(t, SelectorNew([]byte(`{"model":"m1","fallback_model":"m2"}`), true))
+	defer SelectorClose(sel)
+
+	r := SessionBegin(sel, reg, []byte(testRequest), true)
+	act := decode(t, r)
+	if r.Code != OK || act["action"] != "chat" || act["model"] != "m1" {
+		t.Fatalf("begin: %s", r.Body)
+	}
+	sess := uint64(act["session"].(float64))
+	defer SessionClose(sess)
+	if p := act["params"].(map[string]any); p["response_format"].(map[string]any)["type"] != "json_object" || p["timeout_s"].(float64) != 30 {
+		t.Errorf("params: %v", p)
+	}
+	wantErr(t, SessionFeed(sess, []byte(`{"nothing":1}`), true), ErrArgument, "reply_json")
+
+	r = SessionFeed(sess, []byte(`{"error":{"kind":"transport","message":"connection refused"}}`), true)
+	if act := decode(t, r); act["action"] != "chat" || act["model"] != "m2" {
+		t.Fatalf("after a transport error the fallback must be asked: %s", r.Body)
+	}
+	r = SessionFeed(sess, []byte(`{"content":"{\"calls\":[{\"tool\":\"add\",\"args\":{\"a\":1,\"b\":2}}]}"}`), true)
+	done := decode(t, r)
+	if done["action"] != "done" || done["error"] != nil || len(done["calls"].([]any)) != 1 || len(done["attempts"].([]any)) != 2 {
+		t.Fatalf("done: %s", r.Body)
+	}
+	// Feeding a finished session returns the same outcome.
+	if r2 := SessionFeed(sess, []byte(`{"content":"x"}`), true); string(r2.Body) != string(r.Body) {
+		t.Errorf("feed after done changed the outcome: %s", r2.Body)
+	}
+}
+
+func TestSessionBadRequests(t *testing.T) {
+	reg := addRegistry(t)
+	sel := handleOf(t, SelectorNew([]byte(`{}`), true))
+	defer SelectorClose(sel)
+	wantErr(t, SessionBegin(sel, reg, []byte(`{"task":{"description":""}}`), true), ErrArgument, "no description")
+	wantErr(t, SessionBegin(sel, reg, []byte(`{"task":{"description":"x"},"bogus":1}`), true), ErrArgument, "bogus")
+	wantErr(t, SessionBegin(sel, reg, nil, false), ErrArgument, "NULL")
+	wantErr(t, SessionBegin(reg, reg, []byte(testRequest), true), ErrHandle, "not a selector")
+	wantErr(t, SessionBegin(sel, sel, []byte(testRequest), true), ErrHandle, "not a registry")
+	wantErr(t, SelectorNew([]byte(`{"max_calls":21}`), true), ErrArgument, "LLM_COMMON_TOOL_SELECTION_MAX_CALLS")
+	wantErr(t, SelectorNew([]byte(`{"nope":1}`), true), ErrArgument, "nope")
+}
+
+// openAIServer answers chat completions with content, after delay.
+func openAIServer(t *testing.T, delay time.Duration, content string) *httptest.Server {
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return
+		case <-stop:
+			return
+		}
+		body, _ := json.Marshal(map[string]any{
+			"id": "c1", "object": "chat.completion", "model": "m",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": content}}},
+			"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+		})
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) }) // runs first: release handlers still waiting
+	return srv
+}
+
+func TestSelectOverHTTP(t *testing.T) {
+	srv := openAIServer(t, 0, `{"calls":[{"tool":"add","args":{"a":1,"b":2},"reasoning":"sum"}]}`)
+	reg := addRegistry(t)
+	sel := handleOf(t, SelectorNew([]byte(fmt.Sprintf(`{"base_url":%q,"api_key":"sk-test"}`, srv.URL+"/v1")), true))
+	defer SelectorClose(sel)
+	r := SelectorSelect(sel, reg, []byte(testRequest), true, 0)
+	m := decode(t, r)
+	if r.Code != OK || m["error"] != nil || len(m["calls"].([]any)) != 1 {
+		t.Fatalf("select: %s", r.Body)
+	}
+	if strings.Contains(string(r.Body), "sk-test") {
+		t.Error("the API key leaked into the result")
+	}
+}
+
+func TestSelectCancel(t *testing.T) {
+	srv := openAIServer(t, 10*time.Second, `{"calls":[]}`)
+	reg := addRegistry(t)
+	sel := handleOf(t, SelectorNew([]byte(fmt.Sprintf(`{"base_url":%q}`, srv.URL+"/v1")), true))
+	defer SelectorClose(sel)
+	tok := handleOf(t, CancelNew())
+	defer CancelClose(tok)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		Cancel(tok)
+	}()
+	start := time.Now()
+	r := SelectorSelect(sel, reg, []byte(testRequest), true, tok)
+	wantErr(t, r, ErrCanceled, "cancelled")
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("cancel took %v", d)
+	}
+	wantErr(t, SelectorSelect(sel, reg, []byte(testRequest), true, reg), ErrHandle, "not a cancel token")
+}
