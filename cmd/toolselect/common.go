@@ -74,3 +74,30 @@ func readArg(env *cmdEnv, v string) (string, error) {
 	}
 	return v, nil
 }
+
+// readAllLimited reads at most MaxCatalogBytes from r.
+func readAllLimited(r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, registry.MaxCatalogBytes+1))
+	if err == nil && len(b) > registry.MaxCatalogBytes {
+		err = fmt.Errorf("input is larger than %d bytes", registry.MaxCatalogBytes)
+	}
+	return b, err
+}
+
+// redactingWriter removes secrets from each write (slog handlers write one
+// record per call, so a secret is never split across writes).
+type redactingWriter struct {
+	w       io.Writer
+	secrets []string
+}
+
+func (r redactingWriter) Write(p []byte) (int, error) {
+	s := string(p)
+	for _, k := range r.secrets {
+		s = strings.ReplaceAll(s, k, "[REDACTED]")
+	}
+	if _, err := io.WriteString(r.w, s); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

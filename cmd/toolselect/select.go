@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/toolselect/toolselect/selector"
+)
+
+func init() {
+	register(command{
+		name:    "select",
+		summary: "ask the configured model which tool calls a task needs",
+		run:     runSelect,
+	})
+}
+
+// selectOutput is the one JSON object select prints.
+type selectOutput struct {
+	Calls    []selector.ToolCall `json:"calls"`
+	Attempts []selector.Attempt  `json:"attempts"`
+	Error    *selector.ErrorInfo `json:"error"`
+}
+
+// endpointHint is printed when no endpoint is configured.
+const endpointHint = "no model endpoint configured: set " + selector.EnvBaseURL + " (or " + selector.EnvOpenAIBaseURL +
+	") to an OpenAI-compatible server, e.g. https://api.openai.com/v1, https://open.bigmodel.cn/api/paas/v4 (GLM), " +
+	"http://localhost:11434/v1 (Ollama) or http://localhost:8000/v1 (vLLM), and the key in " + selector.EnvAPIKey +
+	" (or " + selector.EnvOpenAIAPIKey + ")"
+
+func runSelect(env *cmdEnv, args []string) int {
+	fs := newFlags(env, "select", "--catalog FILE --task TEXT [--subtask TEXT]... [--query TEXT] [--context FILE]")
+	catalog := fs.String("catalog", "", "tool catalog (any format the registry reads; \"-\" reads stdin)")
+	task := fs.String("task", "", "what needs doing (required)")
+	taskID := fs.String("task-id", "", "an identifier for the task, passed to the model")
+	var subtasks, roles stringList
+	fs.Var(&subtasks, "subtask", "a sub-task (repeatable, in order)")
+	query := fs.String("query", "", "an optional free-text query")
+	contextFile := fs.String("context", "", "a JSON object file shown to the model as context")
+	fs.Var(&roles, "role", "a role the caller holds (repeatable); tools with roles are offered only to holders")
+	allowUnsafe := fs.Bool("allow-unsafe", false, "offer tools marked safe: false")
+	logLevel := fs.String("log-level", "off", "selector log records on stderr: off|debug|info|warn|error")
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintln(w, "usage: toolselect select --catalog FILE --task TEXT [--subtask TEXT]... [--query TEXT] [--context FILE]")
+		fmt.Fprintln(w, "\nPrints {\"calls\":[...],\"attempts\":[...],\"error\":null|{\"kind\",\"message\"}}.")
+		fmt.Fprintln(w, "Exit status: 0 selection succeeded (even with no calls), 3 failed closed, 2 usage, catalog or configuration error.")
+		fmt.Fprintln(w, "The model and endpoint come from the environment:")
+		for _, v := range []string{selector.EnvBaseURL + " / " + selector.EnvOpenAIBaseURL, selector.EnvAPIKey + " / " + selector.EnvOpenAIAPIKey,
+			selector.EnvModel, selector.EnvFallbackModel, selector.EnvMaxCalls, selector.EnvTimeoutS, selector.EnvFailClosed,
+			selector.EnvTemperature, selector.EnvMode, selector.EnvMaxResponseBytes} {
+			fmt.Fprintln(w, "  "+v)
+		}
+		fmt.Fprintln(w, "\nflags:")
+		fs.PrintDefaults()
+	}
+	if code, ok := parseFlags(env, fs, args); !ok {
+		return code
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fail(env, "select", exitUsage, "unexpected argument %q (run \"toolselect select --help\")", fs.Arg(0))
+	case strings.TrimSpace(*task) == "":
+		return fail(env, "select", exitUsage, "--task is required")
+	case *catalog == "-" && *contextFile == "-":
+		return fail(env, "select", exitUsage, "--catalog and --context cannot both read stdin")
+	}
+	logger, err := cliLogger(env, *logLevel)
+	if err != nil {
+		return fail(env, "select", exitUsage, "%v", err)
+	}
+	cfg, err := selector.ConfigFromEnvMap(environMap(env, selectorEnvVars))
+	if err != nil {
+		return fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env))
+	}
+	if cfg.BaseURL == "" && cfg.APIKey == "" {
+		return fail(env, "select", exitUsage, "%s", endpointHint)
+	}
+	reg, err := loadRegistry(env, *catalog)
+	if err != nil {
+		return fail(env, "select", exitUsage, "%v", err)
+	}
+	var ctxMap map[string]any
+	if *contextFile != "" {
+		if ctxMap, err = readContext(env, *contextFile); err != nil {
+			return fail(env, "select", exitUsage, "--context: %v", err)
+		}
+	}
+	client, err := selector.NewOpenAIClient(cfg, nil)
+	if err != nil {
+		return fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env))
+	}
+	sel, err := selector.New(client, &cfg, selector.WithLogger(logger))
+	if err != nil {
+		return fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env))
+	}
+	req := selector.Request{
+		Task:     selector.Task{ID: *taskID, Description: *task},
+		Registry: reg, Query: *query, Context: ctxMap,
+		Roles: roles, AllowUnsafe: *allowUnsafe,
+	}
+	for i, s := range subtasks {
+		req.Task.SubTasks = append(req.Task.SubTasks, selector.SubTask{ID: fmt.Sprintf("%d", i+1), Description: s})
+	}
+	res, err := sel.Select(context.Background(), req)
+	if errors.Is(err, selector.ErrBadRequest) {
+		return fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env))
+	}
+	out := selectOutput{Calls: []selector.ToolCall{}, Attempts: []selector.Attempt{}, Error: selector.NewErrorInfo(err)}
+	if res != nil {
+		if res.Calls != nil {
+			out.Calls = res.Calls
+		}
+		if res.Attempts != nil {
+			out.Attempts = res.Attempts
+		}
+	}
+	b, merr := json.Marshal(out)
+	if merr != nil {
+		return fail(env, "select", exitFailed, "encoding the result: %v", merr)
+	}
+	// Belt and braces: the selector already redacts the key from every message.
+	env.stdout.Write([]byte(redactKey(string(b), env) + "\n"))
+	if err != nil {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// selectorEnvVars are the variables the selector reads.
+var selectorEnvVars = []string{
+	selector.EnvModel, selector.EnvFallbackModel, selector.EnvMaxCalls, selector.EnvTimeoutS,
+	selector.EnvFailClosed, selector.EnvTemperature, selector.EnvBaseURL, selector.EnvAPIKey,
+	selector.EnvMode, selector.EnvMaxResponseBytes, selector.EnvOpenAIBaseURL, selector.EnvOpenAIAPIKey,
+}
+
+// environMap reads names through env.getenv so tests control the environment.
+func environMap(env *cmdEnv, names []string) map[string]string {
+	m := make(map[string]string, len(names))
+	for _, n := range names {
+		if v := env.getenv(n); v != "" {
+			m[n] = v
+		}
+	}
+	return m
+}
+
+// redactKey removes the configured API keys from s.
+func redactKey(s string, env *cmdEnv) string {
+	for _, n := range []string{selector.EnvAPIKey, selector.EnvOpenAIAPIKey} {
+		if k := strings.TrimSpace(env.getenv(n)); len(k) >= 4 {
+			s = strings.ReplaceAll(s, k, "[REDACTED]")
+		}
+	}
+	return s
+}
+
+// readContext reads a JSON object from a file ("-": stdin).
+func readContext(env *cmdEnv, path string) (map[string]any, error) {
+	var (
+		b   []byte
+		err error
+	)
+	if path == "-" {
+		b, err = readAllLimited(env.stdin)
+	} else {
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil || m == nil {
+		return nil, fmt.Errorf("%s is not a JSON object", path)
+	}
+	return m, nil
+}
+
+// cliLogger returns a text logger on stderr at level, or a discarding one for "off".
+func cliLogger(env *cmdEnv, level string) (*slog.Logger, error) {
+	var l slog.Level
+	switch strings.ToLower(level) {
+	case "off", "":
+		return slog.New(slog.DiscardHandler), nil
+	case "debug":
+		l = slog.LevelDebug
+	case "info":
+		l = slog.LevelInfo
+	case "warn":
+		l = slog.LevelWarn
+	case "error":
+		l = slog.LevelError
+	default:
+		return nil, fmt.Errorf("--log-level %q: want off, debug, info, warn or error", level)
+	}
+	var secrets []string
+	for _, n := range []string{selector.EnvAPIKey, selector.EnvOpenAIAPIKey} {
+		if k := strings.TrimSpace(env.getenv(n)); len(k) >= 4 {
+			secrets = append(secrets, k)
+		}
+	}
+	w := redactingWriter{w: env.stderr, secrets: secrets}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
