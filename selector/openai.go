@@ -21,6 +21,7 @@ import (
 // openAIClient is the go-openai adapter of ChatClient.
 type openAIClient struct {
 	client *openai.Client
+	doer   *guardedDoer
 	apiKey string
 }
 
@@ -54,8 +55,9 @@ func NewOpenAIClient(cfg Config, httpClient *http.Client) (ChatClient, error) {
 	if cfg.BaseURL != "" {
 		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	}
-	oc.HTTPClient = &guardedDoer{client: &hc, limit: cfg.MaxResponseBytes}
-	return &openAIClient{client: openai.NewClientWithConfig(oc), apiKey: cfg.APIKey}, nil
+	doer := &guardedDoer{client: &hc, limit: cfg.MaxResponseBytes}
+	oc.HTTPClient = doer
+	return &openAIClient{client: openai.NewClientWithConfig(oc), doer: doer, apiKey: cfg.APIKey}, nil
 }
 
 type temperatureKey struct{}
