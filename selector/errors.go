@@ -126,13 +126,13 @@ type Attempt struct {
 // attemptJSON is Attempt on the wire:
 // {"model","ok","error":{"kind","message"}|null,"latency_ms",...}.
 type attemptJSON struct {
-	Model            string         `json:"model"`
-	OK               bool           `json:"ok"`
-	Error            *ErrorInfo     `json:"error"`
-	LatencyMS        float64        `json:"latency_ms"`
-	PromptTokens     int            `json:"prompt_tokens,omitempty"`
-	CompletionTokens int            `json:"completion_tokens,omitempty"`
-	Rejected         []DroppedCall  `json:"rejected,omitempty"`
+	Model            string        `json:"model"`
+	OK               bool          `json:"ok"`
+	Error            *ErrorInfo    `json:"error"`
+	LatencyMS        float64       `json:"latency_ms"`
+	PromptTokens     int           `json:"prompt_tokens,omitempty"`
+	CompletionTokens int           `json:"completion_tokens,omitempty"`
+	Rejected         []DroppedCall `json:"rejected,omitempty"`
 }
 
 // ErrorInfo is an error as JSON: {"kind","message"}.

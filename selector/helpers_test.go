@@ -74,7 +74,9 @@ func (f *fakeClient) models() []string {
 }
 
 func content(s string) func(ChatRequest) (ChatResponse, error) {
-	return func(ChatRequest) (ChatResponse, error) { return ChatResponse{Content: s, PromptTokens: 10, CompletionTokens: 5}, nil }
+	return func(ChatRequest) (ChatResponse, error) {
+		return ChatResponse{Content: s, PromptTokens: 10, CompletionTokens: 5}, nil
+	}
 }
 
 func failing(err error) func(ChatRequest) (ChatResponse, error) {
