@@ -1,0 +1,304 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const testKey = "sk-test-0123456789abcdef-SECRET"
+
+// chatServer speaks the OpenAI chat completions wire format. reply decides,
+// per request (by model), the status and the assistant content or raw body.
+type chatServer struct {
+	*httptest.Server
+	mu    sync.Mutex
+	reqs  []map[string]any
+	auths []string
+}
+
+type chatReply struct {
+	status  int    // 0 means 200
+	content string // assistant message content (for 200)
+	body    string // raw body instead of a completion
+}
+
+func newChatServer(t *testing.T, reply func(model string) chatReply) *chatServer {
+	t.Helper()
+	s := &chatServer{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.Error(w, "not found: "+r.URL.Path, http.StatusNotFound)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		var req map[string]any
+		_ = json.Unmarshal(b, &req)
+		s.mu.Lock()
+		s.reqs = append(s.reqs, req)
+		s.auths = append(s.auths, r.Header.Get("Authorization"))
+		s.mu.Unlock()
+		model, _ := req["model"].(string)
+		rep := reply(model)
+		w.Header().Set("Content-Type", "application/json")
+		if rep.status != 0 {
+			w.WriteHeader(rep.status)
+		}
+		if rep.body != "" {
+			io.WriteString(w, rep.body)
+			return
+		}
+		content, _ := json.Marshal(rep.content)
+		fmt.Fprintf(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":%q,
+			"choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],
+			"usage":{"prompt_tokens":120,"completion_tokens":30,"total_tokens":150}}`, model, content)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *chatServer) requests() []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]map[string]any(nil), s.reqs...)
+}
+
+func (s *chatServer) env(extra ...string) map[string]string {
+	m := map[string]string{
+		"LLM_COMMON_TOOL_SELECTION_BASE_URL":  s.URL + "/v1",
+		"LLM_COMMON_TOOL_SELECTION_API_KEY":   testKey,
+		"LLM_COMMON_TOOL_SELECTION_TIMEOUT_S": "5",
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		m[extra[i]] = extra[i+1]
+	}
+	return m
+}
+
+// selectJSON is the shape select prints.
+type selectJSON struct {
+	Calls []struct {
+		Tool      string          `json:"tool"`
+		Args      json.RawMessage `json:"args"`
+		Reasoning string          `json:"reasoning"`
+	} `json:"calls"`
+	Attempts []struct {
+		Model string `json:"model"`
+		OK    bool   `json:"ok"`
+		Error *struct {
+			Kind    string `json:"kind"`
+			Message string `json:"message"`
+		} `json:"error"`
+	} `json:"attempts"`
+	Error *struct {
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// runSelectCLI runs select and checks what holds for every run: no API key in
+// any output, one JSON line on stdout when it exits 0 or 3, one line on
+// stderr when it exits 2.
+func runSelectCLI(t *testing.T, vars map[string]string, args ...string) (cliResult, selectJSON) {
+	t.Helper()
+	r := execCLI(t, vars, "", append([]string{"select"}, args...)...)
+	assert.NotContains(t, r.stdout, testKey, "API key on stdout")
+	assert.NotContains(t, r.stderr, testKey, "API key on stderr")
+	assert.NotContains(t, r.stdout, "0123456789abcdef", "part of the API key on stdout")
+	var out selectJSON
+	switch r.code {
+	case exitOK, exitFailed:
+		oneLine(t, r.stdout)
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &out), r.stdout)
+		var raw map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &raw))
+		assert.Len(t, raw, 3, "exactly calls, attempts, error: %s", r.stdout)
+		assert.NotEqual(t, "null", string(raw["calls"]), "calls is an array, never null")
+	case exitUsage:
+		assert.Empty(t, r.stdout)
+		oneLine(t, r.stderr)
+	}
+	return r, out
+}
+
+func TestSelectOK(t *testing.T) {
+	srv := newChatServer(t, func(string) chatReply {
+		return chatReply{content: "```json\n" + `{"calls":[
+			{"tool":"get_metrics","args":{"service":"checkout-api","metric":"error_rate"},"reasoning":"check the alert"},
+			{"tool":"search_logs","args":"{\"service\":\"checkout-api\",\"query\":\"error\",\"since\":\"30m\"}"}]}` + "\n```"}
+	})
+	ctxFile := writeTemp(t, "ctx.json", `{"service":"checkout-api","alert":"error_rate above 5%"}`)
+	r, out := runSelectCLI(t, srv.env(), "--catalog", exampleCatalog(t), "--task", "Investigate the checkout error alert",
+		"--subtask", "look at the error rate", "--subtask", "find the failing requests", "--query", "errors checkout", "--context", ctxFile)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Empty(t, r.stderr)
+	require.Len(t, out.Calls, 2)
+	assert.Equal(t, "get_metrics", out.Calls[0].Tool)
+	assert.JSONEq(t, `{"service":"checkout-api","metric":"error_rate"}`, string(out.Calls[0].Args))
+	assert.Equal(t, "check the alert", out.Calls[0].Reasoning)
+	assert.Equal(t, "search_logs", out.Calls[1].Tool)
+	assert.JSONEq(t, `{"service":"checkout-api","query":"error","since":"30m"}`, string(out.Calls[1].Args))
+	require.Len(t, out.Attempts, 1)
+	assert.Equal(t, "glm-4.5-air", out.Attempts[0].Model)
+	assert.True(t, out.Attempts[0].OK)
+	assert.Nil(t, out.Attempts[0].Error)
+	assert.Nil(t, out.Error)
+
+	reqs := srv.requests()
+	require.Len(t, reqs, 1)
+	req := reqs[0]
+	assert.Equal(t, "Bearer "+testKey, srv.auths[0], "the key reaches the server, and only the server")
+	assert.Equal(t, "glm-4.5-air", req["model"])
+	assert.Equal(t, float64(0), req["temperature"], "temperature 0 reaches the wire")
+	assert.Equal(t, map[string]any{"type": "json_object"}, req["response_format"])
+	msgs, _ := json.Marshal(req["messages"])
+	for _, want := range []string{"Investigate the checkout error alert", "find the failing requests", "errors checkout", "error_rate above 5%"} {
+		assert.Contains(t, string(msgs), want)
+	}
+	// Unsafe and role-restricted tools are not offered unless asked for.
+	assert.NotContains(t, string(msgs), "restart_service")
+	assert.NotContains(t, string(msgs), "deploy_release")
+}
+
+func TestSelectZeroCallsIsSuccess(t *testing.T) {
+	srv := newChatServer(t, func(string) chatReply { return chatReply{content: `{"calls":[]}`} })
+	r, out := runSelectCLI(t, srv.env(), "--catalog", exampleCatalog(t), "--task", "say hello")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.True(t, strings.HasPrefix(r.stdout, `{"calls":[],`), r.stdout)
+	assert.Empty(t, out.Calls)
+	assert.Nil(t, out.Error)
+}
+
+func TestSelectFallback(t *testing.T) {
+	srv := newChatServer(t, func(model string) chatReply {
+		if model == "primary" {
+			return chatReply{content: `this is not JSON`}
+		}
+		return chatReply{content: `{"calls":[{"tool":"list_incidents","args":{"status":"open"}}]}`}
+	})
+	r, out := runSelectCLI(t, srv.env("LLM_COMMON_TOOL_SELECTION_MODEL", "primary", "LLM_COMMON_TOOL_SELECTION_FALLBACK_MODEL", "backup"),
+		"--catalog", exampleCatalog(t), "--task", "what is on fire?")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	require.Len(t, out.Calls, 1)
+	require.Len(t, out.Attempts, 2)
+	assert.Equal(t, "primary", out.Attempts[0].Model)
+	assert.False(t, out.Attempts[0].OK)
+	require.NotNil(t, out.Attempts[0].Error)
+	assert.Equal(t, "parse", out.Attempts[0].Error.Kind)
+	assert.Equal(t, "backup", out.Attempts[1].Model)
+	assert.True(t, out.Attempts[1].OK)
+}
+
+func TestSelectFailClosed(t *testing.T) {
+	t.Run("server errors on both models", func(t *testing.T) {
+		srv := newChatServer(t, func(string) chatReply {
+			return chatReply{status: 500, body: `{"error":{"message":"the model is overloaded","type":"server_error"}}`}
+		})
+		r, out := runSelectCLI(t, srv.env("LLM_COMMON_TOOL_SELECTION_FALLBACK_MODEL", "backup"),
+			"--catalog", exampleCatalog(t), "--task", "check the metrics")
+		require.Equal(t, exitFailed, r.code, r.stderr)
+		assert.Empty(t, out.Calls)
+		require.Len(t, out.Attempts, 2)
+		for _, a := range out.Attempts {
+			require.NotNil(t, a.Error)
+			assert.Equal(t, "http_status", a.Error.Kind)
+			assert.Contains(t, a.Error.Message, "the model is overloaded", "the server's own message is kept")
+		}
+		require.NotNil(t, out.Error)
+		assert.Equal(t, "fail_closed", out.Error.Kind)
+	})
+	t.Run("invented and unsafe tools", func(t *testing.T) {
+		for _, content := range []string{
+			`{"calls":[{"tool":"delete_everything","args":{}}]}`,
+			`{"calls":[{"tool":"restart_service","args":{"service":"a","environment":"production","reason":"why not"}}]}`,
+			`{"calls":[{"tool":"get_metrics","args":{"service":"a","metric":"bogus"}}]}`,
+		} {
+			srv := newChatServer(t, func(string) chatReply { return chatReply{content: content} })
+			r, out := runSelectCLI(t, srv.env(), "--catalog", exampleCatalog(t), "--task", "t")
+			require.Equal(t, exitFailed, r.code, content)
+			assert.Empty(t, out.Calls)
+			require.Len(t, out.Attempts, 1)
+			assert.Equal(t, "validation", out.Attempts[0].Error.Kind)
+		}
+	})
+	t.Run("fail open drops the invalid call", func(t *testing.T) {
+		srv := newChatServer(t, func(string) chatReply {
+			return chatReply{content: `{"calls":[{"tool":"get_metrics","args":{"service":"a","metric":"bogus"}},{"tool":"list_incidents","args":{}}]}`}
+		})
+		r, out := runSelectCLI(t, srv.env("LLM_COMMON_TOOL_SELECTION_FAIL_CLOSED", "no"), "--catalog", exampleCatalog(t), "--task", "t")
+		require.Equal(t, exitOK, r.code, r.stderr)
+		require.Len(t, out.Calls, 1)
+		assert.Equal(t, "list_incidents", out.Calls[0].Tool)
+	})
+}
+
+func TestSelectUnsafeAndRolesOnRequest(t *testing.T) {
+	srv := newChatServer(t, func(string) chatReply {
+		return chatReply{content: `{"calls":[{"tool":"restart_service","args":{"service":"a","environment":"staging","reason":"stuck"}},{"tool":"deploy_release","args":{"service":"a","version":"1.2.3","environment":"staging"}}]}`}
+	})
+	r, out := runSelectCLI(t, srv.env(), "--catalog", exampleCatalog(t), "--task", "t", "--allow-unsafe", "--role", "sre")
+	require.Equal(t, exitOK, r.code, r.stdout)
+	assert.Len(t, out.Calls, 2)
+}
+
+func TestSelectKeyNeverLeaks(t *testing.T) {
+	// A server that echoes the key back in its error, as OpenAI does for a wrong key.
+	srv := newChatServer(t, func(string) chatReply {
+		return chatReply{status: 401, body: `{"error":{"message":"Incorrect API key provided: ` + testKey + `. Check your key.","type":"invalid_request_error","code":"invalid_api_key"}}`}
+	})
+	for _, level := range []string{"off", "debug"} {
+		r, out := runSelectCLI(t, srv.env(), "--catalog", exampleCatalog(t), "--task", "t", "--log-level", level)
+		require.Equal(t, exitFailed, r.code)
+		require.NotNil(t, out.Error)
+		assert.Contains(t, out.Attempts[0].Error.Message, "Incorrect API key provided")
+		if level == "debug" {
+			assert.NotEmpty(t, r.stderr, "debug logs reach stderr")
+		}
+	}
+	// OPENAI_API_KEY as well, and a config error mentioning the base URL.
+	vars := map[string]string{"OPENAI_BASE_URL": srv.URL + "/v1", "OPENAI_API_KEY": testKey}
+	r, _ := runSelectCLI(t, vars, "--catalog", exampleCatalog(t), "--task", "t", "--log-level", "debug")
+	assert.Equal(t, exitFailed, r.code)
+	vars["LLM_COMMON_TOOL_SELECTION_BASE_URL"] = "not a url " + testKey
+	r, _ = runSelectCLI(t, vars, "--catalog", exampleCatalog(t), "--task", "t")
+	assert.Equal(t, exitUsage, r.code)
+}
+
+func TestSelectUsageErrors(t *testing.T) {
+	srv := newChatServer(t, func(string) chatReply { return chatReply{content: `{"calls":[]}`} })
+	cat := exampleCatalog(t)
+	notObject := writeTemp(t, "ctx.json", `[1,2]`)
+	badCatalog := writeTemp(t, "cat.json", `[{"name":"x"}]`)
+	for name, tc := range map[string]struct {
+		vars map[string]string
+		args []string
+		want string
+	}{
+		"no endpoint":      {nil, []string{"--catalog", cat, "--task", "t"}, "no model endpoint configured"},
+		"no task":          {srv.env(), []string{"--catalog", cat}, "--task is required"},
+		"no catalog":       {srv.env(), []string{"--task", "t"}, "--catalog is required"},
+		"bad catalog":      {srv.env(), []string{"--catalog", badCatalog, "--task", "t"}, "parameters schema is missing"},
+		"context array":    {srv.env(), []string{"--catalog", cat, "--task", "t", "--context", notObject}, "not a JSON object"},
+		"context missing":  {srv.env(), []string{"--catalog", cat, "--task", "t", "--context", "/nonexistent.json"}, "--context"},
+		"max calls range":  {srv.env("LLM_COMMON_TOOL_SELECTION_MAX_CALLS", "99"), []string{"--catalog", cat, "--task", "t"}, "LLM_COMMON_TOOL_SELECTION_MAX_CALLS"},
+		"fail closed bool": {srv.env("LLM_COMMON_TOOL_SELECTION_FAIL_CLOSED", "maybe"), []string{"--catalog", cat, "--task", "t"}, "LLM_COMMON_TOOL_SELECTION_FAIL_CLOSED"},
+		"bad log level":    {srv.env(), []string{"--catalog", cat, "--task", "t", "--log-level", "loud"}, "--log-level"},
+		"stray argument":   {srv.env(), []string{"--catalog", cat, "--task", "t", "extra"}, "unexpected argument"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r, _ := runSelectCLI(t, tc.vars, tc.args...)
+			assert.Equal(t, exitUsage, r.code)
+			assert.Contains(t, r.stderr, tc.want)
+			assert.True(t, strings.HasPrefix(r.stderr, "toolselect select: "), r.stderr)
+		})
+	}
+	assert.Empty(t, srv.requests(), "no usage error reaches the model")
+}
