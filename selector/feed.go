@@ -60,9 +60,15 @@ type feedToolCall struct {
 // document reports; err is non-nil only when data is not such a document.
 func parseFeed(data []byte) (resp ChatResponse, chatErr error, err error) {
 	var d feedDoc
-	if err := json.Unmarshal(data, &d); err != nil {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(data, &keys); err != nil {
 		return ChatResponse{}, nil, fmt.Errorf("selector: feed is not a JSON object: %v", err)
 	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		return ChatResponse{}, nil, fmt.Errorf("selector: feed is not a chat outcome: %v", err)
+	}
+	_, hasContent := keys["content"]
+	_, hasCalls := keys["tool_calls"]
 	if d.Usage != nil {
 		resp.PromptTokens, resp.CompletionTokens = d.Usage.PromptTokens, d.Usage.CompletionTokens
 	}
@@ -84,7 +90,7 @@ func parseFeed(data []byte) (resp ChatResponse, chatErr error, err error) {
 		}
 		m := (*d.Choices)[0].Message
 		content, calls = m.Content, m.ToolCalls
-	} else if content == nil && d.ToolCalls == nil {
+	} else if !hasContent && !hasCalls {
 		return ChatResponse{}, nil, errors.New(`selector: feed has none of "content", "tool_calls", "error", "choices"`)
 	}
 	if content != nil {
