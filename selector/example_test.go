@@ -1,0 +1,132 @@
+package selector_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/toolselect/toolselect/registry"
+	"github.com/toolselect/toolselect/selector"
+)
+
+func exampleRegistry() *registry.Registry {
+	reg := registry.New(nil)
+	_ = reg.Register(registry.NewTool("get_weather", "Current weather for a city.",
+		json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)))
+	_ = reg.Register(registry.NewTool("send_email", "Send an email.",
+		json.RawMessage(`{"type":"object","properties":{"to":{"type":"string"},"body":{"type":"string"}},"required":["to"]}`)))
+	return reg
+}
+
+// Selecting calls through the go-openai adapter; here an httptest server
+// stands in for an OpenAI-compatible endpoint (OpenAI, GLM, Ollama, vLLM).
+func ExampleToolSelector_SelectToolCalls() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reply := `{"calls":[{"tool":"get_weather","args":{"city":"Paris"},"reasoning":"the task asks for the weather"},` +
+			`{"tool":"launch_rockets","args":{}}]}`
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": reply}}},
+		})
+	}))
+	defer srv.Close()
+
+	cfg := selector.DefaultConfig()
+	cfg.BaseURL = srv.URL + "/v1"
+	cfg.FailClosed = false // drop the invented tool instead of failing the attempt
+	client, err := selector.NewOpenAIClient(cfg, nil)
+	if err != nil {
+		panic(err)
+	}
+	sel, err := selector.New(client, &cfg, selector.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		panic(err)
+	}
+	calls, err := sel.SelectToolCalls(context.Background(), selector.Request{
+		Task:     selector.Task{ID: "T1", Description: "What is the weather in Paris?"},
+		Registry: exampleRegistry(),
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range calls {
+		fmt.Printf("%s %s (%s)\n", c.Tool, c.Args, c.Reasoning)
+	}
+	// Output:
+	// get_weather {"city":"Paris"} (the task asks for the weather)
+}
+
+// scripted is a ChatClient with canned replies per model.
+type scripted map[string]string
+
+func (s scripted) Chat(_ context.Context, req selector.ChatRequest) (selector.ChatResponse, error) {
+	reply, ok := s[req.Model]
+	if !ok {
+		return selector.ChatResponse{}, &selector.ChatError{Kind: selector.KindHTTPStatus, StatusCode: 503, Message: "HTTP 503: overloaded"}
+	}
+	return selector.ChatResponse{Content: reply}, nil
+}
+
+// When every attempt fails, no calls are returned and the error lists each attempt.
+func ExampleSelectionError() {
+	cfg := selector.DefaultConfig()
+	cfg.Model, cfg.FallbackModel = "primary", "fallback"
+	sel, _ := selector.New(scripted{"primary": "Sure, I'd call get_weather!"}, &cfg,
+		selector.WithLogger(slog.New(slog.DiscardHandler)))
+	calls, err := sel.SelectToolCalls(context.Background(), selector.Request{
+		Task: selector.Task{Description: "Weather in Paris?"}, Registry: exampleRegistry(),
+	})
+	var se *selector.SelectionError
+	if errors.As(err, &se) {
+		fmt.Println(len(calls), errors.Is(err, selector.ErrFailClosed))
+		for _, a := range se.Attempts {
+			fmt.Println(a.Model, a.Kind)
+		}
+	}
+	// Output:
+	// 0 true
+	// primary parse
+	// fallback http_status
+}
+
+// Driving a Session without Go I/O: the caller performs each chat (here a
+// canned reply) and feeds the outcome back as JSON, as the Python package does.
+func ExampleToolSelector_Begin() {
+	sel, _ := selector.New(nil, nil, selector.WithLogger(slog.New(slog.DiscardHandler)))
+	ss, err := sel.Begin(context.Background(), selector.Request{
+		Task: selector.Task{Description: "Email bob that it is sunny."}, Registry: exampleRegistry(),
+	})
+	if err != nil {
+		panic(err)
+	}
+	act := ss.Next()
+	for act.Kind == selector.ActionChat {
+		fmt.Println("chat with", act.Chat.Model, "temperature", act.Chat.Temperature)
+		act, err = ss.FeedJSON([]byte(`{"content":"{\"calls\":[{\"tool\":\"send_email\",\"args\":\"{\\\"to\\\":\\\"bob\\\",\\\"body\\\":\\\"sunny\\\"}\"}]}"}`))
+		if err != nil {
+			panic(err)
+		}
+	}
+	fmt.Println(string(act.Result.Calls[0].Args))
+	// Output:
+	// chat with glm-4.5-air temperature 0
+	// {"to":"bob","body":"sunny"}
+}
+
+// Reading the configuration from an explicit environment.
+func ExampleConfigFromEnvMap() {
+	cfg, err := selector.ConfigFromEnvMap(map[string]string{
+		"LLM_COMMON_TOOL_SELECTION_MAX_CALLS":   "3",
+		"LLM_COMMON_TOOL_SELECTION_FAIL_CLOSED": "off",
+		"OPENAI_BASE_URL":                       "http://localhost:11434/v1",
+	})
+	fmt.Println(cfg.Model, cfg.MaxCalls, cfg.FailClosed, cfg.BaseURL, err)
+	_, err = selector.ConfigFromEnvMap(map[string]string{"LLM_COMMON_TOOL_SELECTION_MAX_CALLS": "50"})
+	fmt.Println(err)
+	// Output:
+	// glm-4.5-air 3 false http://localhost:11434/v1 <nil>
+	// LLM_COMMON_TOOL_SELECTION_MAX_CALLS="50" (MaxCalls) is out of range: want an integer from 1 to 20
+}
