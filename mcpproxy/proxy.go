@@ -46,8 +46,8 @@ type Options struct {
 	// Logger receives warnings (refused tools, upstream failures); default
 	// discards.
 	Logger *slog.Logger
-	// Ranker ranks the catalog for find_tool and "top" mode; default the
-	// built-in keyword ranker.
+	// Ranker ranks the catalog for find_tool and "top" mode; default
+	// NewRanker(nil), the rank package's BM25.
 	Ranker Ranker
 	// CountTokens counts the tokens of a text for the stats; default cl100k.
 	CountTokens func(string) int
@@ -72,6 +72,7 @@ type Proxy struct {
 	stats  *recorder
 
 	ups []*upstream
+	bg  sync.WaitGroup // background closes of dropped upstream sessions
 
 	mu      sync.Mutex
 	routes  map[string]route
@@ -105,7 +106,7 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if o.Ranker == nil {
-		o.Ranker = NewKeywordRanker()
+		o.Ranker = NewRanker(nil)
 	}
 	if o.CountTokens == nil {
 		o.CountTokens = CountTokens
@@ -205,6 +206,7 @@ func (p *Proxy) Close() error {
 		go func() { defer wg.Done(); u.close() }()
 	}
 	wg.Wait()
+	p.bg.Wait()
 	return nil
 }
 

@@ -54,7 +54,7 @@ type UpstreamStats struct {
 	Refused   []Refusal `json:"refused,omitempty"`
 	Connects  int       `json:"connects"`
 	Crashes   int       `json:"crashes"`
-	Calls     int       `json:"calls"`
+	Calls     int       `json:"calls"` // calls forwarded (not refused by the proxy)
 }
 
 // CatalogStats counts catalog-file tools.
@@ -160,7 +160,8 @@ func (r *recorder) call(upstream, outcome string, d time.Duration) {
 	defer r.mu.Unlock()
 	r.calls.add(d)
 	r.outcomes[outcome]++
-	if upstream != "" {
+	forwarded := outcome == OutcomeOK || outcome == OutcomeToolError || outcome == OutcomeUpstreamErr
+	if upstream != "" && forwarded {
 		r.perUp[upstream]++
 	}
 }

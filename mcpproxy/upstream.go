@@ -201,7 +201,7 @@ func (u *upstream) drop(sess *mcp.ClientSession, why string) {
 	u.lastTry = time.Time{}
 	u.mu.Unlock()
 	u.p.log.Warn("mcp upstream dropped; it restarts on next use", "upstream", u.cfg.Name, "reason", why)
-	go sess.Close()
+	u.p.bg.Go(func() { sess.Close() })
 }
 
 // refresh re-lists the upstream's tools after a tools/list_changed.

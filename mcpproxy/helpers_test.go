@@ -1,0 +1,242 @@
+package mcpproxy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The test binary doubles as a tiny MCP server for the crash, hang and
+// list_changed cases: with TOOLSELECT_TEST_UPSTREAM=1 it serves stdio.
+func TestMain(m *testing.M) {
+	if os.Getenv("TOOLSELECT_TEST_UPSTREAM") == "1" {
+		serveTestUpstream()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func serveTestUpstream() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "1"}, nil)
+	obj := json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0}},"additionalProperties":false}`)
+	var calls atomic.Int64
+	s.AddTool(&mcp.Tool{Name: "sleep", Description: "Sleep for ms milliseconds, then say done", InputSchema: obj},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			calls.Add(1)
+			var in struct{ Ms int }
+			_ = json.Unmarshal(req.Params.Arguments, &in)
+			select {
+			case <-time.After(time.Duration(in.Ms) * time.Millisecond):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "crash", Description: "Exit the server process immediately", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			fmt.Fprintln(os.Stderr, "test-upstream: crashing on request")
+			os.Exit(3)
+			return nil, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "hang", Description: "Stop answering anything: block the process's handling forever", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			select {} // never returns, ignores cancellation
+		})
+	s.AddTool(&mcp.Tool{Name: "freeze", Description: "Stop the whole process (SIGSTOP): nothing answers any more", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+			return nil, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "count", Description: "Report how many sleep calls reached this server", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(calls.Load())}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "grow", Description: "Register a new tool named zebra_stripes_counter (sends tools/list_changed)", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.AddTool(&mcp.Tool{Name: "zebra_stripes_counter", Description: "Count the stripes of a zebra", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "42"}}}, nil
+				})
+			s.RemoveTools("grow")
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grown"}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "bad_schema", Description: "A tool whose schema the registry refuses", InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"https://example.com/x.json"}}}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+	_ = s.Run(context.Background(), &mcp.StdioTransport{})
+}
+
+// testUpstream returns the configuration of the test binary as an upstream.
+func testUpstream(t *testing.T, name string) Upstream {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Upstream{Name: name, Command: exe, Env: map[string]string{"TOOLSELECT_TEST_UPSTREAM": "1"}}
+}
+
+// peerBin finds an installed MCP peer program: first in
+// $TOOLSELECT_MCP_PEERS/node_modules/.bin, then on PATH. It skips the test
+// with instructions when the peers are not installed.
+func peerBin(t testing.TB, name string) string {
+	t.Helper()
+	if dir := os.Getenv("TOOLSELECT_MCP_PEERS"); dir != "" {
+		p := filepath.Join(dir, "node_modules", ".bin", name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	t.Skipf("MCP peer %q not installed: run `cp ../shared/mcp-peers/package*.json DIR && npm ci --prefix DIR` and set TOOLSELECT_MCP_PEERS=DIR (or put DIR/node_modules/.bin on PATH)", name)
+	return ""
+}
+
+// peerEnv returns the environment additions so that a peer's "#!/usr/bin/env
+// node" finds the pinned Node 22 next to it.
+func peerEnv(bin string, extra map[string]string) map[string]string {
+	env := map[string]string{"PATH": filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")}
+	for k, v := range extra {
+		env[k] = v
+	}
+	return env
+}
+
+// realPeers configures server-everything, server-filesystem (on a temp dir
+// holding hello.txt) and server-memory (on a temp file).
+func realPeers(t *testing.T) (ups []Upstream, fsDir string) {
+	t.Helper()
+	every := peerBin(t, "mcp-server-everything")
+	fsBin := peerBin(t, "mcp-server-filesystem")
+	mem := peerBin(t, "mcp-server-memory")
+	dir := t.TempDir()
+	fsDir = filepath.Join(dir, "files")
+	if err := os.MkdirAll(fsDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fsDir, "hello.txt"), []byte("hello from the filesystem upstream\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []Upstream{
+		{Name: "everything", Command: every, Env: peerEnv(every, nil)},
+		{Name: "filesystem", Command: fsBin, Args: []string{fsDir}, Env: peerEnv(fsBin, nil)},
+		{Name: "memory", Command: mem, Env: peerEnv(mem, map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")})},
+	}, fsDir
+}
+
+// startProxy builds and starts a proxy and closes it (ending every upstream
+// process) when the test ends.
+func startProxy(t *testing.T, cfg *Config) *Proxy {
+	t.Helper()
+	p, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// connectMemory connects an SDK client to the proxy in memory.
+func connectMemory(t *testing.T, p *Proxy, version string) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := p.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	var opts *mcp.ClientSessionOptions
+	if version != "" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: version}
+	}
+	cs, err := c.Connect(ctx, ct, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call invokes a tool through a client session and fails on protocol errors.
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("tools/call %s: %v", name, err)
+	}
+	return res
+}
+
+// text joins a result's text content.
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// find calls find_tool and returns the names found.
+func find(t *testing.T, cs *mcp.ClientSession, query string, limit int) []string {
+	t.Helper()
+	res := call(t, cs, FindToolName, map[string]any{"query": query, "limit": limit})
+	if res.IsError {
+		t.Fatalf("find_tool %q: %s", query, text(res))
+	}
+	var out struct{ Tools []FoundTool }
+	if err := json.Unmarshal([]byte(text(res)), &out); err != nil {
+		t.Fatalf("find_tool result: %v: %s", err, text(res))
+	}
+	var names []string
+	for _, f := range out.Tools {
+		names = append(names, f.Name)
+		if len(f.InputSchema) == 0 || f.Description == "" && f.Name == "" {
+			t.Errorf("find_tool result %q lacks a schema or description", f.Name)
+		}
+	}
+	return names
+}
+
+func listNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

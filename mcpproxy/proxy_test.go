@@ -1,0 +1,372 @@
+package mcpproxy
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestRealPeers drives the proxy in front of the three reference servers
+// with the Go SDK client.
+func TestRealPeers(t *testing.T) {
+	ups, fsDir := realPeers(t)
+	p := startProxy(t, &Config{Upstreams: ups, Keep: []string{"everything__echo", "memory__delete_entities"}})
+	cs := connectMemory(t, p, "")
+
+	t.Run("list", func(t *testing.T) {
+		names := listNames(t, cs)
+		slices.Sort(names)
+		// memory__delete_entities is on the keep-list but destructive: not exposed.
+		want := []string{"call_tool", "everything__echo", "find_tool"}
+		if !slices.Equal(names, want) {
+			t.Fatalf("tools/list = %v, want %v", names, want)
+		}
+	})
+
+	t.Run("import", func(t *testing.T) {
+		st := p.Stats(context.Background())
+		for _, u := range st.Upstreams {
+			if u.State != StateReady || u.Imported == 0 || u.Imported != u.Listed {
+				t.Errorf("upstream %s: state %s, imported %d of %d (%s)", u.Name, u.State, u.Imported, u.Listed, u.LastError)
+			}
+		}
+		e, ok := p.Registry().Get("memory__delete_entities")
+		if !ok || e.Def().Safe {
+			t.Fatalf("memory__delete_entities should be imported and unsafe (destructiveHint)")
+		}
+		e, ok = p.Registry().Get("memory__read_graph")
+		if !ok || !e.Def().ReadOnly() {
+			t.Fatalf("memory__read_graph should carry the readOnly capability (readOnlyHint)")
+		}
+		if st.Tokens.FullCatalog <= st.Tokens.Exposed || st.Tokens.Exposed == 0 {
+			t.Fatalf("tokens: full %d, exposed %d", st.Tokens.FullCatalog, st.Tokens.Exposed)
+		}
+	})
+
+	t.Run("find", func(t *testing.T) {
+		cases := map[string]string{
+			"add two numbers":                   "everything__get-sum",
+			"read the contents of a text file":  "filesystem__read_text_file",
+			"create entities in knowledge graph": "memory__create_entities",
+		}
+		for q, want := range cases {
+			got := find(t, cs, q, 5)
+			if !contains(got, want) {
+				t.Errorf("find_tool(%q) = %v, want %s among them", q, got, want)
+			}
+		}
+	})
+
+	t.Run("destructive hidden", func(t *testing.T) {
+		for _, q := range []string{"delete entities from the knowledge graph", "delete observations", "memory__delete_relations"} {
+			for _, n := range find(t, cs, q, 50) {
+				if strings.HasPrefix(n, "memory__delete_") {
+					t.Errorf("find_tool(%q) returned destructive %s", q, n)
+				}
+			}
+		}
+		res := call(t, cs, CallToolName, map[string]any{"name": "memory__delete_entities", "arguments": map[string]any{"entityNames": []string{"x"}}})
+		if !res.IsError || !strings.Contains(text(res), "destructive") {
+			t.Fatalf("calling a destructive tool: %s", text(res))
+		}
+	})
+
+	t.Run("call everything", func(t *testing.T) {
+		res := call(t, cs, CallToolName, map[string]any{"name": "everything__get-sum", "arguments": map[string]any{"a": 2, "b": 3}})
+		if res.IsError || !strings.Contains(text(res), "5") {
+			t.Fatalf("get-sum: %s", text(res))
+		}
+		// The keep-list tool is callable directly.
+		res = call(t, cs, "everything__echo", map[string]any{"message": "hi there"})
+		if res.IsError || !strings.Contains(text(res), "hi there") {
+			t.Fatalf("echo: %s", text(res))
+		}
+	})
+
+	t.Run("call filesystem", func(t *testing.T) {
+		res := call(t, cs, CallToolName, map[string]any{"name": "filesystem__read_text_file", "arguments": map[string]any{"path": filepath.Join(fsDir, "hello.txt")}})
+		if res.IsError || !strings.Contains(text(res), "hello from the filesystem upstream") {
+			t.Fatalf("read_text_file: %s", text(res))
+		}
+		// An upstream's own error is relayed as is.
+		res = call(t, cs, CallToolName, map[string]any{"name": "filesystem__read_text_file", "arguments": map[string]any{"path": "/etc/passwd"}})
+		if !res.IsError {
+			t.Fatalf("reading outside the allowed directory should be the upstream's tool error: %s", text(res))
+		}
+		// write_file is destructive: refused by the proxy, file not created.
+		res = call(t, cs, CallToolName, map[string]any{"name": "filesystem__write_file", "arguments": map[string]any{"path": filepath.Join(fsDir, "new.txt"), "content": "x"}})
+		if !res.IsError {
+			t.Fatalf("write_file should be refused")
+		}
+		if _, err := os.Stat(filepath.Join(fsDir, "new.txt")); err == nil {
+			t.Fatalf("write_file reached the upstream")
+		}
+	})
+
+	t.Run("call memory", func(t *testing.T) {
+		res := call(t, cs, CallToolName, map[string]any{"name": "memory__create_entities", "arguments": map[string]any{
+			"entities": []any{map[string]any{"name": "Ada", "entityType": "person", "observations": []string{"wrote the first program"}}},
+		}})
+		if res.IsError {
+			t.Fatalf("create_entities: %s", text(res))
+		}
+		res = call(t, cs, CallToolName, map[string]any{"name": "memory__read_graph", "arguments": map[string]any{}})
+		if res.IsError || !strings.Contains(text(res), "Ada") {
+			t.Fatalf("read_graph: %s", text(res))
+		}
+	})
+
+	t.Run("invalid arguments never reach the upstream", func(t *testing.T) {
+		before := p.Stats(context.Background())
+		res := call(t, cs, CallToolName, map[string]any{"name": "memory__create_entities", "arguments": map[string]any{
+			"entities": []any{map[string]any{"name": "Bob"}}, // entityType and observations missing
+		}})
+		if !res.IsError {
+			t.Fatalf("invalid arguments accepted: %s", text(res))
+		}
+		sc, _ := json.Marshal(res.StructuredContent)
+		if !strings.Contains(string(sc), "invalid_arguments") || !strings.Contains(string(sc), "/entities/0") || !strings.Contains(string(sc), "required") {
+			t.Fatalf("violations not reported: %s", sc)
+		}
+		res = call(t, cs, CallToolName, map[string]any{"name": "memory__read_graph", "arguments": map[string]any{}})
+		if strings.Contains(text(res), "Bob") {
+			t.Fatalf("the invalid call reached the upstream: %s", text(res))
+		}
+		res = call(t, cs, CallToolName, map[string]any{"name": "everything__get-sum", "arguments": map[string]any{"a": "two", "b": 3}})
+		if !res.IsError || !strings.Contains(text(res), "/a") {
+			t.Fatalf("get-sum with a string: %s", text(res))
+		}
+		after := p.Stats(context.Background())
+		if got := after.CallTool.Outcomes[OutcomeInvalid] - before.CallTool.Outcomes[OutcomeInvalid]; got != 2 {
+			t.Fatalf("invalid outcomes counted: %d, want 2", got)
+		}
+		if upCalls(after, "everything") != upCalls(before, "everything") {
+			t.Fatalf("an invalid call was forwarded to everything")
+		}
+	})
+
+	t.Run("unknown tool", func(t *testing.T) {
+		res := call(t, cs, CallToolName, map[string]any{"name": "nope__nothing", "arguments": map[string]any{}})
+		if !res.IsError || !strings.Contains(text(res), "unknown tool") {
+			t.Fatalf("unknown tool: %s", text(res))
+		}
+		res = call(t, cs, CallToolName, map[string]any{"arguments": map[string]any{}})
+		if !res.IsError || !strings.Contains(text(res), `"name" is required`) {
+			t.Fatalf("missing name: %s", text(res))
+		}
+		res = call(t, cs, FindToolName, map[string]any{"query": ""})
+		if !res.IsError {
+			t.Fatalf("empty query accepted")
+		}
+	})
+
+	t.Run("stats resource", func(t *testing.T) {
+		res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: StatsURI})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st Stats
+		if err := json.Unmarshal([]byte(res.Contents[0].Text), &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.FindTool.Count == 0 || st.CallTool.Count == 0 || len(st.Upstreams) != 3 || st.Tools.Exposed != 3 {
+			t.Fatalf("stats: %+v", st)
+		}
+		if st.CallTool.Outcomes[OutcomeUnknown] == 0 || st.CallTool.Outcomes[OutcomeRefused] == 0 {
+			t.Fatalf("outcomes: %v", st.CallTool.Outcomes)
+		}
+	})
+}
+
+func upCalls(s Stats, name string) int {
+	for _, u := range s.Upstreams {
+		if u.Name == name {
+			return u.Calls
+		}
+	}
+	return -1
+}
+
+// TestAllowDestructive: with the option on, destructive tools are found and run.
+func TestAllowDestructive(t *testing.T) {
+	mem := peerBin(t, "mcp-server-memory")
+	dir := t.TempDir()
+	p := startProxy(t, &Config{AllowDestructive: true, Separator: ".", Upstreams: []Upstream{
+		{Name: "mem", Command: mem, Env: peerEnv(mem, map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "m.jsonl")})},
+	}})
+	cs := connectMemory(t, p, "")
+	if got := find(t, cs, "delete entities", 3); !contains(got, "mem.delete_entities") {
+		t.Fatalf("find_tool = %v, want mem.delete_entities", got)
+	}
+	res := call(t, cs, CallToolName, map[string]any{"name": "mem.delete_entities", "arguments": map[string]any{"entityNames": []string{"nobody"}}})
+	if res.IsError {
+		t.Fatalf("delete_entities: %s", text(res))
+	}
+}
+
+// TestExposeTop: the meta-tools are hidden and the top K tools served in full.
+func TestExposeTop(t *testing.T) {
+	ups, _ := realPeers(t)
+	p := startProxy(t, &Config{Upstreams: ups[:2], Expose: Exposure{Mode: "top", TopK: 3, Query: "read a text file from disk"}})
+	cs := connectMemory(t, p, "")
+	names := listNames(t, cs)
+	if len(names) != 3 || contains(names, FindToolName) || !contains(names, "filesystem__read_text_file") {
+		t.Fatalf("tools/list = %v", names)
+	}
+	res := call(t, cs, "filesystem__read_text_file", map[string]any{"path": "relative/nowhere"})
+	if !res.IsError { // the upstream refuses a path outside its directory
+		t.Fatalf("expected the upstream's error, got %s", text(res))
+	}
+}
+
+// TestCrashHangAndListChanged uses the test binary as a misbehaving upstream
+// next to a healthy one.
+func TestCrashHangAndListChanged(t *testing.T) {
+	every := peerBin(t, "mcp-server-everything")
+	p := startProxy(t, &Config{Timeout: Duration(1500 * time.Millisecond), Upstreams: []Upstream{
+		testUpstream(t, "flaky"),
+		{Name: "everything", Command: every, Env: peerEnv(every, nil)},
+	}})
+	cs := connectMemory(t, p, "")
+
+	st := p.Stats(context.Background())
+	flaky := st.Upstreams[0]
+	if len(flaky.Refused) != 1 || flaky.Refused[0].Tool != "bad_schema" {
+		t.Fatalf("bad_schema should be refused and counted: %+v", flaky)
+	}
+	if _, ok := p.Registry().Get("flaky__bad_schema"); ok {
+		t.Fatalf("bad_schema was imported")
+	}
+
+	healthy := func() {
+		t.Helper()
+		res := call(t, cs, CallToolName, map[string]any{"name": "everything__get-sum", "arguments": map[string]any{"a": 1, "b": 1}})
+		if res.IsError {
+			t.Fatalf("healthy upstream failed: %s", text(res))
+		}
+	}
+
+	t.Run("slow call times out", func(t *testing.T) {
+		start := time.Now()
+		res := call(t, cs, CallToolName, map[string]any{"name": "flaky__sleep", "arguments": map[string]any{"ms": 10000}})
+		if !res.IsError || !strings.Contains(text(res), "timeout") {
+			t.Fatalf("slow call: %s", text(res))
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("timeout took %v", d)
+		}
+		healthy()
+		// The slow upstream still answers pings, so it is kept.
+		res = call(t, cs, CallToolName, map[string]any{"name": "flaky__sleep", "arguments": map[string]any{"ms": 1}})
+		if res.IsError {
+			t.Fatalf("fast call after a timeout: %s", text(res))
+		}
+	})
+
+	t.Run("killed mid-session restarts on next use", func(t *testing.T) {
+		res := call(t, cs, CallToolName, map[string]any{"name": "flaky__crash", "arguments": map[string]any{}})
+		if !res.IsError || !strings.Contains(text(res), "flaky") {
+			t.Fatalf("crash: %s", text(res))
+		}
+		healthy()
+		waitFor(t, func() bool { return p.Stats(context.Background()).Upstreams[0].State == StateDown })
+		res = call(t, cs, CallToolName, map[string]any{"name": "flaky__sleep", "arguments": map[string]any{"ms": 1}})
+		if res.IsError || text(res) != "done" {
+			t.Fatalf("call after crash: %s", text(res))
+		}
+		u := p.Stats(context.Background()).Upstreams[0]
+		if u.Connects != 2 || u.Crashes != 1 || u.State != StateReady {
+			t.Fatalf("after restart: %+v", u)
+		}
+	})
+
+	t.Run("a stuck handler times out, the upstream stays", func(t *testing.T) {
+		// hang blocks one handler; pings still answer, so the session is kept.
+		res := call(t, cs, CallToolName, map[string]any{"name": "flaky__hang", "arguments": map[string]any{}})
+		if !res.IsError || !strings.Contains(text(res), "timeout") {
+			t.Fatalf("hang: %s", text(res))
+		}
+		healthy()
+		if u := p.Stats(context.Background()).Upstreams[0]; u.State != StateReady {
+			t.Fatalf("upstream dropped after one stuck handler: %+v", u)
+		}
+	})
+
+	t.Run("a frozen upstream is dropped and restarted", func(t *testing.T) {
+		connects := p.Stats(context.Background()).Upstreams[0].Connects
+		res := call(t, cs, CallToolName, map[string]any{"name": "flaky__freeze", "arguments": map[string]any{}})
+		if !res.IsError || !strings.Contains(text(res), "timeout") {
+			t.Fatalf("freeze: %s", text(res))
+		}
+		healthy()
+		waitFor(t, func() bool { return p.Stats(context.Background()).Upstreams[0].State == StateDown })
+		res = call(t, cs, CallToolName, map[string]any{"name": "flaky__sleep", "arguments": map[string]any{"ms": 1}})
+		if res.IsError || text(res) != "done" {
+			t.Fatalf("call after freeze: %s", text(res))
+		}
+		if u := p.Stats(context.Background()).Upstreams[0]; u.Connects != connects+1 {
+			t.Fatalf("not restarted: %+v", u)
+		}
+	})
+
+	t.Run("list_changed refreshes the index", func(t *testing.T) {
+		if got := find(t, cs, "zebra stripes", 3); contains(got, "flaky__zebra_stripes_counter") {
+			t.Fatalf("tool present too early")
+		}
+		res := call(t, cs, CallToolName, map[string]any{"name": "flaky__grow", "arguments": map[string]any{}})
+		if res.IsError {
+			t.Fatalf("grow: %s", text(res))
+		}
+		waitFor(t, func() bool {
+			_, added := p.Registry().Get("flaky__zebra_stripes_counter")
+			_, kept := p.Registry().Get("flaky__grow")
+			return added && !kept
+		})
+		if got := find(t, cs, "zebra stripes", 3); !contains(got, "flaky__zebra_stripes_counter") {
+			t.Fatalf("find_tool after list_changed = %v", got)
+		}
+		res = call(t, cs, CallToolName, map[string]any{"name": "flaky__zebra_stripes_counter", "arguments": map[string]any{}})
+		if res.IsError || text(res) != "42" {
+			t.Fatalf("new tool: %s", text(res))
+		}
+	})
+}
+
+// TestUnreachableUpstream: a command that cannot start does not stop the proxy.
+func TestUnreachableUpstream(t *testing.T) {
+	p := startProxy(t, &Config{Upstreams: []Upstream{
+		{Name: "ghost", Command: filepath.Join(t.TempDir(), "no-such-server")},
+		testUpstream(t, "ok"),
+	}})
+	cs := connectMemory(t, p, "")
+	st := p.Stats(context.Background())
+	if st.Upstreams[0].State != StateDown || st.Upstreams[0].LastError == "" || st.Upstreams[1].State != StateReady {
+		t.Fatalf("stats: %+v", st.Upstreams)
+	}
+	res := call(t, cs, CallToolName, map[string]any{"name": "ghost__anything", "arguments": map[string]any{}})
+	if !res.IsError || !strings.Contains(text(res), "ghost") {
+		t.Fatalf("unknown tool of a down upstream: %s", text(res))
+	}
+	res = call(t, cs, CallToolName, map[string]any{"name": "ok__sleep", "arguments": map[string]any{"ms": 1}})
+	if res.IsError {
+		t.Fatalf("healthy upstream: %s", text(res))
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 15s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
