@@ -32,6 +32,7 @@ from .registry import ToolRegistry
 from .types import Attempt, DroppedCall, SelectionFailure, SelectionResult, ToolCall
 
 log = logging.getLogger("toolselect")
+log.addHandler(logging.NullHandler())
 
 ENV_BASE_URL = "LLM_COMMON_TOOL_SELECTION_BASE_URL"
 ENV_API_KEY = "LLM_COMMON_TOOL_SELECTION_API_KEY"

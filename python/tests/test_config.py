@@ -1,0 +1,59 @@
+import os
+import unittest
+from unittest import mock
+
+import toolselect as ts
+
+P = "LLM_COMMON_TOOL_SELECTION_"
+
+
+class ConfigTest(unittest.TestCase):
+    def test_defaults(self):
+        c = ts.ToolSelectionConfig()
+        self.assertEqual((c.model, c.fallback_model, c.max_calls, c.timeout_s, c.temperature, c.fail_closed),
+                         ("glm-4.5-air", None, 5, 30, 0.0, True))
+
+    def test_ranges_name_the_field(self):
+        for field, bad in (("max_calls", 0), ("max_calls", 21), ("timeout_s", 121), ("timeout_s", 0),
+                           ("temperature", 1.5), ("temperature", -0.1), ("fail_closed", "yes"),
+                           ("max_calls", True), ("model", "")):
+            with self.subTest(field=field, bad=bad):
+                with self.assertRaisesRegex(ValueError, field):
+                    ts.ToolSelectionConfig(**{field: bad})
+
+    def test_from_env_reads_at_call_time(self):
+        env = {P + "MODEL": "m", P + "FALLBACK_MODEL": "f", P + "MAX_CALLS": "7", P + "TIMEOUT_S": "9",
+               P + "TEMPERATURE": "0.3", P + "FAIL_CLOSED": "off"}
+        with mock.patch.dict(os.environ, env):
+            c = ts.ToolSelectionConfig.from_env()
+        self.assertEqual((c.model, c.fallback_model, c.max_calls, c.timeout_s, c.temperature, c.fail_closed),
+                         ("m", "f", 7, 9, 0.3, False))
+        with mock.patch.dict(os.environ, {P + "MAX_CALLS": "3"}):
+            self.assertEqual(ts.ToolSelectionConfig.from_env().max_calls, 3)
+
+    def test_from_env_bools(self):
+        for v, want in (("1", True), ("YES", True), ("t", True), ("on", True), ("0", False), ("n", False),
+                        ("False", False)):
+            with mock.patch.dict(os.environ, {P + "FAIL_CLOSED": v}):
+                self.assertIs(ts.ToolSelectionConfig.from_env().fail_closed, want, v)
+
+    def test_from_env_errors_name_the_variable(self):
+        for var, val in (("MAX_CALLS", "abc"), ("MAX_CALLS", "25"), ("TIMEOUT_S", "0"), ("TEMPERATURE", "2"),
+                         ("TEMPERATURE", "warm"), ("FAIL_CLOSED", "maybe")):
+            with self.subTest(var=var, val=val), mock.patch.dict(os.environ, {P + var: val}):
+                with self.assertRaisesRegex(ValueError, P + var):
+                    ts.ToolSelectionConfig.from_env()
+
+    def test_go_side_accepts_the_config(self):
+        c = ts.ToolSelectionConfig(model="m", fallback_model="f", max_calls=20, timeout_s=120, temperature=1,
+                                   fail_closed=False, base_url="http://localhost:1/v1", api_key="k")
+        sel = ts.ToolSelector(client=None, config=c)
+        self.addCleanup(sel.close)
+        sel._selector_handle(c.base_url, c.api_key)
+
+    def test_api_key_not_in_repr(self):
+        self.assertNotIn("secret", repr(ts.ToolSelectionConfig(api_key="secret")))
+
+
+if __name__ == "__main__":
+    unittest.main()
