@@ -109,3 +109,34 @@ func TestHelpEverywhere(t *testing.T) {
 		assert.Contains(t, r.stdout, "  "+name+" ")
 	}
 }
+
+// The shipped example catalog keeps what the demo and the docs rely on.
+func TestExampleCatalog(t *testing.T) {
+	reg, err := loadRegistry(&cmdEnv{}, exampleCatalog(t))
+	require.NoError(t, err)
+	var unsafe, roles, noSchemaRO, approval int
+	for _, e := range reg.Entries() {
+		d := e.Def()
+		if !d.Safe {
+			unsafe++
+		}
+		if len(d.Roles) > 0 {
+			roles++
+		}
+		if d.AllowNoSchema && d.NoSchemaMode == registry.NoSchemaReadOnly && d.ReadOnly() {
+			noSchemaRO++
+		}
+		if d.NoSchemaMode == registry.NoSchemaHumanApproval {
+			approval++
+		}
+	}
+	assert.GreaterOrEqual(t, reg.Len(), 12)
+	assert.Positive(t, unsafe, "an unsafe tool")
+	assert.Positive(t, roles, "a tool with roles")
+	assert.Positive(t, noSchemaRO, "an allowNoSchema read-only tool")
+	assert.Positive(t, approval, "a human-approval tool")
+
+	ctx, err := readContext(&cmdEnv{}, "../../examples/context.json")
+	require.NoError(t, err)
+	assert.Equal(t, "checkout-api", ctx["service"])
+}
