@@ -71,7 +71,9 @@ func serveTestUpstream() {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grown"}}}, nil
 		})
 	s.AddTool(&mcp.Tool{Name: "bad_schema", Description: "A tool whose schema the registry refuses", InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"https://example.com/x.json"}}}`)},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	_ = s.Run(context.Background(), &mcp.StdioTransport{})
 }
 

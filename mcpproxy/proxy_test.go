@@ -52,8 +52,8 @@ func TestRealPeers(t *testing.T) {
 
 	t.Run("find", func(t *testing.T) {
 		cases := map[string]string{
-			"add two numbers":                   "everything__get-sum",
-			"read the contents of a text file":  "filesystem__read_text_file",
+			"add two numbers":                    "everything__get-sum",
+			"read the contents of a text file":   "filesystem__read_text_file",
 			"create entities in knowledge graph": "memory__create_entities",
 		}
 		for q, want := range cases {
