@@ -38,7 +38,9 @@ type Record struct {
 	Args json.RawMessage `json:"args"`
 	// OriginalArgs are the arguments as received, set only when a repair changed them.
 	OriginalArgs json.RawMessage `json:"originalArgs,omitempty"`
-	// Validated is false when the tool has no schema (allowNoSchema) or validation never ran.
+	// Validated is true when the arguments were checked against the tool's
+	// schema (whether they passed or not); false for a tool without a schema
+	// (allowNoSchema) and for calls refused before validation.
 	Validated bool `json:"validated"`
 	// Repaired is true when the arguments that ran came from a model-assisted repair.
 	Repaired bool `json:"repaired,omitempty"`

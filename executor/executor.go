@@ -277,6 +277,7 @@ func (e *Executor) hydrate(ctx context.Context, c *Call) (*Invocation, Record, e
 		return nil, rec, refused(c, name, err)
 	}
 	inv := &Invocation{ID: c.ID, Tool: name, Validated: entry.Validated(), entry: entry, binding: b, policy: policy}
+	rec.Validated = inv.Validated // from here on the schema, if any, is checked
 	runner, err := instantiate(entry, b, args)
 	if err != nil && e.opts.Repairer != nil {
 		fixed, rerr := e.repair(ctx, entry, args, err)
@@ -298,7 +299,6 @@ func (e *Executor) hydrate(ctx context.Context, c *Call) (*Invocation, Record, e
 	if err != nil {
 		return nil, rec, invalid(c, name, err)
 	}
-	rec.Validated = inv.Validated
 	inv.Args = rec.Args
 	inv.runner = runner
 	return inv, rec, nil

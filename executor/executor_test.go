@@ -740,3 +740,10 @@ func registryWithEcho(t *testing.T) *registry.Registry {
 	require.NoError(t, reg.Register(tool("echo", msgSchema)))
 	return reg
 }
+
+func TestValidatedFlagOnInvalidCalls(t *testing.T) {
+	ex, sink := fixture(t, nil)
+	_, err := ex.Call(context.Background(), call("echo", `{}`))
+	require.Error(t, err)
+	assert.True(t, onlyRecord(t, sink).Validated, "the schema ran and said no")
+}
