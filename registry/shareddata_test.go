@@ -145,3 +145,42 @@ func TestSmallCatalogRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestPDFReaderFixes checks the two fixes docs/registry.md gives for the
+// documented livemcpbench refusal: declaring draft-04, or the number form.
+func TestPDFReaderFixes(t *testing.T) {
+	tools, _, err := registry.LoadCatalogFile(filepath.Join("testdata", "catalogs", "livemcpbench.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pdf registry.Tool
+	for _, tl := range tools {
+		if tl.Name == "pdf-reader-mcp__read_pdf" {
+			pdf = tl
+		}
+	}
+	schema := string(pdf.Parameters)
+	const draft4 = `"exclusiveMinimum": true, "minimum": 0`
+	if !strings.Contains(schema, draft4) {
+		t.Fatalf("schema changed upstream: %s", schema)
+	}
+	fixes := map[string]string{
+		"declare draft-04": `{"$schema":"http://json-schema.org/draft-04/schema#",` + strings.TrimPrefix(schema, "{"),
+		"number form":      strings.Replace(schema, draft4, `"exclusiveMinimum": 0`, 1),
+	}
+	for desc, fixed := range fixes {
+		r := registry.New(nil)
+		tl := pdf
+		tl.Parameters = []byte(fixed)
+		if err := r.Register(tl); err != nil {
+			t.Errorf("%s: %v", desc, err)
+			continue
+		}
+		if err := r.Validate(tl.Name, []byte(`{"sources":[{"path":"a.pdf","pages":[1,2]}]}`)); err != nil {
+			t.Errorf("%s: pages [1,2] refused: %v", desc, err)
+		}
+		if err := r.Validate(tl.Name, []byte(`{"sources":[{"path":"a.pdf","pages":[0]}]}`)); err == nil {
+			t.Errorf("%s: page 0 accepted", desc)
+		}
+	}
+}
