@@ -136,6 +136,7 @@ type ConfigError struct {
 	Problem string
 }
 
+// Error names the variable, the value (unless secret) and the accepted values.
 func (e *ConfigError) Error() string {
 	if e.Value == "" {
 		return fmt.Sprintf("%s (%s) is %s: want %s", e.Var, e.Field, e.Problem, e.Want)

@@ -73,6 +73,7 @@ type ChatError struct {
 	Err error
 }
 
+// Error returns the message (already free of the API key).
 func (e *ChatError) Error() string { return e.Message }
 
 // Unwrap returns the cause.
@@ -176,6 +177,7 @@ type SelectionError struct {
 	Attempts []Attempt
 }
 
+// Error lists every attempt: model, kind, message, latency.
 func (e *SelectionError) Error() string {
 	if len(e.Attempts) == 0 {
 		return ErrFailClosed.Error() + ": no attempt was made"

@@ -241,6 +241,7 @@ type guardedDoer struct {
 	limit  int64
 }
 
+// Do sends req with the exact temperature and returns a size-limited body.
 func (d *guardedDoer) Do(req *http.Request) (*http.Response, error) {
 	if t, ok := req.Context().Value(temperatureKey{}).(float64); ok && req.Body != nil {
 		if err := setTemperature(req, t); err != nil {
