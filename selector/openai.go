@@ -128,9 +128,12 @@ func (c *openAIClient) chatError(ctx context.Context, err error, elapsed time.Du
 	)
 	switch {
 	case errors.Is(err, ErrResponseTooLarge):
+		msg := err.Error()
 		var tl *tooLargeError
-		errors.As(err, &tl)
-		return mk(KindResponseTooLarge, 0, tl.Error(), ErrResponseTooLarge)
+		if errors.As(err, &tl) {
+			msg = tl.Error()
+		}
+		return mk(KindResponseTooLarge, 0, msg, ErrResponseTooLarge)
 	case errors.As(err, &reqErr):
 		msg := serverMessage(reqErr.Body)
 		if msg == "" && errors.As(reqErr.Err, &apiErr) {

@@ -378,3 +378,13 @@ func TestConcurrentSelect(t *testing.T) {
 		require.NoError(t, <-errs)
 	}
 }
+
+func TestMappedNameInJSONModeResolves(t *testing.T) {
+	req := testRequest(t)
+	mapped := req.Registry.ProviderName(registry.FormatOpenAI, "send.email")
+	fc := &fakeClient{replies: map[string]func(ChatRequest) (ChatResponse, error){"primary": content(`{"calls":[{"tool":"` + mapped + `","args":{"to":"bob"}}]}`)}}
+	r, err := newSel(t, fc, cfgWith(nil)).Select(context.Background(), req)
+	require.NoError(t, err)
+	require.Len(t, r.Calls, 1)
+	assert.Equal(t, "send.email", r.Calls[0].Tool)
+}

@@ -390,6 +390,12 @@ func (ss *Session) check(raw []rawCall) (valid []ToolCall, rejected []DroppedCal
 	for _, c := range raw {
 		e, ok := ss.byName[c.Tool]
 		if !ok {
+			// A provider-mapped name used in JSON mode still resolves to an offered tool.
+			if known, exists := ss.reg.Lookup(c.Tool); exists && ss.byName[known.Name()] == known {
+				e, ok = known, true
+			}
+		}
+		if !ok {
 			reason, msg := DropUnknownTool, fmt.Sprintf("tool %q is not registered", c.Tool)
 			if known, exists := ss.reg.Lookup(c.Tool); exists {
 				reason, msg = DropNotOffered, fmt.Sprintf("tool %q was not offered (unsafe, not allowed for the caller's roles, lacking a required capability, or filtered out)", known.Name())
