@@ -369,7 +369,6 @@ func (e *Executor) Run(ctx context.Context, inv *Invocation) (Result, error) {
 	if needsApproval(inv.entry) {
 		req := ApprovalRequest{ID: inv.ID, Tool: inv.entry.Tool(), Args: append(json.RawMessage(nil), inv.Args...)}
 		a, err := e.opts.Approver.Approve(ctx, req)
-		rec.ApprovedBy = ""
 		switch {
 		case ctx.Err() != nil:
 			return done(Result{ID: inv.ID, Tool: inv.Tool}, &CallError{ID: inv.ID, Tool: inv.Tool, Outcome: OutcomeCanceled,
