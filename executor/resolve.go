@@ -59,7 +59,7 @@ func FromNativeCall(nc selector.NativeCall) Call {
 	return NewCall(nc.ID, nc.Name, nc.Arguments)
 }
 
-// Outcome of one call in CallAll.
+// CallOutcome is what CallAll reports for one call.
 type CallOutcome struct {
 	Call   Call
 	Result Result
