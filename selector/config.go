@@ -55,9 +55,10 @@ const (
 // or ConfigFromJSON; a nil *Config passed to New means DefaultConfig().
 //
 // New fills a zero Model, MaxCalls, TimeoutS, Mode or MaxResponseBytes with
-// its default. Temperature and FailClosed are taken as given, because their
-// zero values are meaningful: a Config literal that does not set FailClosed is
-// fail-open. Start from DefaultConfig() to keep the fail-closed default.
+// its default, so the zero Config means the defaults: Temperature 0 is the
+// default temperature, and FailOpen false keeps the fail-closed default. (In Go
+// the switch is FailOpen so that a Config literal can never be fail-open by
+// omission; the environment variable and the JSON key stay "fail_closed".)
 //
 // The API key never appears in String, GoString, LogValue or MarshalJSON output.
 type Config struct {
@@ -71,8 +72,10 @@ type Config struct {
 	TimeoutS int `json:"timeout_s" validate:"min=1,max=120"`
 	// Temperature is sent to the model as given, 0 included (0-1).
 	Temperature float64 `json:"temperature" validate:"gte=0,lte=1"`
-	// FailClosed makes any invalid call fail the attempt; when false invalid calls are dropped and reported.
-	FailClosed bool `json:"fail_closed"`
+	// FailOpen drops invalid calls (reporting them) and keeps the valid ones;
+	// false, the default, fails the whole attempt on any invalid call. It is
+	// LLM_COMMON_TOOL_SELECTION_FAIL_CLOSED negated, and "fail_closed" in JSON.
+	FailOpen bool `json:"-"`
 	// BaseURL is the OpenAI-compatible endpoint; empty means the go-openai default (api.openai.com).
 	BaseURL string `json:"base_url" validate:"omitempty,http_url"`
 	// APIKey authenticates to the endpoint; it may be empty (e.g. Ollama).
@@ -90,7 +93,7 @@ func DefaultConfig() Config {
 		MaxCalls:         DefaultMaxCalls,
 		TimeoutS:         DefaultTimeoutS,
 		Temperature:      DefaultTemperature,
-		FailClosed:       DefaultFailClosed,
+		FailOpen:         !DefaultFailClosed,
 		Mode:             DefaultMode,
 		MaxResponseBytes: DefaultMaxResponseBytes,
 	}
@@ -276,7 +279,7 @@ func configFromEnv(environ map[string]string) (Config, error) {
 		FallbackModel:    ec.FallbackModel,
 		MaxCalls:         ec.MaxCalls,
 		TimeoutS:         ec.TimeoutS,
-		FailClosed:       ec.FailClosed,
+		FailOpen:         !ec.FailClosed,
 		Temperature:      ec.Temperature,
 		BaseURL:          firstNonEmpty(ec.BaseURL, ec.OpenAIBaseURL),
 		APIKey:           firstNonEmpty(ec.APIKey, ec.OpenAIAPIKey),
@@ -326,12 +329,16 @@ func ConfigFromJSON(data []byte) (Config, error) {
 	c := DefaultConfig()
 	aux := struct {
 		*Config
-		APIKeySet *bool `json:"api_key_set"` // written by MarshalJSON; ignored
+		APIKeySet  *bool `json:"api_key_set"` // written by MarshalJSON; ignored
+		FailClosed *bool `json:"fail_closed"`
 	}{Config: &c}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&aux); err != nil {
 		return Config{}, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+	}
+	if aux.FailClosed != nil {
+		c.FailOpen = !*aux.FailClosed
 	}
 	c.Mode = strings.ToLower(strings.TrimSpace(c.Mode))
 	if err := c.Validate(); err != nil {
@@ -346,9 +353,10 @@ func (c Config) MarshalJSON() ([]byte, error) {
 	type plain Config
 	return json.Marshal(struct {
 		plain
-		APIKey    string `json:"api_key,omitempty"`
-		APIKeySet bool   `json:"api_key_set"`
-	}{plain: plain(c), APIKeySet: c.APIKey != ""})
+		FailClosed bool   `json:"fail_closed"`
+		APIKey     string `json:"api_key,omitempty"`
+		APIKeySet  bool   `json:"api_key_set"`
+	}{plain: plain(c), FailClosed: !c.FailOpen, APIKeySet: c.APIKey != ""})
 }
 
 // String describes the configuration with the API key redacted.
@@ -368,7 +376,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("max_calls", c.MaxCalls),
 		slog.Int("timeout_s", c.TimeoutS),
 		slog.Float64("temperature", c.Temperature),
-		slog.Bool("fail_closed", c.FailClosed),
+		slog.Bool("fail_closed", !c.FailOpen),
 		slog.String("base_url", c.BaseURL),
 		slog.Bool("api_key_set", c.APIKey != ""),
 		slog.String("mode", c.Mode),

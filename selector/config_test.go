@@ -15,7 +15,7 @@ import (
 func TestConfigDefaults(t *testing.T) {
 	c, err := ConfigFromEnvMap(nil)
 	require.NoError(t, err)
-	assert.Equal(t, Config{Model: "glm-4.5-air", MaxCalls: 5, TimeoutS: 30, Temperature: 0, FailClosed: true, Mode: "json", MaxResponseBytes: 4 << 20}, c)
+	assert.Equal(t, Config{Model: "glm-4.5-air", MaxCalls: 5, TimeoutS: 30, Temperature: 0, FailOpen: false, Mode: "json", MaxResponseBytes: 4 << 20}, c)
 	assert.Equal(t, DefaultConfig(), c)
 	// Empty values count as unset.
 	c, err = ConfigFromEnvMap(map[string]string{EnvMaxCalls: "", EnvFailClosed: "", EnvModel: ""})
@@ -31,7 +31,7 @@ func TestConfigFromEnvValues(t *testing.T) {
 		EnvOpenAIBaseURL: "https://ignored.example/v1", EnvOpenAIAPIKey: "ignored",
 	})
 	require.NoError(t, err)
-	assert.Equal(t, Config{Model: "gpt-4o-mini", FallbackModel: "qwen3", MaxCalls: 20, TimeoutS: 120, FailClosed: false,
+	assert.Equal(t, Config{Model: "gpt-4o-mini", FallbackModel: "qwen3", MaxCalls: 20, TimeoutS: 120, FailOpen: true,
 		Temperature: 0.25, BaseURL: "http://localhost:11434/v1", APIKey: "k1", Mode: "native", MaxResponseBytes: 1024}, c)
 }
 
@@ -48,19 +48,19 @@ func TestConfigFromProcessEnv(t *testing.T) {
 	c, err := ConfigFromEnv()
 	require.NoError(t, err)
 	assert.Equal(t, 7, c.MaxCalls)
-	assert.False(t, c.FailClosed)
+	assert.True(t, c.FailOpen)
 }
 
 func TestConfigFailClosedSpellings(t *testing.T) {
 	for _, v := range []string{"1", "true", "t", "yes", "y", "on", "TRUE", "Yes", "ON", " y "} {
 		c, err := ConfigFromEnvMap(map[string]string{EnvFailClosed: v})
 		require.NoError(t, err, v)
-		assert.True(t, c.FailClosed, v)
+		assert.False(t, c.FailOpen, v)
 	}
 	for _, v := range []string{"0", "false", "f", "no", "n", "off", "FALSE", "No", "Off"} {
 		c, err := ConfigFromEnvMap(map[string]string{EnvFailClosed: v})
 		require.NoError(t, err, v)
-		assert.False(t, c.FailClosed, v)
+		assert.True(t, c.FailOpen, v)
 	}
 }
 
@@ -120,7 +120,7 @@ func TestConfigValidateGoBuilt(t *testing.T) {
 	_, err = New(nil, &c)
 	assert.ErrorIs(t, err, ErrInvalidConfig)
 
-	s, err := New(nil, &Config{Model: "m", FailClosed: true})
+	s, err := New(nil, &Config{Model: "m", FailOpen: false})
 	require.NoError(t, err)
 	assert.Equal(t, 5, s.Config().MaxCalls)
 	assert.Equal(t, 30, s.Config().TimeoutS)
@@ -134,7 +134,7 @@ func TestConfigFromJSON(t *testing.T) {
 	c, err := ConfigFromJSON([]byte(`{"model":"m","max_calls":3,"api_key":"k"}`))
 	require.NoError(t, err)
 	assert.Equal(t, 3, c.MaxCalls)
-	assert.True(t, c.FailClosed, "missing keys keep their defaults")
+	assert.False(t, c.FailOpen, "missing keys keep their defaults")
 	assert.Equal(t, "k", c.APIKey)
 	_, err = ConfigFromJSON([]byte(`{"max_call":3}`))
 	assert.ErrorIs(t, err, ErrInvalidConfig)

@@ -36,7 +36,7 @@ func ExampleToolSelector_SelectToolCalls() {
 
 	cfg := selector.DefaultConfig()
 	cfg.BaseURL = srv.URL + "/v1"
-	cfg.FailClosed = false // drop the invented tool instead of failing the attempt
+	cfg.FailOpen = true // drop the invented tool instead of failing the attempt
 	client, err := selector.NewOpenAIClient(cfg, nil)
 	if err != nil {
 		panic(err)
@@ -123,7 +123,7 @@ func ExampleConfigFromEnvMap() {
 		"LLM_COMMON_TOOL_SELECTION_FAIL_CLOSED": "off",
 		"OPENAI_BASE_URL":                       "http://localhost:11434/v1",
 	})
-	fmt.Println(cfg.Model, cfg.MaxCalls, cfg.FailClosed, cfg.BaseURL, err)
+	fmt.Println(cfg.Model, cfg.MaxCalls, !cfg.FailOpen, cfg.BaseURL, err)
 	_, err = selector.ConfigFromEnvMap(map[string]string{"LLM_COMMON_TOOL_SELECTION_MAX_CALLS": "50"})
 	fmt.Println(err)
 	// Output:

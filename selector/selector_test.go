@@ -153,7 +153,7 @@ func TestFailOpenDropsOnlyInvalid(t *testing.T) {
 		{"tool":"get_weather","args":{}},
 		{"tool":"get_weather","args":{"city":"Rome"}}]}`
 	fc := &fakeClient{replies: map[string]func(ChatRequest) (ChatResponse, error){"primary": content(reply)}}
-	r, err := newSel(t, fc, cfgWith(func(c *Config) { c.FailClosed = false })).Select(context.Background(), testRequest(t))
+	r, err := newSel(t, fc, cfgWith(func(c *Config) { c.FailOpen = true })).Select(context.Background(), testRequest(t))
 	require.NoError(t, err)
 	require.Len(t, r.Calls, 2)
 	assert.Equal(t, "search", r.Calls[0].Tool)
@@ -174,7 +174,7 @@ func TestFailOpenCapAfterDropping(t *testing.T) {
 		calls = append(calls, `{"tool":"nope","args":{}}`, fmt.Sprintf(`{"tool":"search","args":{"query":"q%d"}}`, i))
 	}
 	fc := &fakeClient{replies: map[string]func(ChatRequest) (ChatResponse, error){"primary": content(`{"calls":[` + strings.Join(calls, ",") + `]}`)}}
-	r, err := newSel(t, fc, cfgWith(func(c *Config) { c.FailClosed = false; c.MaxCalls = 3 })).Select(context.Background(), testRequest(t))
+	r, err := newSel(t, fc, cfgWith(func(c *Config) { c.FailOpen = true; c.MaxCalls = 3 })).Select(context.Background(), testRequest(t))
 	require.NoError(t, err)
 	require.Len(t, r.Calls, 3)
 	assert.JSONEq(t, `{"query":"q2"}`, string(r.Calls[2].Args))

@@ -353,7 +353,7 @@ func (ss *Session) Feed(resp ChatResponse, err error) Action {
 		return ss.Next()
 	}
 	valid, rejected := ss.check(raw)
-	if len(rejected) > 0 && ss.cfg.FailClosed {
+	if len(rejected) > 0 && !ss.cfg.FailOpen {
 		a.Kind, a.Rejected = KindValidation, rejected
 		a.Message = rejectedSummary(rejected)
 		ss.record(a)
