@@ -230,8 +230,11 @@ func (p *Proxy) importTools(u *upstream, tools []*mcp.Tool) {
 			p.mu.Lock()
 			r, taken := p.routes[name]
 			p.mu.Unlock()
-			if taken && r.up != u {
-				err = fmt.Errorf("the name %q is already used by another source", name)
+			// A live upstream supersedes a catalog-file entry of the same
+			// name; two upstreams never share a name (their names differ and
+			// hold no separator), so a clash here is another upstream's.
+			if taken && r.up != nil && r.up != u {
+				err = fmt.Errorf("the name %q is already used by upstream %q", name, r.up.cfg.Name)
 			} else {
 				err = p.reg.Replace(t)
 			}
