@@ -3,8 +3,12 @@ package mcpproxy
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -94,4 +98,76 @@ func TestDNSRebinding(t *testing.T) {
 	if code := post("", "http://evil.example.com"); code != http.StatusForbidden {
 		t.Fatalf("foreign Origin: %d, want 403", code)
 	}
+}
+
+// TestHTTPUpstreams: streamable HTTP upstreams, a proxy behind a proxy and
+// server-everything in its streamableHttp mode.
+func TestHTTPUpstreams(t *testing.T) {
+	inner := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}})
+	innerSrv := httptest.NewServer(inner.HTTPHandler(nil))
+	t.Cleanup(innerSrv.Close)
+
+	ups := []Upstream{{Name: "inner", URL: innerSrv.URL}}
+	if every, err := lookPeer("mcp-server-everything"); err == nil {
+		port := freePort(t)
+		cmd := exec.Command(every, "streamableHttp")
+		cmd.Env = append(os.Environ(), "PORT="+port, "PATH="+filepath.Dir(every)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		url := "http://127.0.0.1:" + port + "/mcp"
+		waitFor(t, func() bool {
+			c, err := net.Dial("tcp", "127.0.0.1:"+port)
+			if err == nil {
+				c.Close()
+			}
+			return err == nil
+		})
+		ups = append(ups, Upstream{Name: "every", URL: url})
+	} else {
+		t.Log("server-everything not installed: testing the Go HTTP upstream only")
+	}
+	p := startProxy(t, &Config{Upstreams: ups})
+	cs := connectMemory(t, p, "")
+	for _, u := range p.Stats(context.Background()).Upstreams {
+		if u.State != StateReady || u.Transport != "http" || u.Imported == 0 {
+			t.Fatalf("upstream %s: %+v", u.Name, u)
+		}
+	}
+	// The inner proxy lists find_tool and call_tool; calling through both
+	// proxies reaches the test upstream.
+	res := call(t, cs, CallToolName, map[string]any{"name": "inner__call_tool", "arguments": map[string]any{
+		"name": "t__sleep", "arguments": map[string]any{"ms": 1},
+	}})
+	if res.IsError || text(res) != "done" {
+		t.Fatalf("through two proxies: %s", text(res))
+	}
+	if len(ups) > 1 {
+		res = call(t, cs, CallToolName, map[string]any{"name": "every__get-sum", "arguments": map[string]any{"a": 1, "b": 2}})
+		if res.IsError || !strings.Contains(text(res), "3") {
+			t.Fatalf("everything over HTTP: %s", text(res))
+		}
+	}
+}
+
+func lookPeer(name string) (string, error) {
+	if dir := os.Getenv("TOOLSELECT_MCP_PEERS"); dir != "" {
+		p := filepath.Join(dir, "node_modules", ".bin", name)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return exec.LookPath(name)
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
 }
