@@ -81,8 +81,8 @@ func ExampleRegistry_View() {
 	e, _ := r.Lookup(name)
 	fmt.Println(name, "->", e.Name())
 	// Output:
-	// [{"type":"function","function":{"name":"math_add_ecef409b","description":"Add two numbers.","parameters":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}}}]
-	// math_add_ecef409b -> math.add
+	// [{"type":"function","function":{"name":"math_add","description":"Add two numbers.","parameters":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}}}]
+	// math_add -> math.add
 }
 
 // Load a catalog in any supported format; the format is detected.

@@ -76,8 +76,10 @@ type nameMaps struct {
 }
 
 // mapName turns a canonical name into one the provider accepts. A name that
-// already fits is kept as is; otherwise invalid runs become '_' and a short
-// hash of the original keeps the result unique and reversible.
+// already fits is kept as is; otherwise invalid runs become '_' ("math.factorial"
+// -> "math_factorial"), and when that is too long or already taken a short hash
+// of the original keeps the result unique. The registry's reverse table makes
+// every mapped name resolvable back to its tool.
 func mapName(name string, f Format, taken func(string) bool) string {
 	rule, max := nameRule(f)
 	if rule == nil || rule.MatchString(name) {
@@ -88,6 +90,11 @@ func mapName(name string, f Format, taken func(string) bool) string {
 		bad = mcpBad
 	}
 	base := strings.Trim(bad.ReplaceAllString(name, "_"), "_")
+	// The plain sanitised name reads best to a model and costs the fewest
+	// tokens; a hash suffix is added only when it is too long or taken.
+	if base != "" && len(base) <= max && !taken(base) {
+		return base
+	}
 	sum := sha256.Sum256([]byte(name))
 	hexsum := hex.EncodeToString(sum[:])
 	for n := 8; n <= len(hexsum); n += 4 {

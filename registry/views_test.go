@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/toolselect/toolselect/registry"
 )
 
@@ -187,8 +190,9 @@ func TestProviderNameMapping(t *testing.T) {
 			}
 		}
 	}
-	// Mapped names keep a readable stem and are stable for the same catalog.
-	if p := r.ProviderName(registry.FormatOpenAI, "math.factorial"); !strings.HasPrefix(p, "math_factorial_") {
+	// Mapped names are the plain sanitised name unless that is taken, and are
+	// stable for the same catalog.
+	if p := r.ProviderName(registry.FormatOpenAI, "math.factorial"); p != "math_factorial" {
 		t.Errorf("math.factorial -> %q", p)
 	}
 	if p := r.ProviderName(registry.FormatMCP, "math.factorial"); p != "math.factorial" {
@@ -218,4 +222,26 @@ func TestParseFormat(t *testing.T) {
 	if _, err := registry.ParseFormat("gemini"); err == nil || !strings.Contains(err.Error(), "openai-responses") {
 		t.Errorf("ParseFormat(gemini) = %v", err)
 	}
+}
+
+// A sanitised name that collides with a registered name, or with another
+// tool's mapped name, gets a hash suffix; every mapped name still resolves.
+func TestProviderNameCollision(t *testing.T) {
+	r := registry.New(nil)
+	for _, n := range []string{"a.b", "a b", "a_b"} {
+		require.NoError(t, r.Register(registry.NewTool(n, "d", json.RawMessage(`{"type":"object"}`))))
+	}
+	seen := map[string]string{}
+	for _, n := range []string{"a.b", "a b", "a_b"} {
+		p := r.ProviderName(registry.FormatOpenAI, n)
+		if other, dup := seen[p]; dup {
+			t.Fatalf("%q and %q both map to %q", other, n, p)
+		}
+		seen[p] = n
+		e, ok := r.Lookup(p)
+		require.True(t, ok, p)
+		assert.Equal(t, n, e.Name())
+	}
+	assert.Equal(t, "a_b", r.ProviderName(registry.FormatOpenAI, "a_b"), "a valid name is never changed")
+	assert.True(t, strings.HasPrefix(r.ProviderName(registry.FormatOpenAI, "a.b"), "a_b_"), "the taken stem gets a hash suffix")
 }
