@@ -49,7 +49,7 @@ func TestSchemaShapes(t *testing.T) {
 	assert.True(t, strings.HasPrefix(r.stdout, `[{"type":"function","function":{"name":"search_logs"`), r.stdout[:80])
 	// A name OpenAI forbids is mapped, and stays resolvable.
 	assert.NotContains(t, r.stdout, `"runbook.execute"`)
-	assert.Contains(t, r.stdout, `"runbook_execute_`)
+	assert.Contains(t, r.stdout, `"runbook_execute"`)
 
 	r = execCLI(t, nil, "", "schema", "--catalog", cat, "--format", "mcp")
 	require.Equal(t, exitOK, r.code)
