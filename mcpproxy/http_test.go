@@ -171,3 +171,26 @@ func freePort(t *testing.T) string {
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 	return port
 }
+
+// TestServeStdioDrain: requests piped in and stdin closed at once still get
+// their replies (the SDK's stdio server alone drops them on EOF).
+func TestServeStdioDrain(t *testing.T) {
+	p := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}})
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"call_tool","arguments":{"name":"t__sleep","arguments":{"ms":300}}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"find_tool","arguments":{"query":"sleep"}}}
+`
+	var out strings.Builder
+	if err := p.ServeStdio(context.Background(), strings.NewReader(in), &out, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{`"id":1`, `"id":2`, `"id":3`} {
+		if !strings.Contains(out.String(), id) {
+			t.Errorf("no reply with %s:\n%s", id, out.String())
+		}
+	}
+	if !strings.Contains(out.String(), "done") {
+		t.Errorf("the slow call's result is missing:\n%s", out.String())
+	}
+}
