@@ -23,19 +23,26 @@ var fieldNames = [numFields]string{"name", "description", "parameters", "tags"}
 
 // BM25Params tunes the bm25 scorer. The zero value means the defaults.
 type BM25Params struct {
-	// K1 is the term-frequency saturation (default 1.2).
+	// K1 is the term-frequency saturation (default 0.9).
 	K1 float64
 	// Weights per field: name, description, parameters, tags
 	// (default 3, 1, 0.6, 0.5).
 	Weights [numFields]float64
 	// B per field is the length normalisation (default 0.75, 0.75, 0.6, 0.3).
 	B [numFields]float64
+	// GroupBoost adds, to each tool, this fraction of the best score among
+	// the tools of its namespace (the part of the name before "__", "." or
+	// "/"), so the siblings of a strongly matching tool rise with it.
+	// It helps catalogs of MCP servers whose tasks need several tools of one
+	// server, and costs precision elsewhere. Default 0 (off).
+	GroupBoost float64
 }
 
 var defaultBM25 = BM25Params{
-	K1:      1.2,
+	K1:      0.9,
 	Weights: [numFields]float64{3, 1, 0.6, 0.5},
 	B:       [numFields]float64{0.75, 0.75, 0.6, 0.3},
+	GroupBoost: -1,
 }
 
 func (p BM25Params) withDefaults() BM25Params {
@@ -48,6 +55,13 @@ func (p BM25Params) withDefaults() BM25Params {
 	if p.B == ([numFields]float64{}) {
 		p.B = defaultBM25.B
 	}
+	if p.GroupBoost == 0 {
+		p.GroupBoost = defaultBM25.GroupBoost
+	}
+	if p.GroupBoost < 0 {
+		p.GroupBoost = 0
+	}
+
 	return p
 }
 
@@ -111,28 +125,32 @@ type bm25Index struct {
 	live     int
 }
 
-// docTerms is a scratch buffer for analysing one document.
+// docTerms is a scratch buffer for analysing one document: its distinct
+// terms in order of appearance and their frequencies per field.
 type docTerms struct {
-	tf    map[string]*[numFields]uint8
+	slot  map[string]int32
 	order []string
+	tfs   [][numFields]uint8
 	lens  [numFields]uint16
 }
 
 func (d *docTerms) reset() {
-	clear(d.tf)
+	clear(d.slot)
 	d.order = d.order[:0]
+	d.tfs = d.tfs[:0]
 	d.lens = [numFields]uint16{}
 }
 
 func (d *docTerms) add(f int, term string) {
-	c, ok := d.tf[term]
+	i, ok := d.slot[term]
 	if !ok {
-		c = new([numFields]uint8)
-		d.tf[term] = c
+		i = int32(len(d.order))
+		d.slot[term] = i
 		d.order = append(d.order, term)
+		d.tfs = append(d.tfs, [numFields]uint8{})
 	}
-	if c[f] < 255 {
-		c[f]++
+	if d.tfs[i][f] < 255 {
+		d.tfs[i][f]++
 	}
 	if d.lens[f] < math.MaxUint16 {
 		d.lens[f]++
@@ -143,7 +161,9 @@ func (d *docTerms) add(f int, term string) {
 func analyzeEntry(e *registry.Entry, d *docTerms) {
 	d.reset()
 	t := e.Def()
-	analyze(t.Name, func(w string) { d.add(fieldName, w) })
+	ns, local := splitNamespace(t.Name)
+	analyze(local, func(w string) { d.add(fieldName, w) })
+	analyze(ns, func(w string) { d.add(fieldTags, w) })
 	analyze(t.Description, func(w string) { d.add(fieldDesc, w) })
 	if t.HasSchema() {
 		schemaText(t.Parameters,
@@ -155,7 +175,7 @@ func analyzeEntry(e *registry.Entry, d *docTerms) {
 	}
 }
 
-func newDocTerms() *docTerms { return &docTerms{tf: map[string]*[numFields]uint8{}} }
+func newDocTerms() *docTerms { return &docTerms{slot: map[string]int32{}} }
 
 // updateIndex returns an index over entries, reusing old where it can. A
 // full rebuild happens when there is no old index or when most of it changed.
@@ -226,7 +246,7 @@ func updateIndex(old *bm25Index, entries []*registry.Entry) *bm25Index {
 	for _, e := range added {
 		id := uint32(len(idx.docs))
 		analyzeEntry(e, d)
-		for _, term := range d.order {
+		for ti, term := range d.order {
 			tid, ok := idx.terms[term]
 			if !ok {
 				if !termsCopied {
@@ -243,7 +263,7 @@ func updateIndex(old *bm25Index, entries []*registry.Entry) *bm25Index {
 				list = append(make([]posting, 0, len(list)+1), list...)
 				copied[tid] = true
 			}
-			idx.postings[tid] = append(list, posting{doc: id, tf: *d.tf[term]})
+			idx.postings[tid] = append(list, posting{doc: id, tf: d.tfs[ti]})
 		}
 		idx.docs = append(idx.docs, e)
 		idx.flen = append(idx.flen, d.lens)
@@ -258,11 +278,20 @@ func updateIndex(old *bm25Index, entries []*registry.Entry) *bm25Index {
 
 func buildIndex(entries []*registry.Entry) *bm25Index {
 	idx := &bm25Index{
-		terms: make(map[string]uint32, len(entries)*4),
+		terms: make(map[string]uint32, 1024),
 		docs:  make([]*registry.Entry, 0, len(entries)),
 		docOf: make(map[*registry.Entry]uint32, len(entries)),
 		flen:  make([][numFields]uint16, 0, len(entries)),
 	}
+	// Pass 1 collects (term, doc) pairs in doc order into one flat slice;
+	// pass 2 lays every posting list out in a single pointer-free array.
+	// Few, large allocations keep the garbage collector out of the build.
+	type pair struct {
+		tid uint32
+		p   posting
+	}
+	pairs := make([]pair, 0, len(entries)*32)
+	var counts []uint32
 	d := newDocTerms()
 	for _, e := range entries {
 		if _, dup := idx.docOf[e]; dup {
@@ -270,14 +299,15 @@ func buildIndex(entries []*registry.Entry) *bm25Index {
 		}
 		id := uint32(len(idx.docs))
 		analyzeEntry(e, d)
-		for _, term := range d.order {
+		for ti, term := range d.order {
 			tid, ok := idx.terms[term]
 			if !ok {
-				tid = uint32(len(idx.postings))
+				tid = uint32(len(counts))
 				idx.terms[term] = tid
-				idx.postings = append(idx.postings, nil)
+				counts = append(counts, 0)
 			}
-			idx.postings[tid] = append(idx.postings[tid], posting{doc: id, tf: *d.tf[term]})
+			counts[tid]++
+			pairs = append(pairs, pair{tid, posting{doc: id, tf: d.tfs[ti]}})
 		}
 		idx.docs = append(idx.docs, e)
 		idx.flen = append(idx.flen, d.lens)
@@ -287,11 +317,15 @@ func buildIndex(entries []*registry.Entry) *bm25Index {
 		}
 		idx.live++
 	}
-	// Trim the posting lists' spare capacity: it is most of the memory.
-	for i, l := range idx.postings {
-		if cap(l) > len(l) {
-			idx.postings[i] = append([]posting(nil), l...)
-		}
+	backing := make([]posting, len(pairs))
+	idx.postings = make([][]posting, len(counts))
+	off := 0
+	for tid, n := range counts {
+		idx.postings[tid] = backing[off : off : off+int(n)]
+		off += int(n)
+	}
+	for _, pr := range pairs {
+		idx.postings[pr.tid] = append(idx.postings[pr.tid], pr.p)
 	}
 	return idx
 }
@@ -303,12 +337,16 @@ type bm25View struct {
 	params BM25Params
 	pos    []int32              // doc id -> catalog position, -1 when absent
 	norm   [][numFields]float32 // doc id -> weight_f / (1 - b_f + b_f*len_f/avg_f)
+	group  []int32              // doc id -> namespace group, -1 for none
+	member [][]uint32           // group -> doc ids
 	pool   sync.Pool            // *scratch
 }
 
 type scratch struct {
 	acc     []float32
 	touched []uint32
+	gmax    []float32
+	gseen   []int32
 }
 
 func newView(idx *bm25Index, entries []*registry.Entry, p BM25Params) *bm25View {
@@ -338,8 +376,28 @@ func newView(idx *bm25Index, entries []*registry.Entry, p BM25Params) *bm25View 
 			v.norm[id][f] = float32(p.Weights[f] / n)
 		}
 	}
-	n := len(idx.docs)
-	v.pool.New = func() any { return &scratch{acc: make([]float32, n)} }
+	v.group = make([]int32, len(idx.docs))
+	groups := map[string]int32{}
+	for id, e := range idx.docs {
+		v.group[id] = -1
+		if e == nil || v.pos[id] < 0 {
+			continue
+		}
+		ns, _ := splitNamespace(e.Name())
+		if ns == "" {
+			continue
+		}
+		g, ok := groups[ns]
+		if !ok {
+			g = int32(len(v.member))
+			groups[ns] = g
+			v.member = append(v.member, nil)
+		}
+		v.group[id] = g
+		v.member[g] = append(v.member[g], uint32(id))
+	}
+	n, ng := len(idx.docs), len(v.member)
+	v.pool.New = func() any { return &scratch{acc: make([]float32, n), gmax: make([]float32, ng)} }
 	return v
 }
 
@@ -431,9 +489,42 @@ func (v *bm25View) search(ctx context.Context, q *Query, k int, keep func(pos in
 		}
 	}
 	h := topK{k: k}
+	boost := float32(v.params.GroupBoost)
+	gseen := sc.gseen[:0]
+	if boost > 0 {
+		// The best score of each namespace group, then the members of the
+		// best groups join the candidates even with no match of their own.
+		for _, d := range touched {
+			if g := v.group[d]; g >= 0 {
+				if sc.gmax[g] == 0 {
+					gseen = append(gseen, g)
+				}
+				sc.gmax[g] = max(sc.gmax[g], acc[d])
+			}
+		}
+		best := topK{k: 3}
+		for _, g := range gseen {
+			if best.wants(sc.gmax[g], int(g)) {
+				best.push(sc.gmax[g], int(g), 0)
+			}
+		}
+		for _, it := range best.items {
+			for _, d := range v.member[it.pos] {
+				if acc[d] == 0 {
+					acc[d] = 1e-30 // a candidate through its group only
+					touched = append(touched, d)
+				}
+			}
+		}
+	}
 	for _, d := range touched {
 		s := acc[d]
 		acc[d] = 0
+		if boost > 0 {
+			if g := v.group[d]; g >= 0 {
+				s += boost * sc.gmax[g]
+			}
+		}
 		pos := v.pos[d]
 		if pos < 0 {
 			continue
@@ -446,10 +537,14 @@ func (v *bm25View) search(ctx context.Context, q *Query, k int, keep func(pos in
 		}
 		h.push(s, int(pos), d)
 	}
+	for _, g := range gseen {
+		sc.gmax[g] = 0
+	}
+	sc.gseen = gseen
 	sc.touched = touched
 	items := h.sorted()
 	hits := make([]Hit, len(items))
-	inv := 1 / ideal
+	inv := 1 / (ideal * (1 + v.params.GroupBoost))
 	for i, it := range items {
 		hits[i] = Hit{Pos: it.pos, Score: clamp01(float64(it.score) * inv)}
 		hits[i].Matched = v.matched(qts, it.doc)
@@ -585,3 +680,4 @@ func (h *topK) sorted() []topItem {
 	sort.Slice(out, func(i, j int) bool { return worse(out[j], out[i]) })
 	return out
 }
+

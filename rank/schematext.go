@@ -18,28 +18,28 @@ import (
 func schemaText(raw []byte, names, texts func(s string)) {
 	type frame struct {
 		isObject   bool
-		propsOwner bool   // this object is the value of "properties" and similar
-		key        string // last key read in this object
+		propsOwner bool    // this object is the value of "properties" and similar
+		key        keyKind // last key read in this object
 	}
 	stack := make([]frame, 0, 16)
 	expectKey := false
-	pendingKey := "" // key whose value comes next (at the parent level)
+	pendingKey := keyOther // key whose value comes next (at the parent level)
 	for i := 0; i < len(raw); {
 		c := raw[i]
 		switch c {
 		case '{':
-			owner := pendingKey == "properties" || pendingKey == "patternProperties" || pendingKey == "$defs" || pendingKey == "definitions"
+			owner := pendingKey == keyProps
 			if len(stack) > 0 && stack[len(stack)-1].propsOwner {
 				owner = false // a property's own schema
 			}
 			stack = append(stack, frame{isObject: true, propsOwner: owner})
 			expectKey = true
-			pendingKey = ""
+			pendingKey = keyOther
 			i++
 		case '[':
 			k := pendingKey
 			stack = append(stack, frame{key: k})
-			pendingKey = ""
+			pendingKey = keyOther
 			i++
 		case '}', ']':
 			if len(stack) > 0 {
@@ -55,7 +55,7 @@ func schemaText(raw []byte, names, texts func(s string)) {
 			expectKey = false
 			i++
 		case '"':
-			s, n := readJSONString(raw[i:])
+			b, n, esc := readJSONString(raw[i:])
 			if n == 0 {
 				return
 			}
@@ -65,45 +65,70 @@ func schemaText(raw []byte, names, texts func(s string)) {
 			}
 			top := &stack[len(stack)-1]
 			if top.isObject && expectKey {
-				top.key = s
-				pendingKey = s
 				if top.propsOwner {
-					names(s)
+					top.key = keyOther
+					names(jsonString(b, esc))
+				} else {
+					top.key = classifyKey(b)
 				}
+				pendingKey = top.key
 				continue
 			}
 			// A string value: in an object under key top.key, or in an array
 			// that is the value of key top.key.
-			switch top.key {
-			case "description", "title", "enum", "examples":
-				texts(s)
+			if top.key == keyText {
+				texts(jsonString(b, esc))
 			}
-			pendingKey = ""
+			pendingKey = keyOther
 		default:
 			i++
 		}
 	}
 }
 
-// readJSONString reads the JSON string at the start of b and returns its
-// value and the bytes consumed (0 when malformed).
-func readJSONString(b []byte) (string, int) {
-	escaped := false
+type keyKind uint8
+
+const (
+	keyOther keyKind = iota
+	keyProps         // properties, patternProperties, $defs, definitions
+	keyText          // description, title, enum, examples
+)
+
+func classifyKey(b []byte) keyKind {
+	switch string(b) {
+	case "properties", "patternProperties", "$defs", "definitions":
+		return keyProps
+	case "description", "title", "enum", "examples":
+		return keyText
+	}
+	return keyOther
+}
+
+// readJSONString reads the JSON string at the start of b and returns its raw
+// content (between the quotes), the bytes consumed (0 when malformed) and
+// whether it holds escapes.
+func readJSONString(b []byte) ([]byte, int, bool) {
+	esc := false
 	for j := 1; j < len(b); j++ {
 		switch b[j] {
 		case '\\':
 			j++
-			escaped = true
+			esc = true
 		case '"':
-			if !escaped {
-				return string(b[1:j]), j + 1
-			}
-			s, err := strconv.Unquote(string(b[:j+1]))
-			if err != nil || !utf8.ValidString(s) {
-				return string(b[1:j]), j + 1
-			}
-			return s, j + 1
+			return b[1:j], j + 1, esc
 		}
 	}
-	return "", 0
+	return nil, 0, false
+}
+
+// jsonString decodes a raw JSON string body.
+func jsonString(raw []byte, esc bool) string {
+	if !esc {
+		return string(raw)
+	}
+	s, err := strconv.Unquote(`"` + string(raw) + `"`)
+	if err != nil || !utf8.ValidString(s) {
+		return string(raw)
+	}
+	return s
 }

@@ -36,36 +36,41 @@ var stopwords = func() map[string]struct{} {
 	return m
 }()
 
-// stemCache maps a lower-cased word to its stem. Words repeat heavily across
-// tool catalogs and queries; a cache hit costs one map read.
-var stemCache sync.Map // string -> string
+// stemCache maps a lower-cased word to its stem, or to "" for a stopword.
+// Words repeat heavily across tool catalogs and queries; a hit costs one map
+// read and no allocation.
+var stemCache = struct {
+	sync.RWMutex
+	m map[string]string
+}{m: map[string]string{}}
 
 // maxStemCache bounds the cache; past it, stems are computed without caching.
 const maxStemCache = 1 << 18
 
-var stemCacheLen struct {
-	sync.Mutex
-	n int
-}
-
-func stem(w string) string {
-	if v, ok := stemCache.Load(w); ok {
-		return v.(string)
+// termOf returns the index term of a lower-cased word: "" for a stopword,
+// else its stem.
+func termOf(w []byte) string {
+	stemCache.RLock()
+	t, ok := stemCache.m[string(w)]
+	stemCache.RUnlock()
+	if ok {
+		return t
 	}
-	s := w
-	if len(w) > 2 && isASCIIAlpha(w) {
-		s = english.Stem(w, false)
-	}
-	stemCacheLen.Lock()
-	if stemCacheLen.n < maxStemCache {
-		stemCacheLen.n++
-		stemCacheLen.Unlock()
-		// Clone: w may alias a larger input string we do not want to keep alive.
-		stemCache.Store(strings.Clone(w), strings.Clone(s))
+	word := string(w)
+	if _, stop := stopwords[word]; stop {
+		t = ""
 	} else {
-		stemCacheLen.Unlock()
+		t = word
+		if len(word) > 2 && isASCIIAlpha(word) {
+			t = english.Stem(word, false)
+		}
 	}
-	return s
+	stemCache.Lock()
+	if len(stemCache.m) < maxStemCache {
+		stemCache.m[word] = t
+	}
+	stemCache.Unlock()
+	return t
 }
 
 func isASCIIAlpha(s string) bool {
@@ -84,25 +89,29 @@ func isCJK(r rune) bool {
 }
 
 // words splits text into raw lower-cased words (no stopword removal, no
-// stemming), calling emit for each. CJK runs are emitted as bigrams.
-func words(text string, emit func(w string)) {
-	var buf []byte
+// stemming), calling emit for each; w is only valid during the call. CJK runs
+// are emitted as bigrams.
+func words(text string, emit func(w []byte)) {
+	var bufArr [64]byte
+	buf := bufArr[:0]
 	var cjk []rune
 	flushCJK := func() {
 		switch len(cjk) {
 		case 0:
 		case 1:
-			emit(string(cjk))
+			emit(utf8.AppendRune(nil, cjk[0]))
 		default:
+			var b []byte
 			for i := 0; i+1 < len(cjk); i++ {
-				emit(string(cjk[i : i+2]))
+				b = utf8.AppendRune(utf8.AppendRune(b[:0], cjk[i]), cjk[i+1])
+				emit(b)
 			}
 		}
 		cjk = cjk[:0]
 	}
 	flush := func() {
 		if len(buf) > 0 {
-			emit(string(buf))
+			emit(buf)
 			buf = buf[:0]
 		}
 	}
@@ -160,11 +169,10 @@ func isASCIIAlnum(c byte) bool {
 
 // analyze emits the index terms of text: words without stopwords, stemmed.
 func analyze(text string, emit func(term string)) {
-	words(text, func(w string) {
-		if _, stop := stopwords[w]; stop {
-			return
+	words(text, func(w []byte) {
+		if t := termOf(w); t != "" {
+			emit(t)
 		}
-		emit(stem(w))
 	})
 }
 
