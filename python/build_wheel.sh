@@ -4,5 +4,5 @@
 # Run from the repository root after `make lib` (the Makefile's `wheel` target does both).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-out="${1:-$here/../dist}"
+out="${1:-$(cd "$here/.." && pwd)/dist}"
 exec "${PYTHON:-python3}" "$here/build_wheel.py" --out "$out"
