@@ -175,6 +175,18 @@ class SelectorTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             ts.ToolSelector(client=object(), config=CFG)
 
+    def test_resource_warning_when_collected_open(self):
+        import gc
+        import warnings
+
+        sel = ts.ToolSelector(client=FakeClient(calls_json()), config=CFG)
+        run(sel.select_tool_calls(task=task(), tool_registry=self.reg))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            del sel
+            gc.collect()
+        self.assertTrue(any(issubclass(x.category, ResourceWarning) for x in w))
+
     def test_close(self):
         sel = ts.ToolSelector(client=FakeClient(calls_json()), config=CFG)
         run(sel.select_tool_calls(task=task(), tool_registry=self.reg))

@@ -207,10 +207,11 @@ class ToolSelector:
             req["capabilities"] = self.capabilities
         return req
 
-    def _registry_handle(self, tool_registry: Any) -> int:
-        """The native registry for tool_registry (runs in a worker thread)."""
+    def _schema_of(self, tool_registry: Any) -> Any:
+        """A ToolRegistry as is, or the caller's schema text, read on the
+        caller's thread (the caller's object may not be thread-safe)."""
         if isinstance(tool_registry, ToolRegistry):
-            return tool_registry.handle
+            return tool_registry
         get = getattr(tool_registry, "get_tools_schema", None)
         if not callable(get):
             raise TypeError("tool_registry must be a toolselect.ToolRegistry or have get_tools_schema()")
@@ -226,6 +227,14 @@ class ToolSelector:
         if not isinstance(parsed, list):
             raise ValueError("tool_registry.get_tools_schema() must return a JSON array of "
                              '{"name","description","parameters"}')
+        return (text, bool(parsed))
+
+    def _registry_handle(self, source: Any) -> int:
+        """The native registry for a _schema_of result (runs in a worker
+        thread: compiling a large catalog takes a while)."""
+        if isinstance(source, ToolRegistry):
+            return source.handle
+        text, nonempty = source
         with self._lock:
             reg = self._registries.get(text)
             if reg is not None:
@@ -233,7 +242,8 @@ class ToolSelector:
                 return reg.handle
         reg = ToolRegistry()
         try:
-            reg.load_catalog(text) if parsed else None
+            if nonempty:
+                reg.load_catalog(text)
         except BaseException:
             reg.close()
             raise
@@ -272,9 +282,10 @@ class ToolSelector:
 
     async def _select_http(self, tool_registry: Any, request: bytes) -> Dict[str, Any]:
         base, key = self._endpoint()  # read at call time, on the caller's thread
+        source = self._schema_of(tool_registry)
 
         def prepare() -> Tuple[int, int, int]:
-            reg = self._registry_handle(tool_registry)
+            reg = self._registry_handle(source)
             sel = self._selector_handle(base, key)
             tok = _lib.call("toolselect_cancel_new")["handle"]
             return sel, reg, tok
@@ -295,8 +306,10 @@ class ToolSelector:
     # -- caller's client, sans-I/O ----------------------------------------------
 
     async def _select_session(self, tool_registry: Any, request: bytes) -> Dict[str, Any]:
+        source = self._schema_of(tool_registry)
+
         def begin() -> Dict[str, Any]:
-            reg = self._registry_handle(tool_registry)
+            reg = self._registry_handle(source)
             sel = self._selector_handle("", "")
             return _lib.call("toolselect_session_begin", sel, reg, request)
 
