@@ -39,9 +39,9 @@ type BM25Params struct {
 }
 
 var defaultBM25 = BM25Params{
-	K1:      0.9,
-	Weights: [numFields]float64{3, 1, 0.6, 0.5},
-	B:       [numFields]float64{0.75, 0.75, 0.6, 0.3},
+	K1:         0.9,
+	Weights:    [numFields]float64{3, 1, 0.6, 0.5},
+	B:          [numFields]float64{0.75, 0.75, 0.6, 0.3},
 	GroupBoost: -1,
 }
 
@@ -680,4 +680,3 @@ func (h *topK) sorted() []topItem {
 	sort.Slice(out, func(i, j int) bool { return worse(out[j], out[i]) })
 	return out
 }
-

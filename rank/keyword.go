@@ -100,7 +100,6 @@ func byEntry(entries []*registry.Entry, docs []map[string]struct{}) map[*registr
 	return m
 }
 
-
 func uniq(terms []string) []string {
 	out := append([]string(nil), terms...)
 	sort.Strings(out)

@@ -173,8 +173,8 @@ var ErrNoCatalog = errors.New("rank: no catalog")
 type Ranker struct {
 	reg  *registry.Registry
 	wreg weak.Pointer[registry.Registry] // shared rankers (For) hold their registry weakly
-	mu  sync.Mutex
-	cur atomic.Pointer[Catalog]
+	mu   sync.Mutex
+	cur  atomic.Pointer[Catalog]
 }
 
 // New returns a Ranker over a registry. Indexes are built on first use and
@@ -428,4 +428,3 @@ func Names(picks []Pick) []string {
 	}
 	return out
 }
-

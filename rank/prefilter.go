@@ -1,0 +1,144 @@
+package rank
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+// PrefilterFunc has the shape of selector.Prefilter: it narrows the eligible
+// tools (already filtered for safety, roles and capabilities, in catalog
+// order) to the ones offered to the model.
+type PrefilterFunc = func(ctx context.Context, query string, eligible []*registry.Entry) ([]*registry.Entry, error)
+
+// Prefilter returns a selector pre-filter that ranks the eligible tools and
+// keeps the top opts.MaxCandidates, plus always-active and related tools, in
+// catalog order (so the same set always gives the same prompt bytes). The
+// eligible list is ranked with r's index: tools r's catalog does not hold
+// yet are indexed incrementally for a static Ranker. Pass a registry-backed
+// Ranker (New or For) when the eligible tools come from that registry.
+//
+// The selector has already applied its own filters, so opts' Roles,
+// Capabilities and AllowUnsafe are ignored (unsafe tools that reached the
+// eligible list stay eligible).
+func (r *Ranker) Prefilter(opts *Options) PrefilterFunc {
+	o := opts.withDefaults()
+	o.AllowUnsafe, o.Roles, o.Capabilities = true, nil, nil
+	return func(ctx context.Context, query string, eligible []*registry.Entry) ([]*registry.Entry, error) {
+		if len(eligible) == 0 {
+			return nil, nil
+		}
+		c := r.Catalog()
+		if !r.holds(c, eligible) {
+			if r.reg != nil || r.wreg.Value() != nil {
+				// Not from this registry: rank the list on its own.
+				c = NewCatalog(eligible)
+			} else {
+				r.SetEntries(eligible)
+				c = r.Catalog()
+			}
+		}
+		allowed := make(map[*registry.Entry]struct{}, len(eligible))
+		for _, e := range eligible {
+			allowed[e] = struct{}{}
+		}
+		only := func(pos int) bool { _, ok := allowed[c.entries[pos]]; return ok }
+		picks, err := r.rank(ctx, c, query, &o, only)
+		if err != nil {
+			return nil, err
+		}
+		return inCatalogOrder(c, picks), nil
+	}
+}
+
+// Prefilter is (*Ranker).Prefilter over a Ranker of its own, for callers
+// without a registry at hand.
+func Prefilter(opts *Options) PrefilterFunc {
+	return NewStatic(nil).Prefilter(opts)
+}
+
+// holds reports whether every eligible entry is in c.
+func (r *Ranker) holds(c *Catalog, eligible []*registry.Entry) bool {
+	if len(eligible) > len(c.entries) {
+		return false
+	}
+	for _, e := range eligible {
+		p, ok := c.Pos(e.Name())
+		if !ok || c.entries[p] != e {
+			return false
+		}
+	}
+	return true
+}
+
+func inCatalogOrder(c *Catalog, picks []Pick) []*registry.Entry {
+	pos := make([]int, 0, len(picks))
+	for _, p := range picks {
+		if i, ok := c.Pos(p.Tool); ok {
+			pos = append(pos, i)
+		}
+	}
+	sort.Ints(pos)
+	out := make([]*registry.Entry, len(pos))
+	for i, p := range pos {
+		out[i] = c.entries[p]
+	}
+	return out
+}
+
+// Turn is one message of an agent conversation, for StepTools.
+type Turn struct {
+	// Role is "user", "assistant", "tool" or "system".
+	Role    string
+	Content string
+	// Tool names the tool that produced a "tool" message (optional).
+	Tool string
+}
+
+// StepTools picks the active tool set for the next step of an agent loop (the
+// prepareStep pattern). The query is built from the conversation: the latest
+// user message counts three times, earlier user messages once, and the last
+// few tool results once each, so a multi-step task can reach tools the first
+// message never mentioned. The result is in catalog order.
+func (r *Ranker) StepTools(ctx context.Context, turns []Turn, opts *Options) ([]*registry.Entry, error) {
+	var sb strings.Builder
+	lastUser := -1
+	for i := len(turns) - 1; i >= 0; i-- {
+		if turns[i].Role == "user" {
+			lastUser = i
+			break
+		}
+	}
+	for i, t := range turns {
+		if t.Role == "user" && i != lastUser {
+			sb.WriteString(t.Content)
+			sb.WriteByte('\n')
+		}
+	}
+	if lastUser >= 0 {
+		for range 3 {
+			sb.WriteString(turns[lastUser].Content)
+			sb.WriteByte('\n')
+		}
+	}
+	results := 0
+	for i := len(turns) - 1; i >= 0 && results < 3; i-- {
+		if turns[i].Role == "tool" {
+			c := turns[i].Content
+			if len(c) > 2000 {
+				c = c[:2000]
+			}
+			sb.WriteString(c)
+			sb.WriteByte('\n')
+			results++
+		}
+	}
+	c := r.Catalog()
+	picks, err := r.rank(ctx, c, sb.String(), opts, nil)
+	if err != nil {
+		return nil, err
+	}
+	return inCatalogOrder(c, picks), nil
+}

@@ -1,0 +1,201 @@
+package rank
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/tiktoken-go/tokenizer/codec"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+// Token encodings TokenCounter knows. Only these two vocabularies are linked
+// (through tiktoken-go's codec package, not its model table, which would link
+// them all).
+const (
+	EncodingCl100k = "cl100k_base" // GPT-4, GPT-3.5, text-embedding-3
+	EncodingO200k  = "o200k_base"  // GPT-4o, GPT-4.1, o-series, GPT-5
+)
+
+// TokenCounter counts tokens offline with an embedded BPE vocabulary.
+type TokenCounter struct {
+	codec *codec.Codec
+}
+
+var (
+	countersMu sync.Mutex
+	counters   = map[string]*TokenCounter{}
+)
+
+// NewTokenCounter returns a counter for an encoding ("" means o200k_base).
+// Counters are shared; the vocabulary is loaded once per process.
+func NewTokenCounter(encoding string) (*TokenCounter, error) {
+	if encoding == "" {
+		encoding = EncodingO200k
+	}
+	countersMu.Lock()
+	defer countersMu.Unlock()
+	if c, ok := counters[encoding]; ok {
+		return c, nil
+	}
+	var c *codec.Codec
+	switch encoding {
+	case EncodingCl100k:
+		c = codec.NewCl100kBase()
+	case EncodingO200k:
+		c = codec.NewO200kBase()
+	default:
+		return nil, fmt.Errorf("unknown token encoding %q (want %s or %s)", encoding, EncodingCl100k, EncodingO200k)
+	}
+	tc := &TokenCounter{codec: c}
+	counters[encoding] = tc
+	return tc, nil
+}
+
+// Encoding names the counter's encoding.
+func (t *TokenCounter) Encoding() string { return t.codec.GetName() }
+
+// Count returns the number of tokens of s.
+func (t *TokenCounter) Count(s string) int {
+	n, err := t.codec.Count(s)
+	if err != nil {
+		// Only strict UTF-8 mode errors; the default mode never does.
+		return len(s) / 3
+	}
+	return n
+}
+
+// CountTools returns the tokens of entries written in a provider format (the
+// JSON the provider receives as its tools list).
+func (t *TokenCounter) CountTools(entries []*registry.Entry, f registry.Format) (int, error) {
+	if len(entries) == 0 {
+		return 0, nil
+	}
+	b, err := registry.MarshalView(entries, f, nil)
+	if err != nil {
+		return 0, err
+	}
+	return t.Count(string(b)), nil
+}
+
+// CountEach returns the tokens of each entry written alone in format f.
+func (t *TokenCounter) CountEach(entries []*registry.Entry, f registry.Format) ([]int, error) {
+	out := make([]int, len(entries))
+	for i, e := range entries {
+		n, err := t.CountTools([]*registry.Entry{e}, f)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+// FitBudget keeps picks, in order, while their tool definitions (format f)
+// fit in budget tokens; a pick that does not fit is skipped and later, smaller
+// ones may still be kept. It returns the kept picks and their tokens.
+func (t *TokenCounter) FitBudget(picks []Pick, f registry.Format, budget int) ([]Pick, int, error) {
+	var kept []Pick
+	total := 0
+	for _, p := range picks {
+		if p.Entry == nil {
+			continue
+		}
+		n, err := t.CountTools([]*registry.Entry{p.Entry}, f)
+		if err != nil {
+			return nil, 0, err
+		}
+		if total+n > budget {
+			continue
+		}
+		total += n
+		kept = append(kept, p)
+	}
+	return kept, total, nil
+}
+
+// TokenReport compares what a request would cost with the full catalog, with
+// the selected tools, and with only the two meta-tools.
+type TokenReport struct {
+	Encoding  string          `json:"encoding"`
+	Format    registry.Format `json:"format"`
+	Tools     int             `json:"tools"`
+	Selected  int             `json:"selected"`
+	Catalog   int             `json:"catalog_tokens"`
+	TopK      int             `json:"selected_tokens"`
+	MetaTools int             `json:"meta_tool_tokens"`
+}
+
+// Savings returns the percentage of catalog tokens saved by sending n tokens.
+func (r TokenReport) Savings(n int) float64 {
+	if r.Catalog == 0 {
+		return 0
+	}
+	return 100 * float64(r.Catalog-n) / float64(r.Catalog)
+}
+
+// Report counts the full catalog, the selection and the meta-tools in format f.
+func (t *TokenCounter) Report(catalog, selected []*registry.Entry, f registry.Format) (TokenReport, error) {
+	r := TokenReport{Encoding: t.Encoding(), Format: f, Tools: len(catalog), Selected: len(selected)}
+	var err error
+	if r.Catalog, err = t.CountTools(catalog, f); err != nil {
+		return r, err
+	}
+	if r.TopK, err = t.CountTools(selected, f); err != nil {
+		return r, err
+	}
+	meta, err := MetaToolEntries()
+	if err != nil {
+		return r, err
+	}
+	r.MetaTools, err = t.CountTools(meta, f)
+	return r, err
+}
+
+// The meta-tools let a model search a large catalog itself instead of
+// receiving it: find_tool(query, limit) returns matching tools' names,
+// descriptions, parameters and scores; call_tool(name, arguments) validates
+// and runs one. The executor implements them; their definitions live here so
+// every layer (token accounting, executor, MCP proxy) shares one text.
+const (
+	FindToolName = "find_tool"
+	CallToolName = "call_tool"
+)
+
+// FindToolTool is the definition of find_tool.
+func FindToolTool() registry.Tool {
+	return registry.NewTool(FindToolName,
+		"Search the tool catalog for tools that can do a task. Returns up to `limit` tools, best first, each with its name, description, parameters (JSON Schema) and a relevance score from 0 to 1. Call it before call_tool when you do not know which tool to use.",
+		json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"What you want to do, in a few words (e.g. \"convert a Word document to PDF\")."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":5,"description":"How many tools to return (default 5)."}},"required":["query"],"additionalProperties":false}`))
+}
+
+// CallToolTool is the definition of call_tool.
+func CallToolTool() registry.Tool {
+	return registry.NewTool(CallToolName,
+		"Call a tool found with find_tool. The arguments are checked against the tool's parameters schema before the tool runs; an invalid call returns the violations to fix.",
+		json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The tool's name exactly as find_tool returned it."},"arguments":{"type":"object","description":"The tool's arguments, matching its parameters schema.","additionalProperties":true}},"required":["name","arguments"],"additionalProperties":false}`))
+}
+
+// MetaTools returns the definitions of find_tool and call_tool.
+func MetaTools() []registry.Tool { return []registry.Tool{FindToolTool(), CallToolTool()} }
+
+var metaOnce struct {
+	sync.Once
+	entries []*registry.Entry
+	err     error
+}
+
+// MetaToolEntries returns find_tool and call_tool registered in a registry of
+// their own, for views and token counts.
+func MetaToolEntries() ([]*registry.Entry, error) {
+	metaOnce.Do(func() {
+		reg := registry.New(nil)
+		if err := reg.RegisterAll(MetaTools()); err != nil {
+			metaOnce.err = err
+			return
+		}
+		metaOnce.entries = reg.Entries()
+	})
+	return metaOnce.entries, metaOnce.err
+}
