@@ -5,7 +5,7 @@ BIN     := bin/toolselect
 LIB     := python/toolselect/libtoolselect.so
 export CGO_ENABLED ?= 1
 
-.PHONY: all build demo test test-go test-python vet fmt lib python wheel bench eval reliability clean
+.PHONY: all build demo test test-go test-python vet fmt lib python wheel bench bench-python test-cgocheck2 eval reliability clean
 
 all: build
 
@@ -36,8 +36,9 @@ fmt:
 # The C shared library and its header, built into the Python package.
 lib: $(LIB)
 
-$(LIB): $(shell find cabi registry selector executor rank -name '*.go' 2>/dev/null) go.mod go.sum
-	@if [ -d cabi ]; then $(GO) build -buildmode=c-shared -o $(LIB) ./cabi && rm -f python/toolselect/libtoolselect.h; fi
+$(LIB): $(shell find cabi internal registry selector executor rank -name '*.go' 2>/dev/null) go.mod go.sum
+	$(GO) build -buildmode=c-shared -ldflags='-s -w' -o $(LIB) ./cabi
+	rm -f python/toolselect/libtoolselect.h
 
 python: lib
 
@@ -46,6 +47,16 @@ wheel: lib
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Python -> C -> Go overhead next to the same call from Go, and the 100k round-trip leak check.
+bench-python: python
+	PYTHONPATH=python $(PYTHON) bench/python_overhead.py --go
+	PYTHONPATH=python $(PYTHON) bench/python_leak.py
+
+# The Python suite against a library built with the strictest cgo pointer checks.
+test-cgocheck2:
+	GOEXPERIMENT=cgocheck2 $(GO) build -buildmode=c-shared -o .cache/cgocheck2/libtoolselect.so ./cabi
+	cd python && TOOLSELECT_LIBRARY=$(CURDIR)/.cache/cgocheck2/libtoolselect.so TOOLSELECT_SKIP_WHEEL_TEST=1 $(PYTHON) -m unittest discover -s tests -t .
 
 clean:
 	rm -rf bin dist $(LIB)
