@@ -91,7 +91,8 @@ type Config struct {
 	Keep []string `json:"keep,omitempty"`
 	// AllowDestructive makes tools with destructiveHint findable and callable.
 	AllowDestructive bool `json:"allowDestructive,omitempty"`
-	// Timeout bounds every upstream call (connect, list, call); default 30s.
+	// Timeout bounds every upstream tools/call (default 30s). Starting and
+	// listing an upstream get at least 30s.
 	Timeout Duration `json:"timeout,omitempty"`
 	// Listen is the streamable HTTP address (host:port); empty means stdio.
 	// Read by the command line, not by the Proxy.

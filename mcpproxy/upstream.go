@@ -24,6 +24,9 @@ const (
 // minReconnectGap bounds how often a down upstream is restarted.
 const minReconnectGap = time.Second
 
+// minConnectTimeout is the least time given to start and initialise an upstream.
+const minConnectTimeout = 30 * time.Second
+
 // upstream is one connected (or connectable) MCP server.
 type upstream struct {
 	cfg Upstream
@@ -94,7 +97,9 @@ func (u *upstream) session(ctx context.Context) (*mcp.ClientSession, error) {
 // connect starts or dials the upstream, initialises the session and imports
 // its tools. The caller holds connMu.
 func (u *upstream) connect(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, u.p.cfg.timeout())
+	// Starting a server (npx, a cold Node) can take longer than a short
+	// per-call timeout, so connecting gets at least minConnectTimeout.
+	ctx, cancel := context.WithTimeout(ctx, max(u.p.cfg.timeout(), minConnectTimeout))
 	defer cancel()
 	u.mu.Lock()
 	u.lastTry = time.Now()
@@ -227,12 +232,14 @@ func (u *upstream) refresh() {
 // server is restarted on next use.
 func (u *upstream) call(ctx context.Context, tool string, args []byte) (*mcp.CallToolResult, error) {
 	timeout := u.p.cfg.timeout()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	// A restart is bounded by the connect timeout, the call itself by the
+	// per-call timeout.
 	sess, err := u.session(ctx)
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: rawArgs(args)})
 	if err == nil {
 		return res, nil
