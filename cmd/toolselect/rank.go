@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/toolselect/toolselect/rank"
+	"github.com/toolselect/toolselect/rank/embedcache"
+	"github.com/toolselect/toolselect/registry"
+)
+
+func init() {
+	register(command{name: "rank", summary: "rank a catalog's tools for a query (or a queries file)", run: runRank})
+}
+
+// rankFlags are the flags rank, eval and tokens share.
+type rankFlags struct {
+	catalog     string
+	scorer      string
+	k           int
+	minScore    float64
+	skipInvalid bool
+	allowUnsafe bool
+	roles       stringList
+	caps        stringList
+	timeout     time.Duration
+	embModel    string
+	embCache    string
+	redisURL    string
+}
+
+func (f *rankFlags) register(fs *flag.FlagSet, defaultK int, defaultMin float64) {
+	fs.StringVar(&f.catalog, "catalog", "", "catalog file (canonical JSON/JSONL, OpenAI, Anthropic or MCP tools)")
+	fs.StringVar(&f.scorer, "scorer", "bm25", "bm25, keyword, embedding or hybrid")
+	fs.IntVar(&f.k, "k", defaultK, "number of tools to return")
+	fs.Float64Var(&f.minScore, "min-score", defaultMin, "drop tools scoring below this (0..1; negative keeps all)")
+	fs.BoolVar(&f.skipInvalid, "skip-invalid", true, "leave out tools the registry refuses, with a warning on stderr (false: refuse the catalog)")
+	fs.BoolVar(&f.allowUnsafe, "allow-unsafe", false, "rank tools marked safe=false too")
+	fs.Var(&f.roles, "role", "caller role (repeatable)")
+	fs.Var(&f.caps, "capability", "required tool capability (repeatable)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "scoring time limit (0: none)")
+	fs.StringVar(&f.embModel, "embedding-model", "text-embedding-3-small", "embedding model (embedding and hybrid scorers)")
+	fs.StringVar(&f.embCache, "embedding-cache", "", "vector cache directory (default: the user cache directory)")
+	fs.StringVar(&f.redisURL, "redis", "", "cache vectors in Redis at this URL (redis://host:port/db) instead of files")
+}
+
+// parseInterleaved parses flags that may come before or after positional
+// arguments and returns the positionals.
+func parseInterleaved(env *cmdEnv, fs *flag.FlagSet, args []string) ([]string, int, bool) {
+	var pos []string
+	for {
+		if code, ok := parseFlags(env, fs, args); !ok {
+			return nil, code, false
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, 0, true
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), 0, true
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// loadRankRegistry reads a catalog into a registry. With skip, refused tools are
+// left out and reported on stderr, one line each; otherwise any refusal fails.
+func loadRankRegistry(env *cmdEnv, name, path string, skip bool) (*registry.Registry, int, bool) {
+	if path == "" {
+		return nil, fail(env, name, exitUsage, "--catalog is required"), false
+	}
+	var tools []registry.Tool
+	var err error
+	if path == "-" {
+		tools, _, err = registry.ReadCatalog(env.stdin)
+	} else {
+		tools, _, err = registry.LoadCatalogFile(path)
+	}
+	if err != nil {
+		return nil, fail(env, name, exitUsage, "%v", err), false
+	}
+	reg := registry.New(nil)
+	if !skip {
+		if err := reg.RegisterAll(tools); err != nil {
+			return nil, fail(env, name, exitUsage, "%s: %v (use --skip-invalid to leave refused tools out)", path, err), false
+		}
+		return reg, 0, true
+	}
+	for _, err := range reg.RegisterValid(tools) {
+		fmt.Fprintf(env.stderr, "toolselect %s: warning: skipped %v\n", name, err)
+	}
+	return reg, 0, true
+}
+
+func (f *rankFlags) scorerFor(env *cmdEnv) (rank.Scorer, error) {
+	switch f.scorer {
+	case "", "bm25":
+		return rank.NewBM25(), nil
+	case "keyword":
+		return rank.NewKeyword(), nil
+	case "embedding", "hybrid":
+		base := firstNonEmpty(env.getenv("TOOLSELECT_EMBEDDING_BASE_URL"), env.getenv("OPENAI_BASE_URL"))
+		key := firstNonEmpty(env.getenv("TOOLSELECT_EMBEDDING_API_KEY"), env.getenv("OPENAI_API_KEY"))
+		if base == "" && key == "" {
+			return nil, fmt.Errorf("the %s scorer needs an embeddings endpoint: set TOOLSELECT_EMBEDDING_BASE_URL (or OPENAI_BASE_URL) and an API key if it needs one", f.scorer)
+		}
+		emb := &rank.Embedding{Embedder: rank.NewOpenAIEmbedder(base, key, f.embModel)}
+		if f.redisURL != "" {
+			opt, err := redis.ParseURL(f.redisURL)
+			if err != nil {
+				return nil, fmt.Errorf("--redis: %v", err)
+			}
+			emb.Cache = embedcache.NewRedis(redis.NewClient(opt))
+		} else {
+			fc, err := embedcache.NewFile(f.embCache)
+			if err != nil {
+				return nil, fmt.Errorf("embedding cache: %v", err)
+			}
+			emb.Cache = fc
+		}
+		if f.scorer == "embedding" {
+			return emb, nil
+		}
+		return &rank.Hybrid{Embedding: emb}, nil
+	}
+	return nil, fmt.Errorf("unknown scorer %q (want bm25, keyword, embedding or hybrid)", f.scorer)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func (f *rankFlags) options(sc rank.Scorer) *rank.Options {
+	return &rank.Options{
+		MaxCandidates: f.k, MinScore: f.minScore, AllowUnsafe: f.allowUnsafe,
+		Roles: f.roles, Capabilities: f.caps, Scorer: sc, Timeout: f.timeout,
+	}
+}
+
+func runRank(env *cmdEnv, args []string) int {
+	fs := newFlags(env, "rank", "--catalog FILE [flags] \"query\" | --catalog FILE --queries FILE [--json]")
+	var f rankFlags
+	f.register(fs, rank.DefaultMaxCandidates, rank.DefaultMinScore)
+	queries := fs.String("queries", "", "rank every query of a queries.jsonl file ({\"id\",\"query\",...} per line)")
+	asJSON := fs.Bool("json", false, "print JSON: one line per query {\"id\",\"tools\"}, or the picks")
+	debug := fs.Bool("debug", false, "include matched terms and score components (with --json)")
+	pos, code, ok := parseInterleaved(env, fs, args)
+	if !ok {
+		return code
+	}
+	if (*queries == "") == (len(pos) == 0) {
+		return fail(env, "rank", exitUsage, "give either a query or --queries FILE (run \"toolselect rank --help\")")
+	}
+	reg, code, ok := loadRankRegistry(env, "rank", f.catalog, f.skipInvalid)
+	if !ok {
+		return code
+	}
+	sc, err := f.scorerFor(env)
+	if err != nil {
+		return fail(env, "rank", exitUsage, "%v", err)
+	}
+	opts := f.options(sc)
+	opts.Debug = *debug
+	r := rank.New(reg)
+	ctx := context.Background()
+	if *queries != "" {
+		qs, err := rank.LoadQueries(*queries)
+		if err != nil {
+			return fail(env, "rank", exitUsage, "%v", err)
+		}
+		enc := json.NewEncoder(env.stdout)
+		for _, q := range qs {
+			picks, err := r.Rank(ctx, q.Query, opts)
+			if err != nil {
+				return fail(env, "rank", exitFailed, "query %s: %v", q.ID, err)
+			}
+			if *asJSON {
+				enc.Encode(struct {
+					ID    string   `json:"id"`
+					Tools []string `json:"tools"`
+				}{q.ID, nonNil(rank.Names(picks))})
+			} else {
+				fmt.Fprintf(env.stdout, "%s\t%s\n", q.ID, strings.Join(rank.Names(picks), " "))
+			}
+		}
+		return exitOK
+	}
+	picks, err := r.Rank(ctx, strings.Join(pos, " "), opts)
+	if err != nil {
+		return fail(env, "rank", exitFailed, "%v", err)
+	}
+	if *asJSON {
+		if picks == nil {
+			picks = []rank.Pick{}
+		}
+		b, _ := json.MarshalIndent(picks, "", "  ")
+		fmt.Fprintln(env.stdout, string(b))
+		return exitOK
+	}
+	if len(picks) == 0 {
+		fmt.Fprintln(env.stdout, "no tool scored above the minimum")
+		return exitOK
+	}
+	for i, p := range picks {
+		fmt.Fprintf(env.stdout, "%2d. %-40s %.3f  %s\n", i+1, p.Tool, p.Score, p.Reason)
+	}
+	return exitOK
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/toolselect/toolselect/rank"
+	"github.com/toolselect/toolselect/registry"
+)
+
+func init() {
+	register(command{name: "tokens", summary: "token cost: full catalog vs top K vs the find_tool/call_tool meta-tools", run: runTokens})
+}
+
+func runTokens(env *cmdEnv, args []string) int {
+	fs := newFlags(env, "tokens", "--catalog FILE [--k N] [--format F] [--encoding E] [\"query\"]")
+	var f rankFlags
+	f.register(fs, 5, rank.DefaultMinScore)
+	format := fs.String("format", "openai", "provider format the tools are sent in: "+formatNames())
+	encoding := fs.String("encoding", rank.EncodingO200k, "token encoding: o200k_base or cl100k_base")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, code, ok := parseInterleaved(env, fs, args)
+	if !ok {
+		return code
+	}
+	fmtv, err := registry.ParseFormat(*format)
+	if err != nil {
+		return fail(env, "tokens", exitUsage, "%v", err)
+	}
+	reg, code, ok := loadRankRegistry(env, "tokens", f.catalog, f.skipInvalid)
+	if !ok {
+		return code
+	}
+	tc, err := rank.NewTokenCounter(*encoding)
+	if err != nil {
+		return fail(env, "tokens", exitUsage, "%v", err)
+	}
+	// The top K: ranked for the query when one is given, else the first K.
+	selected := reg.Entries()
+	query := strings.Join(pos, " ")
+	if query != "" {
+		sc, err := f.scorerFor(env)
+		if err != nil {
+			return fail(env, "tokens", exitUsage, "%v", err)
+		}
+		picks, err := rank.Rank(context.Background(), reg, query, f.options(sc))
+		if err != nil {
+			return fail(env, "tokens", exitFailed, "%v", err)
+		}
+		selected = nil
+		for _, p := range picks {
+			selected = append(selected, p.Entry)
+		}
+	} else if len(selected) > f.k {
+		selected = selected[:f.k]
+	}
+	rep, err := tc.Report(reg.Entries(), selected, fmtv)
+	if err != nil {
+		return fail(env, "tokens", exitFailed, "%v", err)
+	}
+	if *asJSON {
+		b, _ := json.Marshal(struct {
+			rank.TokenReport
+			SavingsTopK float64 `json:"savings_topk_pct"`
+			SavingsMeta float64 `json:"savings_meta_pct"`
+		}{rep, rep.Savings(rep.TopK), rep.Savings(rep.MetaTools)})
+		fmt.Fprintln(env.stdout, string(b))
+		return exitOK
+	}
+	what := fmt.Sprintf("top %d (first %d tools)", f.k, len(selected))
+	if query != "" {
+		what = fmt.Sprintf("top %d for the query (%d tools)", f.k, len(selected))
+	}
+	fmt.Fprintf(env.stdout, "tokens (%s, %s format)\n", rep.Encoding, rep.Format)
+	fmt.Fprintf(env.stdout, "  %-36s %8d\n", fmt.Sprintf("full catalog (%d tools)", rep.Tools), rep.Catalog)
+	fmt.Fprintf(env.stdout, "  %-36s %8d   saves %5.1f%%\n", what, rep.TopK, rep.Savings(rep.TopK))
+	fmt.Fprintf(env.stdout, "  %-36s %8d   saves %5.1f%%\n", "meta-tools (find_tool + call_tool)", rep.MetaTools, rep.Savings(rep.MetaTools))
+	return exitOK
+}
+
+func formatNames() string {
+	var s []string
+	for _, f := range registry.Formats {
+		s = append(s, string(f))
+	}
+	return strings.Join(s, ", ")
+}
