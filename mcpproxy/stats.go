@@ -9,24 +9,23 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tiktoken-go/tokenizer/codec"
-
+	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 )
 
 var (
 	cl100kOnce sync.Once
-	cl100k     *codec.Codec
+	cl100k     *rank.TokenCounter
 )
 
-// CountTokens counts the cl100k_base tokens of s, offline.
+// CountTokens counts the cl100k_base tokens of s offline, with the rank
+// package's token counter.
 func CountTokens(s string) int {
-	cl100kOnce.Do(func() { cl100k = codec.NewCl100kBase() })
-	n, err := cl100k.Count(s)
-	if err != nil {
+	cl100kOnce.Do(func() { cl100k, _ = rank.NewTokenCounter(rank.EncodingCl100k) })
+	if cl100k == nil {
 		return len(s) / 4
 	}
-	return n
+	return cl100k.Count(s)
 }
 
 // Stats is the proxy's statistics view (the toolselect://stats resource and
