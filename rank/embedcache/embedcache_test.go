@@ -1,0 +1,98 @@
+package embedcache
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func checkCache(t *testing.T, c interface {
+	Get(context.Context, []string) ([][]float32, error)
+	Set(context.Context, map[string][]float32) error
+}) {
+	t.Helper()
+	ctx := context.Background()
+	if err := c.Set(ctx, map[string][]float32{"aa11": {1, 2.5, -3}, "bb22": {0.25}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Get(ctx, []string{"aa11", "cc33", "bb22"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got[0], []float32{1, 2.5, -3}) || got[1] != nil || !slices.Equal(got[2], []float32{0.25}) {
+		t.Errorf("got %v", got)
+	}
+}
+
+func TestFile(t *testing.T) {
+	dir := t.TempDir()
+	c, err := NewFile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCache(t, c)
+	// Survives a restart; no temporary files are left behind.
+	c2, _ := NewFile(dir)
+	got, _ := c2.Get(context.Background(), []string{"aa11"})
+	if len(got[0]) != 3 {
+		t.Errorf("after reopen: %v", got)
+	}
+	tmps, _ := filepath.Glob(filepath.Join(dir, "*", ".tmp-*"))
+	if len(tmps) > 0 {
+		t.Errorf("temporary files left: %v", tmps)
+	}
+	if _, err := c.Get(context.Background(), []string{"../x"}); err == nil {
+		t.Error("path traversal key accepted")
+	}
+}
+
+// startRedis starts a real redis-server on a free loopback port.
+func startRedis(t *testing.T) string {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed (apt-get install -y redis-server); CI installs it")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return addr
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("redis-server did not start on %s", addr)
+	return ""
+}
+
+func TestRedis(t *testing.T) {
+	addr := startRedis(t)
+	client := redis.NewClient(&redis.Options{Addr: addr})
+	defer client.Close()
+	c := NewRedis(client)
+	c.TTL = time.Hour
+	checkCache(t, c)
+	ttl, err := client.TTL(context.Background(), c.Prefix+"aa11").Result()
+	if err != nil || ttl <= 0 {
+		t.Errorf("TTL %v, %v", ttl, err)
+	}
+}
