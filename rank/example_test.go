@@ -1,0 +1,69 @@
+package rank_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolselect/toolselect/rank"
+	"github.com/toolselect/toolselect/registry"
+)
+
+func exampleRegistry() *registry.Registry {
+	reg := registry.New(nil)
+	schema := json.RawMessage(`{"type":"object","properties":{"city":{"type":"string","description":"City name"}}}`)
+	reg.RegisterAll([]registry.Tool{
+		registry.NewTool("weather__get_forecast", "Get the weather forecast for a city.", schema),
+		registry.NewTool("mail__send_email", "Send an email message.", schema),
+		registry.NewTool("maps__find_parking", "Find parking near a place.", schema),
+	})
+	return reg
+}
+
+func ExampleRank() {
+	reg := exampleRegistry()
+	picks, err := rank.Rank(context.Background(), reg, "Will it rain in Paris tomorrow? Check the forecast.", nil)
+	if err != nil {
+		panic(err)
+	}
+	for _, p := range picks {
+		fmt.Printf("%s %.2f %s\n", p.Tool, p.Score, p.Reason)
+	}
+	// Output:
+	// weather__get_forecast 0.24 bm25 score 0.236; matched forecast
+}
+
+func ExampleOptions_related() {
+	reg := exampleRegistry()
+	picks, _ := rank.Rank(context.Background(), reg, "where can I park near the Louvre", &rank.Options{
+		Related:      map[string][]string{"maps__find_parking": {"weather__get_forecast"}},
+		AlwaysActive: []string{"mail__send_email"},
+	})
+	for _, p := range picks {
+		fmt.Println(p.Tool, "-", p.Provenance.Source)
+	}
+	// Output:
+	// maps__find_parking - score
+	// weather__get_forecast - related
+	// mail__send_email - always-active
+}
+
+func ExampleRanker_Prefilter() {
+	reg := exampleRegistry()
+	prefilter := rank.For(reg).Prefilter(&rank.Options{MaxCandidates: 2})
+	offered, _ := prefilter(context.Background(), "send the forecast by email", reg.Entries())
+	for _, e := range offered { // catalog order, for stable prompts
+		fmt.Println(e.Name())
+	}
+	// Output:
+	// weather__get_forecast
+	// mail__send_email
+}
+
+func ExampleTokenCounter_Report() {
+	reg := exampleRegistry()
+	tc, _ := rank.NewTokenCounter(rank.EncodingO200k)
+	rep, _ := tc.Report(reg.Entries(), reg.Entries()[:1], registry.FormatOpenAI)
+	fmt.Println(rep.Catalog > rep.TopK, rep.TopK > 0)
+	// Output: true true
+}
