@@ -229,6 +229,27 @@ func TestPrefilterNarrowsNeverWidens(t *testing.T) {
 	assert.Contains(t, gotQuery, "send the email")
 }
 
+// Whatever order the prefilter returns, the offered tools (and so the prompt
+// bytes) follow the catalog order.
+func TestPrefilterOrderIsCatalogOrder(t *testing.T) {
+	reversed := func(ctx context.Context, q string, eligible []*registry.Entry) ([]*registry.Entry, error) {
+		out := make([]*registry.Entry, 0, len(eligible))
+		for i := len(eligible) - 1; i >= 0; i-- {
+			out = append(out, eligible[i])
+		}
+		return out, nil
+	}
+	identity := func(ctx context.Context, q string, eligible []*registry.Entry) ([]*registry.Entry, error) {
+		return eligible, nil
+	}
+	a, err := newSel(t, &fakeClient{}, cfgWith(nil), WithPrefilter(reversed)).Begin(context.Background(), testRequest(t))
+	require.NoError(t, err)
+	b, err := newSel(t, &fakeClient{}, cfgWith(nil), WithPrefilter(identity)).Begin(context.Background(), testRequest(t))
+	require.NoError(t, err)
+	assert.Equal(t, b.Offered(), a.Offered())
+	assert.Equal(t, string(b.Next().JSON()), string(a.Next().JSON()), "same tools, same prompt bytes")
+}
+
 func TestPrefilterError(t *testing.T) {
 	boom := errors.New("index unavailable")
 	s := newSel(t, &fakeClient{}, cfgWith(nil), WithPrefilter(func(context.Context, string, []*registry.Entry) ([]*registry.Entry, error) {

@@ -256,18 +256,19 @@ func eligibleEntries(req Request) []*registry.Entry {
 	return out
 }
 
-// narrow keeps the picked entries that are eligible, once each, in the
-// prefilter's order.
+// narrow keeps the eligible entries the prefilter picked, once each, in
+// catalog order whatever order the prefilter returned: the same set of tools
+// then always yields the same prompt bytes, so provider prompt caches keep
+// working. Picked entries that were not eligible are ignored.
 func narrow(eligible, picked []*registry.Entry) []*registry.Entry {
-	ok := make(map[*registry.Entry]bool, len(eligible))
-	for _, e := range eligible {
-		ok[e] = true
+	want := make(map[*registry.Entry]bool, len(picked))
+	for _, e := range picked {
+		want[e] = true
 	}
 	out := make([]*registry.Entry, 0, len(picked))
-	for _, e := range picked {
-		if ok[e] {
+	for _, e := range eligible {
+		if want[e] {
 			out = append(out, e)
-			ok[e] = false
 		}
 	}
 	return out
