@@ -143,3 +143,47 @@ func ExampleExecutor_Resolve() {
 	// Output:
 	// get_metrics {"service":"checkout","metric":"error_rate"} -> error_rate=7.2% <nil>
 }
+
+// Offer a model the two meta-tools instead of the whole catalog: find_tool
+// searches what this executor would run, call_tool validates and runs it.
+func ExampleExecutor_HandleMeta() {
+	ex := executor.New(registry.New(nil), nil)
+	city := json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)
+	_ = ex.Register(registry.NewTool("get_weather", "Current weather for a city.", city),
+		func(ctx context.Context, args json.RawMessage) (any, error) { return "sunny, 21°C", nil })
+	_ = ex.Register(registry.NewTool("send_email", "Send an email message.",
+		json.RawMessage(`{"type":"object","properties":{"to":{"type":"string"}},"required":["to"]}`)),
+		func(ctx context.Context, args json.RawMessage) (any, error) { return "sent", nil })
+
+	// What the model is given: the two definitions, in its provider's format.
+	view, _ := executor.MetaToolsView(registry.FormatOpenAI)
+	fmt.Println(len(view) > 0)
+
+	// What the model calls, one step at a time (OpenAI delivers arguments as a string).
+	ctx := context.Background()
+	for _, c := range []executor.Call{
+		executor.NewCall("1", "find_tool", `{"query":"what is the weather like","limit":1}`),
+		executor.NewCall("2", "call_tool", `{"name":"get_weather","arguments":{}}`),
+		executor.NewCall("3", "call_tool", `{"name":"get_weather","arguments":{"city":"Lyon"}}`),
+	} {
+		res, handled, err := ex.HandleMeta(ctx, c)
+		if !handled {
+			res, err = ex.Call(ctx, c)
+		}
+		fmt.Printf("%s (ran: %t)\n", c.Tool, err == nil)
+		if found, ok := res.Value.([]executor.FoundTool); ok {
+			// Content() is this list as JSON: name, description, parameters, score.
+			fmt.Printf("  found %s, score in (0,1]: %t\n", found[0].Name, found[0].Score > 0 && found[0].Score <= 1)
+			continue
+		}
+		fmt.Println("  " + res.Content())
+	}
+	// Output:
+	// true
+	// find_tool (ran: true)
+	//   found get_weather, score in (0,1]: true
+	// call_tool (ran: false)
+	//   {"error":"executor: call of tool \"get_weather\" invalid: invalid arguments for tool \"get_weather\": at /: missing property 'city' (required)","tool":"get_weather","outcome":"invalid","violations":[{"pointer":"","rule":"required","message":"missing property 'city'"}],"parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"hint":"fix the arguments so they satisfy the parameters schema and call again"}
+	// call_tool (ran: true)
+	//   sunny, 21°C
+}

@@ -34,6 +34,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 )
 
@@ -97,6 +98,11 @@ type Options struct {
 	Repairer Repairer
 	// Selector, when set, lets Resolve turn a task into calls (a *selector.ToolSelector).
 	Selector Selector
+	// FindTool tunes the ranking behind the find_tool meta-tool (scorer, min
+	// score, related tools...). Its MaxCandidates comes from find_tool's
+	// limit, and its AllowUnsafe and Roles from this executor: find_tool never
+	// shows a tool the executor would refuse to run. nil means rank's defaults.
+	FindTool *rank.Options
 }
 
 // Executor hydrates, checks and runs tool calls against a registry. It is
@@ -107,6 +113,9 @@ type Executor struct {
 
 	mu       sync.RWMutex
 	bindings map[string]*binding // canonical name -> binding
+	bindGen  uint64              // bumped on every binding change, under mu
+
+	hidden hiddenCache // find_tool: tools of the registry this executor would refuse
 }
 
 // New returns an executor over reg.
@@ -164,6 +173,7 @@ func (e *Executor) bind(name string, b *binding, opts []HandleOption) error {
 	}
 	e.mu.Lock()
 	e.bindings[entry.Name()] = b
+	e.bindGen++
 	e.mu.Unlock()
 	return nil
 }

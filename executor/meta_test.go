@@ -1,0 +1,320 @@
+package executor_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/rank"
+	"github.com/toolselect/toolselect/registry"
+)
+
+const cityArgs = `{"type":"object","properties":{"city":{"type":"string","minLength":1},"days":{"type":"integer","minimum":1,"maximum":10}},"required":["city"],"additionalProperties":false}`
+
+// metaFixture is a small weather/mail catalog: eight weather tools so that
+// limits bite, an unsafe one, a role-restricted one, an unbound one, and a
+// mailer. Every tool but weather_unbound is bound; the handlers count runs.
+func metaFixture(t *testing.T, opts *executor.Options) (*executor.Executor, *atomic.Int64) {
+	t.Helper()
+	reg := registry.New(nil)
+	var tools []registry.Tool
+	for i, what := range []string{"forecast", "current conditions", "radar", "alerts", "history", "uv index", "pollen", "humidity"} {
+		tools = append(tools, registry.NewTool(fmt.Sprintf("weather_%d", i), "Weather "+what+" for a city.", json.RawMessage(cityArgs)))
+	}
+	unsafe := registry.NewTool("weather_station_reset", "Reset a weather station of a city.", json.RawMessage(cityArgs))
+	unsafe.Safe = false
+	admin := registry.NewTool("weather_admin", "Administer the weather service for a city.", json.RawMessage(cityArgs))
+	admin.Roles = []string{"admin"}
+	tools = append(tools, unsafe, admin,
+		registry.NewTool("weather_unbound", "Weather satellite images for a city.", json.RawMessage(cityArgs)),
+		registry.NewTool("send_email", "Send an email message.", json.RawMessage(`{"type":"object","properties":{"to":{"type":"string"}},"required":["to"]}`)))
+	require.NoError(t, reg.RegisterAll(tools))
+	ex := executor.New(reg, opts)
+	var runs atomic.Int64
+	for _, tl := range tools {
+		if tl.Name == "weather_unbound" {
+			continue
+		}
+		require.NoError(t, ex.Handle(tl.Name, func(_ context.Context, args json.RawMessage) (any, error) {
+			runs.Add(1)
+			return json.RawMessage(args), nil
+		}))
+	}
+	return ex, &runs
+}
+
+func names(found []executor.FoundTool) []string {
+	var out []string
+	for _, f := range found {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+func TestFindToolLimitAndFields(t *testing.T) {
+	ex, _ := metaFixture(t, nil)
+	ctx := context.Background()
+	found, err := ex.FindTool(ctx, "weather for a city", 0)
+	require.NoError(t, err)
+	assert.Len(t, found, executor.DefaultFindLimit, "limit 0 means 5")
+	for _, f := range found {
+		assert.GreaterOrEqual(t, f.Score, 0.0)
+		assert.LessOrEqual(t, f.Score, 1.0)
+		assert.NotEmpty(t, f.Description)
+		assert.JSONEq(t, cityArgs, string(f.Parameters))
+	}
+	for i := 1; i < len(found); i++ {
+		assert.GreaterOrEqual(t, found[i-1].Score, found[i].Score, "best first")
+	}
+
+	found, err = ex.FindTool(ctx, "weather for a city", 2)
+	require.NoError(t, err)
+	assert.Len(t, found, 2)
+	found, err = ex.FindTool(ctx, "weather for a city", 1000)
+	require.NoError(t, err)
+	assert.Len(t, found, 8, "every runnable weather tool, capped at MaxFindLimit")
+
+	found, err = ex.FindTool(ctx, "send an email", 3)
+	require.NoError(t, err)
+	require.NotEmpty(t, found)
+	assert.Equal(t, "send_email", found[0].Name)
+
+	found, err = ex.FindTool(ctx, "quantum chromodynamics", 3)
+	require.NoError(t, err)
+	assert.Empty(t, found)
+}
+
+func TestFindToolHidesWhatTheExecutorRefuses(t *testing.T) {
+	ctx := context.Background()
+	hiddenByDefault := []string{"weather_station_reset", "weather_admin", "weather_unbound"}
+	ex, _ := metaFixture(t, nil)
+	for _, q := range []string{"weather station reset", "administer the weather service", "satellite images", "weather"} {
+		found, err := ex.FindTool(ctx, q, executor.MaxFindLimit)
+		require.NoError(t, err)
+		for _, h := range hiddenByDefault {
+			assert.NotContains(t, names(found), h, "query %q", q)
+		}
+	}
+	// Named exactly, still hidden.
+	found, err := ex.FindTool(ctx, "weather_station_reset", 5)
+	require.NoError(t, err)
+	assert.NotContains(t, names(found), "weather_station_reset")
+
+	// The executor's own options reveal what it would run; never the unbound tool.
+	ex, _ = metaFixture(t, &executor.Options{AllowUnsafe: true, Roles: []string{"admin"}})
+	found, err = ex.FindTool(ctx, "reset a weather station", 5)
+	require.NoError(t, err)
+	assert.Contains(t, names(found), "weather_station_reset")
+	found, err = ex.FindTool(ctx, "administer the weather service", 5)
+	require.NoError(t, err)
+	assert.Contains(t, names(found), "weather_admin")
+	found, err = ex.FindTool(ctx, "weather satellite images", 50)
+	require.NoError(t, err)
+	assert.NotContains(t, names(found), "weather_unbound")
+
+	// Hidden tools do not eat into the limit.
+	found, err = ex.FindTool(ctx, "weather", 8)
+	require.NoError(t, err)
+	assert.Len(t, found, 8)
+
+	// Binding later reveals the tool (the hidden set follows bindings).
+	require.NoError(t, ex.Handle("weather_unbound", echo))
+	found, err = ex.FindTool(ctx, "weather satellite images", 3)
+	require.NoError(t, err)
+	assert.Contains(t, names(found), "weather_unbound")
+}
+
+func TestFindToolOptions(t *testing.T) {
+	// Options.FindTool tunes the ranking but cannot widen what is shown.
+	ex, _ := metaFixture(t, &executor.Options{FindTool: &rank.Options{
+		Scorer: rank.NewKeyword(), AllowUnsafe: true, AlwaysActive: []string{"send_email", "weather_station_reset"},
+	}})
+	found, err := ex.FindTool(context.Background(), "radar", 5)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"weather_2", "send_email"}, names(found))
+}
+
+func TestCallTool(t *testing.T) {
+	ctx := context.Background()
+	sink := &executor.SliceSink{}
+	ex, runs := metaFixture(t, &executor.Options{Audit: sink})
+
+	res, err := ex.CallTool(ctx, "weather_0", json.RawMessage(`{"city":"Lyon","days":3}`))
+	require.NoError(t, err)
+	assert.Equal(t, executor.OutcomeOK, res.Outcome)
+	assert.JSONEq(t, `{"city":"Lyon","days":3}`, res.Content())
+	assert.EqualValues(t, 1, runs.Load())
+
+	// Invalid arguments: the handler never runs; the model gets every violation and the schema.
+	res, err = ex.CallTool(ctx, "weather_0", json.RawMessage(`{"days":30,"town":"Lyon"}`))
+	ce := callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
+	assert.Len(t, ce.Violations, 3, "%v", ce.Violations)
+	assert.EqualValues(t, 1, runs.Load(), "the handler never ran")
+	assert.True(t, res.IsError)
+	assert.Equal(t, executor.OutcomeInvalid, res.Outcome)
+	var me executor.MetaError
+	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me), res.Content())
+	assert.Equal(t, "weather_0", me.Tool)
+	assert.Equal(t, executor.OutcomeInvalid, me.Outcome)
+	assert.Len(t, me.Violations, 3)
+	rules := map[string]bool{}
+	for _, v := range me.Violations {
+		rules[v.Rule] = true
+		assert.NotEmpty(t, v.Message)
+	}
+	assert.True(t, rules["required"] && rules["maximum"] && rules["additionalProperties"], "%v", me.Violations)
+	assert.JSONEq(t, cityArgs, string(me.Parameters))
+	assert.Contains(t, me.Hint, "fix the arguments")
+
+	// Unknown tool: points the model at find_tool.
+	res, err = ex.CallTool(ctx, "weather_forecast_pro", json.RawMessage(`{}`))
+	callError(t, err, executor.OutcomeInvalid, executor.ErrUnknownTool)
+	me = executor.MetaError{}
+	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
+	assert.Contains(t, me.Hint, "find_tool")
+	assert.Empty(t, me.Parameters)
+
+	// Refused by policy, and not a way around it.
+	res, err = ex.CallTool(ctx, "weather_station_reset", json.RawMessage(`{"city":"Lyon"}`))
+	callError(t, err, executor.OutcomeRefused, executor.ErrUnsafe)
+	me = executor.MetaError{}
+	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
+	assert.Equal(t, executor.OutcomeRefused, me.Outcome)
+
+	// call_tool does not call meta-tools.
+	_, err = ex.CallTool(ctx, "find_tool", json.RawMessage(`{"query":"x"}`))
+	callError(t, err, executor.OutcomeInvalid, executor.ErrUnknownTool)
+
+	assert.EqualValues(t, 1, runs.Load())
+	// One audit record per call that reached the executor, under the inner tool's name.
+	var tools []string
+	for _, r := range sink.Records() {
+		tools = append(tools, r.Tool)
+	}
+	assert.Equal(t, []string{"weather_0", "weather_0", "weather_forecast_pro", "weather_station_reset"}, tools)
+}
+
+func TestHandleMeta(t *testing.T) {
+	ctx := context.Background()
+	ex, runs := metaFixture(t, nil)
+
+	// Not a meta-tool: not handled.
+	_, handled, err := ex.HandleMeta(ctx, call("weather_0", `{"city":"Lyon"}`))
+	assert.False(t, handled)
+	assert.NoError(t, err)
+	assert.Zero(t, runs.Load())
+
+	// find_tool, as a provider delivers it (arguments as a JSON string), default limit.
+	res, handled, err := ex.HandleMeta(ctx, executor.NewCall("c1", "find_tool", `{"query":"weather for a city"}`))
+	require.True(t, handled)
+	require.NoError(t, err)
+	assert.Equal(t, "c1", res.ID)
+	var found []executor.FoundTool
+	require.NoError(t, json.Unmarshal([]byte(res.Content()), &found), res.Content())
+	assert.Len(t, found, 5)
+	res, _, err = ex.HandleMeta(ctx, call("find_tool", `{"query":"email","limit":1}`))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal([]byte(res.Content()), &found))
+	assert.Equal(t, []string{"send_email"}, names(found))
+	res, _, err = ex.HandleMeta(ctx, call("find_tool", `{"query":"nothing matches zzz"}`))
+	require.NoError(t, err)
+	assert.Equal(t, "[]", res.Content(), "an empty result is an empty array, not null")
+
+	// Invalid find_tool arguments.
+	res, handled, err = ex.HandleMeta(ctx, call("find_tool", `{"limit":500}`))
+	require.True(t, handled)
+	callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
+	var me executor.MetaError
+	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
+	assert.Equal(t, "find_tool", me.Tool)
+	assert.Len(t, me.Violations, 2, "%v", me.Violations)
+	assert.Contains(t, string(me.Parameters), `"query"`)
+
+	// call_tool dispatches; arguments may be an object or a string holding one.
+	for _, args := range []string{
+		`{"name":"weather_1","arguments":{"city":"Oslo"}}`,
+		`{"name":"weather_1","arguments":"{\"city\":\"Oslo\"}"}`,
+	} {
+		res, handled, err = ex.HandleMeta(ctx, call("call_tool", args))
+		require.True(t, handled)
+		require.NoError(t, err, args)
+		assert.JSONEq(t, `{"city":"Oslo"}`, res.Content())
+		assert.Equal(t, "weather_1", res.Tool)
+	}
+	assert.EqualValues(t, 2, runs.Load())
+
+	// call_tool with invalid inner arguments: violations, no run.
+	res, _, err = ex.HandleMeta(ctx, call("call_tool", `{"name":"weather_1","arguments":{"city":""}}`))
+	ce := callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
+	assert.Equal(t, "weather_1", ce.Tool)
+	me = executor.MetaError{}
+	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
+	require.Len(t, me.Violations, 1)
+	assert.Equal(t, "/city", me.Violations[0].Pointer)
+	assert.EqualValues(t, 2, runs.Load())
+
+	// call_tool without a name: the meta call itself is invalid.
+	_, _, err = ex.HandleMeta(ctx, call("call_tool", `{"arguments":{}}`))
+	ce = callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
+	assert.Equal(t, "call_tool", ce.Tool)
+
+	// call_tool of an unknown tool.
+	res, _, err = ex.HandleMeta(ctx, call("call_tool", `{"name":"nope","arguments":{}}`))
+	callError(t, err, executor.OutcomeInvalid, executor.ErrUnknownTool)
+	assert.Contains(t, res.Content(), "find_tool")
+	assert.EqualValues(t, 2, runs.Load())
+}
+
+func TestMetaToolsView(t *testing.T) {
+	want := rank.MetaTools()
+	for _, f := range registry.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			b, err := executor.MetaToolsView(f)
+			require.NoError(t, err)
+			tools, _, err := registry.ParseCatalog(b)
+			require.NoError(t, err, "%s", b)
+			require.Len(t, tools, 2)
+			for i, tl := range tools {
+				assert.Equal(t, want[i].Name, tl.Name)
+				assert.Equal(t, want[i].Description, tl.Description)
+				assert.JSONEq(t, string(want[i].Parameters), string(tl.Parameters))
+				// And they register: the views are usable catalogs.
+				require.NoError(t, registry.New(nil).Register(tl))
+			}
+		})
+	}
+	_, err := executor.MetaToolsView("xml")
+	assert.Error(t, err)
+	assert.True(t, executor.IsMetaTool("find_tool") && executor.IsMetaTool("call_tool") && !executor.IsMetaTool("echo"))
+}
+
+// A model loop: meta-tool calls go to HandleMeta, anything else to Call.
+func TestMetaLoopDispatch(t *testing.T) {
+	ex, runs := metaFixture(t, nil)
+	ctx := context.Background()
+	var contents []string
+	for _, c := range []executor.Call{
+		call("find_tool", `{"query":"weather radar","limit":1}`),
+		call("call_tool", `{"name":"weather_2","arguments":{"city":"Paris"}}`),
+		call("send_email", `{"to":"bob@example.com"}`),
+	} {
+		res, handled, err := ex.HandleMeta(ctx, c)
+		if !handled {
+			res, err = ex.Call(ctx, c)
+		}
+		require.NoError(t, err)
+		contents = append(contents, res.Content())
+	}
+	assert.Contains(t, contents[0], `"name":"weather_2"`)
+	assert.JSONEq(t, `{"city":"Paris"}`, contents[1])
+	assert.JSONEq(t, `{"to":"bob@example.com"}`, contents[2])
+	assert.EqualValues(t, 2, runs.Load())
+	assert.False(t, slices.Contains(contents, ""))
+}
