@@ -97,7 +97,7 @@ func mapName(name string, f Format, taken func(string) bool) string {
 	}
 	sum := sha256.Sum256([]byte(name))
 	hexsum := hex.EncodeToString(sum[:])
-	for n := 8; n <= len(hexsum); n += 4 {
+	for n := 8; n <= len(hexsum) && n+2 <= max; n += 4 { // room for "_"+hash and one more byte
 		suffix := "_" + hexsum[:n]
 		b := base
 		if len(b) > max-len(suffix) {
@@ -111,7 +111,13 @@ func mapName(name string, f Format, taken func(string) bool) string {
 			return cand
 		}
 	}
-	return "t_" + hexsum[:max-2]
+	// Every hashed candidate is taken (a catalog can name its tools after
+	// them): count upwards until a free name turns up.
+	for i := 0; ; i++ {
+		if cand := fmt.Sprintf("t_%s_%d", hexsum[:8], i); !taken(cand) {
+			return cand
+		}
+	}
 }
 
 func (r *Registry) nameMaps() *nameMaps {
