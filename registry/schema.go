@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -226,7 +227,9 @@ func decodeJSON(b []byte) (any, error) {
 	if err := d.Decode(&v); err != nil {
 		return nil, err
 	}
-	if d.More() {
+	// More is false before a stray '}' or ']', so ask for the next token:
+	// only the end of the input may follow the value.
+	if _, err := d.Token(); err != io.EOF {
 		return nil, errors.New("trailing data after the JSON value")
 	}
 	return v, nil
