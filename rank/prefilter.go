@@ -3,7 +3,6 @@ package rank
 import (
 	"context"
 	"sort"
-	"strings"
 
 	"github.com/toolselect/toolselect/registry"
 )
@@ -86,59 +85,4 @@ func inCatalogOrder(c *Catalog, picks []Pick) []*registry.Entry {
 		out[i] = c.entries[p]
 	}
 	return out
-}
-
-// Turn is one message of an agent conversation, for StepTools.
-type Turn struct {
-	// Role is "user", "assistant", "tool" or "system".
-	Role    string
-	Content string
-	// Tool names the tool that produced a "tool" message (optional).
-	Tool string
-}
-
-// StepTools picks the active tool set for the next step of an agent loop (the
-// prepareStep pattern). The query is built from the conversation: the latest
-// user message counts three times, earlier user messages once, and the last
-// few tool results once each, so a multi-step task can reach tools the first
-// message never mentioned. The result is in catalog order.
-func (r *Ranker) StepTools(ctx context.Context, turns []Turn, opts *Options) ([]*registry.Entry, error) {
-	var sb strings.Builder
-	lastUser := -1
-	for i := len(turns) - 1; i >= 0; i-- {
-		if turns[i].Role == "user" {
-			lastUser = i
-			break
-		}
-	}
-	for i, t := range turns {
-		if t.Role == "user" && i != lastUser {
-			sb.WriteString(t.Content)
-			sb.WriteByte('\n')
-		}
-	}
-	if lastUser >= 0 {
-		for range 3 {
-			sb.WriteString(turns[lastUser].Content)
-			sb.WriteByte('\n')
-		}
-	}
-	results := 0
-	for i := len(turns) - 1; i >= 0 && results < 3; i-- {
-		if turns[i].Role == "tool" {
-			c := turns[i].Content
-			if len(c) > 2000 {
-				c = c[:2000]
-			}
-			sb.WriteString(c)
-			sb.WriteByte('\n')
-			results++
-		}
-	}
-	c := r.Catalog()
-	picks, err := r.rank(ctx, c, sb.String(), opts, nil)
-	if err != nil {
-		return nil, err
-	}
-	return inCatalogOrder(c, picks), nil
 }

@@ -1,0 +1,410 @@
+package rank
+
+import (
+	"context"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+// Why a tool is active in an agent step (StepTools, Step), besides the
+// sources of Rank.
+const (
+	// SourceToolResult: found by ranking the text of recent tool results.
+	SourceToolResult = "tool-result"
+	// SourceCalled: called in a recent step, kept so the model can call it again.
+	SourceCalled = "called"
+)
+
+// Defaults of StepOptions.
+const (
+	DefaultLatestWeight = 3
+	DefaultStepResults  = 3
+	DefaultResultChars  = 1000
+	DefaultKeepCalled   = 1
+)
+
+// Turn is one message of an agent conversation, for StepTools.
+type Turn struct {
+	// Role is "user", "assistant", "tool" or "system".
+	Role    string
+	Content string
+	// Tool names the tool that produced a "tool" message (optional; canonical
+	// or provider-mapped name).
+	Tool string
+	// Calls names the tools an "assistant" message called (optional; the
+	// "tool" messages that follow usually say it too).
+	Calls []string
+}
+
+// StepOptions tune StepTools and Step. A nil *StepOptions, and every zero
+// field, means the default.
+type StepOptions struct {
+	// Options rank the conversation: MaxCandidates is the number of scored
+	// tools in the step's set (K), and the filters, scorer, AlwaysActive and
+	// Related apply as in Rank.
+	Options
+	// LatestWeight is how many times the latest user message counts, against
+	// once for each earlier user message and the latest assistant text
+	// (default 3).
+	LatestWeight int
+	// Results is how many of the most recent tool results are read (default
+	// 3; negative: none).
+	Results int
+	// ResultChars is how much of each tool result is read, in bytes, cut at a
+	// character boundary (default 1000).
+	ResultChars int
+	// ResultSlots is how many of the K scored tools are kept for tools found
+	// through the tool results, when any are found (default K/3 rounded up;
+	// negative: none reserved; such tools then only fill places the
+	// conversation leaves empty).
+	ResultSlots int
+	// ResultMinScore is the minimum score of a tool found through the tool
+	// results (default MinScore/2: a long result spreads its weight over many
+	// words, so single matches score lower). Such tools must also score at
+	// least half as much as the best of them.
+	ResultMinScore float64
+	// KeepCalled keeps the tools called in the last KeepCalled steps active
+	// (default 1: the tools just called; negative: none). A step is an
+	// assistant message with its tool calls and results. Kept tools come on
+	// top of K and still pass the filters.
+	KeepCalled int
+}
+
+func (s *StepOptions) withDefaults() StepOptions {
+	var v StepOptions
+	if s != nil {
+		v = *s
+	}
+	v.Options = v.Options.withDefaults()
+	if v.LatestWeight <= 0 {
+		v.LatestWeight = DefaultLatestWeight
+	}
+	if v.Results == 0 {
+		v.Results = DefaultStepResults
+	}
+	if v.ResultChars <= 0 {
+		v.ResultChars = DefaultResultChars
+	}
+	if v.ResultSlots == 0 {
+		v.ResultSlots = (v.MaxCandidates + 2) / 3
+	}
+	if v.ResultSlots > v.MaxCandidates {
+		v.ResultSlots = v.MaxCandidates
+	}
+	if v.ResultMinScore == 0 {
+		v.ResultMinScore = v.MinScore / 2
+	}
+	if v.KeepCalled == 0 {
+		v.KeepCalled = DefaultKeepCalled
+	}
+	return v
+}
+
+// StepTools returns the active tool set for the next step of an agent loop
+// (the prepareStep pattern), in catalog order, so the same set always gives
+// the same prompt bytes. opts are the ranking options (MaxCandidates is K);
+// the step's own settings take their defaults (see Step for the rules).
+func (r *Ranker) StepTools(ctx context.Context, turns []Turn, opts *Options) ([]*registry.Entry, error) {
+	var so StepOptions
+	if opts != nil {
+		so.Options = *opts
+	}
+	return r.StepToolsWith(ctx, turns, &so)
+}
+
+// StepToolsWith is StepTools with the step's settings.
+func (r *Ranker) StepToolsWith(ctx context.Context, turns []Turn, opts *StepOptions) ([]*registry.Entry, error) {
+	c := r.Catalog()
+	picks, err := r.step(ctx, c, turns, opts)
+	if err != nil {
+		return nil, err
+	}
+	return inCatalogOrder(c, picks), nil
+}
+
+// Step returns the picks behind StepToolsWith, in priority order, each with
+// its reason. The active set of the next step is made of:
+//
+//  1. Up to K scored tools (K = MaxCandidates), shared between two rankings:
+//     the conversation (the latest user message LatestWeight times, earlier
+//     user messages and the latest assistant text once each) and the recent
+//     tool results (the last Results results, newest first, ResultChars of
+//     each, without words holding digits; the tools that produced them are
+//     not ranked again; ResultMinScore, and half the best score, to count).
+//     ResultSlots
+//     of the K places go to the best tools found through the results that the
+//     conversation did not already pick (Source "tool-result"); the rest to
+//     the conversation's best. A ranking that finds too few leaves its places
+//     to the other.
+//  2. Tools related to those (Options.Related).
+//  3. Tools called in the last KeepCalled steps (Source "called").
+//  4. Options.AlwaysActive tools.
+//
+// So a multi-step workflow reaches tools the first message never mentioned:
+// what a tool returns steers the next step. Filters (unsafe, roles,
+// capabilities) apply to every pick.
+func (r *Ranker) Step(ctx context.Context, turns []Turn, opts *StepOptions) ([]Pick, error) {
+	return r.step(ctx, r.Catalog(), turns, opts)
+}
+
+func (r *Ranker) step(ctx context.Context, c *Catalog, turns []Turn, opts *StepOptions) ([]Pick, error) {
+	so := opts.withDefaults()
+	o := so.Options
+	k := o.MaxCandidates
+	entries := c.entries
+	scoreOpts := o
+	scoreOpts.Related, scoreOpts.AlwaysActive = nil, nil
+
+	// The conversation's query.
+	lastUser, lastAssistant := -1, -1
+	for i := len(turns) - 1; i >= 0; i-- {
+		switch turns[i].Role {
+		case "user":
+			if lastUser < 0 {
+				lastUser = i
+			}
+		case "assistant":
+			if lastAssistant < 0 && strings.TrimSpace(turns[i].Content) != "" {
+				lastAssistant = i
+			}
+		}
+	}
+	var conv strings.Builder
+	for i, t := range turns {
+		if (t.Role == "user" && i != lastUser) || i == lastAssistant {
+			conv.WriteString(t.Content)
+			conv.WriteByte('\n')
+		}
+	}
+	if lastUser >= 0 {
+		for range so.LatestWeight {
+			conv.WriteString(turns[lastUser].Content)
+			conv.WriteByte('\n')
+		}
+	}
+
+	// The tool results' query, newest first; their producers are not ranked again.
+	var res strings.Builder
+	producers := map[int]bool{}
+	if so.Results > 0 {
+		n := 0
+		for i := len(turns) - 1; i >= 0 && n < so.Results; i-- {
+			t := turns[i]
+			if t.Role != "tool" {
+				continue
+			}
+			n++
+			res.WriteString(resultText(truncateUTF8(t.Content, so.ResultChars)))
+			res.WriteByte('\n')
+			if pos, ok := r.pos(c, t.Tool); ok {
+				producers[pos] = true
+			}
+		}
+	}
+
+	var fromConv, fromResults []Pick
+	var err error
+	if strings.TrimSpace(conv.String()) != "" {
+		if fromConv, err = r.rank(ctx, c, conv.String(), &scoreOpts, nil); err != nil {
+			return nil, err
+		}
+	}
+	if strings.TrimSpace(res.String()) != "" {
+		notProducer := func(pos int) bool { return !producers[pos] }
+		resOpts := scoreOpts
+		resOpts.MinScore = so.ResultMinScore
+		if fromResults, err = r.rank(ctx, c, res.String(), &resOpts, notProducer); err != nil {
+			return nil, err
+		}
+		// Only the clear matches: at least half the best one.
+		kept := fromResults[:0]
+		for _, p := range fromResults {
+			if p.Score >= fromResults[0].Score/2 {
+				kept = append(kept, p)
+			}
+		}
+		fromResults = kept
+	}
+
+	// 1. Share the K places.
+	var picks []Pick
+	taken := map[int]bool{}
+	add := func(p Pick) bool {
+		pos, ok := c.Pos(p.Tool)
+		if !ok || taken[pos] {
+			return false
+		}
+		taken[pos] = true
+		p.Entry = entries[pos]
+		picks = append(picks, p)
+		return true
+	}
+	fromResult := func(p Pick) Pick {
+		p.Reason = "found in a tool result: " + p.Reason
+		p.Provenance.Source = SourceToolResult
+		return p
+	}
+	slots := 0
+	if so.ResultSlots > 0 {
+		slots = so.ResultSlots
+	}
+	convQuota := k - slots
+	ci := 0
+	for ; ci < len(fromConv) && len(picks) < convQuota; ci++ {
+		add(fromConv[ci])
+	}
+	// The results' places, and those the conversation could not fill.
+	resQuota := slots + max(0, convQuota-len(picks))
+	ri, added := 0, 0
+	for ; ri < len(fromResults) && len(picks) < k && added < resQuota; ri++ {
+		if add(fromResult(fromResults[ri])) {
+			added++
+		}
+	}
+	for ; ci < len(fromConv) && len(picks) < k; ci++ {
+		add(fromConv[ci])
+	}
+	for ; ri < len(fromResults) && len(picks) < k; ri++ {
+		add(fromResult(fromResults[ri]))
+	}
+
+	scorerName := o.Scorer.Name()
+	extra := func(pos int, reason, source, relatedTo string) {
+		if taken[pos] || !eligible(entries[pos].Def(), &o) {
+			return
+		}
+		add(Pick{Tool: entries[pos].Name(), Reason: reason,
+			Provenance: Provenance{Scorer: scorerName, Source: source, RelatedTo: relatedTo}})
+	}
+	// 2. Related tools.
+	if len(o.Related) > 0 {
+		n := len(picks)
+		for i := 0; i < n; i++ {
+			from := picks[i].Tool
+			for _, name := range o.Related[from] {
+				if pos, ok := c.Pos(name); ok {
+					extra(pos, "related to "+from, SourceRelated, from)
+				}
+			}
+		}
+	}
+	// 3. Tools just called.
+	for _, name := range calledTools(turns, so.KeepCalled) {
+		if pos, ok := r.pos(c, name); ok {
+			extra(pos, "called in a recent step", SourceCalled, "")
+		}
+	}
+	// 4. Always-active tools.
+	for _, name := range o.AlwaysActive {
+		if pos, ok := c.Pos(name); ok {
+			extra(pos, "always active", SourceAlwaysActive, "")
+		}
+	}
+	for i := range picks {
+		picks[i].Provenance.Rank = i + 1
+	}
+	return picks, nil
+}
+
+// calledTools returns the tools called in the last n steps, newest first. A
+// step is an assistant message with the tool messages that follow it (or a
+// run of tool messages with no assistant message before them).
+func calledTools(turns []Turn, n int) []string {
+	if n <= 0 {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	note := func(name string) {
+		if name != "" && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	steps, inStep := 0, false
+	for i := len(turns) - 1; i >= 0; i-- {
+		t := turns[i]
+		switch t.Role {
+		case "tool":
+			if !inStep {
+				if steps == n {
+					return out
+				}
+				steps++
+				inStep = true
+			}
+			note(t.Tool)
+		case "assistant":
+			if len(t.Calls) > 0 {
+				if !inStep {
+					if steps == n {
+						return out
+					}
+					steps++
+				}
+				for _, name := range t.Calls {
+					note(name)
+				}
+			}
+			inStep = false // the assistant message opens its step
+		default:
+			inStep = false
+		}
+	}
+	return out
+}
+
+// pos finds a tool by canonical name or, for a registry-backed Ranker, by a
+// provider-mapped name.
+func (r *Ranker) pos(c *Catalog, name string) (int, bool) {
+	if name == "" {
+		return 0, false
+	}
+	if p, ok := c.Pos(name); ok {
+		return p, true
+	}
+	reg := r.reg
+	if reg == nil {
+		reg = r.wreg.Value()
+	}
+	if reg != nil {
+		if e, ok := reg.Lookup(name); ok {
+			return c.Pos(e.Name())
+		}
+	}
+	return 0, false
+}
+
+// resultText keeps the words of a tool result: runs of letters, digits and
+// "_ . -", without those holding a digit (ids, hashes, timestamps, versions,
+// numbers), which name no tool and only add noise.
+func resultText(s string) string {
+	var b strings.Builder
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '.' && r != '-'
+	}) {
+		if strings.IndexFunc(f, unicode.IsDigit) >= 0 {
+			continue
+		}
+		if f = strings.Trim(f, "_.-"); f == "" {
+			continue
+		}
+		b.WriteString(f)
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// truncateUTF8 cuts s to at most n bytes without splitting a character.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
