@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 
+	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/selector"
 )
 
@@ -45,9 +47,11 @@ func runSelect(env *cmdEnv, args []string) int {
 	fs.Var(&roles, "role", "a role the caller holds (repeatable); tools with roles are offered only to holders")
 	allowUnsafe := fs.Bool("allow-unsafe", false, "offer tools marked safe: false")
 	logLevel := fs.String("log-level", "off", "selector log records on stderr: off|debug|info|warn|error")
+	var offer offerK
+	fs.Var(&offer, "k", fmt.Sprintf("offer the model only the `N` tools ranked best for the task, in catalog order (0: every eligible tool; default: every eligible tool when the catalog has at most %d tools, else the top %d)", autoOfferAll, autoOfferK))
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintln(w, "usage: toolselect select --catalog FILE --task TEXT [--subtask TEXT]... [--query TEXT] [--context FILE]")
+		fmt.Fprintln(w, "usage: toolselect select --catalog FILE --task TEXT [--subtask TEXT]... [--query TEXT] [--context FILE] [--k N]")
 		fmt.Fprintln(w, "\nPrints {\"calls\":[...],\"attempts\":[...],\"error\":null|{\"kind\",\"message\"}}.")
 		fmt.Fprintln(w, "Exit status: 0 selection succeeded (even with no calls), 3 failed closed, 2 usage, catalog or configuration error.")
 		fmt.Fprintln(w, "The model and endpoint come from the environment:")
@@ -95,7 +99,13 @@ func runSelect(env *cmdEnv, args []string) int {
 	if err != nil {
 		return fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env))
 	}
-	sel, err := selector.New(client, &cfg, selector.WithLogger(logger))
+	selOpts := []selector.Option{selector.WithLogger(logger)}
+	if k := offer.count(reg.Len()); k > 0 {
+		// Rank the eligible tools for the query (or the task and sub-tasks)
+		// and offer the top k; calls to any other tool are rejected.
+		selOpts = append(selOpts, selector.WithPrefilter(rank.For(reg).Prefilter(&rank.Options{MaxCandidates: k})))
+	}
+	sel, err := selector.New(client, &cfg, selOpts...)
 	if err != nil {
 		return fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env))
 	}
@@ -130,6 +140,46 @@ func runSelect(env *cmdEnv, args []string) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// The automatic --k: a catalog this small is offered whole; a larger one is
+// cut to the top autoOfferK tools.
+const (
+	autoOfferAll = 20
+	autoOfferK   = 10
+)
+
+// offerK is select's --k: unset means automatic, 0 every eligible tool.
+type offerK struct {
+	n   int
+	set bool
+}
+
+func (k *offerK) String() string {
+	if k == nil || !k.set {
+		return "auto"
+	}
+	return strconv.Itoa(k.n)
+}
+
+func (k *offerK) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a whole number >= 0 (0 offers every eligible tool)")
+	}
+	k.n, k.set = n, true
+	return nil
+}
+
+// count returns how many tools to offer for a catalog of size tools (0: all).
+func (k *offerK) count(size int) int {
+	switch {
+	case k.set:
+		return k.n
+	case size <= autoOfferAll:
+		return 0
+	}
+	return autoOfferK
 }
 
 // selectorEnvVars are the variables the selector reads.

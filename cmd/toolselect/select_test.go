@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -301,4 +302,109 @@ func TestSelectUsageErrors(t *testing.T) {
 		})
 	}
 	assert.Empty(t, srv.requests(), "no usage error reaches the model")
+}
+
+// promptTools returns the tool names of the system prompt of request i.
+func promptTools(t *testing.T, srv *chatServer, i int) []string {
+	t.Helper()
+	reqs := srv.requests()
+	require.Greater(t, len(reqs), i)
+	msgs, _ := reqs[i]["messages"].([]any)
+	require.NotEmpty(t, msgs)
+	system, _ := msgs[0].(map[string]any)["content"].(string)
+	at := strings.LastIndex(system, "\nTools:\n")
+	require.GreaterOrEqual(t, at, 0, system)
+	var tools []struct {
+		Name string `json:"name"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(system[at+len("\nTools:\n"):]), &tools))
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+// bigCatalog is the example catalog (13 tools) plus n unrelated tools.
+func bigCatalog(t *testing.T, n int) string {
+	t.Helper()
+	b, err := os.ReadFile(exampleCatalog(t))
+	require.NoError(t, err)
+	var tools []json.RawMessage
+	require.NoError(t, json.Unmarshal(b, &tools))
+	for i := range n {
+		tools = append(tools, json.RawMessage(fmt.Sprintf(
+			`{"name":"spreadsheet_op_%02d","description":"Spreadsheet formula helper number %d.","parameters":{"type":"object","properties":{"cell":{"type":"string"}}}}`, i, i)))
+	}
+	out, err := json.Marshal(tools)
+	require.NoError(t, err)
+	return writeTemp(t, "big.json", string(out))
+}
+
+func TestSelectK(t *testing.T) {
+	logsCall := `{"calls":[{"tool":"search_logs","args":{"service":"checkout-api","query":"error"}}]}`
+	task := "Search the checkout-api logs for errors"
+	run := func(t *testing.T, catalog string, args ...string) (*chatServer, cliResult, selectJSON) {
+		t.Helper()
+		srv := newChatServer(t, func(string) chatReply { return chatReply{content: logsCall} })
+		r, out := runSelectCLI(t, srv.env(), append([]string{"--catalog", catalog, "--task", task}, args...)...)
+		return srv, r, out
+	}
+
+	t.Run("default: a catalog of at most 20 tools is offered whole", func(t *testing.T) {
+		srv, r, out := run(t, exampleCatalog(t))
+		require.Equal(t, exitOK, r.code, r.stderr)
+		require.Len(t, out.Calls, 1)
+		// 13 tools less the unsafe and the role-restricted one.
+		assert.Len(t, promptTools(t, srv, 0), 11)
+	})
+	t.Run("default: a larger catalog is cut to the top 10", func(t *testing.T) {
+		srv, r, out := run(t, bigCatalog(t, 17)) // 30 tools
+		require.Equal(t, exitOK, r.code, r.stderr)
+		require.Len(t, out.Calls, 1)
+		got := promptTools(t, srv, 0)
+		assert.LessOrEqual(t, len(got), 10)
+		assert.Contains(t, got, "search_logs")
+		for _, n := range got {
+			assert.NotContains(t, n, "spreadsheet", "unrelated tools are not offered")
+		}
+	})
+	t.Run("--k 0 offers every eligible tool", func(t *testing.T) {
+		srv, r, _ := run(t, bigCatalog(t, 17), "--k", "0")
+		require.Equal(t, exitOK, r.code, r.stderr)
+		assert.Len(t, promptTools(t, srv, 0), 28)
+	})
+	t.Run("--k 2 offers the top 2 in catalog order, the same bytes every time", func(t *testing.T) {
+		srv, r, _ := run(t, exampleCatalog(t), "--k", "2")
+		require.Equal(t, exitOK, r.code, r.stderr)
+		got := promptTools(t, srv, 0)
+		require.Len(t, got, 2)
+		assert.Contains(t, got, "search_logs")
+		// Catalog order: search_logs is the first tool of the catalog.
+		assert.Equal(t, "search_logs", got[0])
+		srv2, r2, _ := run(t, exampleCatalog(t), "--k", "2")
+		require.Equal(t, exitOK, r2.code)
+		assert.Equal(t, srv.requests()[0]["messages"], srv2.requests()[0]["messages"])
+	})
+	t.Run("a call to a tool that was not offered fails closed", func(t *testing.T) {
+		srv := newChatServer(t, func(string) chatReply {
+			return chatReply{content: `{"calls":[{"tool":"list_incidents","args":{}}]}`}
+		})
+		r, out := runSelectCLI(t, srv.env(), "--catalog", exampleCatalog(t), "--task", task, "--k", "1")
+		require.Equal(t, exitFailed, r.code, r.stdout)
+		require.Len(t, out.Attempts, 1)
+		require.NotNil(t, out.Attempts[0].Error)
+		assert.Equal(t, "validation", out.Attempts[0].Error.Kind)
+		assert.Contains(t, out.Attempts[0].Error.Message, "not_offered")
+		assert.Equal(t, []string{"search_logs"}, promptTools(t, srv, 0))
+	})
+	t.Run("bad values are usage errors", func(t *testing.T) {
+		srv := newChatServer(t, func(string) chatReply { return chatReply{content: logsCall} })
+		for _, v := range []string{"-1", "ten"} {
+			r, _ := runSelectCLI(t, srv.env(), "--catalog", exampleCatalog(t), "--task", task, "--k", v)
+			assert.Equal(t, exitUsage, r.code)
+			assert.Contains(t, r.stderr, "-k")
+		}
+		assert.Empty(t, srv.requests())
+	})
 }
