@@ -398,6 +398,13 @@ func TestSelectK(t *testing.T) {
 		assert.Contains(t, out.Attempts[0].Error.Message, "not_offered")
 		assert.Equal(t, []string{"search_logs"}, promptTools(t, srv, 0))
 	})
+	t.Run("nothing ranked: no calls, no model asked", func(t *testing.T) {
+		srv := newChatServer(t, func(string) chatReply { return chatReply{content: logsCall} })
+		r, out := runSelectCLI(t, srv.env(), "--catalog", bigCatalog(t, 17), "--task", "zebra quux")
+		require.Equal(t, exitOK, r.code, r.stderr)
+		assert.Empty(t, out.Calls)
+		assert.Empty(t, srv.requests())
+	})
 	t.Run("bad values are usage errors", func(t *testing.T) {
 		srv := newChatServer(t, func(string) chatReply { return chatReply{content: logsCall} })
 		for _, v := range []string{"-1", "ten"} {
