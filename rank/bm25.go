@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"unsafe"
 
 	"github.com/toolselect/toolselect/registry"
 )
@@ -125,28 +126,81 @@ type bm25Index struct {
 	live     int
 }
 
-// docTerms is a scratch buffer for analysing one document: its distinct
-// terms in order of appearance and their frequencies per field.
+// docTerms analyses documents one after another. It interns terms: every
+// distinct term gets a small id (in order of first appearance), and every
+// distinct raw word maps straight to its term id, so after the first
+// occurrence of a word, analysing it costs one map read and no allocation.
+// For one document it collects the distinct terms in order of appearance and
+// their frequencies per field.
 type docTerms struct {
-	slot  map[string]int32
-	order []string
+	tk    tokenizer
+	word  map[string]int32 // raw lower-cased word -> term id, -1 for a stopword
+	ids   map[string]int32 // term -> term id
+	terms []string         // term id -> term
+
+	// the current document
+	slot  []int32  // term id -> index in order, valid when stamp matches cur
+	stamp []uint32 // term id -> document stamp
+	cur   uint32
+	order []int32 // distinct term ids in order of appearance
 	tfs   [][numFields]uint8
 	lens  [numFields]uint16
+
+	field int // field of the text being analysed
+	emit  func(w []byte)
+}
+
+func newDocTerms() *docTerms {
+	d := &docTerms{word: make(map[string]int32, 1024), ids: make(map[string]int32, 1024)}
+	d.emit = d.addWord
+	return d
 }
 
 func (d *docTerms) reset() {
-	clear(d.slot)
+	d.cur++
+	if d.cur == 0 { // wrapped: forget every stamp
+		clear(d.stamp)
+		d.cur = 1
+	}
 	d.order = d.order[:0]
 	d.tfs = d.tfs[:0]
 	d.lens = [numFields]uint16{}
 }
 
-func (d *docTerms) add(f int, term string) {
-	i, ok := d.slot[term]
+// term returns the term of id.
+func (d *docTerms) term(id int32) string { return d.terms[id] }
+
+// addWord adds a raw word to the current field.
+func (d *docTerms) addWord(w []byte) {
+	id, ok := d.word[string(w)]
 	if !ok {
+		id = -1
+		if t := termOf(w); t != "" {
+			var known bool
+			if id, known = d.ids[t]; !known {
+				id = int32(len(d.terms))
+				d.ids[t] = id
+				d.terms = append(d.terms, t)
+				d.slot = append(d.slot, 0)
+				d.stamp = append(d.stamp, 0)
+			}
+		}
+		d.word[string(w)] = id
+	}
+	if id >= 0 {
+		d.add(d.field, id)
+	}
+}
+
+func (d *docTerms) add(f int, id int32) {
+	var i int32
+	if d.stamp[id] == d.cur {
+		i = d.slot[id]
+	} else {
 		i = int32(len(d.order))
-		d.slot[term] = i
-		d.order = append(d.order, term)
+		d.stamp[id] = d.cur
+		d.slot[id] = i
+		d.order = append(d.order, id)
 		d.tfs = append(d.tfs, [numFields]uint8{})
 	}
 	if d.tfs[i][f] < 255 {
@@ -157,25 +211,37 @@ func (d *docTerms) add(f int, term string) {
 	}
 }
 
-// analyzeEntry fills d with the terms of e.
+// text analyses text into field f of the current document.
+func (d *docTerms) text(f int, text string) {
+	d.field = f
+	d.tk.words(text, d.emit)
+}
+
+// bytes is text for a byte slice that is only read during the call.
+func (d *docTerms) bytes(f int, b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	d.text(f, unsafe.String(&b[0], len(b)))
+}
+
+// analyzeEntry makes e the current document of d.
 func analyzeEntry(e *registry.Entry, d *docTerms) {
 	d.reset()
 	t := e.Def()
 	ns, local := splitNamespace(t.Name)
-	analyze(local, func(w string) { d.add(fieldName, w) })
-	analyze(ns, func(w string) { d.add(fieldTags, w) })
-	analyze(t.Description, func(w string) { d.add(fieldDesc, w) })
+	d.text(fieldName, local)
+	d.text(fieldTags, ns)
+	d.text(fieldDesc, t.Description)
 	if t.HasSchema() {
 		schemaText(t.Parameters,
-			func(name string) { analyze(name, func(w string) { d.add(fieldParams, w) }) },
-			func(text string) { analyze(text, func(w string) { d.add(fieldParams, w) }) })
+			func(name []byte) { d.bytes(fieldParams, name) },
+			func(text []byte) { d.bytes(fieldParams, text) })
 	}
 	for _, tag := range t.Tags {
-		analyze(tag, func(w string) { d.add(fieldTags, w) })
+		d.text(fieldTags, tag)
 	}
 }
-
-func newDocTerms() *docTerms { return &docTerms{slot: map[string]int32{}} }
 
 // updateIndex returns an index over entries, reusing old where it can. A
 // full rebuild happens when there is no old index or when most of it changed.
@@ -220,8 +286,8 @@ func updateIndex(old *bm25Index, entries []*registry.Entry) *bm25Index {
 	for _, id := range removed {
 		e := idx.docs[id]
 		analyzeEntry(e, d)
-		for _, term := range d.order {
-			tid, ok := idx.terms[term]
+		for _, lid := range d.order {
+			tid, ok := idx.terms[d.term(lid)]
 			if !ok {
 				continue
 			}
@@ -246,7 +312,8 @@ func updateIndex(old *bm25Index, entries []*registry.Entry) *bm25Index {
 	for _, e := range added {
 		id := uint32(len(idx.docs))
 		analyzeEntry(e, d)
-		for ti, term := range d.order {
+		for ti, lid := range d.order {
+			term := d.term(lid)
 			tid, ok := idx.terms[term]
 			if !ok {
 				if !termsCopied {
@@ -278,19 +345,19 @@ func updateIndex(old *bm25Index, entries []*registry.Entry) *bm25Index {
 
 func buildIndex(entries []*registry.Entry) *bm25Index {
 	idx := &bm25Index{
-		terms: make(map[string]uint32, 1024),
 		docs:  make([]*registry.Entry, 0, len(entries)),
 		docOf: make(map[*registry.Entry]uint32, len(entries)),
 		flen:  make([][numFields]uint16, 0, len(entries)),
 	}
-	// Pass 1 collects (term, doc) pairs in doc order into one flat slice;
-	// pass 2 lays every posting list out in a single pointer-free array.
-	// Few, large allocations keep the garbage collector out of the build.
+	// Pass 1 collects (term, doc) pairs in doc order into one flat slice,
+	// with term ids interned by the analyser; pass 2 lays every posting list
+	// out in a single pointer-free array. Few, large allocations keep the
+	// garbage collector out of the build.
 	type pair struct {
 		tid uint32
 		p   posting
 	}
-	pairs := make([]pair, 0, len(entries)*32)
+	pairs := make([]pair, 0, len(entries)*40)
 	var counts []uint32
 	d := newDocTerms()
 	for _, e := range entries {
@@ -299,15 +366,12 @@ func buildIndex(entries []*registry.Entry) *bm25Index {
 		}
 		id := uint32(len(idx.docs))
 		analyzeEntry(e, d)
-		for ti, term := range d.order {
-			tid, ok := idx.terms[term]
-			if !ok {
-				tid = uint32(len(counts))
-				idx.terms[term] = tid
-				counts = append(counts, 0)
+		for ti, tid := range d.order {
+			if int(tid) >= len(counts) {
+				counts = append(counts, make([]uint32, len(d.terms)-len(counts))...)
 			}
 			counts[tid]++
-			pairs = append(pairs, pair{tid, posting{doc: id, tf: d.tfs[ti]}})
+			pairs = append(pairs, pair{uint32(tid), posting{doc: id, tf: d.tfs[ti]}})
 		}
 		idx.docs = append(idx.docs, e)
 		idx.flen = append(idx.flen, d.lens)
@@ -316,6 +380,10 @@ func buildIndex(entries []*registry.Entry) *bm25Index {
 			idx.sumLen[f] += float64(d.lens[f])
 		}
 		idx.live++
+	}
+	idx.terms = make(map[string]uint32, len(d.terms))
+	for tid, t := range d.terms {
+		idx.terms[t] = uint32(tid)
 	}
 	backing := make([]posting, len(pairs))
 	idx.postings = make([][]posting, len(counts))

@@ -51,13 +51,13 @@ func ToolText(e *registry.Entry) string {
 	sb.WriteString(t.Description)
 	if t.HasSchema() {
 		first := true
-		add := func(s string) {
+		add := func(s []byte) {
 			if first {
 				sb.WriteString("\nparameters:")
 				first = false
 			}
 			sb.WriteByte(' ')
-			sb.WriteString(s)
+			sb.Write(s)
 		}
 		schemaText(t.Parameters, add, add)
 	}

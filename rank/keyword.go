@@ -38,7 +38,7 @@ func (k Keyword) Score(ctx context.Context, c *Catalog, q *Query, n int, keep fu
 			analyzeEntry(e, d)
 			m := make(map[string]struct{}, len(d.order))
 			for _, t := range d.order {
-				m[t] = struct{}{}
+				m[d.term(t)] = struct{}{}
 			}
 			st.docs[i] = m
 		}

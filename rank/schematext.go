@@ -15,13 +15,18 @@ import (
 //
 // Malformed input yields whatever was read before the problem; registered
 // schemas are always valid JSON.
-func schemaText(raw []byte, names, texts func(s string)) {
+//
+// The callbacks receive the decoded string as bytes that are only valid during
+// the call (no copy is made for strings without escapes).
+func schemaText(raw []byte, names, texts func(s []byte)) {
 	type frame struct {
 		isObject   bool
 		propsOwner bool    // this object is the value of "properties" and similar
 		key        keyKind // last key read in this object
 	}
-	stack := make([]frame, 0, 16)
+	var stackArr [16]frame
+	stack := stackArr[:0]
+	var dec []byte // decoding buffer for strings with escapes
 	expectKey := false
 	pendingKey := keyOther // key whose value comes next (at the parent level)
 	for i := 0; i < len(raw); {
@@ -67,7 +72,8 @@ func schemaText(raw []byte, names, texts func(s string)) {
 			if top.isObject && expectKey {
 				if top.propsOwner {
 					top.key = keyOther
-					names(jsonString(b, esc))
+					dec = jsonBytes(dec[:0], b, esc)
+					names(dec)
 				} else {
 					top.key = classifyKey(b)
 				}
@@ -77,7 +83,8 @@ func schemaText(raw []byte, names, texts func(s string)) {
 			// A string value: in an object under key top.key, or in an array
 			// that is the value of key top.key.
 			if top.key == keyText {
-				texts(jsonString(b, esc))
+				dec = jsonBytes(dec[:0], b, esc)
+				texts(dec)
 			}
 			pendingKey = keyOther
 		default:
@@ -121,14 +128,15 @@ func readJSONString(b []byte) ([]byte, int, bool) {
 	return nil, 0, false
 }
 
-// jsonString decodes a raw JSON string body.
-func jsonString(raw []byte, esc bool) string {
+// jsonBytes decodes a raw JSON string body: raw itself when it holds no
+// escapes, else the decoded text appended to buf.
+func jsonBytes(buf, raw []byte, esc bool) []byte {
 	if !esc {
-		return string(raw)
+		return raw
 	}
 	s, err := strconv.Unquote(`"` + string(raw) + `"`)
 	if err != nil || !utf8.ValidString(s) {
-		return string(raw)
+		return raw
 	}
-	return s
+	return append(buf, s...)
 }

@@ -88,33 +88,48 @@ func isCJK(r rune) bool {
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
 }
 
+// tokenizer splits text into words. Its buffers are reused from call to call,
+// so a tokenizer kept across a whole index build allocates nothing per word.
+type tokenizer struct {
+	buf  []byte
+	cjk  []rune
+	pair []byte
+}
+
 // words splits text into raw lower-cased words (no stopword removal, no
 // stemming), calling emit for each; w is only valid during the call. CJK runs
 // are emitted as bigrams.
 func words(text string, emit func(w []byte)) {
-	var bufArr [64]byte
-	buf := bufArr[:0]
-	var cjk []rune
-	flushCJK := func() {
-		switch len(cjk) {
-		case 0:
-		case 1:
-			emit(utf8.AppendRune(nil, cjk[0]))
-		default:
-			var b []byte
-			for i := 0; i+1 < len(cjk); i++ {
-				b = utf8.AppendRune(utf8.AppendRune(b[:0], cjk[i]), cjk[i+1])
-				emit(b)
-			}
-		}
-		cjk = cjk[:0]
-	}
-	flush := func() {
-		if len(buf) > 0 {
-			emit(buf)
-			buf = buf[:0]
+	var tk tokenizer
+	tk.words(text, emit)
+}
+
+func (tk *tokenizer) flushCJK(emit func(w []byte)) {
+	cjk := tk.cjk
+	switch len(cjk) {
+	case 0:
+	case 1:
+		tk.pair = utf8.AppendRune(tk.pair[:0], cjk[0])
+		emit(tk.pair)
+	default:
+		for i := 0; i+1 < len(cjk); i++ {
+			tk.pair = utf8.AppendRune(utf8.AppendRune(tk.pair[:0], cjk[i]), cjk[i+1])
+			emit(tk.pair)
 		}
 	}
+	tk.cjk = cjk[:0]
+}
+
+func (tk *tokenizer) flush(emit func(w []byte)) {
+	if len(tk.buf) > 0 {
+		emit(tk.buf)
+		tk.buf = tk.buf[:0]
+	}
+}
+
+func (tk *tokenizer) words(text string, emit func(w []byte)) {
+	tk.buf = tk.buf[:0]
+	tk.cjk = tk.cjk[:0]
 	var prev rune // previous rune inside the current word, 0 at a word start
 	var prevPrev rune
 	for i := 0; i < len(text); {
@@ -123,44 +138,90 @@ func words(text string, emit func(w []byte)) {
 			r, size = utf8.DecodeRuneInString(text[i:])
 		}
 		i += size
-		if r < utf8.RuneSelf && !isASCIIAlnum(byte(r)) || r >= utf8.RuneSelf && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush()
-			flushCJK()
-			prev, prevPrev = 0, 0
-			continue
-		}
-		if r >= utf8.RuneSelf && isCJK(r) {
-			flush()
-			cjk = append(cjk, r)
-			prev, prevPrev = 0, 0
-			continue
-		}
-		flushCJK()
-		if prev != 0 {
-			split := false
-			switch {
-			case unicode.IsUpper(r) && unicode.IsLower(prev):
-				split = true // fooBar
-			case unicode.IsLower(r) && unicode.IsUpper(prev) && unicode.IsUpper(prevPrev):
-				// HTTPResponse: the split goes before the last upper-case letter.
-				if n := len(buf) - utf8.RuneLen(unicode.ToLower(prev)); n > 0 {
-					last := string(buf[n:])
-					buf = buf[:n]
-					flush()
-					buf = append(buf, last...)
+		if r < utf8.RuneSelf {
+			c := byte(r)
+			if !isASCIIAlnum(c) {
+				tk.flush(emit)
+				tk.flushCJK(emit)
+				prev, prevPrev = 0, 0
+				continue
+			}
+			if len(tk.cjk) > 0 {
+				tk.flushCJK(emit)
+			}
+			// ASCII fast path.
+			if prev != 0 {
+				switch {
+				case c >= 'A' && c <= 'Z' && prev >= 'a' && prev <= 'z':
+					tk.flush(emit) // fooBar
+				case c >= 'a' && c <= 'z' && prev >= 'A' && prev <= 'Z' && unicode.IsUpper(prevPrev):
+					tk.splitBeforeLast(emit) // HTTPResponse
+				case (c >= '0' && c <= '9') != (prev >= '0' && prev <= '9') && prev < utf8.RuneSelf:
+					tk.flush(emit) // sha256, v2beta
+				default:
+					if prev >= utf8.RuneSelf {
+						tk.splitRune(r, prev, prevPrev, emit)
+					}
 				}
-			case unicode.IsDigit(r) != unicode.IsDigit(prev):
-				split = true // sha256, v2beta
 			}
-			if split {
-				flush()
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
 			}
+			tk.buf = append(tk.buf, c)
+			prevPrev, prev = prev, r
+			continue
 		}
-		buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			tk.flush(emit)
+			tk.flushCJK(emit)
+			prev, prevPrev = 0, 0
+			continue
+		}
+		if isCJK(r) {
+			tk.flush(emit)
+			tk.cjk = append(tk.cjk, r)
+			prev, prevPrev = 0, 0
+			continue
+		}
+		if len(tk.cjk) > 0 {
+			tk.flushCJK(emit)
+		}
+		if prev != 0 {
+			tk.splitRune(r, prev, prevPrev, emit)
+		}
+		tk.buf = utf8.AppendRune(tk.buf, unicode.ToLower(r))
 		prevPrev, prev = prev, r
 	}
-	flush()
-	flushCJK()
+	tk.flush(emit)
+	tk.flushCJK(emit)
+}
+
+// splitRune applies the word-boundary rules between prev and r.
+func (tk *tokenizer) splitRune(r, prev, prevPrev rune, emit func(w []byte)) {
+	switch {
+	case unicode.IsUpper(r) && unicode.IsLower(prev):
+		tk.flush(emit) // fooBar
+	case unicode.IsLower(r) && unicode.IsUpper(prev) && unicode.IsUpper(prevPrev):
+		tk.splitBeforeLast(emit)
+	case unicode.IsDigit(r) != unicode.IsDigit(prev):
+		tk.flush(emit) // sha256, v2beta
+	}
+}
+
+// splitBeforeLast emits the word without its last letter, which starts the
+// next word ("HTTPResponse": the split goes before the last upper-case letter).
+func (tk *tokenizer) splitBeforeLast(emit func(w []byte)) {
+	buf := tk.buf
+	_, n := utf8.DecodeLastRune(buf)
+	cut := len(buf) - n
+	if cut <= 0 {
+		return
+	}
+	var last [utf8.UTFMax]byte
+	m := copy(last[:], buf[cut:])
+	tk.buf = buf[:cut]
+	tk.flush(emit)
+	tk.buf = append(tk.buf, last[:m]...)
 }
 
 func isASCIIAlnum(c byte) bool {
