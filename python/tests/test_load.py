@@ -8,8 +8,9 @@ runs the long ones, see docs/hardening-fuzz.md).
   the call its own request asked for (no cross-talk between concurrent
   sessions), and afterwards the library's ledger (toolselect.stats()) must
   show no handle and no returned string left over.
-- bench/python_leak.py with 5,000 round trips: RSS growth under a bound and
-  an empty ledger (the 100,000-round version is in `make reliability`).
+- bench/python_leak.py with 5,000 round trips, through a Python client and
+  through the Go HTTP transport: RSS growth under a bound and an empty ledger
+  (the 100,000-round versions are in `make reliability`).
 
 Environment: TOOLSELECT_LOAD_ASYNC (default 200), TOOLSELECT_LOAD_THREADS (8),
 TOOLSELECT_LOAD_PER_THREAD (25), TOOLSELECT_LEAK_ROUNDS (5000),
@@ -90,6 +91,7 @@ class EchoServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"  # keep-alive, as a real endpoint
+            disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms delayed-ACK stall
 
             def log_message(self, *a):
                 pass
@@ -227,21 +229,29 @@ class LoadTest(unittest.TestCase):
 
 
 class LeakTest(unittest.TestCase):
-    def test_round_trips_rss_bounded(self):
+    def leak_run(self, *extra: str) -> str:
         """bench/python_leak.py in a fresh process (so RSS is this workload's
-        alone): bounded RSS growth and an empty ledger."""
+        alone): bounded RSS growth and an empty ledger. Returns the growth."""
         script = ROOT / "bench" / "python_leak.py"
         if not script.exists():
             self.skipTest("bench/python_leak.py is not in this tree (installed package)")
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "python"), env.get("PYTHONPATH")]))
         proc = subprocess.run([sys.executable, str(script), "-n", str(LEAK_ROUNDS),
-                               "--max-growth-mib", str(LEAK_MAX_MIB)],
+                               "--max-growth-mib", str(LEAK_MAX_MIB), *extra],
                               env=env, capture_output=True, text=True, timeout=600)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         growth = re.search(r"growth ([+-][0-9.]+) MiB", proc.stdout)
         self.assertIsNotNone(growth, proc.stdout)
-        print(f"\n  {LEAK_ROUNDS} round trips: RSS growth {growth.group(1)} MiB (bound {LEAK_MAX_MIB})", end=" ")
+        return growth.group(1)
+
+    def test_round_trips_rss_bounded(self):
+        growth = self.leak_run()
+        print(f"\n  {LEAK_ROUNDS} round trips (session): RSS growth {growth} MiB (bound {LEAK_MAX_MIB})", end=" ")
+
+    def test_http_round_trips_rss_bounded(self):
+        growth = self.leak_run("--http")
+        print(f"\n  {LEAK_ROUNDS} round trips (Go HTTP): RSS growth {growth} MiB (bound {LEAK_MAX_MIB})", end=" ")
 
 
 if __name__ == "__main__":
