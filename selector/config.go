@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"os"
@@ -336,6 +337,9 @@ func ConfigFromJSON(data []byte) (Config, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&aux); err != nil {
 		return Config{}, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Config{}, fmt.Errorf("%w: trailing data after the JSON object", ErrInvalidConfig)
 	}
 	if aux.FailClosed != nil {
 		c.FailOpen = !*aux.FailClosed

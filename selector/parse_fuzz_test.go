@@ -321,8 +321,9 @@ func FuzzParseFeed(f *testing.F) {
 }
 
 // FuzzConfigFromJSON: any configuration document is either a Config that
-// passes Validate and round-trips through MarshalJSON, or an error matching
-// ErrInvalidConfig that never quotes the API key.
+// passes Validate and round-trips through MarshalJSON (and was one well-formed
+// JSON document), or an error matching ErrInvalidConfig that never quotes the
+// API key.
 func FuzzConfigFromJSON(f *testing.F) {
 	for _, seed := range []string{
 		`{}`, `{"model":"m","fallback_model":"f","max_calls":3,"timeout_s":10,"temperature":0.5,"fail_closed":false,"base_url":"http://127.0.0.1:1/v1","api_key":"k","mode":"native","max_response_bytes":2048}`,
@@ -341,6 +342,9 @@ func FuzzConfigFromJSON(f *testing.F) {
 				t.Fatalf("error %v does not match ErrInvalidConfig", err)
 			}
 		} else {
+			if !json.Valid(data) {
+				t.Fatalf("config %q is accepted but is not one JSON document", data)
+			}
 			if verr := cfg.Validate(); verr != nil {
 				t.Fatalf("accepted config fails Validate: %v", verr)
 			}
@@ -377,4 +381,18 @@ func FuzzConfigFromJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestConfigFromJSONRefusesTrailingData is the failure FuzzConfigFromJSON
+// reported (kept in its corpus): the decoder stopped after the first value,
+// so `{"model":"a"}{"model":"b"}` or `{} junk` was accepted as a config.
+func TestConfigFromJSONRefusesTrailingData(t *testing.T) {
+	for _, doc := range []string{`{"model":"a"}{"model":"b"}`, `{} junk`, `{}}`, `{} []`} {
+		if _, err := ConfigFromJSON([]byte(doc)); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "trailing") {
+			t.Errorf("%s: got %v, want a trailing-data config error", doc, err)
+		}
+	}
+	if c, err := ConfigFromJSON([]byte(" {\"max_calls\":2}\n")); err != nil || c.MaxCalls != 2 {
+		t.Fatalf("surrounding white space: %v", err)
+	}
 }
