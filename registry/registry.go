@@ -226,6 +226,9 @@ func (r *Registry) prepare(t Tool, index int) (*Entry, error) {
 	if !utf8.ValidString(t.Description) {
 		return nil, refuse("the description is not valid UTF-8", nil)
 	}
+	if len(t.Description) > r.limits.MaxDescriptionBytes {
+		return nil, refuse(fmt.Sprintf("the description is %d bytes, over the limit of %d", len(t.Description), r.limits.MaxDescriptionBytes), nil)
+	}
 	if t.NoSchemaMode != "" && !t.NoSchemaMode.Valid() {
 		return nil, refuse(fmt.Sprintf("noSchemaMode %q is not one of read-only, human-approval, full", t.NoSchemaMode), nil)
 	}

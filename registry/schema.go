@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
 // Limits bounds what registration and validation accept. The zero value of a
@@ -26,6 +29,19 @@ type Limits struct {
 	// MaxArgsDepth caps how many objects and arrays an argument document nests
 	// inside one another; a flat object is 1 (default 64).
 	MaxArgsDepth int
+	// MaxPatternSize caps the compiled size (Go regexp program instructions)
+	// of one "pattern" or "patternProperties" regular expression (default
+	// 10,000). Compiling and matching cost grow with it.
+	MaxPatternSize int
+	// MaxPatternWork caps the work of one pattern match: the string's length
+	// in bytes times the pattern's compiled size (default 10,000,000, well
+	// under a second). Go's regexp is linear in the input, but a 100-instruction
+	// unanchored pattern over a 1 MiB string still takes seconds; a string over
+	// the budget fails the pattern (fail-closed) instead.
+	MaxPatternWork int
+	// MaxDescriptionBytes caps a tool's description (default 64 KiB); a
+	// description is sent to the model with every selection.
+	MaxDescriptionBytes int
 }
 
 // DefaultLimits are the limits a zero Limits stands for.
@@ -35,6 +51,10 @@ var DefaultLimits = Limits{
 	MaxEnum:        10000,
 	MaxArgsBytes:   1 << 20,
 	MaxArgsDepth:   64,
+
+	MaxPatternSize:      10000,
+	MaxPatternWork:      10_000_000,
+	MaxDescriptionBytes: 64 << 10,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -53,6 +73,15 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxArgsDepth > 0 {
 		d.MaxArgsDepth = l.MaxArgsDepth
+	}
+	if l.MaxPatternSize > 0 {
+		d.MaxPatternSize = l.MaxPatternSize
+	}
+	if l.MaxPatternWork > 0 {
+		d.MaxPatternWork = l.MaxPatternWork
+	}
+	if l.MaxDescriptionBytes > 0 {
+		d.MaxDescriptionBytes = l.MaxDescriptionBytes
 	}
 	return d
 }
@@ -97,6 +126,7 @@ func compileSchema(raw []byte, lim Limits) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(refusingLoader{})
+	c.UseRegexpEngine(boundedRegexpEngine(lim))
 	const url = schemaBase + "tool.json"
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, fmt.Errorf("schema does not compile: %v", err)
@@ -105,7 +135,79 @@ func compileSchema(raw []byte, lim Limits) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, compileError(err)
 	}
+	if err := refCycleAtRoot(sch); err != nil {
+		return nil, err
+	}
 	return sch, nil
+}
+
+// refCycleAtRoot refuses a schema whose $refs loop back to where they
+// started without reading any of the instance ({"$ref":"#"}, a -> b -> a):
+// every argument document would fail it. Loops below a property (a tree
+// schema) are fine and are bounded by MaxArgsDepth.
+func refCycleAtRoot(sch *jsonschema.Schema) error {
+	err := sch.Validate(map[string]any{})
+	var ve *jsonschema.ValidationError
+	if err == nil || !errors.As(err, &ve) {
+		return nil
+	}
+	var found func(e *jsonschema.ValidationError) bool
+	found = func(e *jsonschema.ValidationError) bool {
+		if _, ok := e.ErrorKind.(*kind.RefCycle); ok {
+			return true
+		}
+		for _, c := range e.Causes {
+			if found(c) {
+				return true
+			}
+		}
+		return false
+	}
+	if found(ve) {
+		return errors.New("schema's $ref loops back to itself without reading any of the arguments")
+	}
+	return nil
+}
+
+// boundedRegexp is Go's regexp (linear in the input) with a work budget per
+// match: a string longer than MaxPatternWork / size fails the pattern.
+type boundedRegexp struct {
+	re      *regexp.Regexp
+	maxLen  int
+	pattern string
+}
+
+func (b *boundedRegexp) MatchString(s string) bool {
+	if len(s) > b.maxLen {
+		return false
+	}
+	return b.re.MatchString(s)
+}
+
+func (b *boundedRegexp) String() string { return b.pattern }
+
+// boundedRegexpEngine compiles patterns with Go's regexp, refusing those
+// whose program exceeds lim.MaxPatternSize instructions.
+func boundedRegexpEngine(lim Limits) jsonschema.RegexpEngine {
+	return func(pattern string) (jsonschema.Regexp, error) {
+		parsed, err := syntax.Parse(pattern, syntax.Perl)
+		if err != nil {
+			return nil, err
+		}
+		prog, err := syntax.Compile(parsed.Simplify())
+		if err != nil {
+			return nil, err
+		}
+		size := len(prog.Inst)
+		if size > lim.MaxPatternSize {
+			return nil, fmt.Errorf("the pattern compiles to %d instructions, over the limit of %d", size, lim.MaxPatternSize)
+		}
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return nil, err
+		}
+		return &boundedRegexp{re: re, maxLen: lim.MaxPatternWork / max(size, 1), pattern: pattern}, nil
+	}
 }
 
 // compileError turns the compiler's error into one line that says where the
@@ -123,14 +225,31 @@ func compileError(err error) error {
 			collectViolations(ve, &leaves)
 			parts := make([]string, 0, len(leaves))
 			for _, l := range leaves {
-				parts = append(parts, l.String())
+				parts = append(parts, clip(l.String(), 512))
 			}
 			if len(parts) > 0 {
 				return fmt.Errorf("schema is not a valid JSON Schema (draft 2020-12 unless $schema says otherwise): %s", strings.Join(parts, "; "))
 			}
 		}
 	}
-	return fmt.Errorf("schema does not compile: %s", strings.ReplaceAll(err.Error(), schemaBase, ""))
+	return fmt.Errorf("schema does not compile: %s", clip(strings.ReplaceAll(err.Error(), schemaBase, ""), 2048))
+}
+
+// clip bounds a message that may quote a schema's own (possibly huge)
+// content: it keeps the head and the tail (where the reason is), cut on rune
+// boundaries.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head, tail := n/2, len(s)-n/2
+	for head > 0 && s[head]&0xC0 == 0x80 {
+		head--
+	}
+	for tail < len(s) && s[tail]&0xC0 == 0x80 {
+		tail++
+	}
+	return s[:head] + " … " + s[tail:]
 }
 
 // checkSchemaShape walks a decoded schema and enforces the structural limits

@@ -257,7 +257,9 @@ def _dump_tool(tool: Dict[str, Any]) -> str:
 
 def _limits(limits: Mapping[str, int]) -> Dict[str, int]:
     names = {"max_schema_bytes": "MaxSchemaBytes", "max_schema_depth": "MaxSchemaDepth", "max_enum": "MaxEnum",
-             "max_args_bytes": "MaxArgsBytes", "max_args_depth": "MaxArgsDepth"}
+             "max_args_bytes": "MaxArgsBytes", "max_args_depth": "MaxArgsDepth",
+             "max_pattern_size": "MaxPatternSize", "max_pattern_work": "MaxPatternWork",
+             "max_description_bytes": "MaxDescriptionBytes"}
     out = {}
     for k, v in limits.items():
         if k not in names:
