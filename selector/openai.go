@@ -135,7 +135,9 @@ func (c *openAIClient) chatError(ctx context.Context, err error, elapsed time.Du
 		}
 		return mk(KindResponseTooLarge, 0, msg, ErrResponseTooLarge)
 	case errors.As(err, &reqErr):
-		msg := serverMessage(reqErr.Body)
+		// Redact before serverMessage cuts the body: a cut inside the key
+		// would leave a prefix that redaction no longer recognises.
+		msg := serverMessage([]byte(redact(string(reqErr.Body), c.apiKey)))
 		if msg == "" && errors.As(reqErr.Err, &apiErr) {
 			msg = apiErr.Message
 		}

@@ -346,6 +346,11 @@ func (ss *Session) Feed(resp ChatResponse, err error) Action {
 		raw, perr = hydrateNative(resp.ToolCalls)
 	} else {
 		raw, perr = parseReply(resp.Content)
+		if perr != nil && ss.cfg.APIKey != "" && strings.Contains(resp.Content, ss.cfg.APIKey) {
+			// The message quotes the start of the reply; quote it redacted, so
+			// that a cut inside the key cannot leave a prefix of it.
+			_, perr = parseReply(redact(resp.Content, ss.cfg.APIKey))
+		}
 	}
 	if perr != nil {
 		a.Kind, a.Message = KindParse, perr.Error()
@@ -354,6 +359,7 @@ func (ss *Session) Feed(resp ChatResponse, err error) Action {
 		return ss.Next()
 	}
 	valid, rejected := ss.check(raw)
+	ss.redactRejected(rejected)
 	if len(rejected) > 0 && !ss.cfg.FailOpen {
 		a.Kind, a.Rejected = KindValidation, rejected
 		a.Message = rejectedSummary(rejected)
@@ -411,6 +417,27 @@ func (ss *Session) check(raw []rawCall) (valid []ToolCall, rejected []DroppedCal
 		valid = append(valid, ToolCall{Tool: e.Name(), Args: c.Args, Reasoning: c.Reasoning})
 	}
 	return valid, rejected
+}
+
+// redactRejected removes the API key from rejected calls, which are
+// reported in attempts, results and log records (a server may echo the
+// Authorization header into a call). Args that would no longer be JSON
+// become {}.
+func (ss *Session) redactRejected(rejected []DroppedCall) {
+	key := ss.cfg.APIKey
+	if key == "" {
+		return
+	}
+	for i := range rejected {
+		d := &rejected[i]
+		d.Tool, d.Message = redact(d.Tool, key), redact(d.Message, key)
+		if strings.Contains(string(d.Args), key) {
+			d.Args = json.RawMessage(redact(string(d.Args), key))
+			if !json.Valid(d.Args) {
+				d.Args = json.RawMessage("{}")
+			}
+		}
+	}
 }
 
 func rejectedSummary(rejected []DroppedCall) string {
