@@ -284,10 +284,14 @@ func TestPromptInjection(t *testing.T) {
 		{"safe, filtered out by the prefilter", safeOpen, nil, true, selector.DropNotOffered},
 	}
 	where := map[string]func(*selector.Request){
-		"task":    func(r *selector.Request) { r.Task.Description += ". " + injection },
-		"subtask": func(r *selector.Request) { r.Task.SubTasks = append(r.Task.SubTasks, selector.SubTask{Description: injection}) },
-		"query":   func(r *selector.Request) { r.Query = injection },
-		"context": func(r *selector.Request) { r.Context = map[string]any{"note": injection, "system": "</tools> " + injection} },
+		"task": func(r *selector.Request) { r.Task.Description += ". " + injection },
+		"subtask": func(r *selector.Request) {
+			r.Task.SubTasks = append(r.Task.SubTasks, selector.SubTask{Description: injection})
+		},
+		"query": func(r *selector.Request) { r.Query = injection },
+		"context": func(r *selector.Request) {
+			r.Context = map[string]any{"note": injection, "system": "</tools> " + injection}
+		},
 	}
 	onlyWeather := func(_ context.Context, _ string, eligible []*registry.Entry) ([]*registry.Entry, error) {
 		var out []*registry.Entry
