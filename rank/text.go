@@ -132,7 +132,19 @@ func (tk *tokenizer) words(text string, emit func(w []byte)) {
 	tk.cjk = tk.cjk[:0]
 	var prev rune // previous rune inside the current word, 0 at a word start
 	var prevPrev rune
+	blobCheck := 0 // text before this offset has been checked for blobs
 	for i := 0; i < len(text); {
+		if i >= blobCheck && isBlobByte(text[i]) {
+			end := blobEnd(text, i)
+			if isBlob(text[i:end]) {
+				tk.flush(emit)
+				tk.flushCJK(emit)
+				prev, prevPrev = 0, 0
+				i = end
+				continue
+			}
+			blobCheck = end
+		}
 		r, size := rune(text[i]), 1
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRuneInString(text[i:])
@@ -222,6 +234,56 @@ func (tk *tokenizer) splitBeforeLast(emit func(w []byte)) {
 	tk.buf = buf[:cut]
 	tk.flush(emit)
 	tk.buf = append(tk.buf, last[:m]...)
+}
+
+// Blobs. Inputs often carry encoded data: base64 images and data URIs, hex
+// digests, tokens. Split at case and digit changes, such a run becomes
+// hundreds of random short words that match random tool words and drown the
+// real ones, so a long run of the base64 alphabet that changes case or
+// between letters and digits very often is skipped whole. Identifiers, even
+// long camelCase ones, change case every few letters at most.
+const minBlob = 48
+
+func isBlobByte(c byte) bool {
+	return isASCIIAlnum(c) || c == '+' || c == '/' || c == '='
+}
+
+// blobEnd returns the end of the run of blob bytes starting at i.
+func blobEnd(text string, i int) int {
+	for i < len(text) && isBlobByte(text[i]) {
+		i++
+	}
+	return i
+}
+
+// isBlob reports whether a run of blob bytes is encoded data: long, and
+// changing character class (lower, upper, digit) at least every third byte
+// on average.
+func isBlob(run string) bool {
+	if len(run) < minBlob {
+		return false
+	}
+	changes := 0
+	prev := byte(0)
+	for i := 0; i < len(run); i++ {
+		c := run[i]
+		var class byte
+		switch {
+		case c >= 'a' && c <= 'z':
+			class = 1
+		case c >= 'A' && c <= 'Z':
+			class = 2
+		case c >= '0' && c <= '9':
+			class = 3
+		default:
+			class = 4
+		}
+		if prev != 0 && class != prev {
+			changes++
+		}
+		prev = class
+	}
+	return changes*3 >= len(run)
 }
 
 func isASCIIAlnum(c byte) bool {

@@ -1,0 +1,80 @@
+package rank
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+func TestTermsSkipBlobs(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	raw := make([]byte, 300)
+	r.Read(raw)
+	b64 := base64.StdEncoding.EncodeToString(raw)
+	for in, want := range map[string][]string{
+		"What does this base64 image mean? " + b64:                                   {"base", "64", "imag", "mean"},
+		"data:image/png;base64," + b64 + " describe it":                              {"data", "imag", "png", "base", "64", "describ"},
+		"digest e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 ok": {"digest", "ok"},
+		// Long identifiers are words, not blobs.
+		"getDirectoryToWatchFromFailedLookupLocationDirectory": {"get", "directori", "watch", "fail", "lookup", "locat", "directori"},
+		"dynamicCredentialsScheduledExecutorService2024":       {"dynam", "credenti", "schedul", "executor", "servic", "2024"},
+		"short aB3xY9 mixed": {"short", "b", "3", "x", "y", "9", "mix"},
+	} {
+		if got := Terms(in); !slices.Equal(got, want) {
+			t.Errorf("Terms(%.60q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestTokenizerBoundaries pins the word splitting rules on mixed scripts.
+func TestTokenizerBoundaries(t *testing.T) {
+	for in, want := range map[string][]string{
+		"XMLHttpRequest":   {"xml", "http", "request"},
+		"ÉTATSUnis":        {"états", "unis"},
+		"über9Ü":           {"über", "9", "ü"},
+		"a日b本c":            {"a", "日", "b", "本", "c"},
+		"名前Name2x":         {"名前", "name", "2", "x"},
+		"sha256_v2beta":    {"sha", "256", "v", "2", "beta"},
+		"foo-bar/baz.qux":  {"foo", "bar", "baz", "qux"},
+		"HTTPServer ABCDe": {"http", "server", "abc", "de"},
+	} {
+		var got []string
+		words(in, func(w []byte) { got = append(got, string(w)) })
+		if !slices.Equal(got, want) {
+			t.Errorf("words(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestBuildAllocations guards the index build against per-token
+// allocations: it allocates per distinct word and per large array only.
+func TestBuildAllocations(t *testing.T) {
+	var tools []registry.Tool
+	for i := range 2000 {
+		tools = append(tools, registry.NewTool(fmt.Sprintf("server%d__get_item_%d", i%50, i),
+			fmt.Sprintf("Get the item number %d from the store, with its price and stock level.", i%97),
+			[]byte(`{"type":"object","properties":{"item_id":{"type":"string","description":"The \"id\" of the item"},"fields":{"type":"array","items":{"type":"string","enum":["price","stock"]}}}}`)))
+	}
+	reg := registry.New(nil)
+	if err := reg.RegisterAll(tools); err != nil {
+		t.Fatal(err)
+	}
+	entries := reg.Entries()
+	allocs := testing.AllocsPerRun(3, func() { buildIndex(entries) })
+	perTool := allocs / float64(len(entries))
+	t.Logf("index build over %d tools: %.0f allocations (%.2f per tool)", len(entries), allocs, perTool)
+	if perTool > 1.5 {
+		t.Errorf("index build: %.0f allocations, %.2f per tool, want <= 1.5", allocs, perTool)
+	}
+	// The index still answers.
+	picks, err := RankEntries(context.Background(), entries, "stock level of item 5", &Options{MaxCandidates: 1})
+	if err != nil || len(picks) != 1 || !strings.Contains(picks[0].Tool, "get_item") {
+		t.Fatalf("picks %v, err %v", picks, err)
+	}
+}
