@@ -99,8 +99,11 @@ func (c *Catalog) State(key string, build func(prev any) (any, error)) (any, err
 	prev := c.prevStates[key]
 	c.mu.Unlock()
 	cell.once.Do(func() {
-		cell.v, cell.err = build(prev)
+		v, err := build(prev)
+		// Set under c.mu: next() reads cell.v under c.mu while this build may
+		// still be running for another reader.
 		c.mu.Lock()
+		cell.v, cell.err = v, err
 		delete(c.prevStates, key)
 		if cell.err != nil { // let a later call retry
 			delete(c.states, key)
