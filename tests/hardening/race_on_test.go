@@ -1,0 +1,5 @@
+//go:build race
+
+package hardening_test
+
+const raceEnabled = true
