@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"runtime"
 
 	"github.com/toolselect/toolselect/registry"
 )
@@ -209,9 +210,10 @@ func Version(version, goVersion string) Result {
 // ABIVersion changes when an export's signature or meaning changes.
 const ABIVersion = 1
 
-// Stats reports open handles per kind and returned strings not yet freed.
+// Stats reports open handles per kind, returned strings not yet freed, and
+// the number of goroutines (leak checks from the host language).
 func Stats() Result {
-	return Ok(map[string]any{"handles": Live(), "strings": Outstanding()})
+	return Ok(map[string]any{"handles": Live(), "strings": Outstanding(), "goroutines": runtime.NumGoroutine()})
 }
 
 // Echo returns a JSON document compacted. It exists to measure the cost of a

@@ -307,10 +307,13 @@ class ToolSelector:
 
     async def _select_session(self, tool_registry: Any, request: bytes) -> Dict[str, Any]:
         source = self._schema_of(tool_registry)
+        # The configured key is not sent anywhere in session mode; the Go
+        # session gets it only to redact it from what the client reports.
+        key = self._endpoint()[1]
 
         def begin() -> Dict[str, Any]:
             reg = self._registry_handle(source)
-            sel = self._selector_handle("", "")
+            sel = self._selector_handle("", key)
             return _lib.call("toolselect_session_begin", sel, reg, request)
 
         act = await _native(begin)
