@@ -213,7 +213,30 @@ const ABIVersion = 1
 // Stats reports open handles per kind, returned strings not yet freed, and
 // the number of goroutines (leak checks from the host language).
 func Stats() Result {
-	return Ok(map[string]any{"handles": Live(), "strings": Outstanding(), "goroutines": runtime.NumGoroutine()})
+	return Ok(map[string]any{"handles": Live(), "strings": Outstanding(), "goroutines": goroutines()})
+}
+
+// goroutines counts live goroutines from a full stack dump, leaving out
+// those parked "[syscall, locked to thread]": the runtime keeps one for each
+// C thread that has called into the library, so runtime.NumGoroutine grows
+// with the host's thread pool while nothing leaks.
+func goroutines() int {
+	buf := make([]byte, 64<<10)
+	for {
+		n := runtime.Stack(buf, true)
+		if n == len(buf) {
+			buf = make([]byte, 2*len(buf))
+			continue
+		}
+		count := 0
+		for _, block := range bytes.Split(buf[:n], []byte("\n\n")) {
+			header, _, _ := bytes.Cut(block, []byte("\n"))
+			if bytes.HasPrefix(header, []byte("goroutine ")) && !bytes.Contains(header, []byte("[syscall, locked to thread]")) {
+				count++
+			}
+		}
+		return count
+	}
 }
 
 // Echo returns a JSON document compacted. It exists to measure the cost of a
