@@ -38,6 +38,11 @@ var (
 func TestMain(m *testing.M) {
 	flag.Parse()
 	code := m.Run()
+	table := map[string]string{}
+	faultOutcomes.Range(func(k, v any) bool { table[k.(string)] = v.(string); return true })
+	if len(table) > 0 {
+		record("faults_go", table)
+	}
 	if *report != "" {
 		b, _ := json.MarshalIndent(reported, "", "  ")
 		if err := os.WriteFile(*report, b, 0o644); err != nil {

@@ -3,6 +3,8 @@
 //
 //	go run ./internal/faultserver/cmd [-latency 50ms]   # prints the base URL, then serves
 //	go run ./internal/faultserver/cmd -faults           # prints the fault table as JSON
+//	go run ./internal/faultserver/cmd -table GO.json PY.json  # the Markdown fault table from the
+//	                                                    # reports the Go and Python tests wrote
 //
 // The first line on stdout is the "ok" base URL (http://127.0.0.1:PORT/v1);
 // the fault NAME is served under http://127.0.0.1:PORT/fault/NAME/v1, or for
@@ -17,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/toolselect/toolselect/internal/faultserver"
@@ -25,7 +28,15 @@ import (
 func main() {
 	latency := flag.Duration("latency", 0, "added before every answer")
 	faults := flag.Bool("faults", false, "print the fault table as JSON and exit")
+	table := flag.Bool("table", false, "print the Markdown fault table from the Go and Python reports given as arguments")
 	flag.Parse()
+	if *table {
+		if err := markdown(os.Stdout, flag.Args()); err != nil {
+			fmt.Fprintln(os.Stderr, "faultserver:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *faults {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
@@ -53,4 +64,49 @@ func main() {
 	case <-eof:
 	}
 	s.Close()
+}
+
+// markdown writes the fault table: one row per fault and mode, with the Go
+// outcome and the Python outcomes (built-in transport, caller's client).
+func markdown(w io.Writer, files []string) error {
+	goRows := map[string]string{}
+	pyRows := map[string]map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		var doc struct {
+			Go map[string]string            `json:"faults_go"`
+			Py map[string]map[string]string `json:"faults_py"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			return fmt.Errorf("%s: %v", f, err)
+		}
+		for k, v := range doc.Go {
+			goRows[k] = v
+		}
+		for k, v := range doc.Py {
+			pyRows[k] = v
+		}
+	}
+	cell := func(s string) string {
+		if s == "" {
+			return "—"
+		}
+		return strings.ReplaceAll(s, "|", "\\|")
+	}
+	fmt.Fprintln(w, "| fault | the server | mode | Go API | Python, `client=None` | Python, own client |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, f := range faultserver.Faults {
+		for _, mode := range []string{"json", "native"} {
+			key := f.Name + "/" + mode
+			g, p := goRows[key], pyRows[key]
+			if g == "" && p == nil {
+				continue
+			}
+			fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s |\n", f.Name, cell(f.Does), mode, cell(g), cell(p["http"]), cell(p["session"]))
+		}
+	}
+	return nil
 }
