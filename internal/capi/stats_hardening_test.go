@@ -2,7 +2,9 @@ package capi
 
 import (
 	"encoding/json"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestStatsGoroutines(t *testing.T) {
@@ -13,18 +15,25 @@ func TestStatsGoroutines(t *testing.T) {
 		}
 		return s.Goroutines
 	}
-	before := count()
-	if before < 1 {
-		t.Fatalf("goroutines = %d", before)
-	}
 	stop := make(chan struct{})
-	started := make(chan struct{})
+	var wg sync.WaitGroup
 	for i := 0; i < 3; i++ {
-		go func() { started <- struct{}{}; <-stop }()
+		wg.Add(1)
+		started := make(chan struct{})
+		go func() { defer wg.Done(); close(started); <-stop }()
 		<-started
 	}
-	if got := count(); got < before+3 {
-		t.Errorf("goroutines = %d with 3 more parked, want >= %d", got, before+3)
+	with := count()
+	if with < 4 { // the 3 parked ones and this test's own
+		t.Fatalf("goroutines = %d with 3 parked", with)
 	}
 	close(stop)
+	wg.Wait()
+	deadline := time.Now().Add(2 * time.Second)
+	for count() > with-3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := count(); got > with-3 {
+		t.Errorf("goroutines = %d after 3 of %d ended", got, with)
+	}
 }
