@@ -320,7 +320,10 @@ func viewOne(e *Entry, f Format, name string) ([]byte, error) {
 			{"name", name}, {"description", t.Description}, {"parameters", params},
 		}}}
 	case FormatMCP:
-		ann := object{{"readOnlyHint", t.ReadOnly()}, {"destructiveHint", !t.Safe}}
+		// MCP readers ignore destructiveHint when readOnlyHint is true (so does
+		// MCPAnnotations.Apply): an unsafe tool is never advertised as
+		// read-only, or it would read back as safe.
+		ann := object{{"readOnlyHint", t.ReadOnly() && t.Safe}, {"destructiveHint", !t.Safe}}
 		if title, ok := t.Metadata["title"].(string); ok && title != "" {
 			o = object{{"name", name}, {"title", title}, {"description", t.Description}, {"inputSchema", params}, {"annotations", ann}}
 		} else {

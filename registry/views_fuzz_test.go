@@ -51,8 +51,9 @@ func hashCollisionSeed() string {
 // view: it parses back as a catalog of the same length in the expected
 // format; names in formats with a name rule match the provider's rule, are
 // unique, agree with ProviderName and resolve through Lookup to the tool
-// they came from; other formats keep the canonical names; safety, the
-// read-only hint and descriptions survive; and every view registers again.
+// they came from; other formats keep the canonical names; descriptions and
+// safety survive (and the read-only hint, except on an unsafe tool in MCP);
+// and every view registers again.
 func FuzzProviderViews(f *testing.F) {
 	for _, seed := range []string{
 		"get_weather\nsearch",
@@ -161,7 +162,11 @@ func FuzzProviderViews(f *testing.F) {
 					}
 				}
 				if f == registry.FormatCanonical || f == registry.FormatMCP {
-					if got.Safe != want.Safe || got.ReadOnly() != want.ReadOnly() {
+					// Safety always survives. MCP has no way to say "read-only
+					// but unsafe" (readOnlyHint overrides destructiveHint), so
+					// there an unsafe tool gives up the read-only hint instead.
+					readOnly := want.ReadOnly() && (want.Safe || f == registry.FormatCanonical)
+					if got.Safe != want.Safe || got.ReadOnly() != readOnly {
 						t.Fatalf("%s: %q safe/readOnly %v/%v became %v/%v", f, want.Name, want.Safe, want.ReadOnly(), got.Safe, got.ReadOnly())
 					}
 				}
@@ -201,5 +206,30 @@ func TestMapNameFallbackPastHashedCandidates(t *testing.T) {
 		if e, ok := r.Lookup(mapped); !ok || e.Name() != "é" {
 			t.Fatalf("%s: %q does not resolve to é", f, mapped)
 		}
+	}
+}
+
+// TestMCPViewKeepsUnsafeReadOnlyToolUnsafe is the failure FuzzProviderViews
+// found (corpus entry 3aaf2dbfde6aa830, "^!0"): an unsafe read-only tool was
+// written as {"readOnlyHint":true,"destructiveHint":true}, which MCP readers
+// (MCPAnnotations.Apply included) read as safe, so a re-imported catalog
+// offered it without AllowUnsafe.
+func TestMCPViewKeepsUnsafeReadOnlyToolUnsafe(t *testing.T) {
+	r := registry.New(nil)
+	tool := registry.NewTool("wipe_cache", "", json.RawMessage(`{"type":"object"}`))
+	tool.Safe, tool.Capabilities = false, []string{registry.CapabilityReadOnly}
+	if err := r.Register(tool); err != nil {
+		t.Fatal(err)
+	}
+	view, err := r.View(registry.FormatMCP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(view), `"annotations":{"readOnlyHint":false,"destructiveHint":true}`) {
+		t.Fatalf("annotations: %s", view)
+	}
+	back, _, err := registry.ParseCatalog(view)
+	if err != nil || len(back) != 1 || back[0].Safe {
+		t.Fatalf("read back as %+v (%v)", back, err)
 	}
 }
