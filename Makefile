@@ -5,7 +5,7 @@ BIN     := bin/toolselect
 LIB     := python/toolselect/libtoolselect.so
 export CGO_ENABLED ?= 1
 
-.PHONY: all build demo test test-go test-python vet fmt lib python wheel bench bench-python test-cgocheck2 eval reliability clean
+.PHONY: all build demo test test-go test-python test-fuzz vet fmt lib python wheel bench bench-python test-cgocheck2 eval reliability clean
 
 all: build
 
@@ -17,7 +17,7 @@ demo: build
 
 # Everything, with the race detector: Go packages, then the Python package
 # against a freshly built shared library.
-test: vet test-go test-python
+test: vet test-go test-python test-fuzz
 
 vet:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -29,6 +29,11 @@ test-go:
 
 test-python: python
 	@if [ -d python/tests ]; then cd python && $(PYTHON) -m unittest discover -s tests -t . -v; fi
+
+# Every Go fuzz target for a few seconds (its seed corpus always runs in test-go).
+FUZZ_SECONDS ?= 5
+test-fuzz:
+	bash tests/fuzz.sh $(FUZZ_SECONDS)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
@@ -57,6 +62,22 @@ bench-python: python
 test-cgocheck2:
 	GOEXPERIMENT=cgocheck2 $(GO) build -buildmode=c-shared -o .cache/cgocheck2/libtoolselect.so ./cabi
 	cd python && TOOLSELECT_LIBRARY=$(CURDIR)/.cache/cgocheck2/libtoolselect.so TOOLSELECT_SKIP_WHEEL_TEST=1 $(PYTHON) -m unittest discover -s tests -t .
+
+# The long versions of the hardening suite (issue 6): the fault table through Go
+# and Python, 1,000 concurrent selections with and without the race detector,
+# 10 minutes per fuzz target, the 100k round-trip leak check. Takes about two hours.
+RELIABILITY_FUZZ_SECONDS ?= 600
+reliability: build python
+	mkdir -p .cache/hardening
+	$(GO) test -race -count=1 -v ./tests/hardening/ -long -report $(CURDIR)/.cache/hardening/go.json
+	$(GO) test -count=1 -v -run TestLoadConcurrentSelections ./tests/hardening/ -long
+	cd python && TOOLSELECT_HARDENING_REPORT_PY=$(CURDIR)/.cache/hardening/py.json \
+	  TOOLSELECT_HARDENING_REPORT_PY_HUGE=$(CURDIR)/.cache/hardening/pyhuge.json \
+	  $(PYTHON) -m unittest tests.test_fault tests.test_fault_server tests.test_security -v
+	$(GO) run ./internal/faultserver/cmd -table .cache/hardening/go.json .cache/hardening/py.json .cache/hardening/pyhuge.json
+	PYTHONPATH=python $(PYTHON) bench/python_leak.py
+	$(MAKE) test-cgocheck2
+	bash tests/fuzz.sh $(RELIABILITY_FUZZ_SECONDS)
 
 clean:
 	rm -rf bin dist $(LIB)
