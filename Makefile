@@ -26,6 +26,7 @@ vet:
 
 test-go:
 	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -tags cabifuzz -run 'Fuzz' ./cabi
 
 test-python: python
 	@if [ -d python/tests ]; then cd python && $(PYTHON) -m unittest discover -s tests -t . -v; fi
@@ -75,7 +76,9 @@ reliability: build python
 	  TOOLSELECT_HARDENING_REPORT_PY_HUGE=$(CURDIR)/.cache/hardening/pyhuge.json \
 	  $(PYTHON) -m unittest tests.test_fault tests.test_fault_server tests.test_security -v
 	$(GO) run ./internal/faultserver/cmd -table .cache/hardening/go.json .cache/hardening/py.json .cache/hardening/pyhuge.json
-	PYTHONPATH=python $(PYTHON) bench/python_leak.py
+	PYTHONPATH=python $(PYTHON) bench/python_leak.py -n 100000
+	PYTHONPATH=python $(PYTHON) bench/python_leak.py -n 100000 --http
+	cd python && TOOLSELECT_LOAD_ASYNC=1000 TOOLSELECT_LOAD_PER_THREAD=250 $(PYTHON) -m unittest tests.test_load -v
 	$(MAKE) test-cgocheck2
 	bash tests/fuzz.sh $(RELIABILITY_FUZZ_SECONDS)
 

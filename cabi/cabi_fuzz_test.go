@@ -1,3 +1,5 @@
+//go:build cabifuzz
+
 package main
 
 import (

@@ -1,11 +1,14 @@
+//go:build cabifuzz
+
 package main
+
+// Built only with -tags cabifuzz (make test and tests/fuzz.sh pass it), so the
+// shipped libtoolselect.so carries no test scaffolding.
 
 // Fuzz-only helper: cgo is not allowed in _test.go files, so the C trampolines
 // that cabi_fuzz_test.go uses to call the exports through C live here. The
-// library never calls them: the Go side is dropped by the linker, and only
-// cgo's small C stubs (_cgo_*_Cfunc_fz_*, like its stubs for malloc and
-// strlen) remain in libtoolselect.so, outside toolselect.h. The preamble may
-// define functions because this file has no //export.
+// library never calls them. The preamble may define functions because this
+// file has no //export.
 
 /*
 #include <stdint.h>

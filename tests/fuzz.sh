@@ -45,7 +45,7 @@ for spec in "${specs[@]}"; do
 	target=${spec##*:}
 	log=$(mktemp)
 	start=$(date +%s)
-	go test -run '^$' -fuzz "^${target}\$" -fuzztime "${secs}s" -parallel "$parallel" "./$pkg" >"$log" 2>&1
+	go test -tags cabifuzz -run '^$' -fuzz "^${target}\$" -fuzztime "${secs}s" -parallel "$parallel" "./$pkg" >"$log" 2>&1
 	rc=$?
 	took=$(($(date +%s) - start))
 	execs=$(grep -oE 'execs: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || true)
