@@ -62,8 +62,10 @@ for spec in "${specs[@]}"; do
 done
 
 printf '%s\n' "${summary[@]}"
+# The last line is the plain "N passed, N failed" form test reports end with.
 if [ ${#failed[@]} -gt 0 ]; then
 	echo "fuzz.sh: ${#failed[@]} target(s) failed: ${failed[*]}" >&2
+	echo "fuzz: $((${#specs[@]} - ${#failed[@]})) passed, ${#failed[@]} failed"
 	exit 1
 fi
-echo "fuzz.sh: all ${#specs[@]} targets passed"
+echo "fuzz: ${#specs[@]} passed, 0 failed"
