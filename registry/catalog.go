@@ -78,7 +78,7 @@ func ParseCatalog(data []byte) ([]Tool, Format, error) {
 		}
 		items, lines = values, at
 	default:
-		return nil, "", fmt.Errorf("catalog must be a JSON array, JSON Lines or an object with \"tools\", got %s", jsonKind(trimmed))
+		return nil, "", fmt.Errorf("catalog must be a JSON array, JSON Lines or an object with \"tools\", got %s", JSONKind(trimmed))
 	}
 	tools := make([]Tool, 0, len(items))
 	var first Format
@@ -163,7 +163,7 @@ func unwrapToolsObject(raw json.RawMessage) (tools []json.RawMessage, ok bool, e
 		return nil, false, nil
 	}
 	if err := json.Unmarshal(list, &tools); err != nil {
-		return nil, false, fmt.Errorf("catalog member %s must be an array of tools, got %s", where, jsonKind(bytes.TrimSpace(list)))
+		return nil, false, fmt.Errorf("catalog member %s must be an array of tools, got %s", where, JSONKind(bytes.TrimSpace(list)))
 	}
 	return tools, true, nil
 }

@@ -114,7 +114,7 @@ func compileSchema(raw []byte, lim Limits) (*jsonschema.Schema, error) {
 	}
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return nil, fmt.Errorf("schema must be a JSON object, got %s", jsonKind(trimmed))
+		return nil, fmt.Errorf("schema must be a JSON object, got %s", JSONKind(trimmed))
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(trimmed))
 	if err != nil {
@@ -284,11 +284,17 @@ func checkSchemaShape(v any, lim Limits, depth int) error {
 	return nil
 }
 
-func jsonKind(b []byte) string {
+// JSONKind names the JSON type of a document ("an object", "an array", "a
+// string", "a number", "a boolean", "null", "nothing" or "invalid JSON") for
+// error messages. It looks only at the first non-space byte.
+func JSONKind(b []byte) string {
+	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return "nothing"
 	}
 	switch b[0] {
+	case '{':
+		return "an object"
 	case '[':
 		return "an array"
 	case '"':
@@ -297,12 +303,11 @@ func jsonKind(b []byte) string {
 		return "a boolean"
 	case 'n':
 		return "null"
-	default:
-		if b[0] == '-' || (b[0] >= '0' && b[0] <= '9') {
-			return "a number"
-		}
 	}
-	return "something that is not JSON"
+	if b[0] == '-' || (b[0] >= '0' && b[0] <= '9') {
+		return "a number"
+	}
+	return "invalid JSON"
 }
 
 // deeperThan reports whether a decoded JSON value nests more than max

@@ -71,7 +71,7 @@ func validateArgs(tool string, sch *jsonschema.Schema, raw []byte, lim Limits) e
 		return fail("json", "the arguments are not valid JSON: "+err.Error())
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return fail("type", "the arguments must be a JSON object, got "+jsonKind(raw))
+		return fail("type", "the arguments must be a JSON object, got "+JSONKind(raw))
 	}
 	if deeperThan(v, lim.MaxArgsDepth) {
 		return fail("maxDepth", fmt.Sprintf("the arguments nest deeper than %d levels", lim.MaxArgsDepth))

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/toolselect/toolselect/registry"
 )
 
 // rawCall is a call as the model wrote it, before any check.
@@ -69,7 +71,7 @@ func parseReply(content string) ([]rawCall, error) {
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(callsRaw, &items); err != nil || items == nil {
-		return nil, parseErrorf("\"calls\" must be an array, got %s", jsonKind(callsRaw))
+		return nil, parseErrorf("\"calls\" must be an array, got %s", registry.JSONKind(callsRaw))
 	}
 	out := make([]rawCall, 0, len(items))
 	for i, item := range items {
@@ -85,7 +87,7 @@ func parseReply(content string) ([]rawCall, error) {
 func parseCall(item json.RawMessage) (rawCall, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(item, &fields); err != nil || fields == nil {
-		return rawCall{}, fmt.Errorf("a call must be a JSON object, got %s", jsonKind(item))
+		return rawCall{}, fmt.Errorf("a call must be a JSON object, got %s", registry.JSONKind(item))
 	}
 	var c rawCall
 	toolRaw, ok := fields["tool"]
@@ -93,7 +95,7 @@ func parseCall(item json.RawMessage) (rawCall, error) {
 		return rawCall{}, errors.New("\"tool\" is missing")
 	}
 	if err := json.Unmarshal(toolRaw, &c.Tool); err != nil || !isJSONString(toolRaw) {
-		return rawCall{}, fmt.Errorf("\"tool\" must be a string, got %s", jsonKind(toolRaw))
+		return rawCall{}, fmt.Errorf("\"tool\" must be a string, got %s", registry.JSONKind(toolRaw))
 	}
 	if strings.TrimSpace(c.Tool) == "" {
 		return rawCall{}, errors.New("\"tool\" is empty")
@@ -105,7 +107,7 @@ func parseCall(item json.RawMessage) (rawCall, error) {
 	c.Args = args
 	if r, ok := fields["reasoning"]; ok && !isNull(r) {
 		if err := json.Unmarshal(r, &c.Reasoning); err != nil || !isJSONString(r) {
-			return rawCall{}, fmt.Errorf("\"reasoning\" must be a string, got %s", jsonKind(r))
+			return rawCall{}, fmt.Errorf("\"reasoning\" must be a string, got %s", registry.JSONKind(r))
 		}
 	}
 	return c, nil
@@ -126,7 +128,7 @@ func argsObject(raw json.RawMessage) (json.RawMessage, error) {
 		return decodeArgsString(s)
 	}
 	if raw[0] != '{' {
-		return nil, fmt.Errorf("\"args\" must be a JSON object or a string holding one, got %s", jsonKind(raw))
+		return nil, fmt.Errorf("\"args\" must be a JSON object or a string holding one, got %s", registry.JSONKind(raw))
 	}
 	return compactObject(raw)
 }
@@ -138,7 +140,7 @@ func decodeArgsString(s string) (json.RawMessage, error) {
 		return json.RawMessage("{}"), nil
 	}
 	if b[0] != '{' {
-		return nil, fmt.Errorf("the arguments string must hold a JSON object, got %s", jsonKind(b))
+		return nil, fmt.Errorf("the arguments string must hold a JSON object, got %s", registry.JSONKind(b))
 	}
 	return compactObject(b)
 }
@@ -179,28 +181,4 @@ func isNull(b []byte) bool { return string(bytes.TrimSpace(b)) == "null" }
 func isJSONString(b []byte) bool {
 	b = bytes.TrimSpace(b)
 	return len(b) > 0 && b[0] == '"'
-}
-
-// jsonKind names the JSON type of a document, for messages.
-func jsonKind(b []byte) string {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return "nothing"
-	}
-	switch b[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	if b[0] == '-' || (b[0] >= '0' && b[0] <= '9') {
-		return "a number"
-	}
-	return "invalid JSON"
 }
