@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +28,7 @@ var (
 type Entry struct {
 	tool   Tool
 	schema *jsonschema.Schema // nil for a schema-less tool
+	params json.RawMessage    // the schema compacted once for views; nil for a schema-less tool
 	limits Limits
 	seq    uint64 // registration sequence number, increasing
 }
@@ -247,6 +249,13 @@ func (r *Registry) prepare(t Tool, index int) (*Entry, error) {
 			return nil, refuse("invalid parameters schema", err)
 		}
 		e.schema = sch
+		// Views embed the schema compacted (it goes on the wire and into
+		// prompts); compact it once here rather than in every view.
+		var c bytes.Buffer
+		if err := json.Compact(&c, t.Parameters); err != nil {
+			return nil, refuse("invalid parameters schema", fmt.Errorf("schema is not valid JSON: %v", err))
+		}
+		e.params = c.Bytes()
 	}
 	e.tool = t.clone()
 	return e, nil

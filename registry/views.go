@@ -240,13 +240,10 @@ func (o object) MarshalJSON() ([]byte, error) {
 		var raw []byte
 		switch v := p.v.(type) {
 		case json.RawMessage:
-			// Schemas are embedded compacted: a view is a copy for the wire (and
-			// for prompts, where whitespace costs tokens); the stored bytes stay as given.
-			var c bytes.Buffer
-			if err := json.Compact(&c, v); err != nil {
-				return nil, fmt.Errorf("field %q: %w", p.k, err)
-			}
-			raw = c.Bytes()
+			// Already compact: schemas are embedded as Entry.params, compacted
+			// at registration (a view is a copy for the wire and for prompts,
+			// where whitespace costs tokens; the stored bytes stay as given).
+			raw = v
 		case object:
 			b, err := v.MarshalJSON()
 			if err != nil {
@@ -287,16 +284,16 @@ func marshalPlain(v any) ([]byte, error) {
 
 func viewOne(e *Entry, f Format, name string) ([]byte, error) {
 	t := &e.tool
-	params := json.RawMessage(t.Parameters)
-	if !t.HasSchema() {
+	params := e.params
+	if params == nil {
 		params = emptySchema
 	}
 	var o object
 	switch f {
 	case FormatCanonical:
 		var p any
-		if t.HasSchema() {
-			p = json.RawMessage(t.Parameters)
+		if e.params != nil {
+			p = e.params
 		}
 		o = object{
 			{"type", "function"}, {"name", t.Name}, {"description", t.Description}, {"parameters", p},
