@@ -28,16 +28,18 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 )
 
 // Version is reported to clients and upstreams as the implementation version.
 const Version = "0.1.0"
 
-// Names of the meta-tools and the stats resource.
+// Names of the meta-tools (the rank package's, shared with the executor and
+// token accounting) and the stats resource.
 const (
-	FindToolName = "find_tool"
-	CallToolName = "call_tool"
+	FindToolName = rank.FindToolName
+	CallToolName = rank.CallToolName
 	StatsURI     = "toolselect://stats"
 )
 
@@ -86,7 +88,6 @@ type catalogCount struct {
 	gen    uint64
 	valid  bool
 	tokens int
-	bytes  int
 }
 
 // New checks the configuration and builds a Proxy. Nothing is started.

@@ -13,19 +13,14 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-var (
-	cl100kOnce sync.Once
-	cl100k     *rank.TokenCounter
-)
-
 // CountTokens counts the cl100k_base tokens of s offline, with the rank
-// package's token counter.
+// package's token counter (shared per process, its vocabulary loaded once).
 func CountTokens(s string) int {
-	cl100kOnce.Do(func() { cl100k, _ = rank.NewTokenCounter(rank.EncodingCl100k) })
-	if cl100k == nil {
+	tc, err := rank.NewTokenCounter(rank.EncodingCl100k)
+	if err != nil {
 		return len(s) / 4
 	}
-	return cl100k.Count(s)
+	return tc.Count(s)
 }
 
 // Stats is the proxy's statistics view (the toolselect://stats resource and
@@ -231,7 +226,7 @@ func (p *Proxy) Stats(ctx context.Context) Stats {
 	full := p.catalogTokens(entries, gen)
 	exposed, n := p.exposedTokens(ctx)
 	s.Tools.Exposed = n
-	s.Tokens = TokenStats{Tokenizer: "cl100k_base", FullCatalog: full, Exposed: exposed}
+	s.Tokens = TokenStats{Tokenizer: rank.EncodingCl100k, FullCatalog: full, Exposed: exposed}
 	if full > 0 {
 		s.Tokens.SavedPercent = round3(100 * (1 - float64(exposed)/float64(full)))
 	}
@@ -252,7 +247,7 @@ func (p *Proxy) catalogTokens(entries []*registry.Entry, gen uint64) int {
 	}
 	n := p.count(`{"tools":` + string(b) + `}`)
 	p.mu.Lock()
-	p.catalog = catalogCount{gen: gen, valid: true, tokens: n, bytes: len(b)}
+	p.catalog = catalogCount{gen: gen, valid: true, tokens: n}
 	p.mu.Unlock()
 	return n
 }
