@@ -15,18 +15,7 @@ import (
 // registers all of it: a catalog with a refused tool is a usage error, so the
 // commands never act on half a catalog. "-" reads standard input.
 func loadRegistry(env *cmdEnv, path string) (*registry.Registry, error) {
-	if path == "" {
-		return nil, errors.New("--catalog is required")
-	}
-	var (
-		tools []registry.Tool
-		err   error
-	)
-	if path == "-" {
-		tools, _, err = registry.ReadCatalog(env.stdin)
-	} else {
-		tools, _, err = registry.LoadCatalogFile(path)
-	}
+	tools, err := readCatalog(env, path)
 	if err != nil {
 		return nil, err
 	}
@@ -35,6 +24,20 @@ func loadRegistry(env *cmdEnv, path string) (*registry.Registry, error) {
 		return nil, fmt.Errorf("%s: %s", path, summarize(err, 3))
 	}
 	return reg, nil
+}
+
+// readCatalog reads the tools of --catalog: a file in any format the registry
+// detects, or standard input for "-".
+func readCatalog(env *cmdEnv, path string) ([]registry.Tool, error) {
+	if path == "" {
+		return nil, errors.New("--catalog is required")
+	}
+	if path == "-" {
+		tools, _, err := registry.ReadCatalog(env.stdin)
+		return tools, err
+	}
+	tools, _, err := registry.LoadCatalogFile(path)
+	return tools, err
 }
 
 // summarize flattens a joined error into one line, keeping the first n parts.

@@ -73,16 +73,7 @@ func parseInterleaved(env *cmdEnv, fs *flag.FlagSet, args []string) ([]string, i
 // loadRankRegistry reads a catalog into a registry. With skip, refused tools are
 // left out and reported on stderr, one line each; otherwise any refusal fails.
 func loadRankRegistry(env *cmdEnv, name, path string, skip bool) (*registry.Registry, int, bool) {
-	if path == "" {
-		return nil, fail(env, name, exitUsage, "--catalog is required"), false
-	}
-	var tools []registry.Tool
-	var err error
-	if path == "-" {
-		tools, _, err = registry.ReadCatalog(env.stdin)
-	} else {
-		tools, _, err = registry.LoadCatalogFile(path)
-	}
+	tools, err := readCatalog(env, path)
 	if err != nil {
 		return nil, fail(env, name, exitUsage, "%v", err), false
 	}
