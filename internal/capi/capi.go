@@ -97,15 +97,23 @@ func Recovered(p any) Result {
 	return Fail(ErrInternal, "toolselect: internal panic: %v\n%s", p, debug.Stack())
 }
 
-// Text checks a string argument that arrived from C: present and valid UTF-8.
-func Text(name string, b []byte, present bool) (string, *Result) {
+// checkText is the check every string argument from C gets: present and valid UTF-8.
+func checkText(name string, b []byte, present bool) *Result {
 	if !present {
 		r := Fail(ErrArgument, "%s is NULL", name)
-		return "", &r
+		return &r
 	}
 	if !utf8.Valid(b) {
 		r := Fail(ErrArgument, "%s is not valid UTF-8", name)
-		return "", &r
+		return &r
+	}
+	return nil
+}
+
+// Text checks a string argument that arrived from C: present and valid UTF-8.
+func Text(name string, b []byte, present bool) (string, *Result) {
+	if r := checkText(name, b, present); r != nil {
+		return "", r
 	}
 	return string(b), nil
 }
@@ -113,13 +121,8 @@ func Text(name string, b []byte, present bool) (string, *Result) {
 // JSON checks a JSON argument that arrived from C: present, valid UTF-8 and
 // well-formed JSON, and decodes it into v (nil v only checks).
 func JSON(name string, b []byte, present bool, v any) *Result {
-	if !present {
-		r := Fail(ErrArgument, "%s is NULL", name)
-		return &r
-	}
-	if !utf8.Valid(b) {
-		r := Fail(ErrArgument, "%s is not valid UTF-8", name)
-		return &r
+	if r := checkText(name, b, present); r != nil {
+		return r
 	}
 	if !json.Valid(b) {
 		r := Fail(ErrArgument, "%s is not valid JSON%s", name, syntaxHint(b))

@@ -30,9 +30,6 @@ func (k Kind) String() string {
 	return "object"
 }
 
-// closer is implemented by handle targets that own resources to release.
-type closer interface{ close() }
-
 // handles maps integer handles to Go objects. Handles start at 1 and are
 // never reused, so a stale handle is always reported as closed rather than
 // silently reaching a newer object. No Go pointer ever crosses into C.
@@ -57,13 +54,11 @@ func (t *handles) add(k Kind, v any) uint64 {
 	return t.next
 }
 
-func (t *handles) get(h uint64, k Kind) (any, *Result) {
-	t.mu.RLock()
+// lookupLocked finds handle h of kind k; the caller holds t.mu.
+func (t *handles) lookupLocked(h uint64, k Kind) (any, *Result) {
 	s, ok := t.m[h]
-	next := t.next
-	t.mu.RUnlock()
 	if !ok {
-		r := Fail(ErrHandle, "%s", t.missing(h, k, next))
+		r := Fail(ErrHandle, "%s", t.missing(h, k))
 		return nil, &r
 	}
 	if s.kind != k {
@@ -73,11 +68,17 @@ func (t *handles) get(h uint64, k Kind) (any, *Result) {
 	return s.v, nil
 }
 
-func (t *handles) missing(h uint64, k Kind, next uint64) string {
+func (t *handles) get(h uint64, k Kind) (any, *Result) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.lookupLocked(h, k)
+}
+
+func (t *handles) missing(h uint64, k Kind) string {
 	if h == 0 {
 		return fmt.Sprintf("%s handle is 0 (no object)", k)
 	}
-	if h <= next {
+	if h <= t.next {
 		return fmt.Sprintf("%s handle %d is closed", k, h)
 	}
 	return fmt.Sprintf("unknown %s handle %d", k, h)
@@ -86,21 +87,11 @@ func (t *handles) missing(h uint64, k Kind, next uint64) string {
 // remove closes a handle of kind k; closing it again is an ErrHandle error.
 func (t *handles) remove(h uint64, k Kind) Result {
 	t.mu.Lock()
-	s, ok := t.m[h]
-	next := t.next
-	if ok && s.kind == k {
-		delete(t.m, h)
+	defer t.mu.Unlock()
+	if _, r := t.lookupLocked(h, k); r != nil {
+		return *r
 	}
-	t.mu.Unlock()
-	if !ok {
-		return Fail(ErrHandle, "%s", t.missing(h, k, next))
-	}
-	if s.kind != k {
-		return Fail(ErrHandle, "handle %d is a %s, not a %s", h, s.kind, k)
-	}
-	if c, ok := s.v.(closer); ok {
-		c.close()
-	}
+	delete(t.m, h)
 	return Ok(struct{}{})
 }
 

@@ -106,7 +106,7 @@ func RegistryLoadCatalog(h uint64, data []byte, present bool) Result {
 	if r != nil {
 		return *r
 	}
-	if _, r := Text("catalog", data, present); r != nil {
+	if r := checkText("catalog", data, present); r != nil {
 		return *r
 	}
 	tools, format, err := registry.ParseCatalog(data)
@@ -178,7 +178,7 @@ func RegistryValidate(h uint64, tool []byte, toolPresent bool, args []byte, args
 	if r != nil {
 		return *r
 	}
-	if _, r := Text("args_json", args, argsPresent); r != nil {
+	if r := checkText("args_json", args, argsPresent); r != nil {
 		return *r
 	}
 	e, ok := reg.Lookup(name)
