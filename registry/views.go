@@ -188,40 +188,39 @@ func (r *Registry) ViewOf(entries []*Entry, f Format) ([]byte, error) {
 // ViewItems returns each entry's view as its own JSON object.
 func (r *Registry) ViewItems(entries []*Entry, f Format) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, len(entries))
+	var w viewWriter
 	for i, e := range entries {
-		b, err := viewOne(e, f, r.ProviderName(f, e.tool.Name))
-		if err != nil {
+		if err := w.view(e, f, r.ProviderName(f, e.tool.Name)); err != nil {
 			return nil, err
 		}
-		out[i] = b
+		out[i] = bytes.Clone(w.buf.Bytes())
+		w.buf.Reset()
 	}
 	return out, nil
 }
 
 // MarshalView writes entries in format f. rename maps canonical names to the
-// provider's (nil keeps names). Parameter schemas are embedded byte for byte.
+// provider's (nil keeps names). Parameter schemas are embedded compacted.
 func MarshalView(entries []*Entry, f Format, rename func(string) string) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteByte('[')
+	var w viewWriter
+	w.buf.WriteByte('[')
 	for i, e := range entries {
 		if i > 0 {
-			buf.WriteByte(',')
+			w.buf.WriteByte(',')
 		}
 		name := e.tool.Name
 		if rename != nil {
 			name = rename(name)
 		}
-		b, err := viewOne(e, f, name)
-		if err != nil {
+		if err := w.view(e, f, name); err != nil {
 			return nil, err
 		}
-		buf.Write(b)
 	}
-	buf.WriteByte(']')
-	return buf.Bytes(), nil
+	w.buf.WriteByte(']')
+	return w.buf.Bytes(), nil
 }
 
-// object writes a JSON object from ordered key/value pairs; a nil value is skipped.
+// object is a JSON object as ordered key/value pairs; a nil value is skipped.
 type object []kv
 
 type kv struct {
@@ -229,60 +228,64 @@ type kv struct {
 	v any
 }
 
-func (o object) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteByte('{')
+// viewWriter writes views into one buffer, through one encoder.
+type viewWriter struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+// object writes o. A json.RawMessage value is written as is: it is a schema
+// compacted at registration (Entry.params).
+func (w *viewWriter) object(o object) error {
+	w.buf.WriteByte('{')
 	first := true
 	for _, p := range o {
 		if p.v == nil {
 			continue
 		}
-		var raw []byte
-		switch v := p.v.(type) {
-		case json.RawMessage:
-			// Already compact: schemas are embedded as Entry.params, compacted
-			// at registration (a view is a copy for the wire and for prompts,
-			// where whitespace costs tokens; the stored bytes stay as given).
-			raw = v
-		case object:
-			b, err := v.MarshalJSON()
-			if err != nil {
-				return nil, err
-			}
-			raw = b
-		default:
-			b, err := marshalPlain(v)
-			if err != nil {
-				return nil, fmt.Errorf("field %q: %w", p.k, err)
-			}
-			raw = b
-		}
 		if !first {
-			buf.WriteByte(',')
+			w.buf.WriteByte(',')
 		}
 		first = false
-		k, _ := marshalPlain(p.k)
-		buf.Write(k)
-		buf.WriteByte(':')
-		buf.Write(raw)
+		if err := w.plain(p.k); err != nil {
+			return err
+		}
+		w.buf.WriteByte(':')
+		switch v := p.v.(type) {
+		case json.RawMessage:
+			w.buf.Write(v)
+		case object:
+			if err := w.object(v); err != nil {
+				return err
+			}
+		default:
+			if err := w.plain(v); err != nil {
+				return fmt.Errorf("field %q: %w", p.k, err)
+			}
+		}
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	w.buf.WriteByte('}')
+	return nil
 }
 
-// marshalPlain is json.Marshal without HTML escaping: views go to models and
-// people, for whom "&" reads better than "\u0026" (and costs fewer tokens).
-func marshalPlain(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+// plain writes v as json.Marshal would, without HTML escaping: views go to
+// models and people, for whom "&" reads better than "\u0026" (and costs fewer
+// tokens).
+func (w *viewWriter) plain(v any) error {
+	if w.enc == nil {
+		w.enc = json.NewEncoder(&w.buf)
+		w.enc.SetEscapeHTML(false)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	// Encode writes nothing on error, and ends the value with a newline.
+	if err := w.enc.Encode(v); err != nil {
+		return err
+	}
+	w.buf.Truncate(w.buf.Len() - 1)
+	return nil
 }
 
-func viewOne(e *Entry, f Format, name string) ([]byte, error) {
+// view writes one entry in format f under name.
+func (w *viewWriter) view(e *Entry, f Format, name string) error {
 	t := &e.tool
 	params := e.params
 	if params == nil {
@@ -327,9 +330,9 @@ func viewOne(e *Entry, f Format, name string) ([]byte, error) {
 			o = object{{"name", name}, {"description", t.Description}, {"inputSchema", params}, {"annotations", ann}}
 		}
 	default:
-		return nil, fmt.Errorf("unknown format %q", f)
+		return fmt.Errorf("unknown format %q", f)
 	}
-	return o.MarshalJSON()
+	return w.object(o)
 }
 
 func omitFalse(b bool) any {
