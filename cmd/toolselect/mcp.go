@@ -115,6 +115,30 @@ func (f *mcpFlags) logger(env *cmdEnv) (*slog.Logger, error) {
 	return slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: lvl})), nil
 }
 
+// start builds the proxy from the flags and imports the upstreams and
+// catalogs; "mcp" and "mcp stats" share it. On success the caller closes the
+// proxy; on failure the proxy is nil, the error has been printed under the
+// command's name and the exit code is returned.
+func (f *mcpFlags) start(ctx context.Context, env *cmdEnv, name string) (*mcpproxy.Proxy, *mcpproxy.Config, int) {
+	cfg, err := f.configure()
+	if err != nil {
+		return nil, nil, fail(env, name, exitUsage, "%v", err)
+	}
+	log, err := f.logger(env)
+	if err != nil {
+		return nil, nil, fail(env, name, exitUsage, "%v", err)
+	}
+	p, err := mcpproxy.New(cfg, &mcpproxy.Options{Logger: log})
+	if err != nil {
+		return nil, nil, fail(env, name, exitUsage, "%v", err)
+	}
+	if err := p.Start(ctx); err != nil {
+		p.Close()
+		return nil, nil, fail(env, name, exitUsage, "%v", err)
+	}
+	return p, cfg, exitOK
+}
+
 func runMCP(env *cmdEnv, args []string) int {
 	if len(args) > 0 && args[0] == "stats" {
 		return runMCPStats(env, args[1:])
@@ -128,24 +152,13 @@ func runMCP(env *cmdEnv, args []string) int {
 	if fs.NArg() > 0 {
 		return fail(env, "mcp", exitUsage, "unexpected argument %q (run \"toolselect mcp --help\")", fs.Arg(0))
 	}
-	cfg, err := f.configure()
-	if err != nil {
-		return fail(env, "mcp", exitUsage, "%v", err)
-	}
-	log, err := f.logger(env)
-	if err != nil {
-		return fail(env, "mcp", exitUsage, "%v", err)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	p, err := mcpproxy.New(cfg, &mcpproxy.Options{Logger: log})
-	if err != nil {
-		return fail(env, "mcp", exitUsage, "%v", err)
+	p, cfg, code := f.start(ctx, env, "mcp")
+	if p == nil {
+		return code
 	}
 	defer p.Close()
-	if err := p.Start(ctx); err != nil {
-		return fail(env, "mcp", exitUsage, "%v", err)
-	}
 	if cfg.Listen == "" {
 		if err := p.ServeStdio(ctx, env.stdin, env.stdout, f.drain); err != nil && ctx.Err() == nil {
 			return fail(env, "mcp", exitFailed, "%v", err)
@@ -157,7 +170,7 @@ func runMCP(env *cmdEnv, args []string) int {
 	if host != "" {
 		opts.AllowedHosts = []string{host}
 	}
-	err = p.ListenAndServe(ctx, cfg.Listen, opts, func(a net.Addr) {
+	err := p.ListenAndServe(ctx, cfg.Listen, opts, func(a net.Addr) {
 		fmt.Fprintf(env.stderr, "toolselect mcp: listening on http://%s/mcp\n", a)
 	})
 	if err != nil {
@@ -184,22 +197,11 @@ func runMCPStats(env *cmdEnv, args []string) int {
 		fmt.Fprintln(env.stdout, strings.TrimSpace(text))
 		return exitOK
 	}
-	cfg, err := f.configure()
-	if err != nil {
-		return fail(env, "mcp stats", exitUsage, "%v", err)
-	}
-	log, err := f.logger(env)
-	if err != nil {
-		return fail(env, "mcp stats", exitUsage, "%v", err)
-	}
-	p, err := mcpproxy.New(cfg, &mcpproxy.Options{Logger: log})
-	if err != nil {
-		return fail(env, "mcp stats", exitUsage, "%v", err)
+	p, _, code := f.start(ctx, env, "mcp stats")
+	if p == nil {
+		return code
 	}
 	defer p.Close()
-	if err := p.Start(ctx); err != nil {
-		return fail(env, "mcp stats", exitUsage, "%v", err)
-	}
 	b, _ := json.MarshalIndent(p.Stats(ctx), "", "  ")
 	fmt.Fprintln(env.stdout, string(b))
 	return exitOK
