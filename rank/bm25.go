@@ -148,6 +148,7 @@ type docTerms struct {
 
 	field int // field of the text being analysed
 	emit  func(w []byte)
+	dec   []byte // schemaText's decoding buffer
 }
 
 func newDocTerms() *docTerms {
@@ -234,7 +235,7 @@ func analyzeEntry(e *registry.Entry, d *docTerms) {
 	d.text(fieldTags, ns)
 	d.text(fieldDesc, t.Description)
 	if t.HasSchema() {
-		schemaText(t.Parameters,
+		schemaText(t.Parameters, &d.dec,
 			func(name []byte) { d.bytes(fieldParams, name) },
 			func(text []byte) { d.bytes(fieldParams, text) })
 	}

@@ -59,7 +59,8 @@ func ToolText(e *registry.Entry) string {
 			sb.WriteByte(' ')
 			sb.Write(s)
 		}
-		schemaText(t.Parameters, add, add)
+		var dec []byte
+		schemaText(t.Parameters, &dec, add, add)
 	}
 	return sb.String()
 }

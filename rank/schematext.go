@@ -3,6 +3,7 @@ package rank
 import (
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // schemaText extracts the words a JSON Schema contributes to a tool's
@@ -17,8 +18,10 @@ import (
 // schemas are always valid JSON.
 //
 // The callbacks receive the decoded string as bytes that are only valid during
-// the call (no copy is made for strings without escapes).
-func schemaText(raw []byte, names, texts func(s []byte)) {
+// the call (no copy is made for strings without escapes). Strings with escapes
+// are decoded into *buf, which callers analysing many schemas keep from call
+// to call; raw itself is never written to.
+func schemaText(raw []byte, buf *[]byte, names, texts func(s []byte)) {
 	type frame struct {
 		isObject   bool
 		propsOwner bool    // this object is the value of "properties" and similar
@@ -26,7 +29,6 @@ func schemaText(raw []byte, names, texts func(s []byte)) {
 	}
 	var stackArr [16]frame
 	stack := stackArr[:0]
-	var dec []byte // decoding buffer for strings with escapes
 	expectKey := false
 	pendingKey := keyOther // key whose value comes next (at the parent level)
 	for i := 0; i < len(raw); {
@@ -72,8 +74,7 @@ func schemaText(raw []byte, names, texts func(s []byte)) {
 			if top.isObject && expectKey {
 				if top.propsOwner {
 					top.key = keyOther
-					dec = jsonBytes(dec[:0], b, esc)
-					names(dec)
+					names(unescape(buf, b, esc))
 				} else {
 					top.key = classifyKey(b)
 				}
@@ -83,8 +84,7 @@ func schemaText(raw []byte, names, texts func(s []byte)) {
 			// A string value: in an object under key top.key, or in an array
 			// that is the value of key top.key.
 			if top.key == keyText {
-				dec = jsonBytes(dec[:0], b, esc)
-				texts(dec)
+				texts(unescape(buf, b, esc))
 			}
 			pendingKey = keyOther
 		default:
@@ -128,15 +128,31 @@ func readJSONString(b []byte) ([]byte, int, bool) {
 	return nil, 0, false
 }
 
-// jsonBytes decodes a raw JSON string body: raw itself when it holds no
-// escapes, else the decoded text appended to buf.
-func jsonBytes(buf, raw []byte, esc bool) []byte {
+// unescape decodes a raw JSON string body: raw itself when it holds no
+// escapes (or does not decode), else the decoded text in *buf. It decodes
+// as strconv.Unquote does, one character at a time, without allocating. *buf
+// must never alias raw: raw is a slice of the tool's schema, and appending to
+// it would overwrite the schema.
+func unescape(buf *[]byte, raw []byte, esc bool) []byte {
 	if !esc {
 		return raw
 	}
-	s, err := strconv.Unquote(`"` + string(raw) + `"`)
-	if err != nil || !utf8.ValidString(s) {
+	out := (*buf)[:0]
+	for s := unsafe.String(&raw[0], len(raw)); len(s) > 0; {
+		r, multibyte, rest, err := strconv.UnquoteChar(s, '"')
+		if err != nil || s[0] == '\n' {
+			return raw
+		}
+		if r < utf8.RuneSelf || !multibyte {
+			out = append(out, byte(r))
+		} else {
+			out = utf8.AppendRune(out, r)
+		}
+		s = rest
+	}
+	*buf = out
+	if !utf8.Valid(out) {
 		return raw
 	}
-	return append(buf, s...)
+	return out
 }

@@ -78,3 +78,34 @@ func TestBuildAllocations(t *testing.T) {
 		t.Fatalf("picks %v, err %v", picks, err)
 	}
 }
+
+// Indexing reads a schema in place; it must never write to it. A string
+// without escapes followed by one with escapes used to have the decoded
+// second string written over the first, inside the registry's schema.
+func TestSchemaTextLeavesSchemaIntact(t *testing.T) {
+	raw := []byte(`{"properties":{"city":{"description":"plain words here","title":"a \"quoted\" x"},"u\u00e9":{"enum":["one","t\"wo"]}}}`)
+	orig := string(raw)
+	var got []string
+	collect := func(s []byte) { got = append(got, string(s)) }
+	var buf []byte
+	schemaText(raw, &buf, collect, collect)
+	if string(raw) != orig {
+		t.Fatalf("schemaText modified its input:\n got %s\nwant %s", raw, orig)
+	}
+	want := []string{"city", "plain words here", `a "quoted" x`, "ué", "one", `t"wo`}
+	if !slices.Equal(got, want) {
+		t.Fatalf("schemaText read %q, want %q", got, want)
+	}
+
+	reg := registry.New(nil)
+	if err := reg.Register(registry.NewTool("weather", "Weather for a city.", []byte(orig))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Rank(context.Background(), reg, "weather in Paris", nil); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := reg.Get("weather")
+	if string(e.Def().Parameters) != orig {
+		t.Fatalf("ranking modified the registered schema:\n got %s\nwant %s", e.Def().Parameters, orig)
+	}
+}
