@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -243,10 +244,10 @@ func clip(s string, n int) string {
 		return s
 	}
 	head, tail := n/2, len(s)-n/2
-	for head > 0 && s[head]&0xC0 == 0x80 {
+	for head > 0 && !utf8.RuneStart(s[head]) {
 		head--
 	}
-	for tail < len(s) && s[tail]&0xC0 == 0x80 {
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
 		tail++
 	}
 	return s[:head] + " … " + s[tail:]
