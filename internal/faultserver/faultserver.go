@@ -135,16 +135,6 @@ var Faults = []Fault{
 	{Name: EchoAuthArgs, Does: "200, a call to an unknown tool whose args hold the Authorization header", Kind: "validation", Content: true, Secret: true},
 }
 
-// Lookup returns the fault called name.
-func Lookup(name string) (Fault, bool) {
-	for _, f := range Faults {
-		if f.Name == name {
-			return f, true
-		}
-	}
-	return Fault{}, false
-}
-
 // Options configures a Server.
 type Options struct {
 	// Latency is added before every answer (the load test's server time).
@@ -289,12 +279,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, fault string, re
 	case DelayHeaders:
 		s.sleep(r.Context(), s.opts.Stall)
 	case DelayBody:
-		full := completion(req.Model, contentOf(callsJSON([]call{weather("Paris")})), nil)
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", fmt.Sprint(len(full)))
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(full[:len(full)/2])
-		w.(http.Flusher).Flush()
+		writeHalf(w, parisCompletion(req.Model))
 		s.sleep(r.Context(), s.opts.Stall)
 	case Reset:
 		reset(w)
@@ -316,16 +301,11 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, fault string, re
 	case Status503:
 		openAIErr(503, "The engine is currently overloaded, please try again later")
 	case TruncatedJSON:
-		full := completion(req.Model, contentOf(callsJSON([]call{weather("Paris")})), nil)
+		full := parisCompletion(req.Model)
 		writeRaw(w, 200, "application/json", full[:len(full)/2])
 	case ShortBody:
-		full := completion(req.Model, contentOf(callsJSON([]call{weather("Paris")})), nil)
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", fmt.Sprint(len(full)))
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(full[:len(full)/2])
-		w.(http.Flusher).Flush()
 		// Returning with fewer bytes than announced makes net/http close the connection.
+		writeHalf(w, parisCompletion(req.Model))
 	case HugeBody, HugeChunked:
 		s.huge(w, r, fault == HugeBody)
 	case EmptyChoices:
@@ -479,6 +459,21 @@ func (s *Server) complete(w http.ResponseWriter, req *chatRequest, native bool, 
 			"function": map[string]any{"name": c.Tool, "arguments": string(c.Args)}}
 	}
 	writeRaw(w, 200, "application/json", completion(req.Model, nil, tcs))
+}
+
+// parisCompletion is the "ok" answer in the JSON contract, whole.
+func parisCompletion(model string) []byte {
+	return completion(model, contentOf(callsJSON([]call{weather("Paris")})), nil)
+}
+
+// writeHalf announces the whole body's Content-Length, sends its first half
+// and flushes it to the client.
+func writeHalf(w http.ResponseWriter, full []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", fmt.Sprint(len(full)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(full[:len(full)/2])
+	w.(http.Flusher).Flush()
 }
 
 func (s *Server) completeContent(w http.ResponseWriter, req *chatRequest, content string) {
