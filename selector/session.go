@@ -397,18 +397,20 @@ func (ss *Session) check(raw []rawCall) (valid []ToolCall, rejected []DroppedCal
 	for _, c := range raw {
 		e, ok := ss.byName[c.Tool]
 		if !ok {
-			// A provider-mapped name used in JSON mode still resolves to an offered tool.
-			if known, exists := ss.reg.Lookup(c.Tool); exists && ss.byName[known.Name()] == known {
-				e, ok = known, true
+			known, exists := ss.reg.Lookup(c.Tool)
+			switch {
+			case exists && ss.byName[known.Name()] == known:
+				// A provider-mapped name used in JSON mode still resolves to an offered tool.
+				e = known
+			case exists:
+				rejected = append(rejected, DroppedCall{Tool: c.Tool, Args: c.Args, Reason: DropNotOffered,
+					Message: fmt.Sprintf("tool %q was not offered (unsafe, not allowed for the caller's roles, lacking a required capability, or filtered out)", known.Name())})
+				continue
+			default:
+				rejected = append(rejected, DroppedCall{Tool: c.Tool, Args: c.Args, Reason: DropUnknownTool,
+					Message: fmt.Sprintf("tool %q is not registered", c.Tool)})
+				continue
 			}
-		}
-		if !ok {
-			reason, msg := DropUnknownTool, fmt.Sprintf("tool %q is not registered", c.Tool)
-			if known, exists := ss.reg.Lookup(c.Tool); exists {
-				reason, msg = DropNotOffered, fmt.Sprintf("tool %q was not offered (unsafe, not allowed for the caller's roles, lacking a required capability, or filtered out)", known.Name())
-			}
-			rejected = append(rejected, DroppedCall{Tool: c.Tool, Args: c.Args, Reason: reason, Message: msg})
-			continue
 		}
 		if err := e.ValidateArgs(c.Args); err != nil {
 			rejected = append(rejected, DroppedCall{Tool: c.Tool, Args: c.Args, Reason: DropInvalidArgs, Message: err.Error()})
