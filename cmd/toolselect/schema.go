@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 
 	"github.com/toolselect/toolselect/registry"
 )
@@ -17,13 +16,9 @@ func init() {
 }
 
 func runSchema(env *cmdEnv, args []string) int {
-	formats := make([]string, len(registry.Formats))
-	for i, f := range registry.Formats {
-		formats[i] = string(f)
-	}
 	fs := newFlags(env, "schema", "--catalog FILE [--format FORMAT] [--indent]")
 	catalog := fs.String("catalog", "", "tool catalog: canonical JSON/JSON Lines, OpenAI, Anthropic or MCP tools (\"-\" reads stdin)")
-	format := fs.String("format", "canonical", "output format: "+strings.Join(formats, "|"))
+	format := fs.String("format", "canonical", "output format: "+formatNames("|"))
 	indent := fs.Bool("indent", false, "indent the JSON output (default: one compact line)")
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code

@@ -200,12 +200,21 @@ func environMap(env *cmdEnv, names []string) map[string]string {
 	return m
 }
 
-// redactKey removes the configured API keys from s.
-func redactKey(s string, env *cmdEnv) string {
+// apiKeys returns the configured API keys worth redacting (4 bytes or more).
+func apiKeys(env *cmdEnv) []string {
+	var keys []string
 	for _, n := range []string{selector.EnvAPIKey, selector.EnvOpenAIAPIKey} {
 		if k := strings.TrimSpace(env.getenv(n)); len(k) >= 4 {
-			s = strings.ReplaceAll(s, k, "[REDACTED]")
+			keys = append(keys, k)
 		}
+	}
+	return keys
+}
+
+// redactKey removes the configured API keys from s.
+func redactKey(s string, env *cmdEnv) string {
+	for _, k := range apiKeys(env) {
+		s = strings.ReplaceAll(s, k, "[REDACTED]")
 	}
 	return s
 }
@@ -248,12 +257,6 @@ func cliLogger(env *cmdEnv, level string) (*slog.Logger, error) {
 	default:
 		return nil, fmt.Errorf("--log-level %q: want off, debug, info, warn or error", level)
 	}
-	var secrets []string
-	for _, n := range []string{selector.EnvAPIKey, selector.EnvOpenAIAPIKey} {
-		if k := strings.TrimSpace(env.getenv(n)); len(k) >= 4 {
-			secrets = append(secrets, k)
-		}
-	}
-	w := redactingWriter{w: env.stderr, secrets: secrets}
+	w := redactingWriter{w: env.stderr, secrets: apiKeys(env)}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
 }

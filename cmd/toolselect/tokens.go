@@ -18,7 +18,7 @@ func runTokens(env *cmdEnv, args []string) int {
 	fs := newFlags(env, "tokens", "--catalog FILE [--k N] [--format F] [--encoding E] [\"query\"]")
 	var f rankFlags
 	f.register(fs, 5, rank.DefaultMinScore)
-	format := fs.String("format", "openai", "provider format the tools are sent in: "+formatNames())
+	format := fs.String("format", "openai", "provider format the tools are sent in: "+formatNames(", "))
 	encoding := fs.String("encoding", rank.EncodingO200k, "token encoding: o200k_base or cl100k_base")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, code, ok := parseInterleaved(env, fs, args)
@@ -80,10 +80,11 @@ func runTokens(env *cmdEnv, args []string) int {
 	return exitOK
 }
 
-func formatNames() string {
-	var s []string
-	for _, f := range registry.Formats {
-		s = append(s, string(f))
+// formatNames lists the provider formats, joined by sep, for flag help.
+func formatNames(sep string) string {
+	s := make([]string, len(registry.Formats))
+	for i, f := range registry.Formats {
+		s[i] = string(f)
 	}
-	return strings.Join(s, ", ")
+	return strings.Join(s, sep)
 }
