@@ -31,19 +31,12 @@ type BM25Params struct {
 	Weights [numFields]float64
 	// B per field is the length normalisation (default 0.75, 0.75, 0.6, 0.3).
 	B [numFields]float64
-	// GroupBoost adds, to each tool, this fraction of the best score among
-	// the tools of its namespace (the part of the name before "__", "." or
-	// "/"), so the siblings of a strongly matching tool rise with it.
-	// It helps catalogs of MCP servers whose tasks need several tools of one
-	// server, and costs precision elsewhere. Default 0 (off).
-	GroupBoost float64
 }
 
 var defaultBM25 = BM25Params{
-	K1:         0.9,
-	Weights:    [numFields]float64{3, 1, 0.6, 0.5},
-	B:          [numFields]float64{0.75, 0.75, 0.6, 0.3},
-	GroupBoost: -1,
+	K1:      0.9,
+	Weights: [numFields]float64{3, 1, 0.6, 0.5},
+	B:       [numFields]float64{0.75, 0.75, 0.6, 0.3},
 }
 
 func (p BM25Params) withDefaults() BM25Params {
@@ -56,13 +49,6 @@ func (p BM25Params) withDefaults() BM25Params {
 	if p.B == ([numFields]float64{}) {
 		p.B = defaultBM25.B
 	}
-	if p.GroupBoost == 0 {
-		p.GroupBoost = defaultBM25.GroupBoost
-	}
-	if p.GroupBoost < 0 {
-		p.GroupBoost = 0
-	}
-
 	return p
 }
 
@@ -406,16 +392,12 @@ type bm25View struct {
 	params BM25Params
 	pos    []int32              // doc id -> catalog position, -1 when absent
 	norm   [][numFields]float32 // doc id -> weight_f / (1 - b_f + b_f*len_f/avg_f)
-	group  []int32              // doc id -> namespace group, -1 for none
-	member [][]uint32           // group -> doc ids
 	pool   sync.Pool            // *scratch
 }
 
 type scratch struct {
 	acc     []float32
 	touched []uint32
-	gmax    []float32
-	gseen   []int32
 }
 
 func newView(idx *bm25Index, entries []*registry.Entry, p BM25Params) *bm25View {
@@ -445,28 +427,8 @@ func newView(idx *bm25Index, entries []*registry.Entry, p BM25Params) *bm25View 
 			v.norm[id][f] = float32(p.Weights[f] / n)
 		}
 	}
-	v.group = make([]int32, len(idx.docs))
-	groups := map[string]int32{}
-	for id, e := range idx.docs {
-		v.group[id] = -1
-		if e == nil || v.pos[id] < 0 {
-			continue
-		}
-		ns, _ := splitNamespace(e.Name())
-		if ns == "" {
-			continue
-		}
-		g, ok := groups[ns]
-		if !ok {
-			g = int32(len(v.member))
-			groups[ns] = g
-			v.member = append(v.member, nil)
-		}
-		v.group[id] = g
-		v.member[g] = append(v.member[g], uint32(id))
-	}
-	n, ng := len(idx.docs), len(v.member)
-	v.pool.New = func() any { return &scratch{acc: make([]float32, n), gmax: make([]float32, ng)} }
+	n := len(idx.docs)
+	v.pool.New = func() any { return &scratch{acc: make([]float32, n)} }
 	return v
 }
 
@@ -558,42 +520,9 @@ func (v *bm25View) search(ctx context.Context, q *Query, k int, keep func(pos in
 		}
 	}
 	h := topK{k: k}
-	boost := float32(v.params.GroupBoost)
-	gseen := sc.gseen[:0]
-	if boost > 0 {
-		// The best score of each namespace group, then the members of the
-		// best groups join the candidates even with no match of their own.
-		for _, d := range touched {
-			if g := v.group[d]; g >= 0 {
-				if sc.gmax[g] == 0 {
-					gseen = append(gseen, g)
-				}
-				sc.gmax[g] = max(sc.gmax[g], acc[d])
-			}
-		}
-		best := topK{k: 3}
-		for _, g := range gseen {
-			if best.wants(sc.gmax[g], int(g)) {
-				best.push(sc.gmax[g], int(g), 0)
-			}
-		}
-		for _, it := range best.items {
-			for _, d := range v.member[it.pos] {
-				if acc[d] == 0 {
-					acc[d] = 1e-30 // a candidate through its group only
-					touched = append(touched, d)
-				}
-			}
-		}
-	}
 	for _, d := range touched {
 		s := acc[d]
 		acc[d] = 0
-		if boost > 0 {
-			if g := v.group[d]; g >= 0 {
-				s += boost * sc.gmax[g]
-			}
-		}
 		pos := v.pos[d]
 		if pos < 0 {
 			continue
@@ -606,14 +535,10 @@ func (v *bm25View) search(ctx context.Context, q *Query, k int, keep func(pos in
 		}
 		h.push(s, int(pos), d)
 	}
-	for _, g := range gseen {
-		sc.gmax[g] = 0
-	}
-	sc.gseen = gseen
 	sc.touched = touched
 	items := h.sorted()
 	hits := make([]Hit, len(items))
-	inv := 1 / (ideal * (1 + v.params.GroupBoost))
+	inv := 1 / ideal
 	for i, it := range items {
 		hits[i] = Hit{Pos: it.pos, Score: clamp01(float64(it.score) * inv)}
 		hits[i].Matched = v.matched(qts, it.doc)
