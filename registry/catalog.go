@@ -163,7 +163,7 @@ func unwrapToolsObject(raw json.RawMessage) (tools []json.RawMessage, ok bool, e
 		return nil, false, nil
 	}
 	if err := json.Unmarshal(list, &tools); err != nil {
-		return nil, false, fmt.Errorf("catalog member %s must be an array of tools, got %s", where, JSONKind(bytes.TrimSpace(list)))
+		return nil, false, fmt.Errorf("catalog member %s must be an array of tools, got %s", where, JSONKind(list))
 	}
 	return tools, true, nil
 }
