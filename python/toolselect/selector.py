@@ -220,6 +220,20 @@ class ToolSelector:
             text = bytes(text).decode("utf-8")
         if not isinstance(text, str):
             text = json.dumps(text)  # a list of dicts is accepted too
+        return text
+
+    def _registry_handle(self, source: Any) -> int:
+        """The native registry for a _schema_of result (runs in a worker
+        thread: compiling a large catalog takes a while). Schema text seen
+        before reuses its registry; new text is checked and compiled once."""
+        if isinstance(source, ToolRegistry):
+            return source.handle
+        text = source
+        with self._lock:
+            reg = self._registries.get(text)
+            if reg is not None:
+                self._registries.move_to_end(text)
+                return reg.handle
         try:
             parsed = json.loads(text)
         except ValueError as e:
@@ -227,19 +241,7 @@ class ToolSelector:
         if not isinstance(parsed, list):
             raise ValueError("tool_registry.get_tools_schema() must return a JSON array of "
                              '{"name","description","parameters"}')
-        return (text, bool(parsed))
-
-    def _registry_handle(self, source: Any) -> int:
-        """The native registry for a _schema_of result (runs in a worker
-        thread: compiling a large catalog takes a while)."""
-        if isinstance(source, ToolRegistry):
-            return source.handle
-        text, nonempty = source
-        with self._lock:
-            reg = self._registries.get(text)
-            if reg is not None:
-                self._registries.move_to_end(text)
-                return reg.handle
+        nonempty = bool(parsed)
         reg = ToolRegistry()
         try:
             if nonempty:
