@@ -138,9 +138,7 @@ def cstr(s: Arg) -> Optional[bytes]:
 def raw_call(name: str, *args: Any) -> "tuple[int, bytes]":
     """Call an export; return its code and body. The body is copied and the
     C string freed before this returns."""
-    fn: Callable[..., int] = getattr(lib(), name)
-    if _forked:
-        _check_fork()
+    fn: Callable[..., int] = getattr(lib(), name)  # lib() refuses a forked child
     out = c_void_p()
     rc = fn(*args, byref(out))
     p = out.value
@@ -152,21 +150,24 @@ def raw_call(name: str, *args: Any) -> "tuple[int, bytes]":
         _lib.toolselect_free(p)  # type: ignore[union-attr]
 
 
-def call(name: str, *args: Any) -> Any:
-    """Call an export and return its decoded JSON result, or raise the
-    matching :class:`~toolselect.errors.ToolSelectError`."""
+def _checked(name: str, *args: Any) -> bytes:
+    """Call an export and return its body, or raise the matching
+    :class:`~toolselect.errors.ToolSelectError`."""
     rc, body = raw_call(name, *args)
     if rc != 0:
         raise error_from_body(rc, body)
-    return json.loads(body)
+    return body
+
+
+def call(name: str, *args: Any) -> Any:
+    """Call an export and return its decoded JSON result, or raise the
+    matching :class:`~toolselect.errors.ToolSelectError`."""
+    return json.loads(_checked(name, *args))
 
 
 def call_text(name: str, *args: Any) -> str:
     """Like :func:`call` but returns the JSON result as text."""
-    rc, body = raw_call(name, *args)
-    if rc != 0:
-        raise error_from_body(rc, body)
-    return body.decode("utf-8")
+    return _checked(name, *args).decode("utf-8")
 
 
 def version() -> "dict[str, Any]":

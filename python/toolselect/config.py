@@ -121,8 +121,7 @@ class ToolSelectionConfig:
 
     def to_json(self) -> Dict[str, Any]:
         """The config as the C ABI's selector_new expects it."""
-        d = asdict(self)
-        return d
+        return asdict(self)
 
 
 def _int_range(name: str, value: Any, lo: int, hi: int) -> None:

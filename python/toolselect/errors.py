@@ -104,10 +104,9 @@ class LibraryNotFoundError(ToolSelectError, ImportError):
     code, kind = -2, "library"
 
 
-_BY_CODE: Dict[int, type] = {
-    1: ArgumentError, 2: HandleError, 3: UnknownToolError, 4: RegistrationError,
-    5: CancelledError, 6: InternalError, 7: PointerError,
-}
+_BY_CODE: Dict[int, type] = {cls.code: cls for cls in (
+    ArgumentError, HandleError, UnknownToolError, RegistrationError, CancelledError, InternalError, PointerError,
+)}
 
 
 def error_from_body(rc: int, body: bytes) -> ToolSelectError:

@@ -294,16 +294,12 @@ class ToolSelector:
 
         sel, reg, tok = await _native(prepare)
         try:
-            rc, body = await _native(_lib.raw_call, "toolselect_selector_select", sel, reg, request, tok)
+            return await _native(_lib.call, "toolselect_selector_select", sel, reg, request, tok)
         except asyncio.CancelledError:
             _lib.call("toolselect_cancel", tok)  # the worker thread returns promptly
             raise
         finally:
             _lib.call("toolselect_cancel_close", tok)
-        if rc != 0:
-            from .errors import error_from_body
-            raise error_from_body(rc, body)
-        return json.loads(body)
 
     # -- caller's client, sans-I/O ----------------------------------------------
 
@@ -345,9 +341,7 @@ class ToolSelector:
                 result = await asyncio.wait_for(fn(**kw), timeout)
             else:
                 # A plain method runs in a worker thread so it cannot block the loop.
-                loop = asyncio.get_running_loop()
-                result = await asyncio.wait_for(loop.run_in_executor(_executor(), functools.partial(fn, **kw)),
-                                                timeout)
+                result = await asyncio.wait_for(_native(functools.partial(fn, **kw)), timeout)
                 if inspect.isawaitable(result):
                     result = await asyncio.wait_for(result, timeout)
         except asyncio.TimeoutError:
