@@ -443,10 +443,13 @@ type queryTerm struct {
 func (v *bm25View) queryTerms(q *Query) ([]queryTerm, float64) {
 	var out []queryTerm
 	n := float64(v.idx.live)
-	ideal := 0.0
+	// Unknown query terms still count in the ideal score: a query whose words
+	// the catalog has never seen should not score high on the few it knows.
+	unknown := 0
 	for _, t := range q.Terms() {
 		tid, ok := v.idx.terms[t]
 		if !ok {
+			unknown++
 			continue
 		}
 		dup := false
@@ -467,15 +470,8 @@ func (v *bm25View) queryTerms(q *Query) ([]queryTerm, float64) {
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		out = append(out, queryTerm{term: t, id: tid, qtf: 1, idf: idf})
 	}
-	// Unknown query terms still count in the ideal score: a query whose words
-	// the catalog has never seen should not score high on the few it knows.
-	unknown := 0
-	for _, t := range q.Terms() {
-		if _, ok := v.idx.terms[t]; !ok {
-			unknown++
-		}
-	}
 	maxIDF := math.Log(1 + (n+0.5)/1.5)
+	ideal := 0.0
 	for _, qt := range out {
 		ideal += qtfWeight(qt.qtf) * qt.idf
 	}
