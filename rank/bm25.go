@@ -2,6 +2,7 @@ package rank
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"math"
 	"sort"
@@ -66,7 +67,14 @@ func NewBM25() *BM25 { return &BM25{} }
 // Name implements Scorer.
 func (s *BM25) Name() string { return "bm25" }
 
-func (s *BM25) stateKey() string { return "bm25" }
+// stateKey names the scorer's state in a Catalog. The view bakes the
+// parameters in, so scorers with other parameters keep views of their own.
+func (s *BM25) stateKey() string {
+	if p := s.Params.withDefaults(); p != defaultBM25 {
+		return fmt.Sprintf("bm25 %v", p)
+	}
+	return "bm25"
+}
 
 // Index returns the bm25 index of c, building or updating it on first use.
 func (s *BM25) index(c *Catalog) (*bm25View, error) {

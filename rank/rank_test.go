@@ -422,3 +422,31 @@ func TestScoreRanking(t *testing.T) {
 		t.Errorf("%+v", m)
 	}
 }
+
+// Each set of bm25 parameters ranks with its own view of a shared catalog:
+// a scorer with other weights must not reuse the default scorer's view.
+func TestBM25ParamsKeepTheirOwnView(t *testing.T) {
+	reg := testRegistry(t)
+	custom := &BM25{Params: BM25Params{Weights: [numFields]float64{0.1, 5, 0.6, 0.5}}}
+	o := &Options{MaxCandidates: 1, MinScore: -1, Debug: true}
+	def, err := Rank(context.Background(), reg, "weather forecast", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Scorer = custom
+	got, err := Rank(context.Background(), reg, "weather forecast", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := RankEntries(context.Background(), reg.Entries(), "weather forecast", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Score != alone[0].Score {
+		t.Fatalf("custom parameters on the shared ranker score %v, on their own %v (the default scores %v)",
+			got[0].Score, alone[0].Score, def[0].Score)
+	}
+	if got[0].Score == def[0].Score {
+		t.Fatalf("custom parameters score like the default: %v", got[0].Score)
+	}
+}
