@@ -100,8 +100,9 @@ type Options struct {
 	Selector Selector
 	// FindTool tunes the ranking behind the find_tool meta-tool (scorer, min
 	// score, related tools...). Its MaxCandidates comes from find_tool's
-	// limit, and its AllowUnsafe and Roles from this executor: find_tool never
-	// shows a tool the executor would refuse to run. nil means rank's defaults.
+	// limit, and its AllowUnsafe and Roles from this executor; its Filter
+	// also leaves out every tool the executor would refuse to run, so
+	// find_tool never shows one. nil means rank's defaults.
 	FindTool *rank.Options
 }
 

@@ -90,11 +90,13 @@ func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]Fou
 	if e.opts.FindTool != nil {
 		o = *e.opts.FindTool
 	}
-	o.AllowUnsafe, o.Roles = e.opts.AllowUnsafe, e.opts.Roles
+	o.AllowUnsafe, o.Roles, o.MaxCandidates = e.opts.AllowUnsafe, e.opts.Roles, limit
 	hidden := e.hiddenTools()
-	// Ask for enough candidates that the hidden ones cannot crowd out limit
-	// runnable tools.
-	o.MaxCandidates = limit + len(hidden)
+	filter := o.Filter
+	o.Filter = func(en *registry.Entry) bool {
+		_, no := hidden[en.Name()]
+		return !no && (filter == nil || filter(en))
+	}
 	picks, err := rank.For(e.reg).Rank(ctx, query, &o)
 	if err != nil {
 		return nil, err
@@ -104,7 +106,7 @@ func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]Fou
 		if len(out) == limit {
 			break
 		}
-		if _, no := hidden[p.Tool]; no || p.Entry == nil {
+		if p.Entry == nil {
 			continue
 		}
 		t := p.Entry.Def()

@@ -141,6 +141,32 @@ func TestFindToolOptions(t *testing.T) {
 	assert.Equal(t, []string{"weather_2", "send_email"}, names(found))
 }
 
+// The hidden tools are filtered before ranking, not after: a FindTool
+// reranker is shown runnable tools only, and no more than its usual top
+// (2 x limit) of them.
+func TestFindToolRerankerSeesOnlyRunnableTools(t *testing.T) {
+	var seen [][]string
+	rr := rerankFunc(func(_ context.Context, _ string, picks []rank.Pick) ([]rank.Pick, error) {
+		seen = append(seen, rank.Names(picks))
+		return picks, nil
+	})
+	ex, _ := metaFixture(t, &executor.Options{FindTool: &rank.Options{Reranker: rr, MinScore: -1}})
+	found, err := ex.FindTool(context.Background(), "weather radar and satellite images", 2)
+	require.NoError(t, err)
+	assert.Len(t, found, 2)
+	require.Len(t, seen, 1)
+	assert.LessOrEqual(t, len(seen[0]), 4, "%v", seen[0])
+	for _, h := range []string{"weather_station_reset", "weather_admin", "weather_unbound"} {
+		assert.NotContains(t, seen[0], h)
+	}
+}
+
+type rerankFunc func(ctx context.Context, query string, picks []rank.Pick) ([]rank.Pick, error)
+
+func (f rerankFunc) Rerank(ctx context.Context, query string, picks []rank.Pick) ([]rank.Pick, error) {
+	return f(ctx, query, picks)
+}
+
 func TestCallTool(t *testing.T) {
 	ctx := context.Background()
 	sink := &executor.SliceSink{}

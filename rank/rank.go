@@ -48,6 +48,9 @@ type Options struct {
 	Roles []string
 	// Capabilities a tool must all declare to be ranked (e.g. "streaming").
 	Capabilities []string
+	// Filter, if set, must return true for a tool to be ranked or added; it
+	// applies with the filters above, before scoring.
+	Filter func(*registry.Entry) bool
 	// Scorer orders the tools (default: a shared *BM25).
 	Scorer Scorer
 	// Timeout bounds scoring. When it runs out, the first MaxCandidates
@@ -276,7 +279,7 @@ func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Option
 		if only != nil && !only(pos) {
 			return false
 		}
-		return eligible(entries[pos].Def(), &o)
+		return eligible(entries[pos], &o)
 	}
 	var picks []Pick
 	taken := map[int]bool{}
@@ -405,7 +408,8 @@ func scoreReason(scorer string, h Hit) string {
 }
 
 // eligible applies the filters that run before scoring.
-func eligible(t *registry.Tool, o *Options) bool {
+func eligible(e *registry.Entry, o *Options) bool {
+	t := e.Def()
 	if !t.Safe && !o.AllowUnsafe {
 		return false
 	}
@@ -417,7 +421,7 @@ func eligible(t *registry.Tool, o *Options) bool {
 			return false
 		}
 	}
-	return true
+	return o.Filter == nil || o.Filter(e)
 }
 
 // Names returns the tool names of picks, in order.

@@ -273,7 +273,7 @@ func (r *Ranker) step(ctx context.Context, c *Catalog, turns []Turn, opts *StepO
 
 	scorerName := o.Scorer.Name()
 	extra := func(pos int, reason, source, relatedTo string) {
-		if taken[pos] || !eligible(entries[pos].Def(), &o) {
+		if taken[pos] || !eligible(entries[pos], &o) {
 			return
 		}
 		add(Pick{Tool: entries[pos].Name(), Reason: reason,
