@@ -144,7 +144,7 @@ func (s *Embedding) vectors(ctx context.Context, c *Catalog) (*embedState, error
 		for i, e := range c.entries {
 			if old != nil {
 				if vec, ok := old.byEntry[e]; ok {
-					st.vecs[i], st.byEntry[e] = vec, vec
+					st.vecs[i] = vec
 					continue
 				}
 			}
@@ -153,11 +153,8 @@ func (s *Embedding) vectors(ctx context.Context, c *Catalog) (*embedState, error
 			missTexts = append(missTexts, text)
 			missKeys = append(missKeys, CacheKey(s.Embedder.Model(), text))
 		}
-		if len(missPos) == 0 {
-			return st, nil
-		}
 		var cached [][]float32
-		if s.Cache != nil {
+		if s.Cache != nil && len(missKeys) > 0 {
 			var err error
 			if cached, err = s.Cache.Get(ctx, missKeys); err != nil {
 				return nil, fmt.Errorf("vector cache: %w", err)

@@ -17,37 +17,42 @@ func NewKeyword() Keyword { return Keyword{} }
 // Name implements Scorer.
 func (Keyword) Name() string { return "keyword" }
 
+// keywordState is the keyword scorer's per-catalog state: each tool's terms,
+// by catalog position and by entry (for the next catalog version to reuse).
 type keywordState struct {
-	docs []map[string]struct{} // by catalog position
+	docs    []map[string]struct{}
+	byEntry map[*registry.Entry]map[string]struct{}
 }
 
 // Score implements Scorer.
 func (k Keyword) Score(ctx context.Context, c *Catalog, q *Query, n int, keep func(pos int) bool) ([]Hit, error) {
 	v, err := c.State("keyword", func(prev any) (any, error) {
-		st := &keywordState{docs: make([]map[string]struct{}, len(c.entries))}
-		old := map[*registry.Entry]map[string]struct{}{}
-		if p, ok := prev.(*keywordPrev); ok {
+		st := &keywordState{
+			docs:    make([]map[string]struct{}, len(c.entries)),
+			byEntry: make(map[*registry.Entry]map[string]struct{}, len(c.entries)),
+		}
+		var old map[*registry.Entry]map[string]struct{}
+		if p, ok := prev.(*keywordState); ok {
 			old = p.byEntry
 		}
 		d := newDocTerms()
 		for i, e := range c.entries {
-			if m, ok := old[e]; ok {
-				st.docs[i] = m
-				continue
+			m, ok := old[e]
+			if !ok {
+				analyzeEntry(e, d)
+				m = make(map[string]struct{}, len(d.order))
+				for _, t := range d.order {
+					m[d.term(t)] = struct{}{}
+				}
 			}
-			analyzeEntry(e, d)
-			m := make(map[string]struct{}, len(d.order))
-			for _, t := range d.order {
-				m[d.term(t)] = struct{}{}
-			}
-			st.docs[i] = m
+			st.docs[i], st.byEntry[e] = m, m
 		}
-		return &keywordPrev{state: st, byEntry: byEntry(c.entries, st.docs)}, nil
+		return st, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	st := v.(*keywordPrev).state
+	st := v.(*keywordState)
 	terms := uniq(q.Terms())
 	if len(terms) == 0 || n <= 0 {
 		return nil, nil
@@ -85,19 +90,6 @@ func (k Keyword) Score(ctx context.Context, c *Catalog, q *Query, n int, keep fu
 		}
 	}
 	return hits, nil
-}
-
-type keywordPrev struct {
-	state   *keywordState
-	byEntry map[*registry.Entry]map[string]struct{}
-}
-
-func byEntry(entries []*registry.Entry, docs []map[string]struct{}) map[*registry.Entry]map[string]struct{} {
-	m := make(map[*registry.Entry]map[string]struct{}, len(entries))
-	for i, e := range entries {
-		m[e] = docs[i]
-	}
-	return m
 }
 
 func uniq(terms []string) []string {
