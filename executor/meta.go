@@ -26,8 +26,8 @@ const (
 
 // Limits of find_tool's limit argument.
 const (
-	DefaultFindLimit = 5
-	MaxFindLimit     = 50
+	DefaultFindLimit = rank.DefaultFindLimit
+	MaxFindLimit     = rank.MaxFindLimit
 )
 
 // FoundTool is one find_tool result.

@@ -11,14 +11,16 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolselect/toolselect/rank"
 )
 
 // Defaults used when a Config leaves a field at its zero value.
 const (
 	DefaultSeparator = "__"
 	DefaultTimeout   = 30 * time.Second
-	DefaultFindLimit = 5
-	MaxFindLimit     = 50
+	DefaultFindLimit = rank.DefaultFindLimit
+	MaxFindLimit     = rank.MaxFindLimit
 )
 
 // Upstream describes one MCP server the proxy connects to: either a command

@@ -7,37 +7,26 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolselect/toolselect/rank"
 )
 
-const findToolSchema = `{"type":"object","properties":{` +
-	`"query":{"type":"string","minLength":1,"description":"What you want to do, in a few words (e.g. \"read a file\", \"add two numbers\")."},` +
-	`"limit":{"type":"integer","minimum":1,"maximum":50,"default":5,"description":"How many tools to return."}` +
-	`},"required":["query"],"additionalProperties":false}`
-
-const callToolSchema = `{"type":"object","properties":{` +
-	`"name":{"type":"string","minLength":1,"description":"The tool's name exactly as find_tool returned it."},` +
-	`"arguments":{"type":"object","description":"The tool's arguments, matching the inputSchema find_tool returned."}` +
-	`},"required":["name"],"additionalProperties":false}`
-
+// The meta-tools are served with rank's definitions (the one text shared with
+// the executor and token accounting), plus MCP's title and annotations.
 func findToolDef() *mcp.Tool {
+	t := rank.FindToolTool()
 	return &mcp.Tool{
-		Name:  FindToolName,
-		Title: "Find a tool",
-		Description: "Search the catalog of available tools. Returns the best matching tools with their name, " +
-			"description, inputSchema and a relevance score (0..1). Call a result with call_tool.",
-		InputSchema: json.RawMessage(findToolSchema),
+		Name:        t.Name,
+		Title:       "Find a tool",
+		Description: t.Description,
+		InputSchema: t.Parameters,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}
 }
 
 func callToolDef() *mcp.Tool {
-	return &mcp.Tool{
-		Name:  CallToolName,
-		Title: "Call a tool",
-		Description: "Call a tool found with find_tool. The arguments are validated against the tool's inputSchema " +
-			"first; violations come back as an error you can fix and retry. The tool's own result is returned unchanged.",
-		InputSchema: json.RawMessage(callToolSchema),
-	}
+	t := rank.CallToolTool()
+	return &mcp.Tool{Name: t.Name, Title: "Call a tool", Description: t.Description, InputSchema: t.Parameters}
 }
 
 // metaArgs decodes a meta-tool's arguments strictly.
@@ -56,7 +45,7 @@ func (p *Proxy) handleFind(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		Limit *int    `json:"limit"`
 	}
 	if err := metaArgs(req.Params.Arguments, &in); err != nil {
-		return errorResult("invalid arguments for find_tool: "+err.Error()+`. Expected {"query": string, "limit"?: integer 1..50}.`,
+		return errorResult(fmt.Sprintf(`invalid arguments for find_tool: %v. Expected {"query": string, "limit"?: integer 1..%d}.`, err, MaxFindLimit),
 			map[string]any{"error": "invalid_arguments", "tool": FindToolName}), nil
 	}
 	if in.Query == nil || strings.TrimSpace(*in.Query) == "" {

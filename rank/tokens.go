@@ -161,20 +161,24 @@ func (t *TokenCounter) Report(catalog, selected []*registry.Entry, f registry.Fo
 const (
 	FindToolName = "find_tool"
 	CallToolName = "call_tool"
+	// DefaultFindLimit is how many tools find_tool returns when no limit is given.
+	DefaultFindLimit = 5
+	// MaxFindLimit is the most tools one find_tool call returns.
+	MaxFindLimit = 50
 )
 
 // FindToolTool is the definition of find_tool.
 func FindToolTool() registry.Tool {
 	return registry.NewTool(FindToolName,
-		"Search the tool catalog for tools that can do a task. Returns up to `limit` tools, best first, each with its name, description, parameters (JSON Schema) and a relevance score from 0 to 1. Call it before call_tool when you do not know which tool to use.",
+		"Search the tool catalog for tools that can do a task. Returns up to `limit` tools, best first, each with its name, description, the JSON Schema of its arguments and a relevance score from 0 to 1. Call it before call_tool when you do not know which tool to use.",
 		json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"What you want to do, in a few words (e.g. \"convert a Word document to PDF\")."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":5,"description":"How many tools to return (default 5)."}},"required":["query"],"additionalProperties":false}`))
 }
 
 // CallToolTool is the definition of call_tool.
 func CallToolTool() registry.Tool {
 	return registry.NewTool(CallToolName,
-		"Call a tool found with find_tool. The arguments are checked against the tool's parameters schema before the tool runs; an invalid call returns the violations to fix.",
-		json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The tool's name exactly as find_tool returned it."},"arguments":{"type":"object","description":"The tool's arguments, matching its parameters schema.","additionalProperties":true}},"required":["name","arguments"],"additionalProperties":false}`))
+		"Call a tool found with find_tool. The arguments are checked against the tool's schema before the tool runs; an invalid call returns the violations to fix.",
+		json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The tool's name exactly as find_tool returned it."},"arguments":{"type":"object","description":"The tool's arguments, matching its schema.","additionalProperties":true}},"required":["name","arguments"],"additionalProperties":false}`))
 }
 
 // MetaTools returns the definitions of find_tool and call_tool.
