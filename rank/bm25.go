@@ -147,6 +147,7 @@ type docTerms struct {
 
 func newDocTerms() *docTerms {
 	d := &docTerms{word: make(map[string]int32, 1024), ids: make(map[string]int32, 1024)}
+	d.tk.glosses = map[string]string{}
 	d.emit = d.addWord
 	return d
 }

@@ -52,7 +52,7 @@ func TestTerms(t *testing.T) {
 		"getHTTPResponse2":        {"get", "http", "respons", "2"},
 		"weather.get_forecast":    {"weather", "get", "forecast"},
 		"The running of the dogs": {"run", "dog"},
-		"搜索关键词":                   {"搜索", "索关", "关键", "键词"},
+		"搜索关键词":                   {"搜索", "索关", "关键", "键词", "search", "keyword"},
 	} {
 		if got := Terms(in); !slices.Equal(got, want) {
 			t.Errorf("Terms(%q) = %q, want %q", in, got, want)

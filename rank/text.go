@@ -5,8 +5,11 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/kljensen/snowball/english"
+
+	"github.com/toolselect/toolselect/rank/internal/cedict"
 )
 
 // The analyser turns text into index terms. It is shared by the index and the
@@ -19,7 +22,11 @@ import (
 //     stemmed with the Snowball English stemmer (stems are cached);
 //   - runs of CJK characters (Han, Hiragana, Katakana, Hangul), which carry no
 //     spaces, become overlapping character bigrams ("搜索关键" -> 搜索 索关 关键),
-//     the usual choice of CJK full-text engines.
+//     the usual choice of CJK full-text engines;
+//   - runs holding Chinese characters are also split into dictionary words
+//     (longest match first) and each word adds its English gloss words, from
+//     CC-CEDICT (package rank/internal/cedict): a tool described in Chinese
+//     is found by an English query, and a Chinese query finds English tools.
 
 // stopwords is a small English list: function words that carry no topic.
 var stopwords = func() map[string]struct{} {
@@ -94,7 +101,15 @@ type tokenizer struct {
 	buf  []byte
 	cjk  []rune
 	pair []byte
+	han  []byte // the current CJK run as UTF-8, for the dictionary
+
+	// glosses caches the gloss words of Chinese runs (space-separated) when
+	// non-nil: catalogs repeat their Chinese phrases from tool to tool.
+	glosses map[string]string
 }
+
+// maxGlossCache bounds a tokenizer's gloss cache.
+const maxGlossCache = 1 << 14
 
 // words splits text into raw lower-cased words (no stopword removal, no
 // stemming), calling emit for each; w is only valid during the call. CJK runs
@@ -117,7 +132,67 @@ func (tk *tokenizer) flushCJK(emit func(w []byte)) {
 			emit(tk.pair)
 		}
 	}
+	tk.glossHan(emit)
 	tk.cjk = cjk[:0]
+}
+
+// glossHan emits the English gloss words of the Chinese words in the current
+// CJK run, if it holds any Chinese character.
+func (tk *tokenizer) glossHan(emit func(w []byte)) {
+	han := false
+	for _, r := range tk.cjk {
+		if unicode.Is(unicode.Han, r) {
+			han = true
+			break
+		}
+	}
+	if !han {
+		return
+	}
+	tk.han = tk.han[:0]
+	for _, r := range tk.cjk {
+		tk.han = utf8.AppendRune(tk.han, r)
+	}
+	if tk.glosses == nil {
+		tk.segment(func(g string) { tk.emitWords(g, emit) })
+		return
+	}
+	gloss, ok := tk.glosses[string(tk.han)]
+	if !ok {
+		var sb strings.Builder
+		tk.segment(func(g string) {
+			if sb.Len() > 0 {
+				sb.WriteByte(' ')
+			}
+			sb.WriteString(g)
+		})
+		gloss = sb.String()
+		if len(tk.glosses) < maxGlossCache {
+			tk.glosses[string(tk.han)] = gloss
+		}
+	}
+	tk.emitWords(gloss, emit)
+}
+
+// segment calls f with the gloss of each dictionary word of tk.han.
+func (tk *tokenizer) segment(f func(gloss string)) {
+	// The run is only read during Segment, and tk.han is not touched until
+	// Segment returns.
+	cedict.Segment(unsafe.String(unsafe.SliceData(tk.han), len(tk.han)), func(_, gloss string) { f(gloss) })
+}
+
+// emitWords emits the space-separated words of s.
+func (tk *tokenizer) emitWords(s string, emit func(w []byte)) {
+	for len(s) > 0 {
+		w := s
+		if sp := strings.IndexByte(s, ' '); sp >= 0 {
+			w, s = s[:sp], s[sp+1:]
+		} else {
+			s = ""
+		}
+		tk.pair = append(tk.pair[:0], w...)
+		emit(tk.pair)
+	}
 }
 
 func (tk *tokenizer) flush(emit func(w []byte)) {

@@ -38,8 +38,8 @@ func TestTokenizerBoundaries(t *testing.T) {
 		"XMLHttpRequest":   {"xml", "http", "request"},
 		"ÉTATSUnis":        {"états", "unis"},
 		"über9Ü":           {"über", "9", "ü"},
-		"a日b本c":            {"a", "日", "b", "本", "c"},
-		"名前Name2x":         {"名前", "name", "2", "x"},
+		"aあbいc":            {"a", "あ", "b", "い", "c"},
+		"なまえName2x":        {"なま", "まえ", "name", "2", "x"},
 		"sha256_v2beta":    {"sha", "256", "v", "2", "beta"},
 		"foo-bar/baz.qux":  {"foo", "bar", "baz", "qux"},
 		"HTTPServer ABCDe": {"http", "server", "abc", "de"},
@@ -48,6 +48,55 @@ func TestTokenizerBoundaries(t *testing.T) {
 		words(in, func(w []byte) { got = append(got, string(w)) })
 		if !slices.Equal(got, want) {
 			t.Errorf("words(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestTermsChineseGlosses: a run of Chinese characters gives its bigrams and
+// then the English gloss words of its dictionary words, so English and
+// Chinese text meet on the same terms.
+func TestTermsChineseGlosses(t *testing.T) {
+	got := Terms("获取微博热搜榜")
+	for _, want := range []string{"获取", "微博", "热搜", "搜榜", "get", "weibo", "microblog", "popular", "search"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Terms(获取微博热搜榜) = %q, want it to hold %q", got, want)
+		}
+	}
+	// Traditional characters are glossed too; kana and hangul are not.
+	if got := Terms("新聞"); !slices.Contains(got, "news") {
+		t.Errorf("Terms(新聞) = %q, want news among them", got)
+	}
+	if got := Terms("テスト 뉴스"); !slices.Equal(got, []string{"テス", "スト", "뉴스"}) {
+		t.Errorf("Terms(テスト 뉴스) = %q, want only the bigrams", got)
+	}
+}
+
+// TestRankAcrossLanguages: an English query finds a tool described only in
+// Chinese, and a Chinese query finds a tool described only in English.
+func TestRankAcrossLanguages(t *testing.T) {
+	reg := registry.New(nil)
+	for _, tl := range []registry.Tool{
+		registry.NewTool("hub__get_weibo", "获取微博热搜榜，包含时事热点、娱乐新闻及网络热议话题", []byte(`{"type":"object"}`)),
+		registry.NewTool("hub__get_recipes", "根据菜谱名称查询菜谱的完整详情，包括食材、步骤", []byte(`{"type":"object"}`)),
+		registry.NewTool("geo__weather", "Get the weather forecast for a city.", []byte(`{"type":"object"}`)),
+		registry.NewTool("geo__route", "Plan a driving route between two places.", []byte(`{"type":"object"}`)),
+	} {
+		if err := reg.Register(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := New(reg)
+	for query, want := range map[string]string{
+		"what are the trending topics and entertainment news": "hub__get_weibo",
+		"which ingredients and steps does this recipe need":   "hub__get_recipes",
+		"明天北京的天气预报":                                           "geo__weather",
+	} {
+		picks, err := r.Rank(context.Background(), query, &Options{MaxCandidates: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(picks) != 1 || picks[0].Tool != want {
+			t.Errorf("Rank(%q) = %v, want %s first", query, picks, want)
 		}
 	}
 }

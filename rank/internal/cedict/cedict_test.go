@@ -1,0 +1,83 @@
+package cedict
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestGloss(t *testing.T) {
+	for word, want := range map[string]string{
+		"新闻": "news", // simplified
+		"新聞": "news", // traditional
+		"搜索": "search",
+		"天气": "weather",
+	} {
+		if g := Gloss(word); !slices.Contains(strings.Fields(g), want) {
+			t.Errorf("Gloss(%s) = %q, want it to hold %q", word, g, want)
+		}
+	}
+	for _, word := range []string{"", "news", "ニュース", "新闻新闻新闻"} {
+		if g := Gloss(word); g != "" {
+			t.Errorf("Gloss(%q) = %q, want none", word, g)
+		}
+	}
+}
+
+func TestSegmentLongestMatch(t *testing.T) {
+	var got []string
+	Segment("获取微博热搜榜", func(word, gloss string) {
+		if gloss == "" || gloss != Gloss(word) {
+			t.Errorf("Segment gave %s with gloss %q, Gloss says %q", word, gloss, Gloss(word))
+		}
+		got = append(got, word)
+	})
+	if want := []string{"获取", "微博", "热搜", "榜"}; !slices.Equal(got, want) {
+		t.Errorf("Segment(获取微博热搜榜) = %q, want %q", got, want)
+	}
+	// Characters that start no word are skipped, whatever they are.
+	got = got[:0]
+	Segment("ニ新闻ス", func(word, _ string) { got = append(got, word) })
+	if want := []string{"新闻"}; !slices.Equal(got, want) {
+		t.Errorf("Segment(ニ新闻ス) = %q, want %q", got, want)
+	}
+	Segment("", func(word, _ string) { t.Errorf("Segment(\"\") gave %q", word) })
+}
+
+// TestTableSorted guards the binary search: the embedded table must be
+// sorted by headword, with no repeated headword and no empty gloss.
+func TestTableSorted(t *testing.T) {
+	tb := load()
+	if len(tb.start) < 100000 {
+		t.Fatalf("table has %d headwords, want the whole dictionary", len(tb.start))
+	}
+	prev := ""
+	for i := range tb.start {
+		h := tb.data[tb.start[i]:tb.tab[i]]
+		if h <= prev {
+			t.Fatalf("headword %d %q after %q: not sorted", i, h, prev)
+		}
+		prev = h
+	}
+}
+
+func BenchmarkSegment(b *testing.B) {
+	text := "获取微博热搜榜包含时事热点社会现象娱乐新闻明星动态及网络热议话题的实时热门中文资讯"
+	load()
+	b.ReportAllocs()
+	for b.Loop() {
+		Segment(text, func(string, string) {})
+	}
+}
+
+// BenchmarkUnpack measures the one-time cost of the first Chinese text: the
+// table's decompression and line index.
+func BenchmarkUnpack(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		once = sync.Once{}
+		loaded = nil
+		load()
+	}
+}
