@@ -123,6 +123,27 @@ func BenchmarkQuery(b *testing.B) {
 	}
 }
 
+// BenchmarkPrerequisites measures the prerequisites of every tool of a
+// catalog. A ranking only works out those of its top picks, on first use;
+// this is the most a catalog version can ever spend on them.
+func BenchmarkPrerequisites(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			entries, _ := benchCatalog(b, n)
+			Terms("中文") // unpack the dictionary outside the timed loop
+			edges := 0
+			for b.Loop() {
+				x := newPrereqIndex(entries)
+				edges = 0
+				for pos := range entries {
+					edges += len(x.prereqsOf(pos))
+				}
+			}
+			b.ReportMetric(float64(edges), "edges")
+		})
+	}
+}
+
 // processCPU is the user and system CPU time the process has used.
 func processCPU() time.Duration {
 	var ru syscall.Rusage

@@ -36,10 +36,9 @@ func TestQualityTargets(t *testing.T) {
 		r10, ndcg float64
 	}{
 		{"bfcl", 0.88, 0.75},
-		// The target is 0.55; lexical ranking reaches about 0.48 here
-		// (a quarter of the gold tools have Chinese-only descriptions for
-		// English queries). The floor is just under today's figure.
-		{"livemcpbench", 0.47, 0},
+		// The target for livemcpbench is R@10 >= 0.55 (no NDCG
+		// target); Chinese glosses and prerequisites take it to 0.57.
+		{"livemcpbench", 0.55, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reg, qs := sharedData(t, tc.name)

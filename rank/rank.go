@@ -70,6 +70,10 @@ type Options struct {
 	RerankTop int
 	// NoExactName turns off putting a tool named in the input first.
 	NoExactName bool
+	// NoPrerequisites turns off prerequisites: by default each of the top
+	// three picks is followed by the sibling tools that yield a parameter it
+	// requires (see prereq.go). They count in MaxCandidates.
+	NoPrerequisites bool
 }
 
 func (o *Options) withDefaults() Options {
@@ -102,6 +106,7 @@ const (
 	SourceAlwaysActive = "always-active"
 	SourceTimeout      = "timeout"
 	SourceReranked     = "reranked"
+	SourcePrerequisite = "prerequisite"
 )
 
 // Pick is one ranked tool.
@@ -291,6 +296,30 @@ func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Option
 		picks = append(picks, p)
 	}
 	scorerName := o.Scorer.Name()
+	// Each of the first prereqTop exact or scored picks brings, right after
+	// it, the siblings that yield its required parameters.
+	var pre *prereqIndex
+	if !o.NoPrerequisites {
+		pre = prerequisites(c)
+	}
+	bringers := 0
+	addWithPrereqs := func(pos int, p Pick) {
+		add(pos, p)
+		if pre == nil || bringers >= prereqTop {
+			return
+		}
+		bringers++
+		for _, pr := range pre.prereqsOf(pos) {
+			if len(picks) >= o.MaxCandidates {
+				return
+			}
+			if taken[pr.pos] || !keep(pr.pos) {
+				continue
+			}
+			add(pr.pos, Pick{Score: p.Score, Reason: prereqReason(entries[pos].Name(), pr.params),
+				Provenance: Provenance{Scorer: scorerName, Source: SourcePrerequisite, RelatedTo: entries[pos].Name()}})
+		}
+	}
 
 	// 1. Tools named in the input.
 	if !o.NoExactName {
@@ -298,7 +327,7 @@ func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Option
 			if len(picks) >= o.MaxCandidates || taken[pos] || !keep(pos) {
 				continue
 			}
-			add(pos, Pick{Score: 1, Reason: "the input names this tool",
+			addWithPrereqs(pos, Pick{Score: 1, Reason: "the input names this tool",
 				Provenance: Provenance{Scorer: scorerName, Source: SourceExactName}})
 		}
 	}
@@ -363,7 +392,7 @@ func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Option
 				if !ok || taken[pos] {
 					continue
 				}
-				add(pos, p)
+				addWithPrereqs(pos, p)
 			}
 		}
 	}

@@ -46,6 +46,21 @@ func (e *Entry) Def() *Tool { return &e.tool }
 // Validated reports whether arguments to this tool are checked against a schema.
 func (e *Entry) Validated() bool { return e.schema != nil }
 
+// Required returns the names the schema's top-level "required" keyword
+// lists (through a top-level $ref when the schema has none of its own), read
+// from the compiled schema; nil for a schema-less tool. Callers must not
+// modify the slice.
+func (e *Entry) Required() []string {
+	s := e.schema
+	for depth := 0; s != nil && depth < 8; depth++ {
+		if len(s.Required) > 0 || s.Ref == nil {
+			return s.Required
+		}
+		s = s.Ref
+	}
+	return nil
+}
+
 // Seq is the entry's registration sequence number; a re-registered tool gets a new one.
 func (e *Entry) Seq() uint64 { return e.seq }
 

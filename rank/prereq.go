@@ -1,0 +1,178 @@
+package rank
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+// Prerequisites. A tool often needs an input that the user never gives and
+// a sibling tool yields: a map server's find_parking(latitude, longitude)
+// needs the coordinates that its geocode_address returns, a chat server's
+// post_message(channel_id) the id that list_channels returns. A query that
+// matches the first rarely names the second ("where can I park near the
+// Forbidden City?"), so the ranker adds it: when one of the top picks
+// requires a parameter, the sibling tools (same namespace) that yield it
+// come right after it.
+//
+// A sibling B yields the required parameter p of tool A when every term of
+// p's name (as the analyser splits and stems it; terms of three or more
+// characters) is in B's name or description, and B takes no parameter that
+// shares a term with p (reverse_geocode mentions latitude and longitude
+// because it takes them). A parameter that more than maxProducers siblings
+// seem to yield is too generic to say which one is meant ("data", "text"),
+// and adds none.
+const (
+	// prereqTop is how many of the top picks bring their prerequisites.
+	prereqTop = 3
+	// maxProducers is the most siblings that may yield one parameter.
+	maxProducers = 2
+)
+
+type prereq struct {
+	pos    int
+	params []string // the parameters it yields
+}
+
+// prereqIndex finds prerequisites for one catalog version. Only the top
+// picks of a query need theirs, so they are worked out on first use, per
+// tool and per (namespace, parameter), and remembered: building the index
+// costs one pass over the names.
+type prereqIndex struct {
+	entries []*registry.Entry
+	members map[string][]int // namespace -> positions, for namespaces of two tools or more
+	nsOf    []string         // position -> namespace
+
+	mu     sync.Mutex
+	terms  map[int]*toolTerms // position -> analysed terms
+	yields map[string][]int   // namespace + "\x00" + parameter -> producer positions
+	of     map[int][]prereq   // position -> prerequisites
+}
+
+// toolTerms are the terms prerequisites look at in one tool.
+type toolTerms struct {
+	text   map[string]bool // of its local name and description
+	params map[string]bool // of its parameter names
+}
+
+// prerequisites returns the prerequisite index of c, built once per catalog
+// version.
+func prerequisites(c *Catalog) *prereqIndex {
+	v, _ := c.State("prerequisites", func(any) (any, error) { return newPrereqIndex(c.entries), nil })
+	return v.(*prereqIndex)
+}
+
+func newPrereqIndex(entries []*registry.Entry) *prereqIndex {
+	x := &prereqIndex{entries: entries, members: map[string][]int{}, nsOf: make([]string, len(entries)),
+		terms: map[int]*toolTerms{}, yields: map[string][]int{}, of: map[int][]prereq{}}
+	for pos, e := range entries {
+		ns, _ := splitNamespace(e.Name())
+		x.nsOf[pos] = ns
+		if ns != "" {
+			x.members[ns] = append(x.members[ns], pos)
+		}
+	}
+	for ns, m := range x.members {
+		if len(m) < 2 {
+			delete(x.members, ns)
+		}
+	}
+	return x
+}
+
+// prereqsOf returns the tools that yield the parameters the tool at pos
+// requires, in catalog order.
+func (x *prereqIndex) prereqsOf(pos int) []prereq {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if l, ok := x.of[pos]; ok {
+		return l
+	}
+	var out []prereq
+	ns := x.nsOf[pos]
+	if _, ok := x.members[ns]; ok {
+		required := slices.Sorted(slices.Values(x.entries[pos].Required()))
+		for _, p := range slices.Compact(required) {
+			key := ns + "\x00" + p
+			producers, done := x.yields[key]
+			if !done {
+				producers = x.producersOf(ns, p)
+				x.yields[key] = producers
+			}
+		next:
+			for _, b := range producers {
+				for j := range out {
+					if out[j].pos == b {
+						out[j].params = append(out[j].params, p)
+						continue next
+					}
+				}
+				out = append(out, prereq{pos: b, params: []string{p}})
+			}
+		}
+		slices.SortFunc(out, func(a, b prereq) int { return a.pos - b.pos })
+	}
+	x.of[pos] = out
+	return out
+}
+
+// termsOf analyses the tool at pos once.
+func (x *prereqIndex) termsOf(pos int) *toolTerms {
+	if t, ok := x.terms[pos]; ok {
+		return t
+	}
+	def := x.entries[pos].Def()
+	t := &toolTerms{text: map[string]bool{}, params: map[string]bool{}}
+	_, local := splitNamespace(def.Name)
+	note := func(term string) { t.text[term] = true }
+	analyze(local, note)
+	analyze(def.Description, note)
+	if def.HasSchema() {
+		var buf []byte
+		schemaText(def.Parameters, &buf, func(name []byte) {
+			analyze(string(name), func(term string) { t.params[term] = true })
+		}, func([]byte) {})
+	}
+	x.terms[pos] = t
+	return t
+}
+
+// producersOf returns the members of namespace ns that yield parameter p:
+// they mention every significant term of p and take no parameter sharing
+// one of them. It returns none when more than maxProducers do.
+func (x *prereqIndex) producersOf(ns, p string) []int {
+	var terms []string
+	for _, t := range Terms(p) {
+		if len(t) >= 3 && !slices.Contains(terms, t) {
+			terms = append(terms, t)
+		}
+	}
+	if len(terms) == 0 {
+		return nil
+	}
+	var out []int
+	for _, b := range x.members[ns] {
+		t := x.termsOf(b)
+		ok := true
+		for _, term := range terms {
+			if !t.text[term] || t.params[term] {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		if out = append(out, b); len(out) > maxProducers {
+			return nil
+		}
+	}
+	return out
+}
+
+// prereqReason explains a prerequisite pick.
+func prereqReason(of string, params []string) string {
+	return "yields " + strings.Join(params, ", ") + " that " + of + " requires"
+}
