@@ -30,6 +30,7 @@ type rankFlags struct {
 	roles       stringList
 	caps        stringList
 	timeout     time.Duration
+	noPrereqs   bool
 	embModel    string
 	embCache    string
 	redisURL    string
@@ -45,6 +46,7 @@ func (f *rankFlags) register(fs *flag.FlagSet, defaultK int, defaultMin float64)
 	fs.Var(&f.roles, "role", "caller role (repeatable)")
 	fs.Var(&f.caps, "capability", "required tool capability (repeatable)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "scoring time limit (0: none)")
+	fs.BoolVar(&f.noPrereqs, "no-prerequisites", false, "do not follow top picks with the sibling tools that yield their required parameters")
 	fs.StringVar(&f.embModel, "embedding-model", "text-embedding-3-small", "embedding model (embedding and hybrid scorers)")
 	fs.StringVar(&f.embCache, "embedding-cache", "", "vector cache directory (default: the user cache directory)")
 	fs.StringVar(&f.redisURL, "redis", "", "cache vectors in Redis at this URL (redis://host:port/db) instead of files")
@@ -137,6 +139,7 @@ func (f *rankFlags) options(sc rank.Scorer) *rank.Options {
 	return &rank.Options{
 		MaxCandidates: f.k, MinScore: f.minScore, AllowUnsafe: f.allowUnsafe,
 		Roles: f.roles, Capabilities: f.caps, Scorer: sc, Timeout: f.timeout,
+		NoPrerequisites: f.noPrereqs,
 	}
 }
 

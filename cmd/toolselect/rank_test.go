@@ -33,6 +33,20 @@ func writeFile(t *testing.T, name, body string) string {
 	return p
 }
 
+func TestRankPrerequisitesFlag(t *testing.T) {
+	cat := writeFile(t, "geo.jsonl", `{"name":"geo__find_parking","description":"Locate parking near a location.","parameters":{"type":"object","properties":{"latitude":{"type":"number"},"longitude":{"type":"number"}},"required":["latitude","longitude"]}}
+{"name":"geo__geocode","description":"Convert an address to latitude and longitude.","parameters":{"type":"object","properties":{"address":{"type":"string"}},"required":["address"]}}
+`)
+	out, errs, code := runCmd(t, "rank", "--catalog", cat, "--k", "2", "where can I park")
+	if code != 0 || !strings.Contains(out, "2. geo__geocode") || !strings.Contains(out, "yields latitude, longitude that geo__find_parking requires") {
+		t.Errorf("prerequisite missing: code %d out %q err %q", code, out, errs)
+	}
+	out, _, code = runCmd(t, "rank", "--catalog", cat, "--k", "2", "--no-prerequisites", "where can I park")
+	if code != 0 || strings.Contains(out, "geo__geocode") {
+		t.Errorf("--no-prerequisites: code %d out %q", code, out)
+	}
+}
+
 func TestRankCommand(t *testing.T) {
 	cat := writeFile(t, "tools.jsonl", rankCatalog)
 	// Flags after the query work too; the refused tool is a warning.
