@@ -37,6 +37,17 @@ func NewCatalog(entries []*registry.Entry) *Catalog {
 	return &Catalog{entries: entries, states: map[string]*stateCell{}}
 }
 
+// built returns the state under key if it has been built, without building
+// it.
+func (c *Catalog) built(key string) any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cell, ok := c.states[key]; ok {
+		return cell.v
+	}
+	return nil
+}
+
 // next returns a new version over entries that inherits c's states.
 func (c *Catalog) next(entries []*registry.Entry, gen uint64) *Catalog {
 	n := NewCatalog(entries)

@@ -41,12 +41,13 @@ type prereq struct {
 // tool and per (namespace, parameter), and remembered: building the index
 // costs one pass over the names.
 type prereqIndex struct {
+	cat     *Catalog
 	entries []*registry.Entry
 	members map[string][]int // namespace -> positions, for namespaces of two tools or more
 	nsOf    []string         // position -> namespace
 
 	mu     sync.Mutex
-	terms  map[int]*toolTerms // position -> analysed terms
+	terms  map[int]*toolTerms // position -> analysed terms, when there is no bm25 index
 	yields map[string][]int   // namespace + "\x00" + parameter -> producer positions
 	of     map[int][]prereq   // position -> prerequisites
 }
@@ -60,7 +61,11 @@ type toolTerms struct {
 // prerequisites returns the prerequisite index of c, built once per catalog
 // version.
 func prerequisites(c *Catalog) *prereqIndex {
-	v, _ := c.State("prerequisites", func(any) (any, error) { return newPrereqIndex(c.entries), nil })
+	v, _ := c.State("prerequisites", func(any) (any, error) {
+		x := newPrereqIndex(c.entries)
+		x.cat = c
+		return x, nil
+	})
 	return v.(*prereqIndex)
 }
 
@@ -118,25 +123,66 @@ func (x *prereqIndex) prereqsOf(pos int) []prereq {
 	return out
 }
 
-// termsOf analyses the tool at pos once.
-func (x *prereqIndex) termsOf(pos int) *toolTerms {
-	if t, ok := x.terms[pos]; ok {
-		return t
+// termsOf analyses the tool at pos once. Its text terms are only filled
+// when the catalog has no default bm25 index to read them from.
+func (x *prereqIndex) termsOf(pos int, withText bool) *toolTerms {
+	t, ok := x.terms[pos]
+	if !ok {
+		t = &toolTerms{params: map[string]bool{}}
+		if def := x.entries[pos].Def(); def.HasSchema() {
+			var buf []byte
+			schemaText(def.Parameters, &buf, func(name []byte) {
+				analyze(string(name), func(term string) { t.params[term] = true })
+			}, func([]byte) {})
+		}
+		x.terms[pos] = t
 	}
-	def := x.entries[pos].Def()
-	t := &toolTerms{text: map[string]bool{}, params: map[string]bool{}}
-	_, local := splitNamespace(def.Name)
-	note := func(term string) { t.text[term] = true }
-	analyze(local, note)
-	analyze(def.Description, note)
-	if def.HasSchema() {
-		var buf []byte
-		schemaText(def.Parameters, &buf, func(name []byte) {
-			analyze(string(name), func(term string) { t.params[term] = true })
-		}, func([]byte) {})
+	if withText && t.text == nil {
+		def := x.entries[pos].Def()
+		t.text = map[string]bool{}
+		_, local := splitNamespace(def.Name)
+		note := func(term string) { t.text[term] = true }
+		analyze(local, note)
+		analyze(def.Description, note)
 	}
-	x.terms[pos] = t
 	return t
+}
+
+// mentionsAll reports whether the tool at pos has every term in its local
+// name or description. It reads the default bm25 index when the catalog has
+// one (it indexes exactly those two fields, among others), and analyses the
+// tool's text otherwise.
+func (x *prereqIndex) mentionsAll(pos int, terms []string) bool {
+	if v, ok := x.bm25().(*bm25View); ok {
+		if doc, ok := v.idx.docOf[x.entries[pos]]; ok {
+			for _, term := range terms {
+				tid, ok := v.idx.terms[term]
+				if !ok {
+					return false
+				}
+				p, ok := findPosting(v.idx.postings[tid], doc)
+				if !ok || p.tf[fieldName] == 0 && p.tf[fieldDesc] == 0 {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	t := x.termsOf(pos, true)
+	for _, term := range terms {
+		if !t.text[term] {
+			return false
+		}
+	}
+	return true
+}
+
+// bm25 returns the catalog's default bm25 index if it has been built.
+func (x *prereqIndex) bm25() any {
+	if x.cat == nil {
+		return nil
+	}
+	return x.cat.built(defaultScorer.stateKey())
 }
 
 // producersOf returns the members of namespace ns that yield parameter p:
@@ -154,10 +200,13 @@ func (x *prereqIndex) producersOf(ns, p string) []int {
 	}
 	var out []int
 	for _, b := range x.members[ns] {
-		t := x.termsOf(b)
+		if !x.mentionsAll(b, terms) {
+			continue
+		}
+		takes := x.termsOf(b, false).params
 		ok := true
 		for _, term := range terms {
-			if !t.text[term] || t.params[term] {
+			if takes[term] {
 				ok = false
 				break
 			}

@@ -75,6 +75,31 @@ func TestPrerequisitesDerived(t *testing.T) {
 	}
 }
 
+// TestPrerequisitesFromIndex: read from the bm25 index or from the tools'
+// own text, the prerequisites are the same.
+func TestPrerequisitesFromIndex(t *testing.T) {
+	c := NewCatalog(geoRegistry(t, nil).Entries())
+	fromText := newPrereqIndex(c.Entries()) // no catalog: analyses the text
+	if _, err := NewBM25().index(c); err != nil {
+		t.Fatal(err)
+	}
+	fromIndex := prerequisites(c)
+	if fromIndex.bm25() == nil {
+		t.Fatal("the bm25 index is not seen")
+	}
+	for pos := range c.Entries() {
+		a, b := fromText.prereqsOf(pos), fromIndex.prereqsOf(pos)
+		if len(a) != len(b) {
+			t.Fatalf("%s: from text %v, from index %v", c.Entries()[pos].Name(), a, b)
+		}
+		for i := range a {
+			if a[i].pos != b[i].pos || joinParams(a[i].params) != joinParams(b[i].params) {
+				t.Errorf("%s: from text %v, from index %v", c.Entries()[pos].Name(), a, b)
+			}
+		}
+	}
+}
+
 func joinParams(ps []string) string {
 	out := ""
 	for i, p := range ps {
