@@ -127,6 +127,15 @@ class HTTPTransportTest(unittest.TestCase):
         self.assertEqual(calls, [])
         self.assertEqual(len(srv.requests), 2)
 
+    def test_max_response_bytes_refuses_a_larger_body(self):
+        big = calls_json(("add", {"a": 1, "b": 2})).replace("because", "because " + "x" * 4000)
+        srv = self.server((200, big, 0))
+        res = self.select(self.selector(model="m1", base_url=srv.url, max_response_bytes=1024))
+        self.assertEqual(res.calls, [])
+        self.assertIn("over the limit of 1024", res.failure.attempts[0].message)
+        # The default limit (4 MiB) reads it.
+        self.assertEqual(len(self.select(self.selector(model="m1", base_url=srv.url)).calls), 1)
+
     def test_connection_refused(self):
         res = self.select(self.selector(model="m1", base_url="http://127.0.0.1:9/v1"))
         self.assertEqual(res.calls, [])

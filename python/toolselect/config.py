@@ -13,6 +13,8 @@ _TRUE = {"1", "true", "t", "yes", "y", "on"}
 _FALSE = {"0", "false", "f", "no", "n", "off"}
 
 MODES = ("json", "native")
+MAX_RESPONSE_BYTES_DEFAULT = 4 << 20  # 4 MiB, as on the Go side
+MAX_RESPONSE_BYTES_RANGE = (1024, 1 << 30)
 
 
 @dataclass
@@ -28,6 +30,9 @@ class ToolSelectionConfig:
     timeout_s (1-120)         LLM_COMMON_TOOL_SELECTION_TIMEOUT_S      30
     temperature (0-1)         LLM_COMMON_TOOL_SELECTION_TEMPERATURE    0.0
     fail_closed               LLM_COMMON_TOOL_SELECTION_FAIL_CLOSED    True
+    mode (json|native)        LLM_COMMON_TOOL_SELECTION_MODE           json
+    max_response_bytes        LLM_COMMON_TOOL_SELECTION_MAX_RESPONSE_  4194304
+    (1024-1073741824)         BYTES
     base_url                  (read at call time, see ToolSelector)    None
     api_key                   (read at call time, see ToolSelector)    None
     ========================= ======================================== ============
@@ -45,6 +50,9 @@ class ToolSelectionConfig:
     api_key: Optional[str] = field(default=None, repr=False)
     #: "json" (the ``calls`` contract, the default) or "native" (provider tool calls).
     mode: str = "json"
+    #: The largest response body the built-in HTTP transport (``client=None``)
+    #: reads; a larger one is refused unread and the attempt fails.
+    max_response_bytes: int = MAX_RESPONSE_BYTES_DEFAULT
 
     def __post_init__(self) -> None:
         self.validate()
@@ -71,6 +79,7 @@ class ToolSelectionConfig:
                 raise ValueError(f"{name} must be a string or None")
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+        _int_range("max_response_bytes", self.max_response_bytes, *MAX_RESPONSE_BYTES_RANGE)
 
     @classmethod
     def from_env(cls, environ: Optional[Mapping[str, str]] = None, **overrides: Any) -> "ToolSelectionConfig":
@@ -90,7 +99,8 @@ class ToolSelectionConfig:
             kw["model"] = v
         if (v := get("FALLBACK_MODEL")) is not None:
             kw["fallback_model"] = v
-        for key, lo, hi in (("MAX_CALLS", 1, 20), ("TIMEOUT_S", 1, 120)):
+        for key, lo, hi in (("MAX_CALLS", 1, 20), ("TIMEOUT_S", 1, 120),
+                            ("MAX_RESPONSE_BYTES", *MAX_RESPONSE_BYTES_RANGE)):
             if (v := get(key)) is not None:
                 try:
                     n = int(v)
@@ -116,6 +126,10 @@ class ToolSelectionConfig:
             else:
                 raise ValueError(f"{ENV_PREFIX}FAIL_CLOSED must be one of 1/true/t/yes/y/on or "
                                  f"0/false/f/no/n/off, got {v!r}")
+        if (v := get("MODE")) is not None:
+            if v.lower() not in MODES:
+                raise ValueError(f"{ENV_PREFIX}MODE must be one of {', '.join(MODES)}, got {v!r}")
+            kw["mode"] = v.lower()
         kw.update(overrides)
         return cls(**kw)
 
