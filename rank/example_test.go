@@ -48,6 +48,29 @@ func ExampleOptions_related() {
 	// mail__send_email - always-active
 }
 
+// Prerequisites: a top pick that requires a parameter brings the sibling
+// tool that yields it, and a Chinese description is found in English.
+func ExampleOptions_prerequisites() {
+	reg := registry.New(nil)
+	latLon := json.RawMessage(`{"type":"object","properties":{"latitude":{"type":"number"},"longitude":{"type":"number"}},"required":["latitude","longitude"]}`)
+	address := json.RawMessage(`{"type":"object","properties":{"address":{"type":"string"}},"required":["address"]}`)
+	reg.RegisterAll([]registry.Tool{
+		registry.NewTool("maps__find_parking", "Find parking near a location.", latLon),
+		registry.NewTool("maps__geocode", "Convert an address to its latitude and longitude.", address),
+		registry.NewTool("trains__search_tickets", "查询火车票余票信息", address),
+	})
+	for _, q := range []string{"where can I park near the Louvre", "train tickets to Shanghai"} {
+		picks, _ := rank.Rank(context.Background(), reg, q, &rank.Options{MaxCandidates: 2})
+		for _, p := range picks {
+			fmt.Printf("%s (%s): %s\n", p.Tool, p.Provenance.Source, p.Reason)
+		}
+	}
+	// Output:
+	// maps__find_parking (score): bm25 score 0.570; matched park, near
+	// maps__geocode (prerequisite): yields latitude, longitude that maps__find_parking requires
+	// trains__search_tickets (score): bm25 score 0.512; matched train, ticket
+}
+
 func ExampleRanker_Prefilter() {
 	reg := exampleRegistry()
 	prefilter := rank.For(reg).Prefilter(&rank.Options{MaxCandidates: 2})

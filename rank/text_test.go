@@ -158,3 +158,22 @@ func TestSchemaTextLeavesSchemaIntact(t *testing.T) {
 		t.Fatalf("ranking modified the registered schema:\n got %s\nwant %s", e.Def().Parameters, orig)
 	}
 }
+
+// FuzzTerms: the analyser never panics, gives the same terms twice (its
+// caches hold), and never gives an empty term.
+func FuzzTerms(f *testing.F) {
+	for _, s := range []string{"getHTTPResponse2", "获取微博热搜榜 weather", "ÉTATSUnis über9Ü", "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "\xff中\x00文"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		a, b := Terms(text), Terms(text)
+		if !slices.Equal(a, b) {
+			t.Fatalf("Terms(%q) differs between calls: %q then %q", text, a, b)
+		}
+		for _, term := range a {
+			if term == "" {
+				t.Fatalf("Terms(%q) holds an empty term: %q", text, a)
+			}
+		}
+	})
+}

@@ -81,3 +81,24 @@ func BenchmarkUnpack(b *testing.B) {
 		load()
 	}
 }
+
+// FuzzSegment: whatever the text, Segment emits dictionary words of it, in
+// order and without overlap, each with its own gloss.
+func FuzzSegment(f *testing.F) {
+	for _, s := range []string{"获取微博热搜榜", "新聞ニュース뉴스", "", "a中b", "\xff\xfe中文", "一二三四五六七八九十百千万亿"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		at := 0
+		Segment(text, func(word, gloss string) {
+			i := strings.Index(text[at:], word)
+			if i < 0 {
+				t.Fatalf("Segment(%q) gave %q, not found after offset %d", text, word, at)
+			}
+			at += i + len(word)
+			if gloss == "" || gloss != Gloss(word) {
+				t.Fatalf("Segment(%q) gave %q with gloss %q, Gloss says %q", text, word, gloss, Gloss(word))
+			}
+		})
+	})
+}
