@@ -35,9 +35,15 @@ class OpenAIServer:
                 if delay:
                     time.sleep(delay)
                 if status == 200:
+                    # A list is native tool calls: [(name, arguments), ...].
+                    message = {"role": "assistant", "content": content}
+                    if isinstance(content, list):
+                        message = {"role": "assistant", "content": None, "tool_calls": [
+                            {"id": f"call_{i}", "type": "function",
+                             "function": {"name": name, "arguments": json.dumps(args)}}
+                            for i, (name, args) in enumerate(content)]}
                     payload = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body["model"],
-                               "choices": [{"index": 0, "finish_reason": "stop",
-                                            "message": {"role": "assistant", "content": content}}],
+                               "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
                                "usage": {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19}}
                 else:
                     payload = {"error": {"message": content, "type": "server_error", "code": None}}
@@ -126,6 +132,19 @@ class HTTPTransportTest(unittest.TestCase):
                             detailed=False)
         self.assertEqual(calls, [])
         self.assertEqual(len(srv.requests), 2)
+
+    def test_native_mode_tool_calls(self):
+        srv = self.server((200, [("add", {"a": 1, "b": 2}), ("add", {"a": "x"})], 0))
+        with mock.patch.dict(os.environ, {**CLEAN_ENV, "LLM_COMMON_TOOL_SELECTION_MODE": "native"}):
+            sel = ts.ToolSelector(client=None, config=ts.ToolSelectionConfig.from_env(base_url=srv.url,
+                                                                                      fail_closed=False))
+            self.addCleanup(sel.close)
+            res = self.select(sel)
+        # The valid call is kept, the invalid one dropped (fail_closed=False).
+        self.assertEqual([(c.tool, c.args) for c in res.calls], [("add", {"a": 1, "b": 2})])
+        body = srv.requests[0]["body"]
+        self.assertNotIn("response_format", body)
+        self.assertIn("add", [t["function"]["name"] for t in body["tools"]])
 
     def test_max_response_bytes_refuses_a_larger_body(self):
         big = calls_json(("add", {"a": 1, "b": 2})).replace("because", "because " + "x" * 4000)
