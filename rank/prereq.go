@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"sync"
@@ -99,7 +100,11 @@ func (x *prereqIndex) prereqsOf(pos int) []prereq {
 	ns := x.nsOf[pos]
 	if _, ok := x.members[ns]; ok {
 		required := slices.Sorted(slices.Values(x.entries[pos].Required()))
+		chosen := chosenParams(x.entries[pos])
 		for _, p := range slices.Compact(required) {
+			if chosen[p] {
+				continue
+			}
 			key := ns + "\x00" + p
 			producers, done := x.yields[key]
 			if !done {
@@ -120,6 +125,52 @@ func (x *prereqIndex) prereqsOf(pos int) []prereq {
 		slices.SortFunc(out, func(a, b prereq) int { return a.pos - b.pos })
 	}
 	x.of[pos] = out
+	return out
+}
+
+// chosenParams returns the parameters of a tool whose value the caller
+// chooses rather than takes from another tool: a value from a fixed list
+// (enum, const), a flag (boolean), or a set of options (object).
+func chosenParams(e *registry.Entry) map[string]bool {
+	def := e.Def()
+	if !def.HasSchema() {
+		return nil
+	}
+	var s struct {
+		Properties map[string]struct {
+			Type  any             `json:"type"`
+			Enum  json.RawMessage `json:"enum"`
+			Const json.RawMessage `json:"const"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(def.Parameters, &s) != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for name, p := range s.Properties {
+		if p.Enum != nil || p.Const != nil {
+			out[name] = true
+			continue
+		}
+		var types []string
+		switch t := p.Type.(type) {
+		case string:
+			types = []string{t}
+		case []any:
+			for _, v := range t {
+				if s, ok := v.(string); ok {
+					types = append(types, s)
+				}
+			}
+		}
+		chosen := len(types) > 0
+		for _, t := range types {
+			if t != "boolean" && t != "object" && t != "null" {
+				chosen = false
+			}
+		}
+		out[name] = chosen
+	}
 	return out
 }
 

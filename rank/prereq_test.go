@@ -172,3 +172,22 @@ func pickNames(picks []Pick) []string {
 	}
 	return out
 }
+
+// TestPrerequisitesSkipChosenParameters: a parameter whose value the caller
+// chooses (a fixed list, a flag, a set of options) brings no tool, even when
+// a sibling mentions it.
+func TestPrerequisitesSkipChosenParameters(t *testing.T) {
+	reg := registry.New(nil)
+	if err := reg.RegisterAll([]registry.Tool{
+		schemaTool("doc__format_text", "Format the text.",
+			`{"type":"object","properties":{"operation":{"enum":["bold","italic"]},"strict":{"type":"boolean"},"options":{"type":"object"},"document_id":{"type":"string"}},"required":["operation","strict","options","document_id"]}`),
+		schemaTool("doc__list_operations", "List every operation, strict mode and options, with the document id of each document.", `{"type":"object"}`),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c := NewCatalog(reg.Entries())
+	pre := prerequisites(c).prereqsOf(0)
+	if len(pre) != 1 || joinParams(pre[0].params) != "document_id" {
+		t.Errorf("prerequisites %v, want list_operations for document_id only", pre)
+	}
+}
