@@ -72,6 +72,11 @@ type ChatError struct {
 	Message string
 	// Err is the underlying cause, if any (never a raw response body).
 	Err error
+	// RetryAfter is how long the server asked to wait (its Retry-After
+	// header, at most a day) for KindHTTPStatus, when it said; the message
+	// says it too: "HTTP 429: ... (retry after 20s)". The selector does not
+	// wait: the fallback model is tried at once, and the caller decides.
+	RetryAfter time.Duration
 }
 
 // Error returns the message (already free of the API key).

@@ -62,6 +62,39 @@ func NewOpenAIClient(cfg Config, httpClient *http.Client) (ChatClient, error) {
 
 type temperatureKey struct{}
 
+// retryAfterKey holds a *retryAfter in a request's context: the guarded doer
+// records there the Retry-After of a failed response, which go-openai's
+// errors do not carry.
+type retryAfterKey struct{}
+
+type retryAfter struct {
+	d  time.Duration
+	ok bool
+}
+
+// maxRetryAfter caps what a server may ask for.
+const maxRetryAfter = 24 * time.Hour
+
+// parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP date
+// (RFC 9110, 10.2.3). A date in the past means no wait.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return 0, false
+		}
+		return min(time.Duration(min(n, int64(maxRetryAfter/time.Second)))*time.Second, maxRetryAfter), true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	return min(max(t.Sub(now), 0), maxRetryAfter).Round(time.Second), true
+}
+
 // Chat sends one chat completion. Failures are *ChatError values.
 func (c *openAIClient) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error) {
 	if req.Timeout > 0 {
@@ -97,9 +130,11 @@ func (c *openAIClient) Chat(ctx context.Context, req ChatRequest) (ChatResponse,
 		}})
 	}
 	start := time.Now()
-	resp, err := c.client.CreateChatCompletion(context.WithValue(ctx, temperatureKey{}, req.Temperature), creq)
+	ra := &retryAfter{}
+	rctx := context.WithValue(context.WithValue(ctx, temperatureKey{}, req.Temperature), retryAfterKey{}, ra)
+	resp, err := c.client.CreateChatCompletion(rctx, creq)
 	if err != nil {
-		return ChatResponse{}, c.chatError(ctx, err, time.Since(start))
+		return ChatResponse{}, c.chatError(ctx, err, time.Since(start), ra)
 	}
 	out := ChatResponse{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
 	if len(resp.Choices) == 0 {
@@ -117,9 +152,22 @@ func (c *openAIClient) Chat(ctx context.Context, req ChatRequest) (ChatResponse,
 // never the API key. *openai.RequestError is checked before *openai.APIError:
 // an Ollama-style {"error":"..."} body arrives as a RequestError wrapping an
 // empty APIError.
-func (c *openAIClient) chatError(ctx context.Context, err error, elapsed time.Duration) error {
+func (c *openAIClient) chatError(ctx context.Context, err error, elapsed time.Duration, ra *retryAfter) error {
 	mk := func(kind FailureKind, status int, msg string, cause error) error {
 		return &ChatError{Kind: kind, StatusCode: status, Message: truncate(redact(msg, c.apiKey), 1024), Err: cause}
+	}
+	// An HTTP failure says how long the server asked to wait, if it did, at
+	// the end of the message; the server's words are cut to make room.
+	status := func(code int, msg string) error {
+		text := statusText(code, redact(msg, c.apiKey))
+		e := &ChatError{Kind: KindHTTPStatus, StatusCode: code}
+		if ra != nil && ra.ok {
+			e.RetryAfter = ra.d
+			suffix := fmt.Sprintf(" (retry after %s)", ra.d)
+			text = truncate(text, 1024-len(suffix)-len("…")) + suffix
+		}
+		e.Message = truncate(text, 1024)
+		return e
 	}
 	var (
 		reqErr *openai.RequestError
@@ -141,9 +189,9 @@ func (c *openAIClient) chatError(ctx context.Context, err error, elapsed time.Du
 		if msg == "" && errors.As(reqErr.Err, &apiErr) {
 			msg = apiErr.Message
 		}
-		return mk(KindHTTPStatus, reqErr.HTTPStatusCode, statusText(reqErr.HTTPStatusCode, msg), nil)
+		return status(reqErr.HTTPStatusCode, msg)
 	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode > 0:
-		return mk(KindHTTPStatus, apiErr.HTTPStatusCode, statusText(apiErr.HTTPStatusCode, apiErr.Message), nil)
+		return status(apiErr.HTTPStatusCode, apiErr.Message)
 	case errors.Is(err, context.Canceled) && !errors.Is(context.Cause(ctx), context.DeadlineExceeded):
 		return mk(KindCanceled, 0, "the caller canceled the request", context.Canceled)
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
@@ -256,6 +304,11 @@ func (d *guardedDoer) Do(req *http.Request) (*http.Response, error) {
 	resp, err := d.client.Do(req)
 	if err != nil {
 		return nil, err
+	}
+	if resp.StatusCode >= 400 {
+		if ra, ok := req.Context().Value(retryAfterKey{}).(*retryAfter); ok {
+			ra.d, ra.ok = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		}
 	}
 	if resp.ContentLength > d.limit {
 		resp.Body.Close()

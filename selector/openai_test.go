@@ -95,6 +95,21 @@ func TestWireFailureKinds(t *testing.T) {
 				w.WriteHeader(502)
 				fmt.Fprint(w, "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>")
 			}},
+		{name: "429 with Retry-After seconds", kind: KindHTTPStatus, status: 429, msg: "HTTP 429: slow down (retry after 7s)",
+			handle: func(w http.ResponseWriter, r *http.Request, _ []byte) {
+				w.Header().Set("Retry-After", "7")
+				writeJSON(w, 429, map[string]any{"error": map[string]any{"message": "slow down"}})
+			}},
+		{name: "503 with Retry-After date", kind: KindHTTPStatus, status: 503, msg: "HTTP 503: Service Unavailable (retry after 1m",
+			handle: func(w http.ResponseWriter, r *http.Request, _ []byte) {
+				w.Header().Set("Retry-After", time.Now().Add(90*time.Second).UTC().Format(http.TimeFormat))
+				w.WriteHeader(503)
+			}},
+		{name: "503 with a Retry-After that is neither", kind: KindHTTPStatus, status: 503, msg: "HTTP 503: Service Unavailable",
+			handle: func(w http.ResponseWriter, r *http.Request, _ []byte) {
+				w.Header().Set("Retry-After", "soon")
+				w.WriteHeader(503)
+			}},
 		{name: "empty body 503", kind: KindHTTPStatus, status: 503, msg: "HTTP 503: Service Unavailable",
 			handle: func(w http.ResponseWriter, r *http.Request, _ []byte) { w.WriteHeader(503) }},
 		{name: "empty choices", kind: KindEmptyChoices, msg: "no choices",
@@ -173,6 +188,57 @@ func TestWireFallbackAfterHTTPError(t *testing.T) {
 	require.Len(t, r.Attempts, 2)
 	assert.Equal(t, KindHTTPStatus, r.Attempts[0].Kind)
 	assert.Equal(t, []any{"primary", "fallback"}, []any{ws.requests()[0]["model"], ws.requests()[1]["model"]})
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	for in, want := range map[string]time.Duration{
+		"0": 0, "20": 20 * time.Second, " 120 ": 2 * time.Minute, "999999999999": 24 * time.Hour,
+		"Sat, 21 Nov 2026 12:00:30 GMT": 30 * time.Second, // HTTP date
+		"Sat, 21 Nov 2026 11:00:00 GMT": 0,                // in the past: no wait
+	} {
+		got, ok := parseRetryAfter(in, now)
+		if !ok || got != want {
+			t.Errorf("parseRetryAfter(%q) = %v, %v; want %v", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "-5", "soon", "1.5"} {
+		if _, ok := parseRetryAfter(in, now); ok {
+			t.Errorf("parseRetryAfter(%q) accepted", in)
+		}
+	}
+}
+
+// TestWireRetryAfterOnChatError: a Go caller of the ChatClient gets the wait
+// as a Duration too.
+func TestWireRetryAfterOnChatError(t *testing.T) {
+	ws := newWire(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		w.Header().Set("Retry-After", "3")
+		writeJSON(w, 429, map[string]any{"error": map[string]any{"message": "slow down"}})
+	})
+	cfg := DefaultConfig()
+	cfg.BaseURL, cfg.APIKey = ws.URL, "sk-test"
+	client, err := NewOpenAIClient(cfg, nil)
+	require.NoError(t, err)
+	_, err = client.Chat(context.Background(), ChatRequest{Model: "m", Messages: []Message{{Role: "user", Content: "hi"}}})
+	var ce *ChatError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, 429, ce.StatusCode)
+	assert.Equal(t, 3*time.Second, ce.RetryAfter)
+	assert.Equal(t, "HTTP 429: slow down (retry after 3s)", ce.Message)
+
+	// A long server message is cut, the wait is kept.
+	ws = newWire(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		w.Header().Set("Retry-After", "3")
+		writeJSON(w, 503, map[string]any{"error": map[string]any{"message": strings.Repeat("busy ", 400)}})
+	})
+	cfg.BaseURL = ws.URL
+	client, err = NewOpenAIClient(cfg, nil)
+	require.NoError(t, err)
+	_, err = client.Chat(context.Background(), ChatRequest{Model: "m", Messages: []Message{{Role: "user", Content: "hi"}}})
+	require.ErrorAs(t, err, &ce)
+	assert.LessOrEqual(t, len(ce.Message), 1024+len("…"))
+	assert.True(t, strings.HasSuffix(ce.Message, "… (retry after 3s)"), ce.Message)
 }
 
 func TestWireTransportError(t *testing.T) {
