@@ -151,7 +151,12 @@ int toolselect_selector_new(const char *config_json, char **out);
 /* The selection request, shared by select and session_begin:
  *   {"task":{"id":"...","description":"...","sub_tasks":[{"id":"...","description":"..."}]},
  *    "query":"...", "context":{...}, "roles":["..."], "allow_unsafe":false,
- *    "capabilities":["readOnly"]}          (everything but task optional)
+ *    "capabilities":["readOnly"], "top_k":0}   (everything but task optional)
+ * "top_k" above 0 (at most 1000) offers only the top_k eligible tools the
+ * bm25 ranking puts first for the query (or the task and sub-tasks), in
+ * catalog order; the prerequisites of the best ones (sibling tools that
+ * yield a parameter they require) count among them. 0 or absent offers
+ * every eligible tool. The registry's index is built once and shared.
  *
  * The selection result ("done"):
  *   {"calls":[{"tool","args":{...},"reasoning"}],

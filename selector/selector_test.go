@@ -250,6 +250,29 @@ func TestPrefilterOrderIsCatalogOrder(t *testing.T) {
 	assert.Equal(t, string(b.Next().JSON()), string(a.Next().JSON()), "same tools, same prompt bytes")
 }
 
+// A request's own Prefilter replaces the selector's, and still only narrows.
+func TestRequestPrefilterOverridesTheSelectors(t *testing.T) {
+	first := func(ctx context.Context, q string, eligible []*registry.Entry) ([]*registry.Entry, error) {
+		return eligible[:1], nil
+	}
+	last := func(ctx context.Context, q string, eligible []*registry.Entry) ([]*registry.Entry, error) {
+		return eligible[len(eligible)-1:], nil
+	}
+	s := newSel(t, &fakeClient{}, cfgWith(nil), WithPrefilter(first))
+	a, err := s.Begin(context.Background(), testRequest(t))
+	require.NoError(t, err)
+	req := testRequest(t)
+	req.Prefilter = last
+	b, err := s.Begin(context.Background(), req)
+	require.NoError(t, err)
+	require.Len(t, a.Offered(), 1)
+	require.Len(t, b.Offered(), 1)
+	assert.NotEqual(t, a.Offered(), b.Offered())
+	all, err := newSel(t, &fakeClient{}, cfgWith(nil)).Begin(context.Background(), testRequest(t))
+	require.NoError(t, err)
+	assert.Equal(t, all.Offered()[len(all.Offered())-1:], b.Offered())
+}
+
 func TestPrefilterError(t *testing.T) {
 	boom := errors.New("index unavailable")
 	s := newSel(t, &fakeClient{}, cfgWith(nil), WithPrefilter(func(context.Context, string, []*registry.Entry) ([]*registry.Entry, error) {

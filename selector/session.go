@@ -174,8 +174,12 @@ func (s *ToolSelector) Begin(ctx context.Context, req Request) (*Session, error)
 
 	eligible := eligibleEntries(req)
 	offered := eligible
-	if s.prefilter != nil && len(eligible) > 0 {
-		picked, err := s.prefilter(ctx, rankQuery(&req), eligible)
+	prefilter := s.prefilter
+	if req.Prefilter != nil {
+		prefilter = req.Prefilter
+	}
+	if prefilter != nil && len(eligible) > 0 {
+		picked, err := prefilter(ctx, rankQuery(&req), eligible)
 		if err != nil {
 			return nil, &prefilterError{err}
 		}

@@ -48,6 +48,9 @@ type Request struct {
 	AllowUnsafe bool `json:"allow_unsafe,omitempty"`
 	// Capabilities every offered tool must declare (e.g. "readOnly").
 	Capabilities []string `json:"capabilities,omitempty"`
+	// Prefilter, if set, narrows the eligible tools for this request instead
+	// of the selector's own (WithPrefilter).
+	Prefilter Prefilter `json:"-"`
 }
 
 // Prefilter narrows the eligible tools (already filtered for safety, roles and

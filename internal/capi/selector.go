@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/selector"
 )
 
@@ -46,25 +47,49 @@ func SelectorNew(cfgJSON []byte, present bool) Result {
 // SelectorClose releases a selector handle.
 func SelectorClose(h uint64) Result { return table.remove(h, KindSelector) }
 
+// requestJSON is selector.Request on the wire, plus "top_k": when above 0,
+// only the top_k tools the bm25 ranking puts first for the request's query
+// (or its task and sub-tasks) are offered, in catalog order, with the
+// prerequisites of the best ones counted among them; 0 or absent offers
+// every eligible tool.
+type requestJSON struct {
+	selector.Request
+	TopK *int `json:"top_k"`
+}
+
+// maxTopK bounds top_k: a model offered more tools than this gains nothing
+// from ranking.
+const maxTopK = 1000
+
 // request decodes a selection request and resolves its handles.
 func request(sel, reg uint64, req []byte, present bool) (*selector.ToolSelector, selector.Request, *Result) {
-	var out selector.Request
+	var in requestJSON
 	v, r := table.get(sel, KindSelector)
 	if r != nil {
-		return nil, out, r
+		return nil, in.Request, r
 	}
 	rg, r := getRegistry(reg)
 	if r != nil {
-		return nil, out, r
+		return nil, in.Request, r
 	}
 	if r := JSON("request_json", req, present, nil); r != nil {
-		return nil, out, r
+		return nil, in.Request, r
 	}
 	dec := json.NewDecoder(bytes.NewReader(req))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&out); err != nil {
+	if err := dec.Decode(&in); err != nil {
 		r := Fail(ErrArgument, "request_json: %v", err)
-		return nil, out, &r
+		return nil, in.Request, &r
+	}
+	out := in.Request
+	if in.TopK != nil {
+		if *in.TopK < 0 || *in.TopK > maxTopK {
+			r := Fail(ErrArgument, "request_json: top_k must be from 0 (every eligible tool) to %d, got %d", maxTopK, *in.TopK)
+			return nil, out, &r
+		}
+		if *in.TopK > 0 {
+			out.Prefilter = rank.For(rg).Prefilter(&rank.Options{MaxCandidates: *in.TopK})
+		}
 	}
 	out.Registry = rg
 	return v.(*selector.ToolSelector), out, nil

@@ -132,3 +132,46 @@ func TestSelectCancel(t *testing.T) {
 	}
 	wantErr(t, SelectorSelect(sel, reg, []byte(testRequest), true, reg), ErrHandle, "not a cancel token")
 }
+
+// top_k offers only the best-ranked tools, in catalog order; 0 offers all;
+// a bad value names the field.
+func TestSessionTopK(t *testing.T) {
+	reg := newRegistry(t)
+	tools := `[` +
+		`{"name":"weather__forecast","description":"Get the weather forecast for a city.","parameters":{"type":"object","properties":{"city":{"type":"string"}}}},` +
+		`{"name":"mail__send","description":"Send an email message.","parameters":{"type":"object","properties":{"to":{"type":"string"}}}},` +
+		`{"name":"maps__find_parking","description":"Find parking near a location.","parameters":{"type":"object","properties":{"latitude":{"type":"number"},"longitude":{"type":"number"}},"required":["latitude","longitude"]}},` +
+		`{"name":"maps__geocode","description":"Convert an address to latitude and longitude.","parameters":{"type":"object","properties":{"address":{"type":"string"}},"required":["address"]}},` +
+		`{"name":"files__read","description":"Read a file.","parameters":{"type":"object","properties":{"path":{"type":"string"}}}}]`
+	if r := RegistryRegister(reg, []byte(tools), true); r.Code != OK {
+		t.Fatal(string(r.Body))
+	}
+	sel := handleOf(t, SelectorNew([]byte(`{"model":"m1"}`), true))
+	defer SelectorClose(sel)
+	offered := func(req string) []any {
+		t.Helper()
+		r := SessionBegin(sel, reg, []byte(req), true)
+		act := decode(t, r)
+		if r.Code != OK {
+			t.Fatalf("begin %s: %s", req, r.Body)
+		}
+		sess := uint64(act["session"].(float64))
+		defer SessionClose(sess)
+		// Finish the session to read what it offered.
+		done := decode(t, SessionFeed(sess, []byte(`{"error":{"kind":"transport","message":"down"}}`), true))
+		offered, _ := done["offered"].([]any)
+		return offered
+	}
+	task := `"task":{"description":"where can I park the car near the Louvre"}`
+	if got := offered(`{` + task + `,"top_k":2}`); fmt.Sprint(got) != "[maps__find_parking maps__geocode]" {
+		t.Errorf("top_k 2 offered %v, want the parking tool and its prerequisite, in catalog order", got)
+	}
+	if got := offered(`{` + task + `,"top_k":0}`); len(got) != 5 {
+		t.Errorf("top_k 0 offered %v, want every tool", got)
+	}
+	if got := offered(`{` + task + `}`); len(got) != 5 {
+		t.Errorf("no top_k offered %v, want every tool", got)
+	}
+	wantErr(t, SessionBegin(sel, reg, []byte(`{`+task+`,"top_k":-1}`), true), ErrArgument, "top_k must be from 0")
+	wantErr(t, SessionBegin(sel, reg, []byte(`{`+task+`,"top_k":"3"}`), true), ErrArgument, "request_json")
+}

@@ -15,10 +15,11 @@ class SelectorTest(unittest.TestCase):
         self.addCleanup(self.reg.close)
 
     def select(self, client, config=CFG, detailed=False, **kw):
+        query = kw.pop("query", None)
         sel = ts.ToolSelector(client=client, config=config, **kw)
         self.addCleanup(sel.close)
         fn = sel.select_tool_calls_detailed if detailed else sel.select_tool_calls
-        return run(fn(task=task(), tool_registry=self.reg, query=kw.pop("query", None), context={"user": "u1"}))
+        return run(fn(task=task(), tool_registry=self.reg, query=query, context={"user": "u1"}))
 
     def test_happy_path(self):
         client = FakeClient(Reply(calls_json(("add", {"a": 1, "b": 2}), ("get_weather", {"city": "Paris"}))))
@@ -129,6 +130,26 @@ class SelectorTest(unittest.TestCase):
         self.assertIn("not_offered", res.attempts[0].message)
         res = self.select(FakeClient(calls_json(("admin_only", {}))), detailed=True, roles=["admin"])
         self.assertEqual([c.tool for c in res.calls], ["admin_only"])
+
+    def test_top_k_offers_the_best_ranked_tools(self):
+        for name, desc in (("send_email", "Send an email message"), ("read_file", "Read a file from disk"),
+                           ("list_calendar", "List calendar events")):
+            self.reg.register(name, lambda **kw: 0, description=desc, parameters={"type": "object"})
+        res = self.select(FakeClient(calls_json(("get_weather", {"city": "Paris"}))), detailed=True, top_k=1,
+                          query="weather in Paris")
+        self.assertEqual(res.offered, ["get_weather"])
+        self.assertEqual([c.tool for c in res.calls], ["get_weather"])
+        # A call to a tool that was not offered is rejected.
+        res = self.select(FakeClient(calls_json(("add", {"a": 1, "b": 2}))), detailed=True, top_k=1,
+                          query="weather in Paris")
+        self.assertEqual(res.calls, [])
+        self.assertIn("not_offered", res.attempts[0].message)
+        # Without top_k every eligible tool is offered.
+        res = self.select(FakeClient(calls_json(("add", {"a": 1, "b": 2}))), detailed=True)
+        self.assertEqual(len(res.offered), 5)
+        for bad in (0, 1001, True, "3", 2.5):
+            with self.subTest(top_k=bad), self.assertRaisesRegex(ValueError, "top_k"):
+                ts.ToolSelector(client=FakeClient(), config=CFG, top_k=bad)
 
     def test_message_factory(self):
         class Msg:

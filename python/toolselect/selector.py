@@ -83,6 +83,12 @@ class ToolSelector:
     at all (a tool with roles is offered only to callers holding one; unsafe
     tools only when allowed; every required capability must be declared).
 
+    ``top_k``: with a large registry, offer the model only the ``top_k``
+    eligible tools the ranking (bm25, Go's ``rank`` package) puts first for
+    the query, or the task and sub-tasks, listed in registry order; the tools
+    that yield a parameter of the best ones come with them. ``None`` (the
+    default) offers every eligible tool.
+
     With ``client=None`` the endpoint comes from ``config.base_url`` /
     ``config.api_key`` when set, else ``LLM_COMMON_TOOL_SELECTION_BASE_URL`` /
     ``_API_KEY``, else ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``, read when each
@@ -92,7 +98,7 @@ class ToolSelector:
     def __init__(self, client: Any = None, config: Optional[ToolSelectionConfig] = None, *,
                  message_factory: Optional[MessageFactory] = None, roles: Optional[List[str]] = None,
                  allow_unsafe: bool = False, capabilities: Optional[List[str]] = None,
-                 logger: Optional[logging.Logger] = None) -> None:
+                 logger: Optional[logging.Logger] = None, top_k: Optional[int] = None) -> None:
         if config is None:
             config = ToolSelectionConfig.from_env()
         elif not isinstance(config, ToolSelectionConfig):
@@ -107,6 +113,9 @@ class ToolSelector:
         self.roles = list(roles or [])
         self.allow_unsafe = bool(allow_unsafe)
         self.capabilities = list(capabilities or [])
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= 1000):
+            raise ValueError(f"top_k must be None (every eligible tool) or an integer from 1 to 1000, got {top_k!r}")
+        self.top_k = top_k
         self.log = logger or log
         self._lock = threading.Lock()
         self._selectors: Dict[Tuple[str, str], int] = {}
@@ -205,6 +214,8 @@ class ToolSelector:
             req["allow_unsafe"] = True
         if self.capabilities:
             req["capabilities"] = self.capabilities
+        if self.top_k is not None:
+            req["top_k"] = self.top_k
         return req
 
     def _schema_of(self, tool_registry: Any) -> Any:
