@@ -24,7 +24,8 @@ import (
 // shares a term with p (reverse_geocode mentions latitude and longitude
 // because it takes them). A parameter that more than maxProducers siblings
 // seem to yield is too generic to say which one is meant ("data", "text"),
-// and adds none.
+// and adds none; so does a parameter whose value the caller chooses (see
+// chosenParams).
 const (
 	// prereqTop is how many of the top picks bring their prerequisites.
 	prereqTop = 3
@@ -48,7 +49,7 @@ type prereqIndex struct {
 	nsOf    []string         // position -> namespace
 
 	mu     sync.Mutex
-	terms  map[int]*toolTerms // position -> analysed terms, when there is no bm25 index
+	terms  map[int]*toolTerms // position -> analysed terms (name and description only without a bm25 index)
 	yields map[string][]int   // namespace + "\x00" + parameter -> producer positions
 	of     map[int][]prereq   // position -> prerequisites
 }
