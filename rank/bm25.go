@@ -328,15 +328,21 @@ func updateIndex(old *bm25Index, entries []*registry.Entry) *bm25Index {
 			}
 			idx.postings[tid] = append(list, posting{doc: id, tf: d.tfs[ti]})
 		}
-		idx.docs = append(idx.docs, e)
-		idx.flen = append(idx.flen, d.lens)
-		idx.docOf[e] = id
-		for f := range numFields {
-			idx.sumLen[f] += float64(d.lens[f])
-		}
-		idx.live++
+		idx.appendDoc(e, id, d.lens)
 	}
 	return idx
+}
+
+// appendDoc records entry e as document id (the next one) with its field
+// lengths.
+func (idx *bm25Index) appendDoc(e *registry.Entry, id uint32, lens [numFields]uint16) {
+	idx.docs = append(idx.docs, e)
+	idx.flen = append(idx.flen, lens)
+	idx.docOf[e] = id
+	for f := range numFields {
+		idx.sumLen[f] += float64(lens[f])
+	}
+	idx.live++
 }
 
 func buildIndex(entries []*registry.Entry) *bm25Index {
@@ -369,13 +375,7 @@ func buildIndex(entries []*registry.Entry) *bm25Index {
 			counts[tid]++
 			pairs = append(pairs, pair{uint32(tid), posting{doc: id, tf: d.tfs[ti]}})
 		}
-		idx.docs = append(idx.docs, e)
-		idx.flen = append(idx.flen, d.lens)
-		idx.docOf[e] = id
-		for f := range numFields {
-			idx.sumLen[f] += float64(d.lens[f])
-		}
-		idx.live++
+		idx.appendDoc(e, id, d.lens)
 	}
 	idx.terms = make(map[string]uint32, len(d.terms))
 	for tid, t := range d.terms {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolselect/toolselect/registry"
@@ -100,16 +101,7 @@ func TestPrerequisitesFromIndex(t *testing.T) {
 	}
 }
 
-func joinParams(ps []string) string {
-	out := ""
-	for i, p := range ps {
-		if i > 0 {
-			out += ","
-		}
-		out += p
-	}
-	return out
-}
+func joinParams(ps []string) string { return strings.Join(ps, ",") }
 
 func TestRankAddsPrerequisites(t *testing.T) {
 	ctx := context.Background()

@@ -86,7 +86,7 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		if n < 0 {
 			return 0, false
 		}
-		return min(time.Duration(min(n, int64(maxRetryAfter/time.Second)))*time.Second, maxRetryAfter), true
+		return time.Duration(min(n, int64(maxRetryAfter/time.Second))) * time.Second, true
 	}
 	t, err := http.ParseTime(v)
 	if err != nil {
@@ -160,13 +160,12 @@ func (c *openAIClient) chatError(ctx context.Context, err error, elapsed time.Du
 	// the end of the message; the server's words are cut to make room.
 	status := func(code int, msg string) error {
 		text := statusText(code, redact(msg, c.apiKey))
-		e := &ChatError{Kind: KindHTTPStatus, StatusCode: code}
-		if ra != nil && ra.ok {
-			e.RetryAfter = ra.d
-			suffix := fmt.Sprintf(" (retry after %s)", ra.d)
-			text = truncate(text, 1024-len(suffix)-len("…")) + suffix
+		if ra == nil || !ra.ok {
+			return mk(KindHTTPStatus, code, text, nil)
 		}
-		e.Message = truncate(text, 1024)
+		suffix := fmt.Sprintf(" (retry after %s)", ra.d)
+		e := mk(KindHTTPStatus, code, truncate(text, 1024-len(suffix)-len("…"))+suffix, nil).(*ChatError)
+		e.RetryAfter = ra.d
 		return e
 	}
 	var (
