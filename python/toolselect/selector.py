@@ -124,7 +124,7 @@ class ToolSelector:
 
     # -- public API ----------------------------------------------------------
 
-    async def select_tool_calls(self, *, task: Any, tool_registry: Any, query: Optional[str] = None,
+    async def select_tool_calls(self, task: Any, tool_registry: Any, query: Optional[str] = None,
                                 context: Optional[Mapping[str, Any]] = None) -> List[ToolCall]:
         """Return the checked calls for ``task`` (at most ``max_calls``, in the
         model's order). When every attempt fails it returns ``[]`` and logs
@@ -134,7 +134,7 @@ class ToolSelector:
         return (await self.select_tool_calls_detailed(task=task, tool_registry=tool_registry, query=query,
                                                       context=context)).calls
 
-    async def select_tool_calls_detailed(self, *, task: Any, tool_registry: Any, query: Optional[str] = None,
+    async def select_tool_calls_detailed(self, task: Any, tool_registry: Any, query: Optional[str] = None,
                                          context: Optional[Mapping[str, Any]] = None) -> SelectionResult:
         """Like :meth:`select_tool_calls`, with every attempt, the dropped
         calls, the offered tools and the typed failure (``result.failure``)."""
@@ -216,7 +216,7 @@ class ToolSelector:
         if isinstance(text, (bytes, bytearray)):
             text = bytes(text).decode("utf-8")
         if not isinstance(text, str):
-            text = json.dumps(text)  # a list of dicts is accepted too
+            text = json.dumps(text, default=_plain_json)  # a list of dicts (or pydantic models) is accepted too
         return text
 
     def _registry_use(self, source: Any) -> Use:
@@ -358,6 +358,13 @@ class ToolSelector:
                 self.log.info("tool selection dropped a call to %r (%s): %s", d.tool, d.reason,
                               d.raw.get("message", ""))
         return res
+
+
+def _plain_json(obj: Any) -> Any:
+    dump = getattr(obj, "model_dump", None)
+    if callable(dump):
+        return dump()
+    raise TypeError(f"tool_registry.get_tools_schema() returned a {type(obj).__name__}, which is not JSON")
 
 
 def _redact(text: str, secrets: "List[str]") -> str:
