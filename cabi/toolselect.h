@@ -145,7 +145,8 @@ int toolselect_registry_close(uint64_t registry, char **out);
  * "go_field":"MaxCalls","type":"string|int|float|bool","default":5|null,
  * "env":["LLM_COMMON_TOOL_SELECTION_MAX_CALLS"],"want":"an integer from 1 to
  * 20","required":false,"min":1|null,"max":20|null,"choices":[...],
- * "fold_case":true,"format":"http_url","secret":false},...]} in the order of
+ * "fold_case":true,"format":"http_url","secret":false,"nullable":false},...]}
+ * in the order of
  * Go's selector.Config ("choices", "fold_case", "format" only when set). The
  * keys of config_json below are the "name"s. */
 int toolselect_config_schema(char **out);

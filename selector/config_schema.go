@@ -49,6 +49,9 @@ type ConfigField struct {
 	Want string `json:"want"`
 	// Required settings may not be empty.
 	Required bool `json:"required"`
+	// Nullable settings may be null (unset): optional strings (empty means
+	// none) and pointer fields.
+	Nullable bool `json:"nullable"`
 	// Min and Max bound a number, inclusive (null: unbounded).
 	Min *float64 `json:"min"`
 	Max *float64 `json:"max"`
@@ -79,8 +82,12 @@ func Schema() ConfigSchema {
 			}
 			continue
 		}
+		ft, nullable := sf.Type, false
+		if ft.Kind() == reflect.Pointer { // optional: nil means "not set"
+			ft, nullable = ft.Elem(), true
+		}
 		typ := "string"
-		switch sf.Type.Kind() {
+		switch ft.Kind() {
 		case reflect.Bool:
 			typ = "bool"
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
@@ -89,11 +96,18 @@ func Schema() ConfigSchema {
 		case reflect.Float32, reflect.Float64:
 			typ = "float"
 		}
-		var dv any = def.Field(i).Interface()
+		var dv any
+		if fv := def.Field(i); !nullable {
+			dv = fv.Interface()
+		} else if !fv.IsNil() {
+			dv = fv.Elem().Interface()
+		}
 		if typ == "string" && dv == "" {
 			dv = nil
 		}
-		s.Fields = append(s.Fields, schemaField(name, sf.Name, typ, dv, sf.Tag.Get("validate")))
+		f := schemaField(name, sf.Name, typ, dv, sf.Tag.Get("validate"))
+		f.Nullable = nullable || (typ == "string" && dv == nil && !f.Required)
+		s.Fields = append(s.Fields, f)
 	}
 	return s
 }

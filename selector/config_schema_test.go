@@ -40,7 +40,10 @@ func TestSchemaPublishesEverySetting(t *testing.T) {
 	if f := seen["Mode"]; !reflect.DeepEqual(f.Choices, []string{"json", "native"}) || f.Default != "json" {
 		t.Errorf("Mode: %+v", f)
 	}
-	if f := seen["FallbackModel"]; f.Default != nil || f.Required {
+	if f := seen["Mode"]; f.Nullable {
+		t.Errorf("Mode is nullable: %+v", f)
+	}
+	if f := seen["FallbackModel"]; f.Default != nil || f.Required || !f.Nullable {
 		t.Errorf("FallbackModel: %+v", f)
 	}
 	if !seen["APIKey"].Secret || !seen["Model"].Required {

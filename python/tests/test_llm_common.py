@@ -247,7 +247,8 @@ class ShapesTest(unittest.TestCase):
         for field, bad in (("max_calls", "21"), ("max_calls", 30.5), ("max_calls", True), ("timeout_s", "0"),
                            ("temperature", "1.5"), ("temperature", float("inf")), ("fail_closed", None),
                            ("fail_closed", "maybe"), ("fail_closed", 2), ("fail_closed", ""), ("mode", "tools"),
-                           ("model", " "), ("base_url", "ftp://x")):
+                           ("model", " "), ("base_url", "ftp://x"), ("mode", None), ("mode", ""),
+                           ("max_calls", None), ("temperature", None)):
             with self.subTest(field=field, bad=bad), self.assertRaisesRegex(ValueError, field):
                 ts.ToolSelectionConfig(**{field: bad})
         with self.assertRaisesRegex(TypeError, "fail_closd"):

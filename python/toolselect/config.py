@@ -71,7 +71,7 @@ def _coerce(f: Dict[str, Any], v: Any, *, lax: bool = True) -> Any:
     if isinstance(v, (bytes, bytearray)):
         v = bytes(v).decode("utf-8")
     if v is None:
-        if t == "string" and not f["required"]:
+        if f.get("nullable"):
             return None
         raise _Bad("missing")
     if t == "bool":
@@ -128,7 +128,7 @@ def _coerce(f: Dict[str, Any], v: Any, *, lax: bool = True) -> Any:
     if f.get("fold_case"):
         s = s.lower()
     if not s:
-        if f["required"]:
+        if f["required"] or not f.get("nullable"):
             raise _Bad("invalid")
         return None
     if f.get("choices") and s not in f["choices"]:
