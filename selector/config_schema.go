@@ -77,8 +77,9 @@ func Schema() ConfigSchema {
 			continue
 		}
 		if name == "-" {
-			if sf.Name == "FailOpen" { // published negated, as the variable and the JSON key are
-				s.Fields = append(s.Fields, schemaField("fail_closed", "FailClosed", "bool", DefaultFailClosed, ""))
+			if w, ok := wireForms[sf.Name]; ok {
+				f := schemaField(w.name, w.goField, w.typ, w.def, w.validate)
+				s.Fields = append(s.Fields, f)
 			}
 			continue
 		}
@@ -110,6 +111,18 @@ func Schema() ConfigSchema {
 		s.Fields = append(s.Fields, f)
 	}
 	return s
+}
+
+// wireForms publishes the settings whose Go field is not their JSON and
+// environment form (json:"-"): the schema describes what ConfigFromJSON and
+// ConfigFromEnv read, in the validate tag's syntax.
+var wireForms = map[string]struct {
+	name, goField, typ string
+	def                any
+	validate           string
+}{
+	// FailOpen is published negated, as the variable and the JSON key are.
+	"FailOpen": {"fail_closed", "FailClosed", "bool", DefaultFailClosed, ""},
 }
 
 func schemaField(name, goField, typ string, def any, tag string) ConfigField {

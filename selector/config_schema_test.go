@@ -54,26 +54,14 @@ func TestSchemaPublishesEverySetting(t *testing.T) {
 	}
 }
 
-// TestSchemaBoundsAreTheValidatorsBounds checks the published bounds against
-// Validate itself: each bound is accepted and one step beyond it is refused.
+// TestSchemaBoundsAreTheValidatorsBounds checks each published bound against
+// what ConfigFromJSON (the form bindings send) accepts: the bound is accepted
+// and one step beyond it is refused.
 func TestSchemaBoundsAreTheValidatorsBounds(t *testing.T) {
 	for _, f := range Schema().Fields {
-		if f.Min == nil && f.Max == nil {
-			continue
-		}
 		step := 1.0
 		if f.Type == "float" {
 			step = 0.001
-		}
-		set := func(v float64) error {
-			c := DefaultConfig()
-			fv := reflect.ValueOf(&c).Elem().FieldByName(f.GoField)
-			if f.Type == "float" {
-				fv.SetFloat(v)
-			} else {
-				fv.SetInt(int64(math.Round(v)))
-			}
-			return c.Validate()
 		}
 		for _, b := range []struct {
 			bound *float64
@@ -83,13 +71,49 @@ func TestSchemaBoundsAreTheValidatorsBounds(t *testing.T) {
 				continue
 			}
 			t.Run(fmt.Sprintf("%s/%g", f.Name, *b.bound), func(t *testing.T) {
-				if err := set(*b.bound); err != nil {
+				doc := func(v float64) []byte {
+					if f.Type == "int" {
+						return []byte(fmt.Sprintf(`{%q:%d}`, f.Name, int64(math.Round(v))))
+					}
+					return []byte(fmt.Sprintf(`{%q:%g}`, f.Name, v))
+				}
+				if _, err := ConfigFromJSON(doc(*b.bound)); err != nil {
 					t.Errorf("bound %g refused: %v", *b.bound, err)
 				}
-				if err := set(*b.bound + b.dir*step); err == nil {
+				if _, err := ConfigFromJSON(doc(*b.bound + b.dir*step)); err == nil {
 					t.Errorf("%g beyond the bound accepted", *b.bound+b.dir*step)
 				}
 			})
+		}
+	}
+}
+
+// TestSchemaDefaultsAreConfigFromJSONs: an empty document gives every
+// published default.
+func TestSchemaDefaultsAreConfigFromJSONs(t *testing.T) {
+	c, err := ConfigFromJSON([]byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	b, _ := json.Marshal(c)
+	_ = json.Unmarshal(b, &got)
+	for _, f := range Schema().Fields {
+		if f.Secret {
+			continue
+		}
+		want := f.Default
+		if want == nil && f.Type == "string" {
+			want = ""
+		}
+		if n, ok := want.(int); ok {
+			want = float64(n)
+		}
+		if n, ok := want.(int64); ok {
+			want = float64(n)
+		}
+		if !reflect.DeepEqual(got[f.Name], want) {
+			t.Errorf("%s: ConfigFromJSON({}) gives %v, the schema says %v", f.Name, got[f.Name], want)
 		}
 	}
 }
