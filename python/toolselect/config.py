@@ -31,6 +31,10 @@ from .types import dump
 _schema_lock = threading.Lock()
 _schema: Optional[Dict[str, Any]] = None
 
+#: The endpoint settings: ``from_env`` leaves them unset and the selector
+#: reads their variables when each call is made (see ToolSelector).
+CALL_TIME_FIELDS = ("base_url", "api_key")
+
 _INT_TEXT = re.compile(r"[+-]?\d+")  # what Go's strconv.ParseInt reads in base 10
 
 
@@ -218,7 +222,7 @@ class ToolSelectionConfig:
         env = os.environ if environ is None else environ
         kw: Dict[str, Any] = {}
         for f in _fields():
-            if f["secret"] or f["name"] in overrides:
+            if f["name"] in CALL_TIME_FIELDS or f["name"] in overrides:
                 continue
             var, raw = _first_set(env, f["env"])
             if var is None:
