@@ -295,7 +295,7 @@ class ToolSelectionConfig:
         parts = []
         for f in _fields():
             v = getattr(self, f["name"])
-            parts.append(f"{f['name']}={'***' if f['secret'] and f['name'] == 'api_key' and v else repr(v)}")
+            parts.append(f"{f['name']}={'***' if f['secret'] and v else repr(v)}")  # URLs may hold credentials
         return f"ToolSelectionConfig({', '.join(parts)})"
 
 
