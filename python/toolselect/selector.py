@@ -70,12 +70,18 @@ class ToolSelector:
     ``.content`` (or is a ``str``, or an OpenAI ``ChatCompletion``).
 
     ``config``: a :class:`ToolSelectionConfig`; ``None`` reads
-    :meth:`ToolSelectionConfig.from_env` now.
+    :meth:`ToolSelectionConfig.from_env` now; llm-common's config object (or
+    a mapping) is read field by field.
 
     ``message_factory``: how to build each message passed to the client.
-    ``None`` passes plain dicts ``{"role": ..., "content": ...}``; pass e.g.
-    ``message_factory=ChatMessage`` for a pydantic-style class, called as
-    ``ChatMessage(role=..., content=...)``.
+    ``None`` passes :class:`~toolselect.types.Message` objects: dicts that
+    also read as attributes (``m.role``, ``m.content``, ``m["role"]``); pass
+    e.g. ``message_factory=LLMMessage`` for a class the client checks,
+    called as ``LLMMessage(role=..., content=...)``.
+
+    Never closing a selector is fine: the native handles it holds are
+    released quietly when it is collected. ``close()`` and the context
+    managers release them at a known point.
 
     ``roles``, ``allow_unsafe``, ``capabilities``: which tools may be offered
     at all (a tool with roles is offered only to callers holding one; unsafe
