@@ -126,6 +126,8 @@ def _coerce(f: Dict[str, Any], v: Any, *, lax: bool = True) -> Any:
             raise _Bad("out of range")
         return _in_range(f, x)
     # string
+    if isinstance(v, os.PathLike):
+        v = os.fspath(v)
     if not isinstance(v, str):
         raise _Bad("malformed")
     s = v.strip()
