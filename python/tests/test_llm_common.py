@@ -147,6 +147,9 @@ class InstallTest(Installed):
         cfg = ORIGINAL_CONFIG(model="m1", max_calls=2, timeout_s=10, fail_closed=True, temperature=0.1)
         sel = ts.ToolSelector(ScriptedClient(reply()), cfg)
         self.assertEqual((sel.config.model, sel.config.max_calls, sel.config.temperature), ("m1", 2, 0.1))
+        self.assertIsInstance(sel.config, ts.ToolSelectionConfig)
+        with self.assertRaisesRegex(ValueError, "max_calls"):
+            ts.ToolSelector(ScriptedClient(reply()), ORIGINAL_CONFIG(max_calls=0))
 
 
 class ImportTest(unittest.TestCase):
@@ -251,8 +254,10 @@ class ShapesTest(unittest.TestCase):
                            ("max_calls", None), ("temperature", None)):
             with self.subTest(field=field, bad=bad), self.assertRaisesRegex(ValueError, field):
                 ts.ToolSelectionConfig(**{field: bad})
-        with self.assertRaisesRegex(TypeError, "fail_closd"):
-            ts.ToolSelectionConfig(fail_closd=False)  # a typo is not dropped silently
+        with self.assertLogs("toolselect", "WARNING") as logs:
+            c = ts.ToolSelectionConfig(fail_closd=False, enabled=True)  # extra fields, as pydantic allows
+        self.assertIn("'enabled', 'fail_closd'", logs.output[0])
+        self.assertIs(c.fail_closed, True)  # an ignored field never makes it fail open
         c = ts.ToolSelectionConfig()
         with self.assertRaisesRegex(ValueError, "fail_closed"):
             c.fail_closed = None

@@ -18,6 +18,7 @@ clearly the value meant is refused, never replaced by a default.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import re
@@ -27,6 +28,8 @@ from urllib.parse import urlparse
 
 from . import _lib
 from .types import dump
+
+log = logging.getLogger("toolselect")
 
 _schema_lock = threading.Lock()
 _schema: Optional[Dict[str, Any]] = None
@@ -165,8 +168,10 @@ class ToolSelectionConfig:
     Build it with keywords (``ToolSelectionConfig(max_calls=3)``), from
     llm-common-style values (``max_calls="3"``, ``timeout_s=30.0``,
     ``fail_closed="false"``), or with :meth:`from_env`. A value that is out of
-    range, of the wrong type, or an unknown field raises :class:`ValueError`
-    (``TypeError`` for an unknown keyword) naming the field.
+    range or of the wrong type raises :class:`ValueError` naming the field;
+    a keyword that is not a setting is ignored with a WARNING on the
+    ``toolselect`` logger naming it (llm-common's pydantic model ignores
+    extra fields too).
 
     ``base_url`` and ``api_key``: when ``None``, the selector reads the
     endpoint from the environment when each call is made.
@@ -195,8 +200,11 @@ class ToolSelectionConfig:
         names = {f["name"] for f in fields}
         unknown = sorted(set(kwargs) - names)
         if unknown:
-            raise TypeError(f"ToolSelectionConfig has no field {', '.join(map(repr, unknown))} "
-                            f"(fields: {', '.join(sorted(names))})")
+            # As llm-common's pydantic model does, extra fields are accepted and
+            # ignored, but not silently. The defaults are the safe values, so
+            # an ignored (say misspelled) field never makes a selector fail open.
+            log.warning("ToolSelectionConfig: ignoring %s: toolselect has no such setting (settings: %s)",
+                        ", ".join(map(repr, unknown)), ", ".join(sorted(names)))
         for f in fields:
             object.__setattr__(self, f["name"], kwargs.get(f["name"], f["default"]))
         self.validate()

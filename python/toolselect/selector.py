@@ -108,7 +108,7 @@ class ToolSelector:
         elif isinstance(config, ToolSelectionConfig):
             config.validate()
         else:
-            config = _foreign_config(config, logger or log)
+            config = _foreign_config(config)
         if client is not None and not callable(getattr(client, "chat_completion", None)):
             raise TypeError("client must have a chat_completion(...) method (or be None for the built-in client)")
         self.client = client
@@ -553,10 +553,9 @@ def _compile(text: str) -> ToolRegistry:
 _schemas = _SchemaCache(_SCHEMA_CACHE_SIZE)
 
 
-def _foreign_config(config: Any, logger: logging.Logger) -> ToolSelectionConfig:
+def _foreign_config(config: Any) -> ToolSelectionConfig:
     """A config that is not ours (llm-common's pydantic ToolSelectionConfig,
-    or a mapping): its fields that toolselect knows, read as ours are; the
-    others are named in a warning, never dropped silently."""
+    or a mapping): its fields, read as ours are."""
     dump = getattr(config, "model_dump", None)
     if callable(dump):
         data = dict(dump())
@@ -565,9 +564,4 @@ def _foreign_config(config: Any, logger: logging.Logger) -> ToolSelectionConfig:
     else:
         raise TypeError(f"config must be a ToolSelectionConfig (or a pydantic model / mapping of its fields), "
                         f"not {type(config).__name__}")
-    names = set(ToolSelectionConfig.model_fields_names())
-    ignored = sorted(k for k in data if k not in names)
-    if ignored:
-        logger.warning("toolselect: %s fields %s have no toolselect meaning and are ignored",
-                       type(config).__name__, ", ".join(ignored))
-    return ToolSelectionConfig(**{k: v for k, v in data.items() if k in names})
+    return ToolSelectionConfig(**data)  # which warns about the fields toolselect does not have
