@@ -92,6 +92,36 @@ func (t *TokenCounter) CountEach(entries []*registry.Entry, f registry.Format) (
 	return out, nil
 }
 
+// Fits reports whether entries written in format f take at most budget
+// tokens. Each tool's entry is counted alone and the counts summed (within a
+// token or two per tool of counting the whole list at once); counting stops
+// as soon as the sum passes budget, and a view of at most budget bytes fits
+// without counting (a token is at least a byte), so the cost is bounded by
+// the budget, not the catalog.
+func (t *TokenCounter) Fits(entries []*registry.Entry, f registry.Format, budget int) (bool, error) {
+	items := make([][]byte, len(entries))
+	size := 0
+	for i, e := range entries {
+		b, err := registry.MarshalView([]*registry.Entry{e}, f, nil)
+		if err != nil {
+			return false, err
+		}
+		items[i] = b
+		size += len(b)
+	}
+	if size <= budget {
+		return true, nil
+	}
+	total := 0
+	for _, b := range items {
+		total += t.Count(string(b))
+		if total > budget {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
 // FitBudget keeps picks, in order, while their tool definitions (format f)
 // fit in budget tokens; a pick that does not fit is skipped and later, smaller
 // ones may still be kept. It returns the kept picks and their tokens.
