@@ -53,6 +53,28 @@ func NewTokenCounter(encoding string) (*TokenCounter, error) {
 	return tc, nil
 }
 
+var o200k struct {
+	sync.Once
+	c *TokenCounter
+}
+
+// o200kCounter is NewTokenCounter(EncodingO200k) for code that must not link
+// the cl100k vocabulary too (the C library, through Offering): each
+// vocabulary adds megabytes to a binary that references it.
+func o200kCounter() *TokenCounter {
+	o200k.Do(func() {
+		countersMu.Lock()
+		defer countersMu.Unlock()
+		if c, ok := counters[EncodingO200k]; ok {
+			o200k.c = c
+			return
+		}
+		o200k.c = &TokenCounter{codec: codec.NewO200kBase()}
+		counters[EncodingO200k] = o200k.c
+	})
+	return o200k.c
+}
+
 // Encoding names the counter's encoding.
 func (t *TokenCounter) Encoding() string { return t.codec.GetName() }
 
@@ -90,36 +112,6 @@ func (t *TokenCounter) CountEach(entries []*registry.Entry, f registry.Format) (
 		out[i] = n
 	}
 	return out, nil
-}
-
-// Fits reports whether entries written in format f take at most budget
-// tokens. Each tool's entry is counted alone and the counts summed (within a
-// token or two per tool of counting the whole list at once); counting stops
-// as soon as the sum passes budget, and a view of at most budget bytes fits
-// without counting (a token is at least a byte), so the cost is bounded by
-// the budget, not the catalog.
-func (t *TokenCounter) Fits(entries []*registry.Entry, f registry.Format, budget int) (bool, error) {
-	items := make([][]byte, len(entries))
-	size := 0
-	for i, e := range entries {
-		b, err := registry.MarshalView([]*registry.Entry{e}, f, nil)
-		if err != nil {
-			return false, err
-		}
-		items[i] = b
-		size += len(b)
-	}
-	if size <= budget {
-		return true, nil
-	}
-	total := 0
-	for _, b := range items {
-		total += t.Count(string(b))
-		if total > budget {
-			return false, nil
-		}
-	}
-	return true, nil
 }
 
 // FitBudget keeps picks, in order, while their tool definitions (format f)
