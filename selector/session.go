@@ -452,7 +452,7 @@ func (ss *Session) Feed(resp ChatResponse, err error) Action {
 			return ss.searchRound(req.Model, search, a)
 		}
 		// No round left: the model's answer is "no calls".
-		a.UnansweredSearch = truncate(redact(search, ss.cfg.APIKey), 1024)
+		a.UnansweredSearch = truncate(redact(search, ss.cfg.APIKey), maxSearchBytes)
 	}
 	valid, rejected := ss.check(raw)
 	ss.echoable(rejected)
@@ -492,10 +492,14 @@ func (ss *Session) fail(a Attempt) Action {
 	return ss.Next()
 }
 
+// maxSearchBytes bounds a model's search words, as ranked and as recorded.
+const maxSearchBytes = 1024
+
 // searchRound ranks the eligible tools with the model's words and asks the
 // same model again, within what is left of the attempt's timeout. When the
 // words match nothing the offer stays as it was, and the model is told so.
 func (ss *Session) searchRound(model, query string, a Attempt) Action {
+	query = truncate(redact(query, ss.cfg.APIKey), maxSearchBytes)
 	picked, err := ss.rank(ss.ctx, query)
 	if err != nil {
 		a.Kind, a.Message = KindSearch, fmt.Sprintf("ranking the catalog for the search %q: %v", truncate(query, 200), err)
@@ -512,10 +516,10 @@ func (ss *Session) searchRound(model, query string, a Attempt) Action {
 		return ss.fail(a)
 	}
 	ss.cur = next
-	ss.searches = append(ss.searches, Search{Query: redact(query, ss.cfg.APIKey), Offered: next.names})
+	ss.searches = append(ss.searches, Search{Query: query, Offered: next.names})
 	a.Searches = ss.searches
 	ss.log.LogAttrs(ss.ctx, slog.LevelInfo, "tool selection: search round",
-		slog.String("model", model), slog.String("query", redact(query, ss.cfg.APIKey)),
+		slog.String("model", model), slog.String("query", query),
 		slog.Int("matched", len(picked)), slog.Int("offered", len(next.names)))
 	left := ss.attemptEnd.Sub(ss.now())
 	if left <= 0 {
