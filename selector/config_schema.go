@@ -123,6 +123,8 @@ var wireForms = map[string]struct {
 }{
 	// FailOpen is published negated, as the variable and the JSON key are.
 	"FailOpen": {"fail_closed", "FailClosed", "bool", DefaultFailClosed, ""},
+	// MaxSearches is 0-10 on the wire (0: off) and NoSearches for off in Go.
+	"MaxSearches": {"max_searches", "MaxSearches", "int", DefaultMaxSearches, "min=0,max=" + strconv.Itoa(MaxMaxSearches)},
 }
 
 func schemaField(name, goField, typ string, def any, tag string) ConfigField {

@@ -188,6 +188,9 @@ class ToolSelectionConfig:
     api_key: Optional[str]
     mode: str
     max_response_bytes: int
+    offer_tokens: int
+    top_k: int
+    max_searches: int
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         fields = _fields()
