@@ -74,6 +74,9 @@ type Options struct {
 	// three picks is followed by the sibling tools that yield a parameter it
 	// requires (see prereq.go). They count in MaxCandidates.
 	NoPrerequisites bool
+	// Feedback, if set, fuses what past selections taught with the Scorer
+	// (see Feedback.Scorer); the scorer is then named "<scorer>+feedback".
+	Feedback *Feedback
 }
 
 func (o *Options) withDefaults() Options {
@@ -89,6 +92,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if v.Scorer == nil {
 		v.Scorer = defaultScorer
+	}
+	if v.Feedback != nil {
+		v.Scorer = v.Feedback.Scorer(v.Scorer)
 	}
 	if v.RerankTop <= 0 {
 		v.RerankTop = 2 * v.MaxCandidates
