@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strconv"
 	"sort"
 	"strings"
 	"sync"
@@ -32,7 +33,7 @@ const (
 	DefaultFeedbackWeight    = 0.9
 	DefaultFeedbackThreshold = 0.3
 	// MaxFeedbackQueryBytes bounds the task text of one feedback pair.
-	MaxFeedbackQueryBytes = 16 << 10
+	MaxFeedbackQueryBytes = 64 << 10
 	// MaxFeedbackTools bounds the tools of one feedback pair.
 	MaxFeedbackTools = 256
 )
@@ -276,9 +277,11 @@ func (f *Feedback) similar(q *Query) map[string]float64 {
 	if n == 0 {
 		return nil
 	}
+	// A smoothed idf: with few learned tasks, a query word no task holds
+	// must not outweigh every shared word.
 	idf := func(term string) float64 {
 		df := float64(len(f.post[term]))
-		return math.Log(1 + (n-df+0.5)/(df+0.5))
+		return math.Log(1 + (n+1)/(df+1))
 	}
 	qtf := map[string]float64{}
 	for _, t := range terms {
@@ -373,7 +376,11 @@ func (f *Feedback) similarTools(q *Query) map[string]float64 {
 
 // gain maps a similarity to the share of the remaining score it earns.
 func (f *Feedback) gain(sim float64) float64 {
-	return f.opts.Weight * clamp01((sim-f.opts.Threshold)/(1-f.opts.Threshold))
+	g := clamp01((sim - f.opts.Threshold) / (1 - f.opts.Threshold))
+	if p, _ := strconv.ParseFloat(os.Getenv("FBPOW"), 64); p > 0 {
+		g = math.Pow(g, p)
+	}
+	return f.opts.Weight * g
 }
 
 // feedbackScorer fuses a base scorer with what a Feedback learned.
@@ -404,6 +411,17 @@ func (s *feedbackScorer) Score(ctx context.Context, c *Catalog, q *Query, k int,
 		sims = s.fb.similarTools(q)
 	} else {
 		sims = s.fb.similar(q)
+	}
+	if r, _ := strconv.ParseFloat(os.Getenv("FBREL"), 64); r > 0 {
+		best := 0.0
+		for _, v := range sims {
+			best = max(best, v)
+		}
+		for k, v := range sims {
+			if v < r*best {
+				delete(sims, k)
+			}
+		}
 	}
 	if len(sims) == 0 {
 		return s.base.Score(ctx, c, q, k, keep)

@@ -59,11 +59,11 @@ func TestFeedbackSplit(t *testing.T) {
 	if g := os.Getenv("TOOLSELECT_FEEDBACK_GRID"); g != "" {
 		for _, name := range strings.Split(g, ",") {
 			for _, byHash := range []bool{false, true} {
-				for _, th := range []float64{0.05, 0.1, 0.2, 0.3} {
-					for _, w := range []float64{0.6, 0.9, 1} {
-						wo, wi, _ := feedbackSplit(t, name, byHash, &FeedbackOptions{Weight: w, Threshold: th})
-						t.Logf("%s byHash %v threshold %.2f weight %.1f: R@10 %.3f -> %.3f  NDCG@10 %.3f -> %.3f", name, byHash, th, w, wo.R10, wi.R10, wo.NDCG10, wi.NDCG10)
-					}
+				for _, tw := range strings.Split(os.Getenv("TOOLSELECT_FEEDBACK_TW"), ",") {
+					th, _ := strconv.ParseFloat(strings.Split(tw, ":")[0], 64)
+					w, _ := strconv.ParseFloat(strings.Split(tw, ":")[1], 64)
+					wo, wi, _ := feedbackSplit(t, name, byHash, &FeedbackOptions{Weight: w, Threshold: th})
+					t.Logf("%s byHash %v threshold %.2f weight %.2f: R@10 %.3f -> %.3f  NDCG@10 %.3f -> %.3f", name, byHash, th, w, wo.R10, wi.R10, wo.NDCG10, wi.NDCG10)
 				}
 			}
 		}

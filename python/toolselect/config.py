@@ -33,6 +33,7 @@ class ToolSelectionConfig:
     mode (json|native)        LLM_COMMON_TOOL_SELECTION_MODE           json
     max_response_bytes        LLM_COMMON_TOOL_SELECTION_MAX_RESPONSE_  4194304
     (1024-1073741824)         BYTES
+    feedback                  LLM_COMMON_TOOL_SELECTION_FEEDBACK       None (off)
     base_url                  (read at call time, see ToolSelector)    None
     api_key                   (read at call time, see ToolSelector)    None
     ========================= ======================================== ============
@@ -53,6 +54,10 @@ class ToolSelectionConfig:
     #: The largest response body the built-in HTTP transport (``client=None``)
     #: reads; a larger one is refused unread and the attempt fails.
     max_response_bytes: int = MAX_RESPONSE_BYTES_DEFAULT
+    #: Where successful selections are recorded as ranking feedback: a JSON
+    #: Lines file path or a ``redis://`` URL; None is off. Loaded when the
+    #: selector is first used; ``top_k`` ranking learns from it.
+    feedback: Optional[str] = None
 
     def __post_init__(self) -> None:
         self.validate()
@@ -80,6 +85,12 @@ class ToolSelectionConfig:
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         _int_range("max_response_bytes", self.max_response_bytes, *MAX_RESPONSE_BYTES_RANGE)
+        if self.feedback is not None and not isinstance(self.feedback, (str, os.PathLike)):
+            raise ValueError(f"feedback must be a file path, a redis:// URL or None, got {self.feedback!r}")
+        if self.feedback is not None:
+            self.feedback = os.fspath(self.feedback)
+            if not self.feedback.strip():
+                self.feedback = None
 
     @classmethod
     def from_env(cls, environ: Optional[Mapping[str, str]] = None, **overrides: Any) -> "ToolSelectionConfig":
@@ -130,6 +141,8 @@ class ToolSelectionConfig:
             if v.lower() not in MODES:
                 raise ValueError(f"{ENV_PREFIX}MODE must be one of {', '.join(MODES)}, got {v!r}")
             kw["mode"] = v.lower()
+        if (v := get("FEEDBACK")) is not None:
+            kw["feedback"] = v
         kw.update(overrides)
         return cls(**kw)
 

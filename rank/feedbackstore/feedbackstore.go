@@ -31,7 +31,7 @@ import (
 )
 
 // MaxLineBytes bounds one record as stored: a longer line is an error.
-const MaxLineBytes = 64 << 10
+const MaxLineBytes = 1 << 20
 
 // Record is one feedback record.
 type Record struct {
