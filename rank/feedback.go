@@ -5,8 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"strconv"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,8 +16,9 @@ import (
 // the base scorer (bm25 by default) when Options.Feedback is set:
 //
 //	sim(tool)  = the highest cosine similarity (idf-weighted terms) between
-//	             the query and a task the tool served
-//	gain(tool) = max(0, (sim - Threshold) / (1 - Threshold))
+//	             the query and a task the tool served; a tool counts only
+//	             when its sim is within 90% of the best tool's
+//	gain(tool) = max(0, (sim - Threshold) / (1 - Threshold))^2
 //	score      = base + (1 - base) * Weight * gain
 //
 // A tool no learned task resembles keeps its base score exactly, so a
@@ -30,8 +30,8 @@ import (
 // Defaults of FeedbackOptions.
 const (
 	DefaultFeedbackPerTool   = 64
-	DefaultFeedbackWeight    = 0.9
-	DefaultFeedbackThreshold = 0.3
+	DefaultFeedbackWeight    = 1.0
+	DefaultFeedbackThreshold = 0.1
 	// MaxFeedbackQueryBytes bounds the task text of one feedback pair.
 	MaxFeedbackQueryBytes = 64 << 10
 	// MaxFeedbackTools bounds the tools of one feedback pair.
@@ -48,10 +48,10 @@ type FeedbackOptions struct {
 	// PerTool caps how many tasks one tool learns (default 64); past the cap
 	// the oldest task of that tool is forgotten.
 	PerTool int
-	// Weight of the learned score against the base score, 0..1 (default 0.9).
+	// Weight of the learned score against the base score, 0..1 (default 1).
 	Weight float64
 	// Threshold is the similarity, 0..1, below which a learned task says
-	// nothing about a query (default 0.3).
+	// nothing about a query (default 0.1).
 	Threshold float64
 	// Known, if set, reports whether a tool name exists; unknown names are
 	// ignored and counted (FeedbackStats.Unknown). nil accepts every name;
@@ -93,32 +93,45 @@ type Feedback struct {
 	opts FeedbackOptions
 
 	mu     sync.RWMutex
-	docs   map[uint32]*fbDoc
-	post   map[string]map[uint32]uint16 // term -> doc -> occurrences
-	byTool map[string][]uint32          // tool -> its docs, oldest first
+	tasks  map[string]*fbTask     // task text -> task
+	byID   map[uint32]*fbTask     // task id -> task
+	norms  []float64              // task id -> its norm (dense; ids are never reused)
+	post   map[string][]fbPosting // term -> the tasks holding it, by id
+	pool   sync.Pool              // *[]float64, similar's accumulator
+	byTool map[string][]uint32    // tool -> its tasks, oldest first
 	nextID uint32
+	pairs  int
+	normN  int // tasks when the norms were last all computed
 	stats  FeedbackStats
 }
 
-// fbDoc is one learned (task, tool) pair.
-type fbDoc struct {
-	tool  string
+// fbPosting is one (term, task) pair.
+type fbPosting struct {
+	id uint32
+	tf uint16
+}
+
+// fbTask is one learned task text and the tools it needed.
+type fbTask struct {
+	id    uint32
 	query string
 	tf    map[string]uint16
+	tools []string
 }
 
 // NewFeedback returns an empty Feedback.
 func NewFeedback(opts *FeedbackOptions) *Feedback {
 	return &Feedback{
 		opts:   opts.withDefaults(),
-		docs:   map[uint32]*fbDoc{},
-		post:   map[string]map[uint32]uint16{},
+		tasks:  map[string]*fbTask{},
+		byID:   map[uint32]*fbTask{},
+		post:   map[string][]fbPosting{},
 		byTool: map[string][]uint32{},
 	}
 }
 
-// CheckFeedbackPair is the one check of a feedback pair, shared by Add, Remove and
-// the stores that read pairs from files and Redis.
+// CheckFeedbackPair is the one check of a feedback pair, shared by Add,
+// Remove and the stores that read pairs from files and Redis.
 func CheckFeedbackPair(query string, tools []string) error {
 	if strings.TrimSpace(query) == "" {
 		return fmt.Errorf("%w: the query is empty", ErrFeedback)
@@ -158,10 +171,6 @@ func (f *Feedback) Add(query string, tools ...string) (int, error) {
 	if err := CheckFeedbackPair(query, tools); err != nil {
 		return 0, err
 	}
-	tf := termFreq(query)
-	if len(tf) == 0 {
-		return 0, fmt.Errorf("%w: the query %q has no words to learn from", ErrFeedback, clip(query, 60))
-	}
 	known := make([]string, 0, len(tools))
 	unknown := 0
 	for _, t := range tools {
@@ -171,34 +180,87 @@ func (f *Feedback) Add(query string, tools ...string) (int, error) {
 		}
 		known = append(known, t)
 	}
+	f.mu.RLock()
+	task := f.tasks[query]
+	f.mu.RUnlock()
+	var tf map[string]uint16
+	if task == nil {
+		if tf = termFreq(query); len(tf) == 0 {
+			return 0, fmt.Errorf("%w: the query %q has no words to learn from", ErrFeedback, clip(query, 60))
+		}
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.stats.Unknown += unknown
 	added := 0
 	for _, t := range known {
-		if f.find(query, t) >= 0 {
+		task = f.tasks[query]
+		if task != nil && slices.Contains(task.tools, t) {
 			continue
 		}
 		if ids := f.byTool[t]; len(ids) >= f.opts.PerTool {
-			f.drop(ids[0])
+			f.unlearn(f.byID[ids[0]], t)
 			f.stats.Evicted++
 		}
-		id := f.nextID
-		f.nextID++
-		f.docs[id] = &fbDoc{tool: t, query: query, tf: tf}
-		for term, n := range tf {
-			p := f.post[term]
-			if p == nil {
-				p = map[uint32]uint16{}
-				f.post[term] = p
+		if task = f.tasks[query]; task == nil {
+			if tf == nil {
+				tf = termFreq(query)
 			}
-			p[id] = n
+			task = f.newTask(query, tf)
 		}
-		f.byTool[t] = append(f.byTool[t], id)
+		task.tools = append(task.tools, t)
+		f.byTool[t] = append(f.byTool[t], task.id)
+		f.pairs++
 		added++
 	}
 	return added, nil
 }
+
+// newTask indexes a task text. f.mu is held for writing.
+func (f *Feedback) newTask(query string, tf map[string]uint16) *fbTask {
+	task := &fbTask{id: f.nextID, query: query, tf: tf}
+	f.nextID++
+	f.tasks[query] = task
+	f.byID[task.id] = task
+	f.norms = append(f.norms, 0)
+	for term, n := range tf {
+		f.post[term] = append(f.post[term], fbPosting{task.id, n})
+	}
+	f.refreshNorms(task)
+	return task
+}
+
+// refreshNorms computes the norm of a new task with the idf of now, and
+// every norm again when the number of tasks has doubled or halved since they
+// were last all computed (so the idf they used has drifted), which keeps
+// the cost of a norm constant per task over time. f.mu is held for writing.
+func (f *Feedback) refreshNorms(task *fbTask) {
+	n := len(f.byID)
+	if n >= 2*f.normN || n <= f.normN/2 {
+		f.normN = max(n, 1)
+		for _, t := range f.byID {
+			f.norms[t.id] = f.normOf(t)
+		}
+		return
+	}
+	if task != nil {
+		f.norms[task.id] = f.normOf(task)
+	}
+}
+
+func (f *Feedback) normOf(t *fbTask) float64 {
+	n := float64(len(f.byID))
+	s := 0.0
+	for term, c := range t.tf {
+		w := float64(c) * idfOf(n, len(f.post[term]))
+		s += w * w
+	}
+	return math.Sqrt(s)
+}
+
+// idfOf is a smoothed idf: with few learned tasks, a query word no task
+// holds must not outweigh every shared word.
+func idfOf(n float64, df int) float64 { return math.Log(1 + (n+1)/(float64(df)+1)) }
 
 // Remove forgets that query needed each of tools (an executor outcome
 // withdrew the selection). It returns how many pairs it forgot.
@@ -210,47 +272,39 @@ func (f *Feedback) Remove(query string, tools ...string) (int, error) {
 	defer f.mu.Unlock()
 	n := 0
 	for _, t := range tools {
-		if i := f.find(query, t); i >= 0 {
-			f.drop(f.byTool[t][i])
+		if task := f.tasks[query]; task != nil && slices.Contains(task.tools, t) {
+			f.unlearn(task, t)
 			n++
 		}
 	}
 	return n, nil
 }
 
-// find returns the index in byTool[tool] of the pair (query, tool), or -1.
-func (f *Feedback) find(query, tool string) int {
-	for i, id := range f.byTool[tool] {
-		if f.docs[id].query == query {
-			return i
-		}
+// unlearn forgets the pair (task, tool), and the task when it has no tool
+// left. f.mu is held for writing.
+func (f *Feedback) unlearn(task *fbTask, tool string) {
+	task.tools = slices.DeleteFunc(task.tools, func(t string) bool { return t == tool })
+	ids := slices.DeleteFunc(f.byTool[tool], func(id uint32) bool { return id == task.id })
+	if len(ids) == 0 {
+		delete(f.byTool, tool)
+	} else {
+		f.byTool[tool] = ids
 	}
-	return -1
-}
-
-// drop forgets doc id. f.mu is held for writing.
-func (f *Feedback) drop(id uint32) {
-	d := f.docs[id]
-	delete(f.docs, id)
-	for term := range d.tf {
-		p := f.post[term]
-		delete(p, id)
+	f.pairs--
+	if len(task.tools) > 0 {
+		return
+	}
+	delete(f.tasks, task.query)
+	delete(f.byID, task.id)
+	for term := range task.tf {
+		p := slices.DeleteFunc(f.post[term], func(x fbPosting) bool { return x.id == task.id })
 		if len(p) == 0 {
 			delete(f.post, term)
+		} else {
+			f.post[term] = p
 		}
 	}
-	ids := f.byTool[d.tool]
-	for i, x := range ids {
-		if x == id {
-			ids = append(ids[:i:i], ids[i+1:]...)
-			break
-		}
-	}
-	if len(ids) == 0 {
-		delete(f.byTool, d.tool)
-	} else {
-		f.byTool[d.tool] = ids
-	}
+	f.refreshNorms(nil)
 }
 
 // Stats returns the counts of f.
@@ -258,14 +312,18 @@ func (f *Feedback) Stats() FeedbackStats {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	s := f.stats
-	s.Pairs = len(f.docs)
+	s.Pairs = f.pairs
 	s.Tools = len(f.byTool)
 	return s
 }
 
+// feedbackNearBest: a learned tool counts for a query only when its best
+// task is at least this close to the query as the best task of any tool.
+const feedbackNearBest = 0.9
+
 // similar returns, for each tool with a learned task resembling q, the
 // highest cosine similarity (idf-weighted terms) between q and its tasks,
-// keeping only tools above the threshold.
+// keeping only tools above the threshold and near the best.
 func (f *Feedback) similar(q *Query) map[string]float64 {
 	terms := q.Terms()
 	if len(terms) == 0 {
@@ -273,102 +331,68 @@ func (f *Feedback) similar(q *Query) map[string]float64 {
 	}
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	n := float64(len(f.docs))
+	n := float64(len(f.byID))
 	if n == 0 {
 		return nil
-	}
-	// A smoothed idf: with few learned tasks, a query word no task holds
-	// must not outweigh every shared word.
-	idf := func(term string) float64 {
-		df := float64(len(f.post[term]))
-		return math.Log(1 + (n+1)/(df+1))
 	}
 	qtf := map[string]float64{}
 	for _, t := range terms {
 		qtf[t]++
 	}
 	qnorm := 0.0
-	dot := map[uint32]float64{}
+	accp, _ := f.pool.Get().(*[]float64)
+	if accp == nil {
+		accp = new([]float64)
+	}
+	defer f.pool.Put(accp)
+	if len(*accp) < int(f.nextID) {
+		*accp = make([]float64, f.nextID+f.nextID/4+16)
+	}
+	acc := *accp
+	var touched []uint32
+	common := max(len(f.byID)/100, 64)
 	for t, c := range qtf {
-		w := idf(t)
+		p := f.post[t]
+		w := idfOf(n, len(p))
 		qw := c * w
 		qnorm += qw * qw
-		for id, dc := range f.post[t] {
-			dot[id] += qw * float64(dc) * w
+		// A word most learned tasks hold says little about which one the
+		// query repeats: it counts in the query's norm only.
+		if len(p) > common {
+			continue
+		}
+		for _, x := range p {
+			if acc[x.id] == 0 {
+				touched = append(touched, x.id)
+			}
+			acc[x.id] += qw * float64(x.tf) * w
 		}
 	}
-	if len(dot) == 0 {
+	if len(touched) == 0 {
 		return nil
 	}
 	qnorm = math.Sqrt(qnorm)
 	out := map[string]float64{}
-	for id, d := range dot {
-		doc := f.docs[id]
-		dn := 0.0
-		for t, c := range doc.tf {
-			w := float64(c) * idf(t)
-			dn += w * w
+	best := 0.0
+	for _, id := range touched {
+		d := acc[id]
+		acc[id] = 0
+		sim := min(1, d/(qnorm*f.norms[id]))
+		if sim <= f.opts.Threshold {
+			continue
 		}
-		sim := d / (qnorm * math.Sqrt(dn))
-		if sim > f.opts.Threshold && sim > out[doc.tool] {
-			out[doc.tool] = sim
-		}
-	}
-	return out
-}
-
-// similarTools is similar over one document per tool, the union of its
-// learned tasks (document expansion), scored by bm25 and normalised by the
-// query's ideal score.
-func (f *Feedback) similarTools(q *Query) map[string]float64 {
-	terms := q.Terms()
-	if len(terms) == 0 {
-		return nil
-	}
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	n := float64(len(f.byTool))
-	if n == 0 {
-		return nil
-	}
-	qtf := map[string]float64{}
-	for _, t := range terms {
-		qtf[t]++
-	}
-	toolLen := map[string]float64{}
-	total := 0.0
-	for _, d := range f.docs {
-		l := 0.0
-		for _, c := range d.tf {
-			l += float64(c)
-		}
-		toolLen[d.tool] += l
-		total += l
-	}
-	avg := total / n
-	const k1, b = 0.9, 0.75
-	score := map[string]float64{}
-	ideal := 0.0
-	for t, c := range qtf {
-		tf := map[string]float64{}
-		for id, dc := range f.post[t] {
-			tf[f.docs[id].tool] += float64(dc)
-		}
-		df := float64(len(tf))
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		if df == 0 {
-			idf = math.Log(1 + (n+0.5)/1.5)
-		}
-		w := idf * qtfWeight(c) * (k1 + 1)
-		ideal += w
-		for tool, x := range tf {
-			score[tool] += w * x / (x + k1*(1-b+b*toolLen[tool]/avg))
+		task := f.byID[id]
+		best = max(best, sim)
+		for _, tool := range task.tools {
+			if sim > out[tool] {
+				out[tool] = sim
+			}
 		}
 	}
-	out := map[string]float64{}
-	for tool, sc := range score {
-		if sim := sc / ideal; sim > f.opts.Threshold {
-			out[tool] = sim
+	// Only the tools of the tasks most like the query speak for it.
+	for tool, sim := range out {
+		if sim < feedbackNearBest*best {
+			delete(out, tool)
 		}
 	}
 	return out
@@ -377,10 +401,7 @@ func (f *Feedback) similarTools(q *Query) map[string]float64 {
 // gain maps a similarity to the share of the remaining score it earns.
 func (f *Feedback) gain(sim float64) float64 {
 	g := clamp01((sim - f.opts.Threshold) / (1 - f.opts.Threshold))
-	if p, _ := strconv.ParseFloat(os.Getenv("FBPOW"), 64); p > 0 {
-		g = math.Pow(g, p)
-	}
-	return f.opts.Weight * g
+	return f.opts.Weight * g * g
 }
 
 // feedbackScorer fuses a base scorer with what a Feedback learned.
@@ -406,23 +427,7 @@ const maxLifted = 64
 
 // Score implements Scorer.
 func (s *feedbackScorer) Score(ctx context.Context, c *Catalog, q *Query, k int, keep func(pos int) bool) ([]Hit, error) {
-	var sims map[string]float64
-	if os.Getenv("FBAGG") != "" {
-		sims = s.fb.similarTools(q)
-	} else {
-		sims = s.fb.similar(q)
-	}
-	if r, _ := strconv.ParseFloat(os.Getenv("FBREL"), 64); r > 0 {
-		best := 0.0
-		for _, v := range sims {
-			best = max(best, v)
-		}
-		for k, v := range sims {
-			if v < r*best {
-				delete(sims, k)
-			}
-		}
-	}
+	sims := s.fb.similar(q)
 	if len(sims) == 0 {
 		return s.base.Score(ctx, c, q, k, keep)
 	}

