@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -51,15 +52,17 @@ func feedbackSplit(t testing.TB, name string, byHash bool, fo *FeedbackOptions) 
 	return without, with, float64(hit) / float64(n)
 }
 
-// TestFeedbackSplit is the measurement: on a set whose later tasks
-// reuse earlier tools feedback must gain a lot, and on one where they do not
-// it must lose nothing (R@10 within 0.005). TOOLSELECT_FEEDBACK_GRID=bfcl,livemcpbench logs
-// a grid of Weight and Threshold instead (how the defaults were chosen).
+// TestFeedbackSplit is the measurement: feedback must lose nothing
+// (R@10 within 0.005) on any split, and gain (R@10 and NDCG@10) on a split
+// where most gold tools were learned. The table rows it logs are in
+// docs/rank.md. TOOLSELECT_FEEDBACK_GRID=bfcl,livemcpbench logs
+// a grid instead: TOOLSELECT_FEEDBACK_TW=threshold:weight,... (how the
+// defaults were chosen).
 func TestFeedbackSplit(t *testing.T) {
 	if g := os.Getenv("TOOLSELECT_FEEDBACK_GRID"); g != "" {
 		for _, name := range strings.Split(g, ",") {
 			for _, byHash := range []bool{false, true} {
-				for _, tw := range strings.Split(os.Getenv("TOOLSELECT_FEEDBACK_TW"), ",") {
+				for _, tw := range strings.Split(cmp.Or(os.Getenv("TOOLSELECT_FEEDBACK_TW"), "0.1:1"), ",") {
 					th, _ := strconv.ParseFloat(strings.Split(tw, ":")[0], 64)
 					w, _ := strconv.ParseFloat(strings.Split(tw, ":")[1], 64)
 					wo, wi, _ := feedbackSplit(t, name, byHash, &FeedbackOptions{Weight: w, Threshold: th})
@@ -81,8 +84,8 @@ func TestFeedbackSplit(t *testing.T) {
 				if wi.R10 < wo.R10-0.005 {
 					t.Errorf("%s: feedback lost R@10 %.3f -> %.3f", name, wo.R10, wi.R10)
 				}
-				if reuse > 0.5 && wi.R10 < wo.R10+0.1 {
-					t.Errorf("%s: %.0f%% of the gold tools were learned, yet R@10 only %.3f -> %.3f", name, 100*reuse, wo.R10, wi.R10)
+				if reuse > 0.5 && (wi.R10 <= wo.R10 || wi.NDCG10 <= wo.NDCG10) {
+					t.Errorf("%s: %.0f%% of the gold tools were learned, yet R@10 %.3f -> %.3f, NDCG@10 %.3f -> %.3f", name, 100*reuse, wo.R10, wi.R10, wo.NDCG10, wi.NDCG10)
 				}
 			})
 		}
