@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -181,4 +183,60 @@ func TestFeedbackConcurrent(t *testing.T) {
 	if st := fb.Stats(); st.Tools != 2 || st.Pairs < 28 || st.Pairs > 56 {
 		t.Errorf("after concurrent feedback: %+v, want 2 tools and 28 to 56 pairs", st)
 	}
+}
+
+// Replay ends where Add and Remove one by one end, for random logs with
+// repeats, removals, unknown names and a small cap.
+func TestFeedbackReplayMatchesOneByOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := []string{"snow", "ski", "trip", "email", "report", "weather", "file", "read", "plan", "city"}
+	tools := []string{"a", "b", "c", "d", "unknown"}
+	known := func(n string) bool { return n != "unknown" }
+	for round := range 300 {
+		var ops []FeedbackOp
+		for range rng.IntN(60) {
+			q := words[rng.IntN(len(words))] + " " + words[rng.IntN(len(words))]
+			if rng.IntN(20) == 0 {
+				q = "the of and" // stopwords only: Add refuses it
+			}
+			ts := []string{tools[rng.IntN(len(tools))]}
+			if rng.IntN(2) == 0 {
+				ts = append(ts, tools[rng.IntN(len(tools))])
+			}
+			ops = append(ops, FeedbackOp{Query: q, Tools: ts, Remove: rng.IntN(5) == 0})
+		}
+		seq := NewFeedback(&FeedbackOptions{PerTool: 3, Known: known})
+		rep := NewFeedback(&FeedbackOptions{PerTool: 3, Known: known})
+		// Both start from the same state, then take the same log.
+		seq.Add("read file", "a")
+		rep.Add("read file", "a")
+		seq.replaySlowly(ops)
+		if _, err := rep.Replay(ops); err != nil {
+			t.Fatal(err)
+		}
+		if a, b := dump(seq), dump(rep); a != b {
+			t.Fatalf("round %d: one by one\n%s\nreplayed\n%s", round, a, b)
+		}
+	}
+	if _, err := NewFeedback(nil).Replay([]FeedbackOp{{Query: "ok", Tools: []string{"a"}}, {Query: "", Tools: []string{"a"}}}); err == nil || !strings.Contains(err.Error(), "op 2") {
+		t.Errorf("an invalid op: %v", err)
+	}
+}
+
+// dump lists each tool's tasks, oldest first, and the counts.
+func dump(f *Feedback) string {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	var b strings.Builder
+	tools := slices.Sorted(maps.Keys(f.byTool))
+	for _, t := range tools {
+		fmt.Fprintf(&b, "%s:", t)
+		for _, id := range f.byTool[t] {
+			fmt.Fprintf(&b, " %q", f.byID[id].query)
+		}
+		b.WriteByte('\n')
+	}
+	st := f.stats
+	fmt.Fprintf(&b, "pairs %d unknown %d evicted %d", f.pairs, st.Unknown, st.Evicted)
+	return b.String()
 }

@@ -46,29 +46,24 @@ func OpenLearner(ctx context.Context, spec string, fb *rank.Feedback) (*Learner,
 func (l *Learner) Feedback() *rank.Feedback { return l.fb }
 
 // Sync applies the records appended to the store since the last Sync (by
-// this process or any other). A record that does not parse stops it with a
-// *LineError naming the line; the records before it are applied.
+// this process or any other), in one rank.Feedback.Replay. A record that
+// does not parse stops it with a *LineError naming the line; the records
+// before it are applied.
 func (l *Learner) Sync(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	cur, err := l.st.Read(ctx, l.cur, l.apply)
-	l.cur = cur
-	return err
-}
-
-// apply folds one record into the Feedback. A record whose query has no
-// words to learn from is skipped: it is valid in the store, and learning
-// nothing from it is its meaning.
-func (l *Learner) apply(r Record) error {
-	var err error
-	if r.Remove {
-		_, err = l.fb.Remove(r.Query, r.Tools...)
-	} else {
-		_, err = l.fb.Add(r.Query, r.Tools...)
-	}
-	if err != nil && errors.Is(err, rank.ErrFeedback) && rank.CheckFeedbackPair(r.Query, r.Tools) == nil {
+	var ops []rank.FeedbackOp
+	cur, err := l.st.Read(ctx, l.cur, func(r Record) error {
+		ops = append(ops, rank.FeedbackOp{Query: r.Query, Tools: r.Tools, Remove: r.Remove})
 		return nil
+	})
+	if len(ops) > 0 {
+		if _, rerr := l.fb.Replay(ops); rerr != nil {
+			// The store checked every record; a failure here is a bug.
+			return errors.Join(err, rerr)
+		}
 	}
+	l.cur = cur
 	return err
 }
 
