@@ -272,6 +272,9 @@ func (c Config) Validate() error {
 			if fe.Tag() == "required" || fe.Tag() == "oneof" || fe.Tag() == "http_url" || fe.Tag() == "feedback" {
 				problem = "invalid"
 			}
+			if fe.Tag() == "feedback" {
+				problem = "invalid (" + CheckFeedbackSpec(c.Feedback).Error() + ")"
+			}
 			errs = append(errs, configErr(fe.StructField(), fmt.Sprint(fe.Value()), problem))
 		}
 	}
