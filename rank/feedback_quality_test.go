@@ -81,6 +81,10 @@ func TestFeedbackSplit(t *testing.T) {
 			t.Run(name+"/"+split, func(t *testing.T) {
 				wo, wi, reuse := feedbackSplit(t, name, byHash, nil)
 				t.Logf("| %s | %s | %d | %.2f | %s | %s |", name, split, wo.Queries, reuse, row(wo), row(wi))
+				if os.Getenv("TOOLSELECT_FEEDBACK_REUSED") != "" {
+					so, si := feedbackReused(t, name, byHash)
+					t.Logf("  only the %d evaluated queries whose gold tools were all learned: %s -> %s", so.Queries, row(so), row(si))
+				}
 				if wi.R10 < wo.R10-0.005 {
 					t.Errorf("%s: feedback lost R@10 %.3f -> %.3f", name, wo.R10, wi.R10)
 				}
@@ -95,4 +99,38 @@ func TestFeedbackSplit(t *testing.T) {
 func row(r EvalResult) string {
 	return fmt.Sprintf("%s / %s / %s / %s", strconv.FormatFloat(r.R1, 'f', 3, 64), strconv.FormatFloat(r.R5, 'f', 3, 64),
 		strconv.FormatFloat(r.R10, 'f', 3, 64), strconv.FormatFloat(r.NDCG10, 'f', 3, 64))
+}
+
+// feedbackReused is feedbackSplit over the evaluated queries whose gold
+// tools were all learned: what feedback does where reuse happens.
+func feedbackReused(t testing.TB, name string, byHash bool) (without, with EvalResult) {
+	reg, qs := sharedData(t, name)
+	h := len(qs) / 2
+	learn, test := qs[:h], qs[h:]
+	if byHash {
+		halves := splitHalves(qs)
+		learn, test = halves[0], halves[1]
+	}
+	fb := NewFeedback(nil)
+	seen := map[string]bool{}
+	for _, q := range learn {
+		fb.Add(q.Query, q.Gold...)
+		for _, g := range q.Gold {
+			seen[g] = true
+		}
+	}
+	var sub []EvalQuery
+	for _, q := range test {
+		all := true
+		for _, g := range q.Gold {
+			all = all && seen[g]
+		}
+		if all {
+			sub = append(sub, q)
+		}
+	}
+	ctx := context.Background()
+	without, _ = Evaluate(ctx, New(reg), sub, &Options{MinScore: -1})
+	with, _ = Evaluate(ctx, New(reg), sub, &Options{MinScore: -1, Feedback: fb})
+	return without, with
 }
