@@ -233,12 +233,32 @@ func TestRedisStoreSharedByTwoRankers(t *testing.T) {
 	if got := top(t, reg, b.Feedback()); got != "get_forecast" {
 		t.Errorf("the second ranker did not learn the first one's selection: %q first", got)
 	}
-	// Concurrent records from both, then both agree.
+	// Concurrent records from both while both rank, then both agree.
 	var wg sync.WaitGroup
-	for i, l := range []*Learner{a, b} {
+	stop := make(chan struct{})
+	for _, l := range []*Learner{a, b} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			r := rank.New(reg)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := r.Rank(ctx, "email the report to the team", &rank.Options{Feedback: l.Feedback()}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	var rec sync.WaitGroup
+	for i, l := range []*Learner{a, b} {
+		rec.Add(1)
+		go func() {
+			defer rec.Done()
 			for j := range 20 {
 				if err := l.Record(ctx, fmt.Sprintf("email the report number %d to team %d", j, i), []string{"send_email"}); err != nil {
 					t.Error(err)
@@ -246,6 +266,8 @@ func TestRedisStoreSharedByTwoRankers(t *testing.T) {
 			}
 		}()
 	}
+	rec.Wait()
+	close(stop)
 	wg.Wait()
 	a.Sync(ctx)
 	b.Sync(ctx)
