@@ -434,8 +434,8 @@ func (s *feedbackScorer) Score(ctx context.Context, c *Catalog, q *Query, k int,
 	}
 	// Learned tools in the catalog, best first, bounded.
 	type lift struct {
-		pos  int
-		gain float64
+		pos       int
+		gain, sim float64
 	}
 	lifts := make([]lift, 0, len(sims))
 	for name, sim := range sims {
@@ -443,7 +443,7 @@ func (s *feedbackScorer) Score(ctx context.Context, c *Catalog, q *Query, k int,
 		if !ok || (keep != nil && !keep(pos)) {
 			continue
 		}
-		lifts = append(lifts, lift{pos, s.fb.gain(sim)})
+		lifts = append(lifts, lift{pos, s.fb.gain(sim), sim})
 	}
 	sort.Slice(lifts, func(i, j int) bool {
 		if lifts[i].gain != lifts[j].gain {
@@ -472,6 +472,7 @@ func (s *feedbackScorer) Score(ctx context.Context, c *Catalog, q *Query, k int,
 		h := &hits[i]
 		base := h.Score
 		h.Score = clamp01(base + (1-base)*l.gain)
+		h.Note = fmt.Sprintf("a past task %.0f%% like this one needed it", 100*l.sim)
 		if q.Debug {
 			if h.Components == nil {
 				h.Components = map[string]float64{}

@@ -74,6 +74,9 @@ func TestFeedbackLiftsAnUnseenParaphrase(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("with feedback: %v, want get_forecast in the top 3", Names(picks))
 	}
+	if !strings.Contains(picks[i].Reason, "like this one needed it") {
+		t.Errorf("reason %q does not say feedback lifted the tool", picks[i].Reason)
+	}
 	if picks[i].Provenance.Scorer != "bm25+feedback" || picks[i].Provenance.Components["feedback"] <= 0 {
 		t.Errorf("provenance %+v does not explain the feedback", picks[i].Provenance)
 	}

@@ -160,6 +160,8 @@ type Hit struct {
 	Score      float64
 	Matched    []string
 	Components map[string]float64
+	// Note, if set, is added to the pick's reason (e.g. what feedback said).
+	Note string
 }
 
 // Scorer orders the tools of a catalog for a query.
@@ -430,6 +432,11 @@ func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Option
 }
 
 func scoreReason(scorer string, h Hit) string {
+	if h.Note != "" {
+		h2 := h
+		h2.Note = ""
+		return scoreReason(scorer, h2) + "; " + h.Note
+	}
 	if len(h.Matched) == 0 {
 		return fmt.Sprintf("%s score %.3f", scorer, h.Score)
 	}
