@@ -9,6 +9,7 @@ import (
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/rank/feedbackstore"
 	"github.com/toolselect/toolselect/registry"
+	"github.com/toolselect/toolselect/selector"
 )
 
 // feedbackFlag is --feedback of rank and eval.
@@ -40,4 +41,18 @@ func (f *feedbackFlag) load(env *cmdEnv, name string, reg *registry.Registry) (*
 			name, f.spec, st.Unknown, st.Pairs)
 	}
 	return fb, 0, true
+}
+
+// selectFeedback opens the store LLM_COMMON_TOOL_SELECTION_FEEDBACK names
+// for select: the selection is recorded there, and the ranking learns from
+// it. Nothing when the variable is unset.
+func selectFeedback(env *cmdEnv, cfg selector.Config) ([]selector.Option, *rank.Feedback, int, bool) {
+	if cfg.Feedback == "" {
+		return nil, nil, 0, true
+	}
+	l, err := feedbackstore.OpenLearner(context.Background(), cfg.Feedback, nil)
+	if err != nil {
+		return nil, nil, fail(env, "select", exitUsage, "%s: %v", selector.EnvFeedback, err), false
+	}
+	return []selector.Option{selector.WithFeedback(l)}, l.Feedback(), 0, true
 }

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestRankAndEvalFeedback(t *testing.T) {
@@ -51,4 +56,27 @@ func TestRankAndEvalFeedback(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errs, "neither a file path nor a redis") {
 		t.Errorf("bad store: exit %d, %q", code, errs)
 	}
+}
+
+// select records a selection in the store LLM_COMMON_TOOL_SELECTION_FEEDBACK
+// names (through the real go-openai client and an OpenAI-format server).
+func TestSelectRecordsFeedback(t *testing.T) {
+	srv := newChatServer(t, func(string) chatReply {
+		return chatReply{content: `{"calls":[{"tool":"get_metrics","args":{"service":"checkout-api","metric":"error_rate"}}]}`}
+	})
+	store := filepath.Join(t.TempDir(), "fb.jsonl")
+	r, out := runSelectCLI(t, srv.env("LLM_COMMON_TOOL_SELECTION_FEEDBACK", store), "--catalog", exampleCatalog(t),
+		"--task", "Investigate the checkout error alert")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	require.Len(t, out.Calls, 1)
+	b, err := os.ReadFile(store)
+	require.NoError(t, err)
+	assert.Equal(t, `{"query":"Investigate the checkout error alert","tools":["get_metrics"]}`+"\n", string(b))
+
+	// A malformed store is a configuration error naming the variable and the line.
+	bad := writeFile(t, "bad.jsonl", "{\"query\":\"\",\"tools\":[\"x\"]}\n")
+	r = execCLI(t, srv.env("LLM_COMMON_TOOL_SELECTION_FEEDBACK", bad), "", "select", "--catalog", exampleCatalog(t), "--task", "x")
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, "LLM_COMMON_TOOL_SELECTION_FEEDBACK")
+	assert.Contains(t, r.stderr, "line 1:")
 }

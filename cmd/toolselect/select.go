@@ -57,7 +57,7 @@ func runSelect(env *cmdEnv, args []string) int {
 		fmt.Fprintln(w, "The model and endpoint come from the environment:")
 		for _, v := range []string{selector.EnvBaseURL + " / " + selector.EnvOpenAIBaseURL, selector.EnvAPIKey + " / " + selector.EnvOpenAIAPIKey,
 			selector.EnvModel, selector.EnvFallbackModel, selector.EnvMaxCalls, selector.EnvTimeoutS, selector.EnvFailClosed,
-			selector.EnvTemperature, selector.EnvMode, selector.EnvMaxResponseBytes} {
+			selector.EnvTemperature, selector.EnvMode, selector.EnvMaxResponseBytes, selector.EnvFeedback} {
 			fmt.Fprintln(w, "  "+v)
 		}
 		fmt.Fprintln(w, "\nflags:")
@@ -100,10 +100,15 @@ func runSelect(env *cmdEnv, args []string) int {
 		return fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env))
 	}
 	selOpts := []selector.Option{selector.WithLogger(logger)}
+	fbOpts, fb, code, ok := selectFeedback(env, cfg)
+	if !ok {
+		return code
+	}
+	selOpts = append(selOpts, fbOpts...)
 	if k := offer.count(reg.Len()); k > 0 {
 		// Rank the eligible tools for the query (or the task and sub-tasks)
 		// and offer the top k; calls to any other tool are rejected.
-		selOpts = append(selOpts, selector.WithPrefilter(rank.For(reg).Prefilter(&rank.Options{MaxCandidates: k})))
+		selOpts = append(selOpts, selector.WithPrefilter(rank.For(reg).Prefilter(&rank.Options{MaxCandidates: k, Feedback: fb})))
 	}
 	sel, err := selector.New(client, &cfg, selOpts...)
 	if err != nil {
@@ -187,6 +192,7 @@ var selectorEnvVars = []string{
 	selector.EnvModel, selector.EnvFallbackModel, selector.EnvMaxCalls, selector.EnvTimeoutS,
 	selector.EnvFailClosed, selector.EnvTemperature, selector.EnvBaseURL, selector.EnvAPIKey,
 	selector.EnvMode, selector.EnvMaxResponseBytes, selector.EnvOpenAIBaseURL, selector.EnvOpenAIAPIKey,
+	selector.EnvFeedback,
 }
 
 // environMap reads names through env.getenv so tests control the environment.
