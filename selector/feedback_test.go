@@ -128,3 +128,30 @@ func TestFeedbackConfig(t *testing.T) {
 	assert.True(t, strings.Contains(err.Error(), "WithFeedback"), err.Error())
 	assert.NotContains(t, err.Error(), "s3cret")
 }
+
+// The same through the offer budget (rank.Offering): above the budget the
+// ranked top K is offered, and feedback takes part in that ranking.
+func TestFeedbackInTheOfferBudget(t *testing.T) {
+	reg := feedbackRegistry(t)
+	path := filepath.Join(t.TempDir(), "feedback.jsonl")
+	ctx := context.Background()
+	l, err := feedbackstore.OpenLearner(ctx, path, nil)
+	require.NoError(t, err)
+	cfg := selector.DefaultConfig()
+	cfg.Feedback = path
+	cfg.OfferTokens, cfg.TopK = 1, 2 // always over budget: offer the ranked top 2
+	client := &recordingClient{reply: selector.ChatResponse{Content: `{"calls":[{"tool":"get_forecast","args":{"city":"Chamonix"}}]}`}}
+	sel, err := selector.New(client, &cfg, selector.WithLogger(nil), selector.WithFeedback(l),
+		selector.WithRanker(rank.NewOffering(&rank.Options{Feedback: l.Feedback()})))
+	require.NoError(t, err)
+	para := selector.Request{Registry: reg, Task: selector.Task{Description: "is snow expected on my ski trip to Chamonix?"}}
+	res, _ := sel.Select(ctx, para) // fails closed: the model calls a tool that was not offered
+	assert.NotContains(t, res.Offered, "get_forecast")
+	require.NoError(t, l.Record(ctx, "will it snow during my ski holiday in Chamonix next week", []string{"get_forecast"}))
+	res, err = sel.Select(ctx, para)
+	require.NoError(t, err)
+	assert.Contains(t, res.Offered, "get_forecast")
+	require.Len(t, res.Calls, 1)
+	b, _ := os.ReadFile(path)
+	assert.Contains(t, string(b), `{"query":"is snow expected on my ski trip to Chamonix?","tools":["get_forecast"]}`)
+}
