@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolselect/toolselect/executor"
 )
 
 // The test binary doubles as a tiny MCP server for the crash, hang and
@@ -207,14 +209,14 @@ func find(t *testing.T, cs *mcp.ClientSession, query string, limit int) []string
 	if res.IsError {
 		t.Fatalf("find_tool %q: %s", query, text(res))
 	}
-	var out struct{ Tools []FoundTool }
+	var out struct{ Tools []executor.FoundTool }
 	if err := json.Unmarshal([]byte(text(res)), &out); err != nil {
 		t.Fatalf("find_tool result: %v: %s", err, text(res))
 	}
 	var names []string
 	for _, f := range out.Tools {
 		names = append(names, f.Name)
-		if len(f.InputSchema) == 0 || f.Description == "" && f.Name == "" {
+		if len(f.Parameters) == 0 || f.Description == "" && f.Name == "" {
 			t.Errorf("find_tool result %q lacks a schema or description", f.Name)
 		}
 	}
