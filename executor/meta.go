@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/toolselect/toolselect/rank"
@@ -212,6 +213,13 @@ func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error)
 		if err := json.Unmarshal(args, &a); err != nil {
 			ce := invalid(&c, c.Tool, err)
 			return e.metaFailure(c.ID, c.Tool, ce), true, ce
+		}
+		if strings.TrimSpace(a.Query) == "" {
+			// An empty query ranks nothing: say so rather than return no tools.
+			ce := invalid(&c, c.Tool, &registry.ValidationError{Tool: c.Tool, Violations: []registry.Violation{
+				{Pointer: "/query", Rule: "minLength", Message: "the query is empty: say in a few words what the tool should do"}}})
+			res := e.metaFailure(c.ID, c.Tool, ce)
+			return res, true, ce
 		}
 		found, err := e.FindTool(ctx, a.Query, a.Limit)
 		if err != nil {

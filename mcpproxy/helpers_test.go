@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 func serveTestUpstream() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "1"}, nil)
 	obj := json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0}},"additionalProperties":false}`)
-	var calls atomic.Int64
+	var calls, cancelled atomic.Int64
 	s.AddTool(&mcp.Tool{Name: "sleep", Description: "Sleep for ms milliseconds, then say done", InputSchema: obj},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			calls.Add(1)
@@ -40,6 +40,7 @@ func serveTestUpstream() {
 			select {
 			case <-time.After(time.Duration(in.Ms) * time.Millisecond):
 			case <-ctx.Done():
+				cancelled.Add(1)
 				return nil, ctx.Err()
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
@@ -62,6 +63,10 @@ func serveTestUpstream() {
 	s.AddTool(&mcp.Tool{Name: "count", Description: "Report how many sleep calls reached this server", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(calls.Load())}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "cancelled", Description: "Report how many sleep calls were cancelled by their client", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(cancelled.Load())}}}, nil
 		})
 	s.AddTool(&mcp.Tool{Name: "grow", Description: "Register a new tool named zebra_stripes_counter (sends tools/list_changed)", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -456,10 +457,22 @@ func (r *relay) begin(u *upstream, o *origin) string {
 	return tok
 }
 
+// lateProgress is how long a call's progress token stays mapped after the
+// upstream replied. The SDK hands an upstream's notifications to a queue but
+// its reply straight to the caller, so the last progress notification sent
+// before the reply can be handled just after it; it is relayed, not dropped.
+const lateProgress = 500 * time.Millisecond
+
 func (r *relay) end(u *upstream, o *origin, tok string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.tokens, tok)
+	if _, ok := r.tokens[tok]; ok {
+		time.AfterFunc(lateProgress, func() {
+			r.mu.Lock()
+			delete(r.tokens, tok)
+			r.mu.Unlock()
+		})
+	}
 	if r.inflight[u][o]--; r.inflight[u][o] <= 0 {
 		delete(r.inflight[u], o)
 	}
