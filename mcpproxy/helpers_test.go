@@ -77,6 +77,26 @@ func serveTestUpstream() {
 			s.RemoveTools("grow")
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grown"}}}, nil
 		})
+	s.AddPrompt(&mcp.Prompt{Name: "hello_prompt", Description: "Say hello"},
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello"}}}}, nil
+		})
+	s.AddResource(&mcp.Resource{URI: "zoo://animals/lion", Name: "lion", MIMEType: "text/plain"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "mane"}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "add_prompt_and_resource", Description: "Add a prompt and a resource (sends prompts/list_changed and resources/list_changed)", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.AddPrompt(&mcp.Prompt{Name: "zebra_prompt", Description: "Talk about zebras"},
+				func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+					return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "zebras"}}}}, nil
+				})
+			s.AddResource(&mcp.Resource{URI: "zoo://animals/zebra", Name: "zebra", MIMEType: "text/plain"},
+				func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+					return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "stripes"}}}, nil
+				})
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "added"}}}, nil
+		})
 	s.AddTool(&mcp.Tool{Name: "bad_schema", Description: "A tool whose schema the registry refuses", InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"https://example.com/x.json"}}}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{}, nil

@@ -82,10 +82,12 @@ func (p *Proxy) upstreamPrompt(name string) (*upstream, string, bool) {
 // importResources lists the upstream's resources and resource templates (if
 // it declares resources) and serves them under proxy URIs, removing the ones
 // it no longer lists.
-func (p *Proxy) importResources(ctx context.Context, u *upstream, sess *mcp.ClientSession) {
+// force lists even when the upstream did not declare resources (it sent
+// resources/list_changed, so it has them now).
+func (p *Proxy) importResources(ctx context.Context, u *upstream, sess *mcp.ClientSession, force bool) {
 	var resources []*mcp.Resource
 	var templates []*mcp.ResourceTemplate
-	if caps := sessCaps(sess); caps != nil && caps.Resources != nil {
+	if caps := sessCaps(sess); force || caps != nil && caps.Resources != nil {
 		for r, err := range sess.Resources(ctx, nil) {
 			if err != nil {
 				p.log.Warn("mcp upstream: listing resources failed", "upstream", u.cfg.Name, "error", err)
@@ -148,10 +150,10 @@ func addTemplate(s *mcp.Server, t *mcp.ResourceTemplate, tmpl string, h mcp.Reso
 }
 
 // importPrompts lists the upstream's prompts (if it declares prompts) and
-// serves them as UPSTREAM__NAME.
-func (p *Proxy) importPrompts(ctx context.Context, u *upstream, sess *mcp.ClientSession) {
+// serves them as UPSTREAM__NAME (force: as for importResources).
+func (p *Proxy) importPrompts(ctx context.Context, u *upstream, sess *mcp.ClientSession, force bool) {
 	var names []string
-	if caps := sessCaps(sess); caps != nil && caps.Prompts != nil {
+	if caps := sessCaps(sess); force || caps != nil && caps.Prompts != nil {
 		for pr, err := range sess.Prompts(ctx, nil) {
 			if err != nil {
 				p.log.Warn("mcp upstream: listing prompts failed", "upstream", u.cfg.Name, "error", err)
@@ -196,7 +198,7 @@ func (u *upstream) refreshResources() {
 	if sess := u.current(); sess != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), u.p.cfg.timeout())
 		defer cancel()
-		u.p.importResources(ctx, u, sess)
+		u.p.importResources(ctx, u, sess, true)
 	}
 }
 
@@ -204,7 +206,7 @@ func (u *upstream) refreshPrompts() {
 	if sess := u.current(); sess != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), u.p.cfg.timeout())
 		defer cancel()
-		u.p.importPrompts(ctx, u, sess)
+		u.p.importPrompts(ctx, u, sess, true)
 	}
 }
 

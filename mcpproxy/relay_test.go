@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -43,6 +44,11 @@ func (n *notes) options() *mcp.ClientOptions {
 		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
 			n.mu.Lock()
 			n.changed++
+			n.mu.Unlock()
+		},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			n.mu.Lock()
+			n.changed += 100
 			n.mu.Unlock()
 		},
 	}
@@ -278,4 +284,59 @@ func TestCancellationReachesUpstream(t *testing.T) {
 		res := call(t, cs, CallToolName, map[string]any{"name": "t__cancelled", "arguments": map[string]any{}})
 		return text(res) == "1"
 	})
+}
+
+// TestListChangedRelayed: an upstream that adds a prompt and a resource
+// sends list_changed; the proxy re-lists them, serves them namespaced and
+// tells its client.
+func TestListChangedRelayed(t *testing.T) {
+	p := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}})
+	var n notes
+	cs := connectWith(t, p, n.options())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if res := call(t, cs, CallToolName, map[string]any{"name": "t__add_prompt_and_resource", "arguments": map[string]any{}}); res.IsError {
+		t.Fatalf("add: %s", text(res))
+	}
+	waitFor(t, func() bool { n.mu.Lock(); defer n.mu.Unlock(); return n.changed >= 101 })
+	got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "t__zebra_prompt"})
+	if err != nil || len(got.Messages) != 1 {
+		t.Fatalf("t__zebra_prompt: %v %v", got, err)
+	}
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "zoo://t__animals/zebra"})
+	if err != nil || read.Contents[0].Text != "stripes" || read.Contents[0].URI != "zoo://t__animals/zebra" {
+		t.Fatalf("zoo://t__animals/zebra: %v %v", read, err)
+	}
+}
+
+// TestProgressOverHTTP: over streamable HTTP the upstream's progress travels
+// on the client request's own stream.
+func TestProgressOverHTTP(t *testing.T) {
+	every := peerBin(t, "mcp-server-everything")
+	p := startProxy(t, &Config{Upstreams: []Upstream{{Name: "everything", Command: every, Env: peerEnv(every, nil)}}})
+	srv := httptest.NewServer(p.HTTPHandler(nil))
+	t.Cleanup(srv.Close)
+	var n notes
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-progress", Version: "1"}, n.options()).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	params := &mcp.CallToolParams{Name: CallToolName, Arguments: map[string]any{
+		"name": "everything__trigger-long-running-operation", "arguments": map[string]any{"duration": 0.4, "steps": 2}}}
+	params.SetProgressToken(42)
+	if res, err := cs.CallTool(ctx, params); err != nil || res.IsError {
+		t.Fatalf("call: %v %v", err, res)
+	}
+	_, prog, _ := n.snapshot()
+	if len(prog) == 0 {
+		t.Fatalf("no progress over HTTP")
+	}
+	for _, pr := range prog {
+		if tok, ok := pr.ProgressToken.(float64); !ok || tok != 42 {
+			t.Fatalf("progress token %v (%T), want the client's 42", pr.ProgressToken, pr.ProgressToken)
+		}
+	}
 }

@@ -181,8 +181,8 @@ func (u *upstream) connect(ctx context.Context) error {
 	u.lastErr = ""
 	u.mu.Unlock()
 	u.p.importTools(u, tools)
-	u.p.importResources(ctx, u, sess)
-	u.p.importPrompts(ctx, u, sess)
+	u.p.importResources(ctx, u, sess, false)
+	u.p.importPrompts(ctx, u, sess, false)
 	u.p.resubscribe(ctx, u, sess)
 	go u.watch(sess)
 	return nil
