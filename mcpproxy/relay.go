@@ -53,6 +53,26 @@ func (p *Proxy) proxyURI(u *upstream, uri string) (string, bool) {
 	return head + u.cfg.Name + p.cfg.separator() + rest, true
 }
 
+// mapContent rewrites the resource URIs in an upstream's content (resource
+// links, embedded resources) to proxy URIs, so that a client can read them
+// through the proxy.
+func (p *Proxy) mapContent(u *upstream, content []mcp.Content) {
+	for _, c := range content {
+		switch c := c.(type) {
+		case *mcp.ResourceLink:
+			if m, ok := p.proxyURI(u, c.URI); ok {
+				c.URI = m
+			}
+		case *mcp.EmbeddedResource:
+			if c.Resource != nil {
+				if m, ok := p.proxyURI(u, c.Resource.URI); ok {
+					c.Resource.URI = m
+				}
+			}
+		}
+	}
+}
+
 // upstreamURI maps a proxy URI back to its upstream and the upstream's URI.
 func (p *Proxy) upstreamURI(uri string) (*upstream, string, bool) {
 	head, rest, ok := splitURI(uri)
@@ -272,6 +292,11 @@ func (p *Proxy) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.
 	if err != nil {
 		return nil, upstreamErr(u, err)
 	}
+	for _, m := range res.Messages {
+		if m != nil {
+			p.mapContent(u, []mcp.Content{m.Content})
+		}
+	}
 	return res, nil
 }
 
@@ -376,6 +401,16 @@ func (p *Proxy) resourceUpdated(ctx context.Context, u *upstream, params *mcp.Re
 		_ = p.server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri, Meta: params.Meta})
 	}
 	_ = p.server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: params.URI, Meta: params.Meta})
+}
+
+// context is the client request's context while the request is open (so the
+// message travels on its stream), and a background one once it has been
+// answered (the message then goes to the session's general stream).
+func (o *origin) context() context.Context {
+	if o.ctx.Err() != nil {
+		return context.WithoutCancel(o.ctx)
+	}
+	return o.ctx
 }
 
 // relay holds the state of what flows back from upstreams: subscriptions,
@@ -493,7 +528,7 @@ func (r *relay) progress(params *mcp.ProgressNotificationParams) {
 	if o == nil || o.session == nil {
 		return // a late notification of a call that has ended
 	}
-	_ = o.session.NotifyProgress(o.ctx, &mcp.ProgressNotificationParams{
+	_ = o.session.NotifyProgress(o.context(), &mcp.ProgressNotificationParams{
 		ProgressToken: o.token, Progress: params.Progress, Total: params.Total, Message: params.Message,
 	})
 }
@@ -522,7 +557,7 @@ func (r *relay) log(u *upstream, params *mcp.LoggingMessageParams, server *mcp.S
 	if len(targets) > 0 {
 		for _, o := range targets {
 			if o.session != nil {
-				_ = o.session.Log(o.ctx, &msg)
+				_ = o.session.Log(o.context(), &msg)
 			}
 		}
 		return

@@ -126,6 +126,27 @@ func TestRelayRealPeers(t *testing.T) {
 		}
 	})
 
+	t.Run("resource links in a tool result are readable", func(t *testing.T) {
+		res := call(t, cs, CallToolName, map[string]any{"name": "everything__get-resource-links", "arguments": map[string]any{"count": 2}})
+		var links []string
+		for _, c := range res.Content {
+			if l, ok := c.(*mcp.ResourceLink); ok {
+				links = append(links, l.URI)
+			}
+		}
+		if len(links) == 0 {
+			t.Fatalf("no resource links: %s", text(res))
+		}
+		for _, l := range links {
+			if !strings.Contains(l, "everything__") {
+				t.Fatalf("link %s not mapped to the proxy's namespace", l)
+			}
+			if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: l}); err != nil {
+				t.Fatalf("reading link %s: %v", l, err)
+			}
+		}
+	})
+
 	t.Run("templates listed and read", func(t *testing.T) {
 		res, err := cs.ListResourceTemplates(ctx, nil)
 		if err != nil {
@@ -330,10 +351,8 @@ func TestProgressOverHTTP(t *testing.T) {
 	if res, err := cs.CallTool(ctx, params); err != nil || res.IsError {
 		t.Fatalf("call: %v %v", err, res)
 	}
+	waitFor(t, func() bool { _, prog, _ := n.snapshot(); return len(prog) == 2 })
 	_, prog, _ := n.snapshot()
-	if len(prog) == 0 {
-		t.Fatalf("no progress over HTTP")
-	}
 	for _, pr := range prog {
 		if tok, ok := pr.ProgressToken.(float64); !ok || tok != 42 {
 			t.Fatalf("progress token %v (%T), want the client's 42", pr.ProgressToken, pr.ProgressToken)

@@ -263,6 +263,7 @@ func (u *upstream) handler(tool string) executor.Handler {
 		if err != nil {
 			return nil, err
 		}
+		u.p.mapContent(u, res.Content)
 		if res.IsError {
 			return res, upstreamToolError{res}
 		}
