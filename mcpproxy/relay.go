@@ -420,11 +420,13 @@ type relay struct {
 	next     uint64
 	subs     map[subKey]map[*mcp.ServerSession]bool
 	tokens   map[string]*origin            // the proxy's progress token -> the client's call
+	final    map[string]chan struct{}      // closed when a token's progress reaches its total
 	inflight map[*upstream]map[*origin]int // calls in flight per upstream
 }
 
 func newRelay() *relay {
-	return &relay{subs: map[subKey]map[*mcp.ServerSession]bool{}, tokens: map[string]*origin{}, inflight: map[*upstream]map[*origin]int{}}
+	return &relay{subs: map[subKey]map[*mcp.ServerSession]bool{}, tokens: map[string]*origin{},
+		final: map[string]chan struct{}{}, inflight: map[*upstream]map[*origin]int{}}
 }
 
 // subscription adds or removes a session's subscription, subscribing or
@@ -486,6 +488,7 @@ func (r *relay) begin(u *upstream, o *origin) string {
 	tok := "toolselect-" + strconv.FormatUint(r.next, 10)
 	if o.token != nil {
 		r.tokens[tok] = o
+		r.final[tok] = make(chan struct{})
 	}
 	if r.inflight[u] == nil {
 		r.inflight[u] = map[*origin]int{}
@@ -494,11 +497,34 @@ func (r *relay) begin(u *upstream, o *origin) string {
 	return tok
 }
 
-// lateProgress is how long a call's progress token stays mapped after the
-// upstream replied. The SDK hands an upstream's notifications to a queue but
-// its reply straight to the caller, so the last progress notification sent
-// before the reply can be handled just after it; it is relayed, not dropped.
-const lateProgress = 500 * time.Millisecond
+// The SDK hands an upstream's notifications to a queue but its reply
+// straight to the caller, so the last progress notification the upstream
+// sent before its reply can be handled just after the reply. So that it
+// reaches the client before the proxy's own reply, a call with a progress
+// token waits, after the upstream replied, until the progress reached its
+// total or lateWait passed; notifications later still are relayed for
+// lateProgress (after the reply, on the session's general stream) rather
+// than dropped.
+const (
+	lateWait     = 100 * time.Millisecond
+	lateProgress = 500 * time.Millisecond
+)
+
+// settle waits for the last progress of tok (see lateWait).
+func (r *relay) settle(tok string) {
+	r.mu.Lock()
+	ch := r.final[tok]
+	r.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	t := time.NewTimer(lateWait)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	}
+}
 
 func (r *relay) end(u *upstream, o *origin, tok string) {
 	r.mu.Lock()
@@ -507,6 +533,7 @@ func (r *relay) end(u *upstream, o *origin, tok string) {
 		time.AfterFunc(lateProgress, func() {
 			r.mu.Lock()
 			delete(r.tokens, tok)
+			delete(r.final, tok)
 			r.mu.Unlock()
 		})
 	}
@@ -524,13 +551,22 @@ func (r *relay) progress(params *mcp.ProgressNotificationParams) {
 	tok, _ := params.ProgressToken.(string)
 	r.mu.Lock()
 	o := r.tokens[tok]
+	final := r.final[tok]
 	r.mu.Unlock()
 	if o == nil || o.session == nil {
-		return // a late notification of a call that has ended
+		return // a notification later than lateProgress
 	}
 	_ = o.session.NotifyProgress(o.context(), &mcp.ProgressNotificationParams{
 		ProgressToken: o.token, Progress: params.Progress, Total: params.Total, Message: params.Message,
 	})
+	if params.Total > 0 && params.Progress >= params.Total && final != nil {
+		r.mu.Lock()
+		if r.final[tok] == final {
+			close(final)
+			r.final[tok] = nil
+		}
+		r.mu.Unlock()
+	}
 }
 
 // log sends an upstream's log message to the clients with a call in flight

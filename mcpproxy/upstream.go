@@ -301,11 +301,13 @@ func (u *upstream) call(ctx context.Context, tool string, args []byte) (*mcp.Cal
 		return nil, err
 	}
 	params := &mcp.CallToolParams{Name: tool, Arguments: rawArgs(args)}
+	settle := func() {}
 	if o := originOf(ctx); o != nil {
 		tok := u.p.relay.begin(u, o)
 		defer u.p.relay.end(u, o, tok)
 		if o.token != nil {
 			params.SetProgressToken(tok)
+			settle = func() { u.p.relay.settle(tok) }
 		}
 	}
 	u.mu.Lock()
@@ -313,6 +315,7 @@ func (u *upstream) call(ctx context.Context, tool string, args []byte) (*mcp.Cal
 	u.mu.Unlock()
 	res, err := sess.CallTool(ctx, params)
 	if err == nil {
+		settle()
 		return res, nil
 	}
 	switch {
