@@ -5,7 +5,12 @@
 // call_tool, plus a short keep-list of tools shown in full. The agent's
 // prompt therefore stays small however large the catalog grows, and every
 // call is validated against the upstream's schema before it reaches the
-// server.
+// server. Calls run through one executor.Executor (each upstream tool a
+// handler; find_tool and call_tool are its meta-tools), and everything else
+// the upstreams offer passes through: resources, resource templates and
+// prompts (namespaced like tools), reads, prompt gets, completions,
+// subscriptions with their updates, list_changed, and the progress, log
+// messages and cancellation of a call.
 //
 // It is built on the official Go SDK (github.com/modelcontextprotocol/go-sdk):
 // Proxy.Server returns the *mcp.Server, Proxy.ServeStdio runs it over stdio
