@@ -403,14 +403,18 @@ func (p *Proxy) resourceUpdated(ctx context.Context, u *upstream, params *mcp.Re
 	_ = p.server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: params.URI, Meta: params.Meta})
 }
 
-// context is the client request's context while the request is open (so the
-// message travels on its stream), and a background one once it has been
-// answered (the message then goes to the session's general stream).
-func (o *origin) context() context.Context {
-	if o.ctx.Err() != nil {
-		return context.WithoutCancel(o.ctx)
+// send delivers a notification for o: with the client request's context
+// while the request is open (so that, over streamable HTTP, it travels on the
+// request's stream), and once the request has been answered (or is answered
+// while sending) with a background context, which sends it on the session's
+// general stream.
+func (o *origin) send(f func(context.Context) error) {
+	if o.ctx.Err() == nil && f(o.ctx) == nil {
+		return
 	}
-	return o.ctx
+	if o.ctx.Err() != nil {
+		_ = f(context.Background())
+	}
 }
 
 // relay holds the state of what flows back from upstreams: subscriptions,
@@ -556,8 +560,10 @@ func (r *relay) progress(params *mcp.ProgressNotificationParams) {
 	if o == nil || o.session == nil {
 		return // a notification later than lateProgress
 	}
-	_ = o.session.NotifyProgress(o.context(), &mcp.ProgressNotificationParams{
-		ProgressToken: o.token, Progress: params.Progress, Total: params.Total, Message: params.Message,
+	o.send(func(ctx context.Context) error {
+		return o.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+			ProgressToken: o.token, Progress: params.Progress, Total: params.Total, Message: params.Message,
+		})
 	})
 	if params.Total > 0 && params.Progress >= params.Total && final != nil {
 		r.mu.Lock()
@@ -593,7 +599,7 @@ func (r *relay) log(u *upstream, params *mcp.LoggingMessageParams, server *mcp.S
 	if len(targets) > 0 {
 		for _, o := range targets {
 			if o.session != nil {
-				_ = o.session.Log(o.context(), &msg)
+				o.send(func(ctx context.Context) error { return o.session.Log(ctx, &msg) })
 			}
 		}
 		return

@@ -271,6 +271,20 @@ func TestRelayRealPeers(t *testing.T) {
 		call(t, cs, CallToolName, map[string]any{"name": "everything__toggle-simulated-logging", "arguments": map[string]any{}})
 	})
 
+	t.Run("tools/call of any name", func(t *testing.T) {
+		// Not listed (no keep-list), found with find_tool: callable by name.
+		res := call(t, cs, "everything__get-sum", map[string]any{"a": 19, "b": 23})
+		if res.IsError || !strings.Contains(text(res), "42") {
+			t.Fatalf("direct call of a found tool: %s", text(res))
+		}
+		// An unknown name is a tool result with isError, not a JSON-RPC error.
+		res = call(t, cs, "everything__get-summ", map[string]any{"a": 1})
+		sc, _ := json.Marshal(res.StructuredContent)
+		if !res.IsError || !strings.Contains(text(res), "unknown tool") || !strings.Contains(string(sc), `"everything__get-sum"`) {
+			t.Fatalf("unknown tool: %s / %s", text(res), sc)
+		}
+	})
+
 	t.Run("filesystem and memory add no foreign names", func(t *testing.T) {
 		res, err := cs.ListResources(ctx, nil)
 		if err != nil {
