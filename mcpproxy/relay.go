@@ -2,6 +2,7 @@ package mcpproxy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -230,9 +231,12 @@ func (u *upstream) refreshPrompts() {
 	}
 }
 
-// resourceNotFound is the spec's error for a URI no upstream serves.
+// resourceNotFound is the spec's error for a URI no upstream serves: -32602
+// with the URI in data since SEP-2164 (what the SDK's ResourceNotFoundError
+// returns), with a message that says why.
 func resourceNotFound(uri, why string) error {
-	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: fmt.Sprintf("resource %q not found: %s", uri, why)}
+	data, _ := json.Marshal(map[string]string{"uri": uri})
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Resource not found: " + why, Data: data}
 }
 
 // readResource reads a proxy URI from its upstream; the contents' URIs are

@@ -118,10 +118,11 @@ func TestRelayRealPeers(t *testing.T) {
 		if len(read.Contents) == 0 || read.Contents[0].URI != doc || read.Contents[0].Text == "" && len(read.Contents[0].Blob) == 0 {
 			t.Fatalf("read %s: %+v", doc, read.Contents)
 		}
-		// A URI that names no upstream is the spec's "resource not found".
+		// A URI that names no upstream is the spec's "resource not found"
+		// (-32602 since SEP-2164, the URI in data).
 		_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "demo://resource/static/document/architecture.md"})
 		var je *jsonrpc.Error
-		if !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound {
+		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.Contains(string(je.Data), "architecture.md") {
 			t.Fatalf("un-namespaced read: %v", err)
 		}
 	})
