@@ -436,21 +436,11 @@ func scoreReason(scorer string, h Hit) string {
 	return fmt.Sprintf("%s score %.3f; matched %s%s", scorer, h.Score, strings.Join(m, ", "), more)
 }
 
-// eligible applies the filters that run before scoring.
+// eligible applies the filters that run before scoring: the one
+// eligibility rule (registry.Eligibility), then Options.Filter.
 func eligible(e *registry.Entry, o *Options) bool {
-	t := e.Def()
-	if !t.Safe && !o.AllowUnsafe {
-		return false
-	}
-	if !t.AllowedFor(o.Roles) {
-		return false
-	}
-	for _, c := range o.Capabilities {
-		if !t.HasCapability(c) {
-			return false
-		}
-	}
-	return o.Filter == nil || o.Filter(e)
+	el := registry.Eligibility{AllowUnsafe: o.AllowUnsafe, Roles: o.Roles, Capabilities: o.Capabilities}
+	return el.Allows(e) && (o.Filter == nil || o.Filter(e))
 }
 
 // Names returns the tool names of picks, in order.
