@@ -47,132 +47,133 @@ func LoadCatalogFile(path string) ([]Tool, Format, error) {
 	return tools, format, nil
 }
 
-// ParseCatalog is ReadCatalog over bytes.
+// ParseCatalog is ReadCatalog over bytes. It reads in time linear in the
+// input: one pass finds where each tool starts and ends, then the tools are
+// decoded in parallel. Every error names the line and column (1-based, in
+// characters) where the catalog goes wrong.
 func ParseCatalog(data []byte) ([]Tool, Format, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 {
+	start := skipSpace(data, 0)
+	if start == len(data) {
 		return nil, "", errors.New("catalog is empty")
 	}
-	var items []json.RawMessage
-	var lines []int // 1-based line of each item for JSON Lines, else nil
-	switch trimmed[0] {
+	var items []span
+	var err error
+	inArray := true
+	switch data[start] {
 	case '[':
-		if err := json.Unmarshal(trimmed, &items); err != nil {
-			return nil, "", fmt.Errorf("catalog is not a valid JSON array: %w", err)
+		var end int
+		items, end, err = splitArray(data, start)
+		if err == nil && skipSpace(data, end) != len(data) {
+			err = syntaxAt(data, skipSpace(data, end), "invalid JSON: unexpected data after the catalog's JSON array")
 		}
 	case '{':
-		values, at, err := splitValues(data)
-		if err != nil {
-			return nil, "", err
-		}
-		if len(values) == 1 {
-			inner, ok, err := unwrapToolsObject(values[0])
-			if err != nil {
-				return nil, "", err
-			}
+		inArray = false
+		items, err = splitValues(data, start)
+		if err == nil && len(items) == 1 {
+			var inner []span
+			var ok bool
+			inner, ok, err = unwrapToolsObject(data, items[0])
 			if ok {
-				items = inner
-				break
+				items, inArray = inner, true
 			}
 		}
-		items, lines = values, at
 	default:
-		return nil, "", fmt.Errorf("catalog must be a JSON array, JSON Lines or an object with \"tools\", got %s", JSONKind(trimmed))
+		return nil, "", fmt.Errorf("catalog must be a JSON array, JSON Lines or an object with \"tools\", got %s", JSONKind(data[start:]))
 	}
-	tools := make([]Tool, 0, len(items))
-	var first Format
-	for i, raw := range items {
-		t, f, err := decodeTool(raw)
-		if err != nil {
-			if lines != nil {
-				return nil, "", fmt.Errorf("catalog line %d: %w", lines[i], err)
-			}
-			return nil, "", fmt.Errorf("catalog item #%d: %w", i, err)
-		}
-		if i == 0 {
-			first = f
-		}
-		tools = append(tools, t)
+	if err != nil {
+		return nil, "", err
 	}
-	if first == "" {
-		first = FormatCanonical
+	tools := make([]Tool, len(items))
+	formats := make([]Format, len(items))
+	errs := make([]error, len(items))
+	parallel(len(items), 64, func(i int) {
+		tools[i], formats[i], errs[i] = decodeTool(data[items[i].start:items[i].end])
+	})
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return nil, "", syntaxAt(data, items[i].start+int(max(syn.Offset-1, 0)), "invalid JSON: "+syn.Error())
+		}
+		line, col := position(data, items[i].start)
+		if inArray {
+			return nil, "", fmt.Errorf("catalog item #%d at line %d, column %d: %w", i, line, col, err)
+		}
+		return nil, "", fmt.Errorf("catalog line %d, column %d: %w", line, col, err)
+	}
+	first := FormatCanonical
+	if len(formats) > 0 {
+		first = formats[0]
 	}
 	return tools, first, nil
 }
 
-// splitValues reads a stream of JSON values (JSON Lines or concatenated
-// objects) and records the line each starts on.
-func splitValues(data []byte) ([]json.RawMessage, []int, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var out []json.RawMessage
-	var at []int
-	for {
-		offset := dec.InputOffset()
-		var v json.RawMessage
-		err := dec.Decode(&v)
-		if err == io.EOF {
-			break
-		}
-		start := int(offset) + len(data[offset:]) - len(bytes.TrimLeft(data[offset:], " \t\r\n"))
-		line := 1 + bytes.Count(data[:start], []byte("\n"))
-		if err != nil {
-			return nil, nil, fmt.Errorf("catalog line %d: invalid JSON: %v", line, err)
-		}
-		out = append(out, v)
-		at = append(at, line)
-	}
-	return out, at, nil
-}
-
 // unwrapToolsObject finds a tools array in {"tools":[...]} or a JSON-RPC
-// {"result":{"tools":[...]}}. ok is false for an object that is none of
-// these (a single tool); a JSON-RPC error response or a "tools" member that
-// is not an array is an error.
-func unwrapToolsObject(raw json.RawMessage) (tools []json.RawMessage, ok bool, err error) {
+// {"result":{"tools":[...]}} and returns where its items are. ok is false
+// for an object that is none of these (a single tool); a JSON-RPC error
+// response or a "tools" member that is not an array is an error.
+func unwrapToolsObject(data []byte, obj span) (tools []span, ok bool, err error) {
+	members, err := objectMembers(data, obj)
+	if err != nil {
+		return nil, false, nil // not an object we can read: decodeTool says why
+	}
 	var probe struct {
-		Tools   json.RawMessage `json:"tools"`
-		Result  json.RawMessage `json:"result"`
-		JSONRPC string          `json:"jsonrpc"`
+		JSONRPC string `json:"jsonrpc"`
 		Error   *struct {
 			Code    int    `json:"code"`
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if json.Unmarshal(raw, &probe) != nil {
-		return nil, false, nil
+	for _, k := range []string{"jsonrpc", "error"} {
+		if m, found := members[k]; found {
+			if json.Unmarshal(bytes.Join([][]byte{[]byte(`{"`), []byte(k), []byte(`":`), data[m.start:m.end], []byte(`}`)}, nil), &probe) != nil {
+				return nil, false, nil
+			}
+		}
 	}
 	if probe.JSONRPC != "" && probe.Error != nil {
 		return nil, false, fmt.Errorf("catalog is a JSON-RPC error response (code %d): %s", probe.Error.Code, probe.Error.Message)
 	}
-	list := probe.Tools
+	list, found := members["tools"]
 	where := `"tools"`
-	if list == nil && probe.Result != nil {
-		var res struct {
-			Tools json.RawMessage `json:"tools"`
+	if !found {
+		res, hasResult := members["result"]
+		if !hasResult {
+			return nil, false, nil
 		}
-		if json.Unmarshal(probe.Result, &res) != nil || res.Tools == nil {
+		inner, err := objectMembers(data, res)
+		if err == nil {
+			list, found = inner["tools"]
+		}
+		if !found {
 			if probe.JSONRPC != "" {
 				return nil, false, errors.New(`catalog is a JSON-RPC response without "result.tools" (not a tools/list result)`)
 			}
 			return nil, false, nil
 		}
-		list, where = res.Tools, `"result.tools"`
+		where = `"result.tools"`
 	}
-	if list == nil {
-		return nil, false, nil
+	if string(data[list.start:list.end]) == "null" {
+		return nil, true, nil
 	}
-	if err := json.Unmarshal(list, &tools); err != nil {
-		return nil, false, fmt.Errorf("catalog member %s must be an array of tools, got %s", where, JSONKind(list))
+	if data[list.start] != '[' {
+		return nil, false, fmt.Errorf("catalog member %s must be an array of tools, got %s", where, JSONKind(data[list.start:list.end]))
 	}
-	return tools, true, nil
+	items, _, err := splitArray(data, list.start)
+	if err != nil {
+		return nil, false, err
+	}
+	return items, true, nil
 }
 
 // decodeTool converts one catalog item of any supported shape to a Tool.
 func decodeTool(raw json.RawMessage) (Tool, Format, error) {
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &probe); err != nil {
-		return Tool{}, "", fmt.Errorf("a tool must be a JSON object: %v", err)
+		return Tool{}, "", fmt.Errorf("a tool must be a JSON object: %w", err)
 	}
 	str := func(key string) string {
 		var s string
