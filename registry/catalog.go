@@ -284,24 +284,6 @@ func nullToNil(b json.RawMessage) json.RawMessage {
 	return b
 }
 
-// RegisterValid registers every tool that passes and returns the refusals,
-// one *RegistrationError each, with the tool's catalog index. It is the
-// lenient counterpart of RegisterAll for ranking messy catalogs; execution
-// paths should use RegisterAll.
-func (r *Registry) RegisterValid(tools []Tool) []error {
-	var refused []error
-	for i, t := range tools {
-		if err := r.Register(t); err != nil {
-			var re *RegistrationError
-			if errors.As(err, &re) {
-				re.Index = i
-			}
-			refused = append(refused, err)
-		}
-	}
-	return refused
-}
-
 // LoadFile reads a catalog file and registers all of it atomically.
 func (r *Registry) LoadFile(path string) error {
 	tools, _, err := LoadCatalogFile(path)
