@@ -9,8 +9,9 @@ import (
 	"os"
 )
 
-// MaxCatalogBytes caps what ReadCatalog reads (64 MiB).
-const MaxCatalogBytes = 64 << 20
+// MaxCatalogBytes caps what ReadCatalog reads (256 MiB: a 100,000-tool
+// catalog of real MCP schemas is about 80 MB).
+const MaxCatalogBytes = 256 << 20
 
 // ReadCatalog reads a catalog and detects its format: the canonical form (a
 // JSON array or JSON Lines), an OpenAI `tools` array (Chat Completions or
@@ -40,7 +41,21 @@ func LoadCatalogFile(path string) ([]Tool, Format, error) {
 		return nil, "", err
 	}
 	defer f.Close()
-	tools, format, err := ReadCatalog(f)
+	var tools []Tool
+	var format Format
+	if st, serr := f.Stat(); serr == nil && st.Mode().IsRegular() {
+		// A regular file is read into one buffer of its size, not grown.
+		if st.Size() > MaxCatalogBytes {
+			return nil, "", fmt.Errorf("%s: catalog is larger than %d bytes", path, MaxCatalogBytes)
+		}
+		data := make([]byte, st.Size())
+		if _, err = io.ReadFull(f, data); err != nil {
+			return nil, "", fmt.Errorf("%s: reading catalog: %w", path, err)
+		}
+		tools, format, err = ParseCatalog(data)
+	} else {
+		tools, format, err = ReadCatalog(f)
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", path, err)
 	}
@@ -170,14 +185,24 @@ func unwrapToolsObject(data []byte, obj span) (tools []span, ok bool, err error)
 }
 
 // decodeTool converts one catalog item of any supported shape to a Tool.
-func decodeTool(raw json.RawMessage) (Tool, Format, error) {
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &probe); err != nil {
-		return Tool{}, "", fmt.Errorf("a tool must be a JSON object: %w", err)
+// The item's top-level members are found by the catalog scanner; only the
+// ones its shape needs are decoded, and the item is decoded once (a syntax
+// error comes back as a *json.SyntaxError with its offset in raw).
+func decodeTool(raw []byte) (Tool, Format, error) {
+	members, err := objectMembers(raw, span{0, len(raw)})
+	if err != nil {
+		var probe map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &probe); err != nil {
+			return Tool{}, "", fmt.Errorf("a tool must be a JSON object: %w", err)
+		}
+		return Tool{}, "", fmt.Errorf("a tool must be a JSON object")
 	}
+	has := func(key string) bool { _, ok := members[key]; return ok }
 	str := func(key string) string {
 		var s string
-		_ = json.Unmarshal(probe[key], &s)
+		if m, ok := members[key]; ok {
+			_ = json.Unmarshal(raw[m.start:m.end], &s)
+		}
 		return s
 	}
 	nameOf := func() string {
@@ -187,31 +212,41 @@ func decodeTool(raw json.RawMessage) (Tool, Format, error) {
 		return "(no name)"
 	}
 	switch {
-	case probe["function"] != nil && str("type") == "function":
+	case has("function") && str("type") == "function":
 		// OpenAI Chat Completions (or Ollama): {"type":"function","function":{...}}.
-		var fn struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			Parameters  json.RawMessage `json:"parameters"`
-			Strict      *bool           `json:"strict"`
+		var o struct {
+			Function *struct {
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				Parameters  json.RawMessage `json:"parameters"`
+				Strict      *bool           `json:"strict"`
+			} `json:"function"`
 		}
-		if err := json.Unmarshal(probe["function"], &fn); err != nil {
+		if err := json.Unmarshal(raw, &o); err != nil {
+			var syn *json.SyntaxError
+			if errors.As(err, &syn) {
+				return Tool{}, "", syn
+			}
 			return Tool{}, "", fmt.Errorf("openai tool: \"function\" is not an object: %v", err)
 		}
+		if o.Function == nil {
+			return Tool{}, "", errors.New(`openai tool: "function" is not an object: got null`)
+		}
+		fn := o.Function
 		t := NewTool(fn.Name, fn.Description, nullToNil(fn.Parameters))
 		t.Strict = fn.Strict != nil && *fn.Strict
 		return t, FormatOpenAI, nil
-	case probe["input_schema"] != nil:
+	case has("input_schema"):
 		var a struct {
 			Name        string          `json:"name"`
 			Description string          `json:"description"`
 			InputSchema json.RawMessage `json:"input_schema"`
 		}
 		if err := json.Unmarshal(raw, &a); err != nil {
-			return Tool{}, "", fmt.Errorf("anthropic tool %q: %v", nameOf(), err)
+			return Tool{}, "", fmt.Errorf("anthropic tool %q: %w", nameOf(), err)
 		}
 		return NewTool(a.Name, a.Description, nullToNil(a.InputSchema)), FormatAnthropic, nil
-	case probe["inputSchema"] != nil:
+	case has("inputSchema"):
 		var m struct {
 			Name        string          `json:"name"`
 			Title       string          `json:"title"`
@@ -220,7 +255,7 @@ func decodeTool(raw json.RawMessage) (Tool, Format, error) {
 			Annotations *MCPAnnotations `json:"annotations"`
 		}
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return Tool{}, "", fmt.Errorf("mcp tool %q: %v", nameOf(), err)
+			return Tool{}, "", fmt.Errorf("mcp tool %q: %w", nameOf(), err)
 		}
 		t := NewTool(m.Name, m.Description, nullToNil(m.InputSchema))
 		if m.Title != "" {
@@ -231,12 +266,14 @@ func decodeTool(raw json.RawMessage) (Tool, Format, error) {
 	case str("type") != "" && str("type") != "function":
 		return Tool{}, "", fmt.Errorf("tool %q has type %q: only function tools can be registered (provider built-in tools have no schema to check calls against)", nameOf(), str("type"))
 	}
-	var t Tool
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return Tool{}, "", fmt.Errorf("tool %q: %v", nameOf(), err)
+	type plain Tool // Tool without its UnmarshalJSON: decode once, Safe defaulting to true
+	p := plain{Safe: true}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return Tool{}, "", fmt.Errorf("tool %q: %w", nameOf(), err)
 	}
+	t := Tool(p)
 	t.Parameters = nullToNil(t.Parameters)
-	if str("type") == "function" && probe["strict"] != nil && probe["safe"] == nil {
+	if str("type") == "function" && has("strict") && !has("safe") {
 		return t, FormatOpenAIResponses, nil
 	}
 	return t, FormatCanonical, nil

@@ -226,3 +226,30 @@ func parallel(n, minChunk int, f func(i int)) {
 	}
 	wg.Wait()
 }
+
+// compactValid returns valid JSON without its insignificant white space, or
+// nil when there is none to remove. It does not check the JSON.
+func compactValid(b []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case isSpace(c):
+			if out == nil {
+				out = make([]byte, 0, len(b))
+			}
+			out = append(out, b[last:i]...)
+			last = i + 1
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	return append(out, b[last:]...)
+}

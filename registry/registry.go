@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -348,15 +347,17 @@ func (r *Registry) prepare(t Tool, index int) (*Entry, error) {
 			return nil, refuse("invalid parameters schema", err)
 		}
 		e.compiled, e.deferred, e.required = sch, deferred, required
-		// Views embed the schema compacted (it goes on the wire and into
-		// prompts); compact it once here rather than in every view.
-		var c bytes.Buffer
-		if err := json.Compact(&c, t.Parameters); err != nil {
-			return nil, refuse("invalid parameters schema", fmt.Errorf("schema is not valid JSON: %v", err))
-		}
-		e.params = c.Bytes()
 	}
 	e.tool = t.clone()
+	if e.tool.HasSchema() {
+		// Views embed the schema compacted (it goes on the wire and into
+		// prompts); compact it once here rather than in every view, sharing
+		// the verbatim bytes when they are compact already.
+		e.params = e.tool.Parameters
+		if c := compactValid(e.tool.Parameters); c != nil {
+			e.params = c
+		}
+	}
 	return e, nil
 }
 
