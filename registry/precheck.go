@@ -1,7 +1,7 @@
 package registry
 
 import (
-	"encoding/json"
+	"slices"
 	"strconv"
 )
 
@@ -21,105 +21,239 @@ import (
 
 var simpleTypes = map[string]bool{"array": true, "boolean": true, "integer": true, "null": true, "number": true, "object": true, "string": true}
 
-// precheck reports whether a decoded schema (the root must be an object) is
-// decided valid without the compiler.
-func precheck(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return true
-	case map[string]any:
-		for k, val := range x {
-			if !precheckKeyword(k, val) {
-				return false
-			}
-		}
-		return true
+// precheck reports whether a schema (valid JSON, the root an object) is
+// decided valid without the compiler, and its top-level "required". It reads
+// the bytes once, without decoding them, and holds the schema to the same
+// structural limits as the compiler's path (depth, enum size); anything
+// over them is left to that path, which says why.
+func precheck(raw []byte, lim Limits) (ok bool, required []string) {
+	p := prechecker{b: raw, lim: lim}
+	p.ws()
+	if p.i >= len(raw) || raw[p.i] != '{' {
+		return false, nil
 	}
-	return false
+	if !p.schema(1, true) {
+		return false, nil
+	}
+	p.ws()
+	return p.i == len(raw), p.required
 }
 
-func precheckKeyword(k string, v any) bool {
+type prechecker struct {
+	b        []byte
+	i        int
+	lim      Limits
+	required []string
+}
+
+func (p *prechecker) ws() {
+	for p.i < len(p.b) && isSpace(p.b[p.i]) {
+		p.i++
+	}
+}
+
+func (p *prechecker) at(c byte) bool {
+	p.ws()
+	return p.i < len(p.b) && p.b[p.i] == c
+}
+
+// str reads a string and returns its content; plain is false when it holds
+// an escape (the content is then not the decoded string).
+func (p *prechecker) str() (s []byte, plain, ok bool) {
+	if !p.at('"') {
+		return nil, false, false
+	}
+	start := p.i + 1
+	plain = true
+	for p.i++; p.i < len(p.b); p.i++ {
+		switch p.b[p.i] {
+		case '\\':
+			plain = false
+			p.i++
+		case '"':
+			p.i++
+			return p.b[start : p.i-1], plain, true
+		}
+	}
+	return nil, false, false
+}
+
+// members walks an object at depth, calling f at each member's value.
+func (p *prechecker) members(depth int, f func(key []byte, plainKey bool) bool) bool {
+	if !p.at('{') || depth > p.lim.MaxSchemaDepth {
+		return false
+	}
+	p.i++
+	if p.at('}') {
+		p.i++
+		return true
+	}
+	for {
+		key, plain, ok := p.str()
+		if !ok || !p.at(':') {
+			return false
+		}
+		p.i++
+		p.ws()
+		if !f(key, plain) {
+			return false
+		}
+		switch {
+		case p.at(','):
+			p.i++
+		case p.at('}'):
+			p.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// elements walks an array at depth, calling f at each element; it returns
+// the number of elements.
+func (p *prechecker) elements(depth int, f func() bool) (int, bool) {
+	if !p.at('[') || depth > p.lim.MaxSchemaDepth {
+		return 0, false
+	}
+	p.i++
+	if p.at(']') {
+		p.i++
+		return 0, true
+	}
+	for n := 1; ; n++ {
+		p.ws()
+		if !f() {
+			return 0, false
+		}
+		switch {
+		case p.at(','):
+			p.i++
+		case p.at(']'):
+			p.i++
+			return n, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// scalar reads a number or literal.
+func (p *prechecker) scalar() []byte {
+	p.ws()
+	start := p.i
+	for p.i < len(p.b) && !isSpace(p.b[p.i]) && p.b[p.i] != ',' && p.b[p.i] != '}' && p.b[p.i] != ']' {
+		p.i++
+	}
+	return p.b[start:p.i]
+}
+
+// value skips any value at depth, within the structural limits.
+func (p *prechecker) value(depth int) bool {
+	p.ws()
+	if p.i >= len(p.b) {
+		return false
+	}
+	switch p.b[p.i] {
+	case '{':
+		return p.members(depth, func(key []byte, _ bool) bool {
+			if string(key) == "enum" && p.at('[') {
+				n, ok := p.elements(depth+1, func() bool { return p.value(depth + 2) })
+				return ok && n <= p.lim.MaxEnum
+			}
+			return p.value(depth + 1)
+		})
+	case '[':
+		_, ok := p.elements(depth, func() bool { return p.value(depth + 1) })
+		return ok
+	case '"':
+		_, _, ok := p.str()
+		return ok
+	}
+	return len(p.scalar()) > 0
+}
+
+func (p *prechecker) boolean() bool {
+	s := string(p.scalar())
+	return s == "true" || s == "false"
+}
+
+// schema checks a schema (an object, or a boolean below the root) at depth.
+func (p *prechecker) schema(depth int, root bool) bool {
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] != '{' {
+		return !root && p.boolean()
+	}
+	return p.members(depth, func(key []byte, plain bool) bool {
+		return plain && p.keyword(string(key), depth+1, root)
+	})
+}
+
+// keyword checks the value of keyword k of a schema; depth is the value's.
+func (p *prechecker) keyword(k string, depth int, root bool) bool {
 	switch k {
 	case "type":
-		switch t := v.(type) {
-		case string:
-			return simpleTypes[t]
-		case []any:
-			if len(t) == 0 {
+		if p.at('"') {
+			s, plain, ok := p.str()
+			return ok && plain && simpleTypes[string(s)]
+		}
+		var seen []string
+		n, ok := p.elements(depth, func() bool {
+			s, plain, ok := p.str()
+			if !ok || !plain || !simpleTypes[string(s)] || slices.Contains(seen, string(s)) {
 				return false
 			}
-			seen := map[string]bool{}
-			for _, e := range t {
-				s, ok := e.(string)
-				if !ok || !simpleTypes[s] || seen[s] {
-					return false
-				}
-				seen[s] = true
-			}
+			seen = append(seen, string(s))
 			return true
-		}
-		return false
+		})
+		return ok && n > 0
 	case "properties":
-		m, ok := v.(map[string]any)
-		if !ok {
-			return false
-		}
-		for _, s := range m {
-			if !precheck(s) {
-				return false
-			}
-		}
-		return true
+		return p.members(depth, func([]byte, bool) bool { return p.schema(depth+1, false) })
 	case "items", "additionalProperties", "not":
-		return precheck(v)
+		return p.schema(depth, false)
 	case "anyOf", "oneOf", "allOf":
-		a, ok := v.([]any)
-		if !ok || len(a) == 0 {
-			return false
-		}
-		for _, s := range a {
-			if !precheck(s) {
-				return false
-			}
-		}
-		return true
+		n, ok := p.elements(depth, func() bool { return p.schema(depth+1, false) })
+		return ok && n > 0
 	case "required":
-		a, ok := v.([]any)
-		if !ok {
-			return false
-		}
-		seen := make(map[string]bool, len(a))
-		for _, e := range a {
-			s, ok := e.(string)
-			if !ok || seen[s] {
+		var names []string
+		_, ok := p.elements(depth, func() bool {
+			s, plain, ok := p.str()
+			if !ok || !plain || slices.Contains(names, string(s)) {
 				return false
 			}
-			seen[s] = true
+			names = append(names, string(s))
+			return true
+		})
+		if ok && root {
+			p.required = names
 		}
-		return true
-	case "description", "title", "$comment", "format":
-		_, ok := v.(string)
 		return ok
-	case "enum", "examples":
-		_, ok := v.([]any)
+	case "description", "title", "$comment", "format":
+		_, _, ok := p.str()
+		return ok
+	case "enum":
+		n, ok := p.elements(depth, func() bool { return p.value(depth + 1) })
+		return ok && n <= p.lim.MaxEnum
+	case "examples":
+		_, ok := p.elements(depth, func() bool { return p.value(depth + 1) })
 		return ok
 	case "const", "default":
-		return true
+		return p.value(depth)
 	case "uniqueItems", "deprecated", "readOnly", "writeOnly":
-		_, ok := v.(bool)
-		return ok
-	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
-		_, ok := finiteNumber(v)
-		return ok
-	case "multipleOf":
-		f, ok := finiteNumber(v)
-		return ok && f > 0
-	case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties":
-		n, ok := v.(json.Number)
-		if !ok || len(n) == 0 || len(n) > 9 {
+		return p.boolean()
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
+		s := p.scalar()
+		if len(s) == 0 || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
 			return false
 		}
-		for _, c := range []byte(n) {
+		f, err := strconv.ParseFloat(string(s), 64)
+		return err == nil && (k != "multipleOf" || f > 0)
+	case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties":
+		s := p.scalar()
+		if len(s) == 0 || len(s) > 9 {
+			return false
+		}
+		for _, c := range s {
 			if c < '0' || c > '9' {
 				return false
 			}
@@ -127,28 +261,4 @@ func precheckKeyword(k string, v any) bool {
 		return true
 	}
 	return false
-}
-
-// finiteNumber reads a decoded JSON number that is a finite float64.
-func finiteNumber(v any) (float64, bool) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(string(n), 64)
-	return f, err == nil
-}
-
-// topRequired reads the root "required" of a schema precheck accepted.
-func topRequired(doc any) []string {
-	m, _ := doc.(map[string]any)
-	a, _ := m["required"].([]any)
-	if len(a) == 0 {
-		return nil
-	}
-	out := make([]string, len(a))
-	for i, e := range a {
-		out[i], _ = e.(string)
-	}
-	return out
 }

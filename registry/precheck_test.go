@@ -115,7 +115,10 @@ func TestPrecheckAgreesWithCompiler(t *testing.T) {
 	if decided < len(schemas)/2 {
 		t.Errorf("precheck decided only %d of %d corpus schemas", decided, len(schemas))
 	}
-	for _, s := range precheckRefused {
+	deep := strings.Repeat(`{"type":"object","properties":{"a":`, 40) + `{}` + strings.Repeat(`}}`, 40)
+	bigEnum := `{"enum":[` + strings.TrimSuffix(strings.Repeat(`1,`, 10001), ",") + `]}`
+	hiddenEnum := `{"default":{"x":{"enum":[` + strings.TrimSuffix(strings.Repeat(`1,`, 10001), ",") + `]}}}`
+	for _, s := range append(precheckRefused, deep, bigEnum, hiddenEnum) {
 		ok, err := registry.PrecheckThenCompile([]byte(s))
 		if ok || err == nil {
 			t.Errorf("%s: precheck decided %v, compiler error %v; want undecided and refused", s, ok, err)
@@ -197,4 +200,19 @@ func TestSharedSchemaRegistration(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzPrecheck: a schema precheck decides valid compiles.
+func FuzzPrecheck(f *testing.F) {
+	for _, s := range precheckRefused {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"type":"object","properties":{"a":{"type":["string","null"],"enum":["x",null]},"b":{"items":{"minimum":-1.5e3}}},"required":["a"]}`))
+	f.Add([]byte(`{"anyOf":[true,{"not":false}],"default":{"enum":[1]},"const":[{"a":[]}],"maxItems":3}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		decided, err := registry.PrecheckThenCompile(raw)
+		if decided && err != nil {
+			t.Fatalf("precheck decided %q valid; the compiler's path says %v", raw, err)
+		}
+	})
 }

@@ -112,15 +112,24 @@ func displayURL(u string) string {
 // nil then, and required holds its top-level "required"). raw is kept
 // verbatim by the caller; this only reads it.
 func checkSchema(raw []byte, lim Limits) (sch *jsonschema.Schema, deferred bool, required []string, err error) {
+	if ok, required := decidedValid(raw, lim); ok {
+		return nil, true, required, nil
+	}
 	doc, err := decodeSchema(raw, lim)
 	if err != nil {
 		return nil, false, nil, err
 	}
-	if precheck(doc) {
-		return nil, true, topRequired(doc), nil
-	}
 	sch, err = compileDoc(doc, lim)
 	return sch, false, nil, err
+}
+
+// decidedValid reports whether precheck decides raw valid (within the size
+// limit, valid JSON) and its top-level "required".
+func decidedValid(raw []byte, lim Limits) (bool, []string) {
+	if len(raw) > lim.MaxSchemaBytes || !json.Valid(raw) {
+		return false, nil
+	}
+	return precheck(raw, lim)
 }
 
 // compileSchema checks and compiles one tool schema.
