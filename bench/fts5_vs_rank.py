@@ -122,6 +122,37 @@ def py_load_child(path):
                       "schema_bytes": len(text)}))
 
 
+def mcp_first_answer(toolselect, catalog):
+    """Seconds from starting `toolselect mcp --catalog C` (stdio) to its
+    answer to the first find_tool call (after initialize)."""
+    import subprocess
+    msgs = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                                                      "clientInfo": {"name": "bench", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "find_tool", "arguments": {"query": "weather forecast for a city"}}},
+    ]
+    t0 = time.perf_counter()
+    p = subprocess.Popen([toolselect, "mcp", "--catalog", catalog], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    for m in msgs[:1]:
+        p.stdin.write(json.dumps(m) + "\n")
+    p.stdin.flush()
+    for line in p.stdout:
+        if json.loads(line).get("id") == 1:
+            break
+    for m in msgs[1:]:
+        p.stdin.write(json.dumps(m) + "\n")
+    p.stdin.flush()
+    for line in p.stdout:
+        if json.loads(line).get("id") == 2:
+            break
+    wall = time.perf_counter() - t0
+    p.stdin.close()
+    p.wait()
+    return wall
+
+
 def scale(a):
     import os
     med = statistics.median
@@ -180,6 +211,10 @@ def scale(a):
             print(f"load {py[0]['tools']} tools: Go parse+register {g:.0f} ms; Python load_catalog(path) {pf:.0f} ms"
                   f" (+{(pf / g - 1) * 100:.0f}%); get_tools_schema() string ({py[0]['schema_bytes'] / 1e6:.1f} MB) {ps:.0f} ms"
                   f" (+{(ps / g - 1) * 100:.0f}%)")
+        if a.mcp:
+            m = med([mcp_first_answer(a.toolselect, f"{d}/tools.jsonl") for _ in range(a.runs)])
+            row["mcp_first_answer_s"] = m
+            print(f"toolselect mcp --catalog: first find_tool answered {m:.2f} s after the process started")
         rows.append(row)
     if a.json_out:
         with open(a.json_out, "w") as f:
@@ -192,6 +227,7 @@ def main():
     ap.add_argument("--scale", action="store_true", help="whole processes side by side (see the module docstring)")
     ap.add_argument("--startup", help="bench/startup binary: toolselect's start-up phases (with --scale)")
     ap.add_argument("--python", action="store_true", help="time loading through the Python package (with --scale --startup)")
+    ap.add_argument("--mcp", action="store_true", help="time `toolselect mcp --catalog` to its first find_tool answer (with --scale)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--json-out", help="write the --scale figures here")
     ap.add_argument("--fts5-child", help=argparse.SUPPRESS)
