@@ -31,9 +31,8 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "tools.jsonl"), "w", encoding="utf-8") as out:
         for i in range(a.tools):
-            c, t = divmod(i, len(base))
-            t = json.loads(json.dumps(base[i % len(base)]))
             c = i // len(base)
+            t = json.loads(json.dumps(base[i % len(base)]))
             if c > 0:
                 t["name"] = f"{t['name']}__v{c}"
                 p = t.get("parameters") or {"type": "object"}

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"sort"
@@ -55,21 +56,27 @@ func heap() uint64 {
 	return ms.HeapAlloc
 }
 
-func main() {
-	catalog := flag.String("catalog", "", "catalog file")
-	queries := flag.String("queries", "", "queries (JSON Lines with \"query\"); optional")
-	validOut := flag.String("valid-out", "", "also write the registered tools here as JSON Lines (a catalog every tool of which registers)")
-	flag.Parse()
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("startup", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	catalog := fs.String("catalog", "", "catalog file")
+	queries := fs.String("queries", "", "queries (JSON Lines with \"query\"); optional")
+	validOut := fs.String("valid-out", "", "also write the registered tools here as JSON Lines (a catalog every tool of which registers)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
 	if *catalog == "" {
-		fmt.Fprintln(os.Stderr, "usage: startup -catalog FILE [-queries FILE]")
-		os.Exit(2)
+		fmt.Fprintln(stderr, "usage: startup -catalog FILE [-queries FILE] [-valid-out FILE]")
+		return 2
 	}
 	var qs []string
 	if *queries != "" {
 		list, err := rank.LoadQueries(*queries)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
+			fmt.Fprintln(stderr, err)
+			return 2
 		}
 		for _, q := range list {
 			qs = append(qs, q.Query)
@@ -88,20 +95,19 @@ func main() {
 	}
 	var tools []registry.Tool
 	reg := registry.New(nil)
-	measure(&rep.Parse, func() {
-		var err error
-		if tools, _, err = registry.LoadCatalogFile(*catalog); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
-	})
+	var err error
+	measure(&rep.Parse, func() { tools, _, err = registry.LoadCatalogFile(*catalog) })
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
 	measure(&rep.Register, func() { rep.Refused = len(reg.RegisterValid(tools)) })
 	tools = nil
 	rep.Tools = reg.Len()
 	if *validOut != "" {
 		if err := writeTools(*validOut, reg); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
+			fmt.Fprintln(stderr, err)
+			return 2
 		}
 	}
 	afterReg := heap()
@@ -109,12 +115,11 @@ func main() {
 	opts := &rank.Options{MaxCandidates: 10}
 	// The index is built on the first ranking; this one's own query costs
 	// about one query median (tens of µs), noise at this scale.
-	measure(&rep.Index, func() {
-		if _, err := r.Rank(context.Background(), "warm up", opts); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
-	})
+	measure(&rep.Index, func() { _, err = r.Rank(context.Background(), "warm up", opts) })
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
 	afterIndex := heap()
 	rep.Startup = phase{rep.Parse.WallMS + rep.Register.WallMS + rep.Index.WallMS, rep.Parse.CPUMS + rep.Register.CPUMS + rep.Index.CPUMS}
 	rep.RegistryPerTool = float64(afterReg-base) / float64(max(rep.Tools, 1))
@@ -124,8 +129,8 @@ func main() {
 	for _, q := range qs {
 		t0 := time.Now()
 		if _, err := r.Rank(context.Background(), q, opts); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
+			fmt.Fprintln(stderr, err)
+			return 2
 		}
 		lat = append(lat, time.Since(t0))
 	}
@@ -139,7 +144,8 @@ func main() {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	rep.PeakRSSMB = float64(ru.Maxrss) / 1024
 	runtime.KeepAlive(reg)
-	_ = json.NewEncoder(os.Stdout).Encode(rep)
+	_ = json.NewEncoder(stdout).Encode(rep)
+	return 0
 }
 
 func writeTools(path string, reg *registry.Registry) error {
