@@ -266,12 +266,15 @@ func decodeTool(raw []byte) (Tool, Format, error) {
 	case str("type") != "" && str("type") != "function":
 		return Tool{}, "", fmt.Errorf("tool %q has type %q: only function tools can be registered (provider built-in tools have no schema to check calls against)", nameOf(), str("type"))
 	}
-	type plain Tool // Tool without its UnmarshalJSON: decode once, Safe defaulting to true
-	p := plain{Safe: true}
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return Tool{}, "", fmt.Errorf("tool %q: %w", nameOf(), err)
+	t, ok := fastCanonical(raw, members)
+	if !ok {
+		type plain Tool // Tool without its UnmarshalJSON: decode once, Safe defaulting to true
+		p := plain{Safe: true}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return Tool{}, "", fmt.Errorf("tool %q: %w", nameOf(), err)
+		}
+		t = Tool(p)
 	}
-	t := Tool(p)
 	t.Parameters = nullToNil(t.Parameters)
 	if str("type") == "function" && has("strict") && !has("safe") {
 		return t, FormatOpenAIResponses, nil

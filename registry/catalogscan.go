@@ -144,10 +144,11 @@ func splitValues(data []byte, start int) ([]span, error) {
 	return out, nil
 }
 
-// objectMembers returns where each member's value of the object at obj lies.
-// It reads only the top level; a malformed object is an error.
+// objectMembers returns where each member's value of the object at obj lies
+// (the last one of a repeated name: see repeatedMember). It reads only the
+// top level; a malformed object is an error.
 func objectMembers(data []byte, obj span) (map[string]span, error) {
-	out := map[string]span{}
+	out := make(map[string]span, 8)
 	if data[obj.start] != '{' {
 		return nil, fmt.Errorf("not an object")
 	}
@@ -179,6 +180,9 @@ func objectMembers(data []byte, obj span) (map[string]span, error) {
 		if err != nil {
 			return nil, err
 		}
+		if _, again := out[key]; again {
+			out[repeatedMember] = span{}
+		}
 		out[key] = span{i, vend}
 		i = skipSpace(data, vend)
 		if i < obj.end && data[i] == ',' {
@@ -192,6 +196,10 @@ func objectMembers(data []byte, obj span) (map[string]span, error) {
 	}
 	return nil, fmt.Errorf("not an object")
 }
+
+// repeatedMember is the key objectMembers adds when a name occurs twice
+// (not a possible JSON key: it holds a byte JSON strings cannot).
+const repeatedMember = "\x00repeated"
 
 // parallel runs f(0..n-1) over the cores, in chunks of at least minChunk
 // indexes; small n runs on the calling goroutine.
@@ -252,4 +260,94 @@ func compactValid(b []byte) []byte {
 		return nil
 	}
 	return append(out, b[last:]...)
+}
+
+// plainString returns the content of a JSON string holding no escape, no
+// control character and only valid UTF-8 (so decoding it changes nothing).
+func plainString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	body := v[1 : len(v)-1]
+	for _, c := range body {
+		if c < 0x20 || c == '\\' || c == '"' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
+}
+
+// fastCanonical decodes a canonical tool from its members when each one is
+// a Tool field's JSON name spelled exactly, given once, holding a plain
+// value of the field's type. ok is false otherwise, and json.Unmarshal then
+// decides (matching names in any case, ignoring unknown ones, with its own
+// errors). The parameters are checked as JSON and copied, not decoded: they
+// are most of a catalog's bytes.
+func fastCanonical(raw []byte, members map[string]span) (t Tool, ok bool) {
+	t.Safe = true
+	for k, m := range members {
+		v := raw[m.start:m.end]
+		switch k {
+		case "type", "name", "description", "noSchemaMode":
+			s, ok := plainString(v)
+			if !ok && (v[0] != '"' || json.Unmarshal(v, &s) != nil) {
+				return Tool{}, false // an escape is decoded by encoding/json, anything else declined
+			}
+			switch k {
+			case "type":
+				t.Type = s
+			case "name":
+				t.Name = s
+			case "description":
+				t.Description = s
+			default:
+				t.NoSchemaMode = NoSchemaMode(s)
+			}
+		case "parameters":
+			if !json.Valid(v) {
+				return Tool{}, false
+			}
+			t.Parameters = append(json.RawMessage(nil), v...)
+		case "strict", "allowNoSchema", "safe":
+			var b bool
+			switch string(v) {
+			case "true":
+				b = true
+			case "false":
+			default:
+				return Tool{}, false
+			}
+			switch k {
+			case "strict":
+				t.Strict = b
+			case "allowNoSchema":
+				t.AllowNoSchema = b
+			default:
+				t.Safe = b
+			}
+		case "tags", "roles", "capabilities":
+			var list []string
+			if v[0] != '[' || json.Unmarshal(v, &list) != nil {
+				return Tool{}, false
+			}
+			switch k {
+			case "tags":
+				t.Tags = list
+			case "roles":
+				t.Roles = list
+			default:
+				t.Capabilities = list
+			}
+		case "metadata":
+			if v[0] != '{' || json.Unmarshal(v, &t.Metadata) != nil {
+				return Tool{}, false
+			}
+		default:
+			return Tool{}, false
+		}
+	}
+	return t, true
 }

@@ -1,6 +1,9 @@
 package registry_test
 
 import (
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -59,5 +62,51 @@ func TestParseCatalogErrorPositions(t *testing.T) {
 				t.Errorf("err = %v\nwant it to contain %q", err, c.want)
 			}
 		})
+	}
+}
+
+// The fast canonical decoding gives what encoding/json gives, or declines.
+func TestFastCanonicalMatchesDecoder(t *testing.T) {
+	items := []string{
+		`{"name":"a","description":"d","parameters":{"type":"object"},"tags":["x"],"safe":false,"roles":["r"],"capabilities":["readOnly"],"metadata":{"k":[1,"v"]},"strict":true,"allowNoSchema":true,"noSchemaMode":"full","type":"function"}`,
+		`{"name":"a\u00e9","description":"line\nbreak"}`,
+		`{"Name":"a","parameters":{}}`,
+		`{"name":"a","name":"b"}`,
+		`{"name":"a","tags":null,"safe":null}`,
+		`{"name":"a","extra":{"x":1}}`,
+		`{"name":"a","parameters":{"type":"object",}}`,
+		`{"name":"a","safe":"yes"}`,
+		`{"name":5}`,
+		"{\"name\":\"\xff\"}",
+		`{"name":"é日本","description":"说明","parameters":  { "type" : "object" } }`,
+	}
+	for _, name := range []string{"bfcl.jsonl", "livemcpbench.jsonl"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "catalogs", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.TrimSpace(line) != "" {
+				items = append(items, line)
+			}
+		}
+	}
+	fastDecided := 0
+	for _, item := range items {
+		fast, ok, slow, err := registry.DecodeCanonicalBoth([]byte(item))
+		if !ok {
+			continue
+		}
+		fastDecided++
+		if err != nil {
+			t.Errorf("%s: fast path decoded it, encoding/json says %v", item, err)
+			continue
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Errorf("%s:\nfast %+v\nslow %+v", item, fast, slow)
+		}
+	}
+	if fastDecided < len(items)-10 {
+		t.Errorf("fast path decided only %d of %d items", fastDecided, len(items))
 	}
 }
