@@ -74,6 +74,9 @@ type Options struct {
 	// three picks is followed by the sibling tools that yield a parameter it
 	// requires (see prereq.go). They count in MaxCandidates.
 	NoPrerequisites bool
+	// Feedback, if set, fuses what past selections taught with the Scorer
+	// (see Feedback.Scorer); the scorer is then named "<scorer>+feedback".
+	Feedback *Feedback
 }
 
 func (o *Options) withDefaults() Options {
@@ -89,6 +92,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if v.Scorer == nil {
 		v.Scorer = defaultScorer
+	}
+	if v.Feedback != nil {
+		v.Scorer = v.Feedback.Scorer(v.Scorer)
 	}
 	if v.RerankTop <= 0 {
 		v.RerankTop = 2 * v.MaxCandidates
@@ -154,6 +160,8 @@ type Hit struct {
 	Score      float64
 	Matched    []string
 	Components map[string]float64
+	// Note, if set, is added to the pick's reason (e.g. what feedback said).
+	Note string
 }
 
 // Scorer orders the tools of a catalog for a query.
@@ -424,6 +432,11 @@ func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Option
 }
 
 func scoreReason(scorer string, h Hit) string {
+	if h.Note != "" {
+		h2 := h
+		h2.Note = ""
+		return scoreReason(scorer, h2) + "; " + h.Note
+	}
 	if len(h.Matched) == 0 {
 		return fmt.Sprintf("%s score %.3f", scorer, h.Score)
 	}
@@ -436,21 +449,11 @@ func scoreReason(scorer string, h Hit) string {
 	return fmt.Sprintf("%s score %.3f; matched %s%s", scorer, h.Score, strings.Join(m, ", "), more)
 }
 
-// eligible applies the filters that run before scoring.
+// eligible applies the filters that run before scoring: the one
+// eligibility rule (registry.Eligibility), then Options.Filter.
 func eligible(e *registry.Entry, o *Options) bool {
-	t := e.Def()
-	if !t.Safe && !o.AllowUnsafe {
-		return false
-	}
-	if !t.AllowedFor(o.Roles) {
-		return false
-	}
-	for _, c := range o.Capabilities {
-		if !t.HasCapability(c) {
-			return false
-		}
-	}
-	return o.Filter == nil || o.Filter(e)
+	el := registry.Eligibility{AllowUnsafe: o.AllowUnsafe, Roles: o.Roles, Capabilities: o.Capabilities}
+	return el.Allows(e) && (o.Filter == nil || o.Filter(e))
 }
 
 // Names returns the tool names of picks, in order.

@@ -8,8 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net/url"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/caarlos0/env/v11"
@@ -25,6 +27,19 @@ const (
 	DefaultFailClosed       = true
 	DefaultMode             = ModeJSON
 	DefaultMaxResponseBytes = 4 << 20 // 4 MiB
+	DefaultOfferTokens      = 10000
+	DefaultTopK             = 10
+	DefaultMaxSearches      = 1
+	// MaxTopK bounds TopK and every per-request top K (select --k, the C
+	// ABI's top_k): a model offered more tools than this gains nothing from ranking.
+	MaxTopK = 1000
+	// MaxOfferTokens bounds OfferTokens.
+	MaxOfferTokens = 10_000_000
+	// MaxMaxSearches bounds MaxSearches.
+	MaxMaxSearches = 10
+	// NoSearches is the Go value of MaxSearches that turns search rounds off
+	// (0 in the environment and in JSON; 0 in Go means the default).
+	NoSearches = -1
 )
 
 // The two ways of asking the model, one policy.
@@ -48,6 +63,10 @@ const (
 	EnvAPIKey           = "LLM_COMMON_TOOL_SELECTION_API_KEY"
 	EnvMode             = "LLM_COMMON_TOOL_SELECTION_MODE"
 	EnvMaxResponseBytes = "LLM_COMMON_TOOL_SELECTION_MAX_RESPONSE_BYTES"
+	EnvFeedback         = "LLM_COMMON_TOOL_SELECTION_FEEDBACK"
+	EnvOfferTokens      = "LLM_COMMON_TOOL_SELECTION_OFFER_TOKENS"
+	EnvTopK             = "LLM_COMMON_TOOL_SELECTION_TOP_K"
+	EnvMaxSearches      = "LLM_COMMON_TOOL_SELECTION_MAX_SEARCHES"
 	EnvOpenAIBaseURL    = "OPENAI_BASE_URL"
 	EnvOpenAIAPIKey     = "OPENAI_API_KEY"
 )
@@ -55,8 +74,8 @@ const (
 // Config configures a ToolSelector. Build one with DefaultConfig, ConfigFromEnv
 // or ConfigFromJSON; a nil *Config passed to New means DefaultConfig().
 //
-// New fills a zero Model, MaxCalls, TimeoutS, Mode or MaxResponseBytes with
-// its default, so the zero Config means the defaults: Temperature 0 is the
+// New fills a zero Model, MaxCalls, TimeoutS, Mode, MaxResponseBytes,
+// OfferTokens, TopK or MaxSearches with its default, so the zero Config means the defaults: Temperature 0 is the
 // default temperature, and FailOpen false keeps the fail-closed default. (In Go
 // the switch is FailOpen so that a Config literal can never be fail-open by
 // omission; the environment variable and the JSON key stay "fail_closed".)
@@ -85,6 +104,36 @@ type Config struct {
 	Mode string `json:"mode" validate:"oneof=json native"`
 	// MaxResponseBytes bounds a response body; a larger one is refused unread (1 KiB - 1 GiB).
 	MaxResponseBytes int64 `json:"max_response_bytes" validate:"min=1024,max=1073741824"`
+	// Feedback is where selections are recorded as ranking feedback
+	// (LLM_COMMON_TOOL_SELECTION_FEEDBACK): a JSON Lines file path or a
+	// redis:// (rediss://) URL; empty means off. The selector records through
+	// the recorder given with WithFeedback (see FeedbackRecorder).
+	Feedback string `json:"feedback,omitempty" validate:"omitempty,feedback"`
+	// OfferTokens is the offer budget: with a Ranker (WithRanker), every
+	// eligible tool is offered while the offered view (the tools in the
+	// format the request carries them, counted with the Ranker's tokenizer)
+	// is at most this many tokens; above it, the top TopK ranked tools are
+	// offered (1-10,000,000; default 10,000).
+	OfferTokens int `json:"offer_tokens" validate:"min=1,max=10000000"`
+	// TopK is how many ranked tools are offered above the budget, and after a
+	// search (1-1000; default 10).
+	TopK int `json:"top_k" validate:"min=1,max=1000"`
+	// MaxSearches is how many search rounds one attempt may make when the
+	// offer is a ranked subset (0-10 in the environment and JSON, 0 = off;
+	// default 1). In Go, 0 means the default: turn searching off with
+	// NoSearches (-1).
+	MaxSearches int `json:"-" validate:"min=-1,max=10"`
+}
+
+// Searches returns how many search rounds an attempt may make (0: off).
+func (c Config) Searches() int {
+	switch {
+	case c.MaxSearches == 0:
+		return DefaultMaxSearches
+	case c.MaxSearches < 0:
+		return 0
+	}
+	return c.MaxSearches
 }
 
 // DefaultConfig returns the documented defaults.
@@ -97,6 +146,9 @@ func DefaultConfig() Config {
 		FailOpen:         !DefaultFailClosed,
 		Mode:             DefaultMode,
 		MaxResponseBytes: DefaultMaxResponseBytes,
+		OfferTokens:      DefaultOfferTokens,
+		TopK:             DefaultTopK,
+		MaxSearches:      DefaultMaxSearches,
 	}
 }
 
@@ -117,6 +169,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxResponseBytes == 0 {
 		c.MaxResponseBytes = d.MaxResponseBytes
+	}
+	if c.OfferTokens == 0 {
+		c.OfferTokens = d.OfferTokens
+	}
+	if c.TopK == 0 {
+		c.TopK = d.TopK
+	}
+	if c.MaxSearches == 0 {
+		c.MaxSearches = d.MaxSearches
 	}
 	return c
 }
@@ -167,6 +228,10 @@ var configFields = map[string]fieldInfo{
 	"APIKey":           {EnvAPIKey + " or " + EnvOpenAIAPIKey, "any text", true},
 	"Mode":             {EnvMode, "json or native", false},
 	"MaxResponseBytes": {EnvMaxResponseBytes, "an integer number of bytes from 1024 to 1073741824", false},
+	"Feedback":         {EnvFeedback, "a file path or a redis://[:password@]host[:port][/db] URL (rediss:// for TLS), or unset for off", false},
+	"OfferTokens":      {EnvOfferTokens, "an integer number of tokens from 1 to 10000000", false},
+	"TopK":             {EnvTopK, "an integer from 1 to 1000", false},
+	"MaxSearches":      {EnvMaxSearches, "an integer from 0 (no search round) to 10", false},
 }
 
 func configErr(field, value, problem string) *ConfigError {
@@ -174,10 +239,75 @@ func configErr(field, value, problem string) *ConfigError {
 	if info.secret {
 		value = ""
 	}
+	if field == "Feedback" {
+		value = redactURL(value)
+	}
 	return &ConfigError{Var: info.env, Field: field, Value: value, Want: info.want, Problem: problem}
 }
 
-var validate = validator.New(validator.WithRequiredStructEnabled())
+var validate = func() *validator.Validate {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	if err := v.RegisterValidation("feedback", func(fl validator.FieldLevel) bool {
+		return CheckFeedbackSpec(fl.Field().String()) == nil
+	}); err != nil {
+		panic(err)
+	}
+	return v
+}()
+
+// CheckFeedbackSpec is the one check of a Feedback setting (Config.Feedback,
+// LLM_COMMON_TOOL_SELECTION_FEEDBACK): "" (off), a redis:// or rediss:// URL
+// with a host and an optional numeric database, or a file path (no control
+// characters, not a URL of another scheme).
+func CheckFeedbackSpec(spec string) error {
+	if spec == "" {
+		return nil
+	}
+	if strings.ContainsFunc(spec, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return errors.New("contains control characters")
+	}
+	scheme, _, isURL := strings.Cut(spec, "://")
+	if !isURL {
+		if strings.TrimSpace(spec) != spec {
+			return errors.New("a file path with surrounding spaces")
+		}
+		return nil
+	}
+	switch strings.ToLower(scheme) {
+	case "redis", "rediss":
+	default:
+		return fmt.Errorf("scheme %q is neither redis nor rediss", scheme)
+	}
+	u, err := url.Parse(spec)
+	if err != nil {
+		return errors.New("not a URL")
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return errors.New("no host")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return errors.New("port out of range")
+		}
+	}
+	if db := strings.Trim(u.Path, "/"); db != "" {
+		if n, err := strconv.Atoi(db); err != nil || n < 0 {
+			return errors.New("database is not a number")
+		}
+	}
+	return nil
+}
+
+// redactURL hides the password of a URL-shaped setting.
+func redactURL(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	if i := strings.LastIndex(s, "@"); i >= 0 && strings.Contains(s, "://") {
+		return s[:strings.Index(s, "://")+3] + "xxxxx" + s[i:]
+	}
+	return s
+}
 
 // Validate checks every field and returns an errors.Join of *ConfigError, or nil.
 func (c Config) Validate() error {
@@ -195,8 +325,11 @@ func (c Config) Validate() error {
 				continue // already reported as NaN/Inf
 			}
 			problem := "out of range"
-			if fe.Tag() == "required" || fe.Tag() == "oneof" || fe.Tag() == "http_url" {
+			if fe.Tag() == "required" || fe.Tag() == "oneof" || fe.Tag() == "http_url" || fe.Tag() == "feedback" {
 				problem = "invalid"
+			}
+			if fe.Tag() == "feedback" {
+				problem = "invalid (" + CheckFeedbackSpec(c.Feedback).Error() + ")"
 			}
 			errs = append(errs, configErr(fe.StructField(), fmt.Sprint(fe.Value()), problem))
 		}
@@ -219,6 +352,10 @@ type envConfig struct {
 	OpenAIAPIKey     string  `env:"OPENAI_API_KEY"`
 	Mode             string  `env:"LLM_COMMON_TOOL_SELECTION_MODE" envDefault:"json"`
 	MaxResponseBytes int64   `env:"LLM_COMMON_TOOL_SELECTION_MAX_RESPONSE_BYTES" envDefault:"4194304"`
+	Feedback         string  `env:"LLM_COMMON_TOOL_SELECTION_FEEDBACK"`
+	OfferTokens      int     `env:"LLM_COMMON_TOOL_SELECTION_OFFER_TOKENS" envDefault:"10000"`
+	TopK             int     `env:"LLM_COMMON_TOOL_SELECTION_TOP_K" envDefault:"10"`
+	MaxSearches      int     `env:"LLM_COMMON_TOOL_SELECTION_MAX_SEARCHES" envDefault:"1"`
 }
 
 // ParseBool reads a boolean setting: 1/true/t/yes/y/on and 0/false/f/no/n/off,
@@ -286,6 +423,12 @@ func configFromEnv(environ map[string]string) (Config, error) {
 		APIKey:           firstNonEmpty(ec.APIKey, ec.OpenAIAPIKey),
 		Mode:             strings.ToLower(ec.Mode),
 		MaxResponseBytes: ec.MaxResponseBytes,
+		Feedback:         ec.Feedback,
+		OfferTokens:      ec.OfferTokens,
+		TopK:             ec.TopK,
+	}
+	if c.MaxSearches, err = searchesFromWire(ec.MaxSearches); err != nil {
+		return Config{}, err
 	}
 	if err := c.Validate(); err != nil {
 		return Config{}, err
@@ -313,6 +456,18 @@ func envError(err error, environ map[string]string) error {
 	return errors.Join(errs...)
 }
 
+// searchesFromWire maps MaxSearches as the environment and JSON spell it
+// (0-10, 0 = off) to the Go field (NoSearches for off).
+func searchesFromWire(n int) (int, error) {
+	switch {
+	case n < 0 || n > MaxMaxSearches:
+		return 0, configErr("MaxSearches", fmt.Sprint(n), "out of range")
+	case n == 0:
+		return NoSearches, nil
+	}
+	return n, nil
+}
+
 func firstNonEmpty(vals ...string) string {
 	for _, v := range vals {
 		if v != "" {
@@ -330,8 +485,9 @@ func ConfigFromJSON(data []byte) (Config, error) {
 	c := DefaultConfig()
 	aux := struct {
 		*Config
-		APIKeySet  *bool `json:"api_key_set"` // written by MarshalJSON; ignored
-		FailClosed *bool `json:"fail_closed"`
+		APIKeySet   *bool `json:"api_key_set"` // written by MarshalJSON; ignored
+		FailClosed  *bool `json:"fail_closed"`
+		MaxSearches *int  `json:"max_searches"`
 	}{Config: &c}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -344,6 +500,12 @@ func ConfigFromJSON(data []byte) (Config, error) {
 	if aux.FailClosed != nil {
 		c.FailOpen = !*aux.FailClosed
 	}
+	if aux.MaxSearches != nil {
+		var err error
+		if c.MaxSearches, err = searchesFromWire(*aux.MaxSearches); err != nil {
+			return Config{}, err
+		}
+	}
 	c.Mode = strings.ToLower(strings.TrimSpace(c.Mode))
 	if err := c.Validate(); err != nil {
 		return Config{}, err
@@ -352,15 +514,17 @@ func ConfigFromJSON(data []byte) (Config, error) {
 }
 
 // MarshalJSON writes the configuration without the API key: "api_key_set"
-// says whether one is configured.
+// says whether one is configured. A password in the feedback URL is masked.
 func (c Config) MarshalJSON() ([]byte, error) {
 	type plain Config
+	c.Feedback = redactURL(c.Feedback)
 	return json.Marshal(struct {
 		plain
-		FailClosed bool   `json:"fail_closed"`
-		APIKey     string `json:"api_key,omitempty"`
-		APIKeySet  bool   `json:"api_key_set"`
-	}{plain: plain(c), FailClosed: !c.FailOpen, APIKeySet: c.APIKey != ""})
+		FailClosed  bool   `json:"fail_closed"`
+		MaxSearches int    `json:"max_searches"`
+		APIKey      string `json:"api_key,omitempty"`
+		APIKeySet   bool   `json:"api_key_set"`
+	}{plain: plain(c), FailClosed: !c.FailOpen, MaxSearches: c.Searches(), APIKeySet: c.APIKey != ""})
 }
 
 // String describes the configuration with the API key redacted.
@@ -385,5 +549,9 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("api_key_set", c.APIKey != ""),
 		slog.String("mode", c.Mode),
 		slog.Int64("max_response_bytes", c.MaxResponseBytes),
+		slog.String("feedback", redactURL(c.Feedback)),
+		slog.Int("offer_tokens", c.OfferTokens),
+		slog.Int("top_k", c.TopK),
+		slog.Int("max_searches", c.Searches()),
 	)
 }
