@@ -3,12 +3,14 @@ package mcpproxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolselect/toolselect/executor"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 )
@@ -98,8 +100,7 @@ type recorder struct {
 	finds    latencies
 	findErrs int
 	calls    latencies
-	outcomes map[string]int
-	perUp    map[string]int
+	outcomes map[string]int // executor.Outcome -> count
 	catalog  CatalogStats
 }
 
@@ -137,7 +138,7 @@ func (l *latencies) stats(errs int) OpStats {
 func ms(d time.Duration) float64 { return round3(float64(d) / float64(time.Millisecond)) }
 
 func newRecorder() *recorder {
-	return &recorder{outcomes: map[string]int{}, perUp: map[string]int{}}
+	return &recorder{outcomes: map[string]int{}}
 }
 
 func (r *recorder) find(d time.Duration, err error) {
@@ -149,15 +150,23 @@ func (r *recorder) find(d time.Duration, err error) {
 	}
 }
 
-func (r *recorder) call(upstream, outcome string, d time.Duration) {
+// findOutcome counts a find_tool answered through the executor's HandleMeta.
+func (r *recorder) findOutcome(d time.Duration, isError bool) {
+	var err error
+	if isError {
+		err = errFindFailed
+	}
+	r.find(d, err)
+}
+
+var errFindFailed = errors.New("find_tool failed")
+
+// call counts a call by its executor.Outcome.
+func (r *recorder) call(outcome string, d time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls.add(d)
 	r.outcomes[outcome]++
-	forwarded := outcome == OutcomeOK || outcome == OutcomeToolError || outcome == OutcomeUpstreamErr
-	if upstream != "" && forwarded {
-		r.perUp[upstream]++
-	}
 }
 
 func (r *recorder) refusedCatalog(path string, err error) {
@@ -175,13 +184,9 @@ func (p *Proxy) Stats(ctx context.Context) Stats {
 	s.CallTool = CallStats{OpStats: p.stats.calls.stats(0), Outcomes: map[string]int{}}
 	for k, v := range p.stats.outcomes {
 		s.CallTool.Outcomes[k] = v
-		if k != OutcomeOK {
+		if k != string(executor.OutcomeOK) {
 			s.CallTool.Errors += v
 		}
-	}
-	perUp := map[string]int{}
-	for k, v := range p.stats.perUp {
-		perUp[k] = v
 	}
 	catRefused := append([]string(nil), p.stats.catalog.Refused...)
 	p.stats.mu.Unlock()
@@ -192,7 +197,7 @@ func (p *Proxy) Stats(ctx context.Context) Stats {
 		us := UpstreamStats{
 			Name: u.cfg.Name, Transport: "stdio", State: u.state, Server: u.serverNfo, LastError: u.lastErr,
 			Listed: u.listed, Imported: len(u.names), Refused: append([]Refusal(nil), u.refused...),
-			Connects: u.connects, Crashes: u.crashes, Calls: perUp[u.cfg.Name],
+			Connects: u.connects, Crashes: u.crashes, Calls: u.calls,
 		}
 		names := append([]string(nil), u.names...)
 		u.mu.Unlock()
@@ -219,7 +224,7 @@ func (p *Proxy) Stats(ctx context.Context) Stats {
 	}
 	s.Tools.Catalog = len(entries)
 	for _, e := range entries {
-		if e.Def().Safe || p.cfg.AllowDestructive {
+		if p.ex.Allowed(e.Name()) == nil {
 			s.Tools.Findable++
 		}
 	}

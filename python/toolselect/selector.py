@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 from . import _lib
 from ._handle import Native, Use
 from .config import ToolSelectionConfig, env_value
-from .errors import ToolSelectError
+from .errors import ArgumentError, ToolSelectError
 from .registry import ToolRegistry
 from .types import Attempt, DroppedCall, Message, SelectionFailure, SelectionResult, ToolCall
 
@@ -564,17 +564,26 @@ class _SchemaCache:
 
 def _compile(text: str) -> ToolRegistry:
     """Check and compile a caller's schema text."""
-    try:
-        parsed = json.loads(text)
-    except ValueError as e:
-        raise ValueError(f"tool_registry.get_tools_schema() did not return JSON: {e}") from None
-    if not isinstance(parsed, list):
-        raise ValueError("tool_registry.get_tools_schema() must return a JSON array of "
-                         '{"name","description","parameters"}')
+    # An array goes to the library as is: parsing a large catalog in Python
+    # first would cost more than loading it (the library names the line and
+    # column of any JSON error). Anything else is parsed here only to say
+    # what is wrong with it.
+    if text[:4096].lstrip()[:1] != "[":
+        try:
+            parsed = json.loads(text)
+        except ValueError as e:
+            raise ValueError(f"tool_registry.get_tools_schema() did not return JSON: {e}") from None
+        if not isinstance(parsed, list):
+            raise ValueError("tool_registry.get_tools_schema() must return a JSON array of "
+                             '{"name","description","parameters"}')
     reg = ToolRegistry()
     try:
-        if parsed:
-            reg.load_catalog(text)
+        reg.load_catalog(text)
+    except ArgumentError as e:
+        reg.close()
+        if "invalid JSON" in str(e):
+            raise ValueError(f"tool_registry.get_tools_schema() did not return JSON: {e}") from None
+        raise
     except BaseException:
         reg.close()
         raise
