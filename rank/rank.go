@@ -365,7 +365,7 @@ func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Option
 				if taken[h.Pos] || h.Score <= 0 || (o.MinScore > 0 && h.Score < o.MinScore) {
 					continue
 				}
-				p := Pick{Tool: entries[h.Pos].Name(), Entry: entries[h.Pos], Score: h.Score, Reason: scoreReason(scorerName, h),
+				p := Pick{Tool: entries[h.Pos].Name(), Entry: entries[h.Pos], Score: h.Score, Reason: scoreReason(scorerName, h, entries[h.Pos]),
 					Provenance: Provenance{Scorer: scorerName, Source: SourceScore}}
 				if o.Debug {
 					p.Provenance.Matched = h.Matched
@@ -423,11 +423,13 @@ func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Option
 	return picks, nil
 }
 
-func scoreReason(scorer string, h Hit) string {
+// scoreReason explains a scored pick with the words of the tool that matched,
+// as the tool writes them (the index matches stems: "service", not "servic").
+func scoreReason(scorer string, h Hit, e *registry.Entry) string {
 	if len(h.Matched) == 0 {
 		return fmt.Sprintf("%s score %.3f", scorer, h.Score)
 	}
-	m := h.Matched
+	m := surfaceWords(e, h.Matched)
 	more := ""
 	if len(m) > 6 {
 		more = fmt.Sprintf(" +%d more", len(m)-6)
@@ -437,20 +439,36 @@ func scoreReason(scorer string, h Hit) string {
 }
 
 // eligible applies the filters that run before scoring.
-func eligible(e *registry.Entry, o *Options) bool {
+func eligible(e *registry.Entry, o *Options) bool { return HiddenBy(e, o) == "" }
+
+// What hid a tool from a ranking; HiddenBy's answers.
+const (
+	HiddenUnsafe     = "unsafe"     // marked safe=false and Options.AllowUnsafe unset
+	HiddenRole       = "role"       // lists roles the caller holds none of
+	HiddenCapability = "capability" // lacks a required capability
+	HiddenFilter     = "filter"     // Options.Filter said no
+)
+
+// HiddenBy returns which filter of o keeps e out of a ranking ("" when none
+// does): the one place the eligibility rule lives, so a caller can say what
+// was hidden and why.
+func HiddenBy(e *registry.Entry, o *Options) string {
 	t := e.Def()
 	if !t.Safe && !o.AllowUnsafe {
-		return false
+		return HiddenUnsafe
 	}
 	if !t.AllowedFor(o.Roles) {
-		return false
+		return HiddenRole
 	}
 	for _, c := range o.Capabilities {
 		if !t.HasCapability(c) {
-			return false
+			return HiddenCapability
 		}
 	}
-	return o.Filter == nil || o.Filter(e)
+	if o.Filter != nil && !o.Filter(e) {
+		return HiddenFilter
+	}
+	return ""
 }
 
 // Names returns the tool names of picks, in order.

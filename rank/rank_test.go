@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -448,5 +449,46 @@ func TestBM25ParamsKeepTheirOwnView(t *testing.T) {
 	}
 	if got[0].Score == def[0].Score {
 		t.Fatalf("custom parameters score like the default: %v", got[0].Score)
+	}
+}
+
+// A reason names the tool's own words, not the stems the index matches on.
+func TestReasonShowsWordsAsWritten(t *testing.T) {
+	reg := registry.New(nil)
+	if err := reg.Register(registry.Tool{Name: "restart_service", Description: "Restart a running service", Safe: true,
+		Parameters: json.RawMessage(`{"type":"object","properties":{"services":{"type":"string"}}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	picks, err := Rank(context.Background(), reg, "restarting the services", nil)
+	if err != nil || len(picks) != 1 {
+		t.Fatalf("picks %v, err %v", picks, err)
+	}
+	if r := picks[0].Reason; !strings.Contains(r, "matched restart, service") {
+		t.Fatalf("reason %q: want the words as the tool writes them", r)
+	}
+}
+
+// HiddenBy names the filter that keeps a tool out.
+func TestHiddenBy(t *testing.T) {
+	reg := registry.New(nil)
+	for _, tl := range []registry.Tool{
+		{Name: "a", Description: "x", Safe: false, Parameters: json.RawMessage(`{"type":"object"}`)},
+		{Name: "b", Description: "x", Safe: true, Roles: []string{"admin"}, Parameters: json.RawMessage(`{"type":"object"}`)},
+		{Name: "c", Description: "x", Safe: true, Parameters: json.RawMessage(`{"type":"object"}`)},
+	} {
+		if err := reg.Register(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]string{"a": HiddenUnsafe, "b": HiddenRole, "c": ""}
+	for n, w := range want {
+		e, _ := reg.Get(n)
+		if got := HiddenBy(e, &Options{}); got != w {
+			t.Errorf("%s: HiddenBy = %q, want %q", n, got, w)
+		}
+	}
+	e, _ := reg.Get("a")
+	if got := HiddenBy(e, &Options{AllowUnsafe: true}); got != "" {
+		t.Errorf("a with AllowUnsafe: %q", got)
 	}
 }
