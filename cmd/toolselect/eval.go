@@ -28,7 +28,7 @@ func runEval(env *cmdEnv, args []string) int {
 	if *queries == "" {
 		return fail(env, "eval", exitUsage, "--queries is required")
 	}
-	reg, code, ok := loadRankRegistry(env, "eval", f.catalog, f.skipInvalid)
+	reg, code, ok := loadCatalog(env, "eval", f.catalog, !f.skipInvalid)
 	if !ok {
 		return code
 	}

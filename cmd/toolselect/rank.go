@@ -12,7 +12,6 @@ import (
 
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/rank/embedcache"
-	"github.com/toolselect/toolselect/registry"
 )
 
 func init() {
@@ -41,7 +40,7 @@ func (f *rankFlags) register(fs *flag.FlagSet, defaultK int, defaultMin float64)
 	fs.StringVar(&f.scorer, "scorer", "bm25", "bm25, keyword, embedding or hybrid")
 	fs.IntVar(&f.k, "k", defaultK, "number of tools to return")
 	fs.Float64Var(&f.minScore, "min-score", defaultMin, "drop tools scoring below this (0..1; negative keeps all)")
-	fs.BoolVar(&f.skipInvalid, "skip-invalid", true, "leave out tools the registry refuses, with a warning on stderr (false: refuse the catalog)")
+	fs.BoolVar(&f.skipInvalid, "skip-invalid", true, skipInvalidUsage)
 	fs.BoolVar(&f.allowUnsafe, "allow-unsafe", false, "rank tools marked safe=false too")
 	fs.Var(&f.roles, "role", "caller role (repeatable)")
 	fs.Var(&f.caps, "capability", "required tool capability (repeatable)")
@@ -70,26 +69,6 @@ func parseInterleaved(env *cmdEnv, fs *flag.FlagSet, args []string) ([]string, i
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
-}
-
-// loadRankRegistry reads a catalog into a registry. With skip, refused tools are
-// left out and reported on stderr, one line each; otherwise any refusal fails.
-func loadRankRegistry(env *cmdEnv, name, path string, skip bool) (*registry.Registry, int, bool) {
-	tools, err := readCatalog(env, path)
-	if err != nil {
-		return nil, fail(env, name, exitUsage, "%v", err), false
-	}
-	reg := registry.New(nil)
-	if !skip {
-		if err := reg.RegisterAll(tools); err != nil {
-			return nil, fail(env, name, exitUsage, "%s: %v (use --skip-invalid to leave refused tools out)", path, err), false
-		}
-		return reg, 0, true
-	}
-	for _, err := range reg.RegisterValid(tools) {
-		fmt.Fprintf(env.stderr, "toolselect %s: warning: skipped %v\n", name, err)
-	}
-	return reg, 0, true
 }
 
 func (f *rankFlags) scorerFor(env *cmdEnv) (rank.Scorer, error) {
@@ -157,7 +136,7 @@ func runRank(env *cmdEnv, args []string) int {
 	if (*queries == "") == (len(pos) == 0) {
 		return fail(env, "rank", exitUsage, "give either a query or --queries FILE (run \"toolselect rank --help\")")
 	}
-	reg, code, ok := loadRankRegistry(env, "rank", f.catalog, f.skipInvalid)
+	reg, code, ok := loadCatalog(env, "rank", f.catalog, !f.skipInvalid)
 	if !ok {
 		return code
 	}

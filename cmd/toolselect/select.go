@@ -37,6 +37,7 @@ const endpointHint = "no model endpoint configured: set " + selector.EnvBaseURL 
 
 func runSelect(env *cmdEnv, args []string) int {
 	fs := newFlags(env, "select", "--catalog FILE --task TEXT [--subtask TEXT]... [--query TEXT] [--context FILE]")
+	skipInvalid := fs.Bool("skip-invalid", true, skipInvalidUsage)
 	catalog := fs.String("catalog", "", "tool catalog (any format the registry reads; \"-\" reads stdin)")
 	task := fs.String("task", "", "what needs doing (required)")
 	taskID := fs.String("task-id", "", "an identifier for the task, passed to the model")
@@ -85,9 +86,9 @@ func runSelect(env *cmdEnv, args []string) int {
 	if cfg.BaseURL == "" && cfg.APIKey == "" {
 		return fail(env, "select", exitUsage, "%s", endpointHint)
 	}
-	reg, err := loadRegistry(env, *catalog)
-	if err != nil {
-		return fail(env, "select", exitUsage, "%v", err)
+	reg, code, ok := loadCatalog(env, "select", *catalog, !*skipInvalid)
+	if !ok {
+		return code
 	}
 	var ctxMap map[string]any
 	if *contextFile != "" {

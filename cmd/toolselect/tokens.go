@@ -29,7 +29,7 @@ func runTokens(env *cmdEnv, args []string) int {
 	if err != nil {
 		return fail(env, "tokens", exitUsage, "%v", err)
 	}
-	reg, code, ok := loadRankRegistry(env, "tokens", f.catalog, f.skipInvalid)
+	reg, code, ok := loadCatalog(env, "tokens", f.catalog, !f.skipInvalid)
 	if !ok {
 		return code
 	}

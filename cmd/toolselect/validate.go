@@ -24,6 +24,7 @@ type validateOutput struct {
 
 func runValidate(env *cmdEnv, args []string) int {
 	fs := newFlags(env, "validate", "--catalog FILE --tool NAME --args JSON")
+	skipInvalid := fs.Bool("skip-invalid", true, skipInvalidUsage)
 	catalog := fs.String("catalog", "", "tool catalog (any format the registry reads; \"-\" reads stdin)")
 	tool := fs.String("tool", "", "tool name, canonical or as a provider view mapped it")
 	argsFlag := fs.String("args", "", "the arguments: a JSON object, \"-\" for stdin or @FILE")
@@ -44,9 +45,9 @@ func runValidate(env *cmdEnv, args []string) int {
 	if err != nil {
 		return fail(env, "validate", exitUsage, "reading --args: %v", err)
 	}
-	reg, err := loadRegistry(env, *catalog)
-	if err != nil {
-		return fail(env, "validate", exitUsage, "%v", err)
+	reg, code, ok := loadCatalog(env, "validate", *catalog, !*skipInvalid)
+	if !ok {
+		return code
 	}
 	entry, ok := reg.Lookup(*tool)
 	if !ok {
