@@ -15,7 +15,7 @@ func init() {
 func runEval(env *cmdEnv, args []string) int {
 	fs := newFlags(env, "eval", "--catalog FILE --queries FILE [--scorer S] [--json]")
 	var f rankFlags
-	f.register(fs, 10, -1) // no score floor: R@k measures the ranking alone
+	f.register(fs, defaultK, -1) // no score floor: R@k measures the ranking alone
 	queries := fs.String("queries", "", "queries.jsonl with {\"id\",\"query\",\"gold\":[tool names]} per line")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	pos, code, ok := parseInterleaved(env, fs, args)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,11 +13,18 @@ import (
 
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/rank/embedcache"
+	"github.com/toolselect/toolselect/registry"
 )
 
 func init() {
 	register(command{name: "rank", summary: "rank a catalog's tools for a query (or a queries file)", run: runRank})
 }
+
+// defaultK is the default number of results of rank, tokens and eval
+// (--k): the same number select offers from a catalog too large to offer
+// whole, so `rank` shows what select would offer. eval ranks at least 10
+// whatever --k, for R@10 and NDCG@10.
+const defaultK = 10
 
 // rankFlags are the flags rank, eval and tokens share.
 type rankFlags struct {
@@ -125,7 +133,7 @@ func (f *rankFlags) options(sc rank.Scorer) *rank.Options {
 func runRank(env *cmdEnv, args []string) int {
 	fs := newFlags(env, "rank", "--catalog FILE [flags] \"query\" | --catalog FILE --queries FILE [--json]")
 	var f rankFlags
-	f.register(fs, rank.DefaultMaxCandidates, rank.DefaultMinScore)
+	f.register(fs, defaultK, rank.DefaultMinScore)
 	queries := fs.String("queries", "", "rank every query of a queries.jsonl file ({\"id\",\"query\",...} per line)")
 	asJSON := fs.Bool("json", false, "print JSON: one line per query {\"id\",\"tools\"}, or the picks")
 	debug := fs.Bool("debug", false, "include matched terms and score components (with --json)")
@@ -170,7 +178,12 @@ func runRank(env *cmdEnv, args []string) int {
 		}
 		return exitOK
 	}
-	picks, err := r.Rank(ctx, strings.Join(pos, " "), opts)
+	query := strings.Join(pos, " ")
+	picks, err := r.Rank(ctx, query, opts)
+	if err != nil {
+		return fail(env, "rank", exitFailed, "%v", err)
+	}
+	hidden, err := hiddenNotes(ctx, r, reg, query, opts, picks)
 	if err != nil {
 		return fail(env, "rank", exitFailed, "%v", err)
 	}
@@ -180,16 +193,86 @@ func runRank(env *cmdEnv, args []string) int {
 		}
 		b, _ := json.MarshalIndent(picks, "", "  ")
 		fmt.Fprintln(env.stdout, string(b))
+		for _, n := range hidden { // the JSON keeps its shape; people still hear of it
+			fmt.Fprintf(env.stderr, "toolselect rank: %s\n", n)
+		}
 		return exitOK
 	}
 	if len(picks) == 0 {
 		fmt.Fprintln(env.stdout, "no tool scored above the minimum")
-		return exitOK
 	}
 	for i, p := range picks {
 		fmt.Fprintf(env.stdout, "%2d. %-40s %.3f  %s\n", i+1, p.Tool, p.Score, p.Reason)
 	}
+	for _, n := range hidden {
+		fmt.Fprintln(env.stdout, n)
+	}
 	return exitOK
+}
+
+// hiddenNotes says which tools the filters (unsafe, roles, capabilities) kept
+// out of the picks that would otherwise have been among them, one line per
+// filter with the flag that shows them: "2 unsafe tools hidden;
+// --allow-unsafe shows them". It ranks again with the filters open and asks
+// rank.HiddenBy, the eligibility rule itself, why each newcomer was out.
+func hiddenNotes(ctx context.Context, r *rank.Ranker, reg *registry.Registry, query string, opts *rank.Options, picks []rank.Pick) ([]string, error) {
+	open := *opts
+	open.AllowUnsafe, open.Capabilities = true, nil
+	seen := map[string]bool{}
+	for _, e := range reg.Entries() {
+		for _, role := range e.Def().Roles {
+			if !seen[role] {
+				seen[role] = true
+				open.Roles = append(open.Roles, role)
+			}
+		}
+	}
+	all, err := r.Rank(ctx, query, &open)
+	if err != nil {
+		return nil, err
+	}
+	shown := map[string]bool{}
+	for _, p := range picks {
+		shown[p.Tool] = true
+	}
+	count := map[string]int{}
+	var roles []string
+	for _, p := range all {
+		if shown[p.Tool] {
+			continue
+		}
+		why := rank.HiddenBy(p.Entry, opts)
+		count[why]++
+		if why == rank.HiddenRole {
+			for _, role := range p.Entry.Def().Roles {
+				if !slices.Contains(roles, role) {
+					roles = append(roles, role)
+				}
+			}
+		}
+	}
+	var notes []string
+	if n := count[rank.HiddenUnsafe]; n > 0 {
+		notes = append(notes, fmt.Sprintf("%d unsafe %s hidden; --allow-unsafe shows %s", n, plural(n, "tool", "tools"), plural(n, "it", "them")))
+	}
+	if n := count[rank.HiddenRole]; n > 0 {
+		flags := make([]string, len(roles))
+		for i, role := range roles {
+			flags[i] = "--role " + role
+		}
+		notes = append(notes, fmt.Sprintf("%d %s for other roles hidden; %s shows %s", n, plural(n, "tool", "tools"), strings.Join(flags, " or "), plural(n, "it", "them")))
+	}
+	if n := count[rank.HiddenCapability]; n > 0 {
+		notes = append(notes, fmt.Sprintf("%d %s without the --capability asked for hidden; leaving out --capability shows %s", n, plural(n, "tool", "tools"), plural(n, "it", "them")))
+	}
+	return notes, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func nonNil(s []string) []string {
