@@ -98,7 +98,7 @@ func (o validateOutput) print(w io.Writer) {
 // pointerLabel shows a JSON pointer, naming the empty one.
 func pointerLabel(p string) string {
 	if p == "" {
-		return "(the whole object)"
+		return "(the arguments)"
 	}
 	return p
 }
