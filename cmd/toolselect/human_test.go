@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -197,4 +198,32 @@ func TestMCPUpstreamCannotStart(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stderr, `upstream "no-such-cmd-xyz" could not start`)
 	assert.Contains(t, r.stdout, `"state": "down"`)
+}
+
+// select: a summary on a terminal (latencies masked in the golden file).
+func TestSelectHuman(t *testing.T) {
+	cat := exampleCatalog(t)
+	replies := map[string]string{
+		"calls":   `{"calls":[{"tool":"get_metrics","args":{"service":"checkout-api","metric":"error_rate"},"reasoning":"confirm the\nalert"},{"tool":"search_logs","args":{"service":"checkout-api","query":"error"}}]}`,
+		"none":    `{"calls":[]}`,
+		"invalid": `{"calls":[{"tool":"get_metrics","args":{"metric":"nope"}}]}`,
+	}
+	latency := regexp.MustCompile(`\(\d+ ms`)
+	var b strings.Builder
+	for _, name := range []string{"calls", "none", "invalid"} {
+		srv := newChatServer(t, func(string) chatReply { return chatReply{content: replies[name]} })
+		r := execTTY(t, srv.env(), "select", "--catalog", cat, "--task", "checkout-api error rate is up")
+		want := exitOK
+		if name == "invalid" {
+			want = exitFailed
+		}
+		require.Equal(t, want, r.code, r.stderr)
+		assert.NotContains(t, r.stdout, testKey)
+		b.WriteString("$ toolselect select ... (model replies: " + name + ")\n" + latency.ReplaceAllString(r.stdout, "(N ms"))
+
+		r = execTTY(t, srv.env(), "select", "--catalog", cat, "--task", "checkout-api error rate is up", "--json")
+		var out selectJSON
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &out), "--json keeps the JSON: %s", r.stdout)
+	}
+	golden(t, "select_human", b.String())
 }

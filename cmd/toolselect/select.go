@@ -48,12 +48,13 @@ func runSelect(env *cmdEnv, args []string) int {
 	fs.Var(&roles, "role", "a role the caller holds (repeatable); tools with roles are offered only to holders")
 	allowUnsafe := fs.Bool("allow-unsafe", false, "offer tools marked safe: false")
 	logLevel := fs.String("log-level", "off", "selector log records on stderr: off|debug|info|warn|error")
+	asJSON := fs.Bool("json", false, "print the one JSON object (the default when stdout is not a terminal)")
 	var offer offerK
 	fs.Var(&offer, "k", fmt.Sprintf("offer the model only the `N` tools ranked best for the task, in catalog order (0: every eligible tool; default: every eligible tool when the catalog has at most %d tools, else the top %d)", autoOfferAll, autoOfferK))
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintln(w, "usage: toolselect select --catalog FILE --task TEXT [--subtask TEXT]... [--query TEXT] [--context FILE] [--k N]")
-		fmt.Fprintln(w, "\nPrints {\"calls\":[...],\"attempts\":[...],\"error\":null|{\"kind\",\"message\"}}.")
+		fmt.Fprintln(w, "\nPrints {\"calls\":[...],\"attempts\":[...],\"error\":null|{\"kind\",\"message\"}} (on a terminal: a summary; --json for the JSON).")
 		fmt.Fprintln(w, "Exit status: 0 selection succeeded (even with no calls), 3 failed closed, 2 usage, catalog or configuration error.")
 		fmt.Fprintln(w, "The model and endpoint come from the environment:")
 		for _, v := range []string{selector.EnvBaseURL + " / " + selector.EnvOpenAIBaseURL, selector.EnvAPIKey + " / " + selector.EnvOpenAIAPIKey,
@@ -131,12 +132,16 @@ func runSelect(env *cmdEnv, args []string) int {
 			out.Attempts = res.Attempts
 		}
 	}
-	b, merr := json.Marshal(out)
-	if merr != nil {
-		return fail(env, "select", exitFailed, "encoding the result: %v", merr)
+	if env.humanOutput(*asJSON) {
+		printSelect(redactingWriter{w: env.stdout, secrets: apiKeys(env)}, out)
+	} else {
+		b, merr := json.Marshal(out)
+		if merr != nil {
+			return fail(env, "select", exitFailed, "encoding the result: %v", merr)
+		}
+		// Belt and braces: the selector already redacts the key from every message.
+		env.stdout.Write([]byte(redactKey(string(b), env) + "\n"))
 	}
-	// Belt and braces: the selector already redacts the key from every message.
-	env.stdout.Write([]byte(redactKey(string(b), env) + "\n"))
 	if err != nil {
 		return exitFailed
 	}
