@@ -142,7 +142,9 @@ int toolselect_registry_close(uint64_t registry, char **out);
 /* Create a selector. config_json is an object with any of: "model",
  * "fallback_model", "max_calls" (1-20), "timeout_s" (1-120), "temperature"
  * (0-1), "fail_closed", "base_url", "api_key", "mode" ("json"|"native"),
- * "max_response_bytes"; a missing key takes its default (the library never
+ * "max_response_bytes", "offer_tokens" (1-10000000, default 10000), "top_k"
+ * (1-1000, default 10), "max_searches" (0-10, default 1; 0 turns the search
+ * round off); a missing key takes its default (the library never
  * reads the environment: the caller passes what it read). Unknown keys and
  * out-of-range values are TS_ERR_ARGUMENT naming the setting.
  * Result: {"handle":H}. */
@@ -152,19 +154,30 @@ int toolselect_selector_new(const char *config_json, char **out);
  *   {"task":{"id":"...","description":"...","sub_tasks":[{"id":"...","description":"..."}]},
  *    "query":"...", "context":{...}, "roles":["..."], "allow_unsafe":false,
  *    "capabilities":["readOnly"], "top_k":0}   (everything but task optional)
- * "top_k" above 0 (at most 1000) offers only the top_k eligible tools the
- * bm25 ranking puts first for the query (or the task and sub-tasks), in
- * catalog order; the prerequisites of the best ones (sibling tools that
- * yield a parameter they require) count among them. 0 or absent offers
- * every eligible tool. The registry's index is built once and shared.
+ * Absent "top_k" follows the selector's offer budget: every eligible tool
+ * while their view (the tools as the request carries them) is at most
+ * offer_tokens tokens, else the selector's top_k ranked by bm25; when the
+ * offer is such a ranked part, the model may answer {"calls":[],"search":"..."}
+ * (native mode: call search_tools) and is asked again with the best matches
+ * for its words, at most max_searches times per attempt. "top_k" above 0 (at
+ * most 1000) overrides the budget: only the top_k eligible tools the bm25
+ * ranking puts first for the query (or the task and sub-tasks), in catalog
+ * order; the prerequisites of the best ones (sibling tools that yield a
+ * parameter they require) count among them. "top_k": 0 offers every eligible
+ * tool. The registry's index is built once and shared.
  *
  * The selection result ("done"):
  *   {"calls":[{"tool","args":{...},"reasoning"}],
- *    "attempts":[{"model","ok","error":{"kind","message"}|null,"latency_ms",...}],
+ *    "attempts":[{"model","ok","error":{"kind","message"}|null,"latency_ms",...,
+ *                 "searches":[{"query","offered":[...]}], "unanswered_search"}],
  *    "dropped":[{"tool","args","reason","message"}], "offered":["tool",...],
- *    "error":null | {"kind":"fail_closed|bad_request|...","message":"..."}}
- * A failed selection (every attempt failed) is TS_OK with "calls":[] and a
- * non-null "error": it is an outcome, not an API error. */
+ *    "error":null | {"kind":"fail_closed|no_eligible_tools|no_ranked_tools|...","message":"..."}}
+ * "offered" names the tools of the final request, in its order. A failed
+ * selection is TS_OK with "calls":[] and a non-null "error": it is an
+ * outcome, not an API error. "no_eligible_tools" (no tool passed the safety,
+ * role and capability filters) and "no_ranked_tools" (the ranking found
+ * nothing and the search round is off) send no request at all. Rejected
+ * calls' args are clipped to the registry's depth and size limits. */
 
 /* Select tool calls with the built-in OpenAI-compatible HTTP client (the
  * selector's base_url and api_key). Blocks for the attempts. cancel is 0 or a

@@ -40,8 +40,9 @@ func (f ApproverFunc) Approve(ctx context.Context, req ApprovalRequest) (Approva
 	return f(ctx, req)
 }
 
-// checkStatic applies the rules that need no one's answer: unsafe tools,
-// roles, and the read-only no-schema mode. It returns the policy name for the
+// checkStatic applies the rules that need no one's answer: unsafe tools and
+// roles (registry.Eligibility, the rule the selector and rank apply too), and
+// the read-only no-schema mode. It returns the policy name for the
 // audit record and, on refusal, the error.
 func (e *Executor) checkStatic(entry *registry.Entry) (string, error) {
 	t := entry.Def()
@@ -49,14 +50,17 @@ func (e *Executor) checkStatic(entry *registry.Entry) (string, error) {
 	if !entry.Validated() {
 		policy = "no-schema:" + string(t.NoSchemaMode)
 	}
-	if !t.Safe {
-		if !e.opts.AllowUnsafe {
-			return "unsafe", fmt.Errorf("%w: %q is marked unsafe (set Options.AllowUnsafe to run it)", ErrUnsafe, t.Name)
+	switch (registry.Eligibility{AllowUnsafe: e.opts.AllowUnsafe, Roles: e.opts.Roles}).Check(t) {
+	case registry.IneligibleUnsafe:
+		return "unsafe", fmt.Errorf("%w: %q is marked unsafe (set Options.AllowUnsafe to run it)", ErrUnsafe, t.Name)
+	case registry.IneligibleRole:
+		if !t.Safe {
+			policy += ",unsafe-allowed"
 		}
-		policy += ",unsafe-allowed"
-	}
-	if !t.AllowedFor(e.opts.Roles) {
 		return policy, fmt.Errorf("%w: %q requires one of the roles %v", ErrRoleDenied, t.Name, t.Roles)
+	}
+	if !t.Safe {
+		policy += ",unsafe-allowed"
 	}
 	if !entry.Validated() {
 		switch t.NoSchemaMode {

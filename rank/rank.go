@@ -438,37 +438,11 @@ func scoreReason(scorer string, h Hit, e *registry.Entry) string {
 	return fmt.Sprintf("%s score %.3f; matched %s%s", scorer, h.Score, strings.Join(m, ", "), more)
 }
 
-// eligible applies the filters that run before scoring.
-func eligible(e *registry.Entry, o *Options) bool { return HiddenBy(e, o) == "" }
-
-// What hid a tool from a ranking; HiddenBy's answers.
-const (
-	HiddenUnsafe     = "unsafe"     // marked safe=false and Options.AllowUnsafe unset
-	HiddenRole       = "role"       // lists roles the caller holds none of
-	HiddenCapability = "capability" // lacks a required capability
-	HiddenFilter     = "filter"     // Options.Filter said no
-)
-
-// HiddenBy returns which filter of o keeps e out of a ranking ("" when none
-// does): the one place the eligibility rule lives, so a caller can say what
-// was hidden and why.
-func HiddenBy(e *registry.Entry, o *Options) string {
-	t := e.Def()
-	if !t.Safe && !o.AllowUnsafe {
-		return HiddenUnsafe
-	}
-	if !t.AllowedFor(o.Roles) {
-		return HiddenRole
-	}
-	for _, c := range o.Capabilities {
-		if !t.HasCapability(c) {
-			return HiddenCapability
-		}
-	}
-	if o.Filter != nil && !o.Filter(e) {
-		return HiddenFilter
-	}
-	return ""
+// eligible applies the filters that run before scoring: the one
+// eligibility rule (registry.Eligibility), then Options.Filter.
+func eligible(e *registry.Entry, o *Options) bool {
+	el := registry.Eligibility{AllowUnsafe: o.AllowUnsafe, Roles: o.Roles, Capabilities: o.Capabilities}
+	return el.Allows(e) && (o.Filter == nil || o.Filter(e))
 }
 
 // Names returns the tool names of picks, in order.

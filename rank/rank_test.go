@@ -467,28 +467,3 @@ func TestReasonShowsWordsAsWritten(t *testing.T) {
 		t.Fatalf("reason %q: want the words as the tool writes them", r)
 	}
 }
-
-// HiddenBy names the filter that keeps a tool out.
-func TestHiddenBy(t *testing.T) {
-	reg := registry.New(nil)
-	for _, tl := range []registry.Tool{
-		{Name: "a", Description: "x", Safe: false, Parameters: json.RawMessage(`{"type":"object"}`)},
-		{Name: "b", Description: "x", Safe: true, Roles: []string{"admin"}, Parameters: json.RawMessage(`{"type":"object"}`)},
-		{Name: "c", Description: "x", Safe: true, Parameters: json.RawMessage(`{"type":"object"}`)},
-	} {
-		if err := reg.Register(tl); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want := map[string]string{"a": HiddenUnsafe, "b": HiddenRole, "c": ""}
-	for n, w := range want {
-		e, _ := reg.Get(n)
-		if got := HiddenBy(e, &Options{}); got != w {
-			t.Errorf("%s: HiddenBy = %q, want %q", n, got, w)
-		}
-	}
-	e, _ := reg.Get("a")
-	if got := HiddenBy(e, &Options{AllowUnsafe: true}); got != "" {
-		t.Errorf("a with AllowUnsafe: %q", got)
-	}
-}

@@ -53,6 +53,28 @@ func NewTokenCounter(encoding string) (*TokenCounter, error) {
 	return tc, nil
 }
 
+var o200k struct {
+	sync.Once
+	c *TokenCounter
+}
+
+// o200kCounter is NewTokenCounter(EncodingO200k) for code that must not link
+// the cl100k vocabulary too (the C library, through Offering): each
+// vocabulary adds megabytes to a binary that references it.
+func o200kCounter() *TokenCounter {
+	o200k.Do(func() {
+		countersMu.Lock()
+		defer countersMu.Unlock()
+		if c, ok := counters[EncodingO200k]; ok {
+			o200k.c = c
+			return
+		}
+		o200k.c = &TokenCounter{codec: codec.NewO200kBase()}
+		counters[EncodingO200k] = o200k.c
+	})
+	return o200k.c
+}
+
 // Encoding names the counter's encoding.
 func (t *TokenCounter) Encoding() string { return t.codec.GetName() }
 

@@ -25,6 +25,19 @@ const (
 	DefaultFailClosed       = true
 	DefaultMode             = ModeJSON
 	DefaultMaxResponseBytes = 4 << 20 // 4 MiB
+	DefaultOfferTokens      = 10000
+	DefaultTopK             = 10
+	DefaultMaxSearches      = 1
+	// MaxTopK bounds TopK and every per-request top K (select --k, the C
+	// ABI's top_k): a model offered more tools than this gains nothing from ranking.
+	MaxTopK = 1000
+	// MaxOfferTokens bounds OfferTokens.
+	MaxOfferTokens = 10_000_000
+	// MaxMaxSearches bounds MaxSearches.
+	MaxMaxSearches = 10
+	// NoSearches is the Go value of MaxSearches that turns search rounds off
+	// (0 in the environment and in JSON; 0 in Go means the default).
+	NoSearches = -1
 )
 
 // The two ways of asking the model, one policy.
@@ -48,6 +61,9 @@ const (
 	EnvAPIKey           = "LLM_COMMON_TOOL_SELECTION_API_KEY"
 	EnvMode             = "LLM_COMMON_TOOL_SELECTION_MODE"
 	EnvMaxResponseBytes = "LLM_COMMON_TOOL_SELECTION_MAX_RESPONSE_BYTES"
+	EnvOfferTokens      = "LLM_COMMON_TOOL_SELECTION_OFFER_TOKENS"
+	EnvTopK             = "LLM_COMMON_TOOL_SELECTION_TOP_K"
+	EnvMaxSearches      = "LLM_COMMON_TOOL_SELECTION_MAX_SEARCHES"
 	EnvOpenAIBaseURL    = "OPENAI_BASE_URL"
 	EnvOpenAIAPIKey     = "OPENAI_API_KEY"
 )
@@ -55,8 +71,8 @@ const (
 // Config configures a ToolSelector. Build one with DefaultConfig, ConfigFromEnv
 // or ConfigFromJSON; a nil *Config passed to New means DefaultConfig().
 //
-// New fills a zero Model, MaxCalls, TimeoutS, Mode or MaxResponseBytes with
-// its default, so the zero Config means the defaults: Temperature 0 is the
+// New fills a zero Model, MaxCalls, TimeoutS, Mode, MaxResponseBytes,
+// OfferTokens, TopK or MaxSearches with its default, so the zero Config means the defaults: Temperature 0 is the
 // default temperature, and FailOpen false keeps the fail-closed default. (In Go
 // the switch is FailOpen so that a Config literal can never be fail-open by
 // omission; the environment variable and the JSON key stay "fail_closed".)
@@ -85,6 +101,31 @@ type Config struct {
 	Mode string `json:"mode" validate:"oneof=json native"`
 	// MaxResponseBytes bounds a response body; a larger one is refused unread (1 KiB - 1 GiB).
 	MaxResponseBytes int64 `json:"max_response_bytes" validate:"min=1024,max=1073741824"`
+	// OfferTokens is the offer budget: with a Ranker (WithRanker), every
+	// eligible tool is offered while the offered view (the tools in the
+	// format the request carries them, counted with the Ranker's tokenizer)
+	// is at most this many tokens; above it, the top TopK ranked tools are
+	// offered (1-10,000,000; default 10,000).
+	OfferTokens int `json:"offer_tokens" validate:"min=1,max=10000000"`
+	// TopK is how many ranked tools are offered above the budget, and after a
+	// search (1-1000; default 10).
+	TopK int `json:"top_k" validate:"min=1,max=1000"`
+	// MaxSearches is how many search rounds one attempt may make when the
+	// offer is a ranked subset (0-10 in the environment and JSON, 0 = off;
+	// default 1). In Go, 0 means the default: turn searching off with
+	// NoSearches (-1).
+	MaxSearches int `json:"-" validate:"min=-1,max=10"`
+}
+
+// Searches returns how many search rounds an attempt may make (0: off).
+func (c Config) Searches() int {
+	switch {
+	case c.MaxSearches == 0:
+		return DefaultMaxSearches
+	case c.MaxSearches < 0:
+		return 0
+	}
+	return c.MaxSearches
 }
 
 // DefaultConfig returns the documented defaults.
@@ -97,6 +138,9 @@ func DefaultConfig() Config {
 		FailOpen:         !DefaultFailClosed,
 		Mode:             DefaultMode,
 		MaxResponseBytes: DefaultMaxResponseBytes,
+		OfferTokens:      DefaultOfferTokens,
+		TopK:             DefaultTopK,
+		MaxSearches:      DefaultMaxSearches,
 	}
 }
 
@@ -117,6 +161,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxResponseBytes == 0 {
 		c.MaxResponseBytes = d.MaxResponseBytes
+	}
+	if c.OfferTokens == 0 {
+		c.OfferTokens = d.OfferTokens
+	}
+	if c.TopK == 0 {
+		c.TopK = d.TopK
+	}
+	if c.MaxSearches == 0 {
+		c.MaxSearches = d.MaxSearches
 	}
 	return c
 }
@@ -167,6 +220,9 @@ var configFields = map[string]fieldInfo{
 	"APIKey":           {EnvAPIKey + " or " + EnvOpenAIAPIKey, "any text", true},
 	"Mode":             {EnvMode, "json or native", false},
 	"MaxResponseBytes": {EnvMaxResponseBytes, "an integer number of bytes from 1024 to 1073741824", false},
+	"OfferTokens":      {EnvOfferTokens, "an integer number of tokens from 1 to 10000000", false},
+	"TopK":             {EnvTopK, "an integer from 1 to 1000", false},
+	"MaxSearches":      {EnvMaxSearches, "an integer from 0 (no search round) to 10", false},
 }
 
 func configErr(field, value, problem string) *ConfigError {
@@ -219,6 +275,9 @@ type envConfig struct {
 	OpenAIAPIKey     string  `env:"OPENAI_API_KEY"`
 	Mode             string  `env:"LLM_COMMON_TOOL_SELECTION_MODE" envDefault:"json"`
 	MaxResponseBytes int64   `env:"LLM_COMMON_TOOL_SELECTION_MAX_RESPONSE_BYTES" envDefault:"4194304"`
+	OfferTokens      int     `env:"LLM_COMMON_TOOL_SELECTION_OFFER_TOKENS" envDefault:"10000"`
+	TopK             int     `env:"LLM_COMMON_TOOL_SELECTION_TOP_K" envDefault:"10"`
+	MaxSearches      int     `env:"LLM_COMMON_TOOL_SELECTION_MAX_SEARCHES" envDefault:"1"`
 }
 
 // ParseBool reads a boolean setting: 1/true/t/yes/y/on and 0/false/f/no/n/off,
@@ -286,6 +345,11 @@ func configFromEnv(environ map[string]string) (Config, error) {
 		APIKey:           firstNonEmpty(ec.APIKey, ec.OpenAIAPIKey),
 		Mode:             strings.ToLower(ec.Mode),
 		MaxResponseBytes: ec.MaxResponseBytes,
+		OfferTokens:      ec.OfferTokens,
+		TopK:             ec.TopK,
+	}
+	if c.MaxSearches, err = searchesFromWire(ec.MaxSearches); err != nil {
+		return Config{}, err
 	}
 	if err := c.Validate(); err != nil {
 		return Config{}, err
@@ -313,6 +377,18 @@ func envError(err error, environ map[string]string) error {
 	return errors.Join(errs...)
 }
 
+// searchesFromWire maps MaxSearches as the environment and JSON spell it
+// (0-10, 0 = off) to the Go field (NoSearches for off).
+func searchesFromWire(n int) (int, error) {
+	switch {
+	case n < 0 || n > MaxMaxSearches:
+		return 0, configErr("MaxSearches", fmt.Sprint(n), "out of range")
+	case n == 0:
+		return NoSearches, nil
+	}
+	return n, nil
+}
+
 func firstNonEmpty(vals ...string) string {
 	for _, v := range vals {
 		if v != "" {
@@ -330,8 +406,9 @@ func ConfigFromJSON(data []byte) (Config, error) {
 	c := DefaultConfig()
 	aux := struct {
 		*Config
-		APIKeySet  *bool `json:"api_key_set"` // written by MarshalJSON; ignored
-		FailClosed *bool `json:"fail_closed"`
+		APIKeySet   *bool `json:"api_key_set"` // written by MarshalJSON; ignored
+		FailClosed  *bool `json:"fail_closed"`
+		MaxSearches *int  `json:"max_searches"`
 	}{Config: &c}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -343,6 +420,12 @@ func ConfigFromJSON(data []byte) (Config, error) {
 	}
 	if aux.FailClosed != nil {
 		c.FailOpen = !*aux.FailClosed
+	}
+	if aux.MaxSearches != nil {
+		var err error
+		if c.MaxSearches, err = searchesFromWire(*aux.MaxSearches); err != nil {
+			return Config{}, err
+		}
 	}
 	c.Mode = strings.ToLower(strings.TrimSpace(c.Mode))
 	if err := c.Validate(); err != nil {
@@ -357,10 +440,11 @@ func (c Config) MarshalJSON() ([]byte, error) {
 	type plain Config
 	return json.Marshal(struct {
 		plain
-		FailClosed bool   `json:"fail_closed"`
-		APIKey     string `json:"api_key,omitempty"`
-		APIKeySet  bool   `json:"api_key_set"`
-	}{plain: plain(c), FailClosed: !c.FailOpen, APIKeySet: c.APIKey != ""})
+		FailClosed  bool   `json:"fail_closed"`
+		MaxSearches int    `json:"max_searches"`
+		APIKey      string `json:"api_key,omitempty"`
+		APIKeySet   bool   `json:"api_key_set"`
+	}{plain: plain(c), FailClosed: !c.FailOpen, MaxSearches: c.Searches(), APIKeySet: c.APIKey != ""})
 }
 
 // String describes the configuration with the API key redacted.
@@ -385,5 +469,8 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("api_key_set", c.APIKey != ""),
 		slog.String("mode", c.Mode),
 		slog.Int64("max_response_bytes", c.MaxResponseBytes),
+		slog.Int("offer_tokens", c.OfferTokens),
+		slog.Int("top_k", c.TopK),
+		slog.Int("max_searches", c.Searches()),
 	)
 }

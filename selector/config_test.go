@@ -15,7 +15,8 @@ import (
 func TestConfigDefaults(t *testing.T) {
 	c, err := ConfigFromEnvMap(nil)
 	require.NoError(t, err)
-	assert.Equal(t, Config{Model: "glm-4.5-air", MaxCalls: 5, TimeoutS: 30, Temperature: 0, FailOpen: false, Mode: "json", MaxResponseBytes: 4 << 20}, c)
+	assert.Equal(t, Config{Model: "glm-4.5-air", MaxCalls: 5, TimeoutS: 30, Temperature: 0, FailOpen: false, Mode: "json", MaxResponseBytes: 4 << 20,
+		OfferTokens: 10000, TopK: 10, MaxSearches: 1}, c)
 	assert.Equal(t, DefaultConfig(), c)
 	// Empty values count as unset.
 	c, err = ConfigFromEnvMap(map[string]string{EnvMaxCalls: "", EnvFailClosed: "", EnvModel: ""})
@@ -28,11 +29,14 @@ func TestConfigFromEnvValues(t *testing.T) {
 		EnvModel: "gpt-4o-mini", EnvFallbackModel: "qwen3", EnvMaxCalls: "20", EnvTimeoutS: " 120 ",
 		EnvFailClosed: "off", EnvTemperature: "0.25", EnvBaseURL: "http://localhost:11434/v1", EnvAPIKey: "k1",
 		EnvMode: "NATIVE", EnvMaxResponseBytes: "1024",
+		EnvOfferTokens: "500", EnvTopK: "1000", EnvMaxSearches: "0",
 		EnvOpenAIBaseURL: "https://ignored.example/v1", EnvOpenAIAPIKey: "ignored",
 	})
 	require.NoError(t, err)
 	assert.Equal(t, Config{Model: "gpt-4o-mini", FallbackModel: "qwen3", MaxCalls: 20, TimeoutS: 120, FailOpen: true,
-		Temperature: 0.25, BaseURL: "http://localhost:11434/v1", APIKey: "k1", Mode: "native", MaxResponseBytes: 1024}, c)
+		Temperature: 0.25, BaseURL: "http://localhost:11434/v1", APIKey: "k1", Mode: "native", MaxResponseBytes: 1024,
+		OfferTokens: 500, TopK: 1000, MaxSearches: NoSearches}, c)
+	assert.Equal(t, 0, c.Searches())
 }
 
 func TestConfigOpenAIFallbacks(t *testing.T) {
@@ -83,6 +87,12 @@ func TestConfigRejectsBadValues(t *testing.T) {
 		{EnvMaxResponseBytes, "10", "from 1024 to 1073741824"},
 		{EnvMaxResponseBytes, "4MB", "from 1024 to 1073741824"},
 		{EnvBaseURL, "localhost:8080", "an http or https URL"},
+		{EnvOfferTokens, "0", "from 1 to 10000000"},
+		{EnvOfferTokens, "lots", "from 1 to 10000000"},
+		{EnvTopK, "0", "an integer from 1 to 1000"},
+		{EnvTopK, "1001", "an integer from 1 to 1000"},
+		{EnvMaxSearches, "-1", "from 0 (no search round) to 10"},
+		{EnvMaxSearches, "11", "from 0 (no search round) to 10"},
 		{EnvModel, "   ", ""}, // spaces only: trimmed to empty, so the default applies
 	}
 	for _, tc := range cases {
@@ -125,6 +135,12 @@ func TestConfigValidateGoBuilt(t *testing.T) {
 	assert.Equal(t, 5, s.Config().MaxCalls)
 	assert.Equal(t, 30, s.Config().TimeoutS)
 	assert.Equal(t, ModeJSON, s.Config().Mode)
+	assert.Equal(t, DefaultOfferTokens, s.Config().OfferTokens)
+	assert.Equal(t, DefaultTopK, s.Config().TopK)
+	assert.Equal(t, 1, s.Config().Searches(), "a zero Config searches once, like the environment's default")
+	s, err = New(nil, &Config{MaxSearches: NoSearches})
+	require.NoError(t, err)
+	assert.Equal(t, 0, s.Config().Searches())
 	s, err = New(nil, nil)
 	require.NoError(t, err)
 	assert.Equal(t, DefaultConfig(), s.Config())
@@ -147,6 +163,24 @@ func TestConfigFromJSON(t *testing.T) {
 	require.NoError(t, err)
 	c.APIKey = ""
 	assert.Equal(t, c, back)
+
+	// The budget fields; max_searches 0 turns searching off and reads back as such.
+	c, err = ConfigFromJSON([]byte(`{"offer_tokens":2000,"top_k":5,"max_searches":0}`))
+	require.NoError(t, err)
+	assert.Equal(t, 2000, c.OfferTokens)
+	assert.Equal(t, 5, c.TopK)
+	assert.Equal(t, 0, c.Searches())
+	b, err = json.Marshal(c)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"offer_tokens":2000,"top_k":5`)
+	assert.Contains(t, string(b), `"max_searches":0`)
+	back, err = ConfigFromJSON(b)
+	require.NoError(t, err)
+	assert.Equal(t, c, back)
+	for _, bad := range []string{`{"max_searches":-1}`, `{"max_searches":11}`, `{"top_k":0}`, `{"top_k":1001}`, `{"offer_tokens":0}`} {
+		_, err = ConfigFromJSON([]byte(bad))
+		assert.ErrorIs(t, err, ErrInvalidConfig, bad)
+	}
 }
 
 func TestConfigNeverPrintsKey(t *testing.T) {

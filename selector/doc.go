@@ -3,9 +3,18 @@
 //
 // One policy, in one place (Session):
 //
-//   - Offer: the registry's tools minus unsafe ones (unless Request.AllowUnsafe),
-//     those the caller's Roles may not use and those lacking a required
-//     Capability; then the Prefilter, if any, narrows them (never widens).
+//   - Offer: the eligible tools (registry.Eligibility: minus unsafe ones unless
+//     Request.AllowUnsafe, those the caller's Roles may not use and those
+//     lacking a required Capability). With a Ranker (WithRanker), all of them
+//     while their view fits Config.OfferTokens, else the top Config.TopK
+//     ranked; a Prefilter, if any, decides instead (it can only narrow).
+//     Nothing to offer ends at once with a *SelectionError whose Kind says
+//     why (EmptyNoEligibleTools, EmptyNoRankedTools); no model is asked.
+//   - Search: when the offer is a ranked subset, the model may answer
+//     {"calls":[],"search":"..."} (native mode: call search_tools); the
+//     eligible tools are ranked with its words and the same model is asked
+//     again, Config.MaxSearches times per attempt at most, within the
+//     attempt's timeout.
 //   - Ask: in JSON mode (the default) the system prompt embeds the offered
 //     tools' schema and AnswerSchema, the `{"calls":[{"tool","args","reasoning"}]}`
 //     contract, with response_format json_object; in native mode the tools go

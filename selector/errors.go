@@ -32,10 +32,26 @@ const (
 	KindParse FailureKind = "parse"
 	// KindValidation: with fail-closed, at least one call named a tool not offered or had invalid args.
 	KindValidation FailureKind = "validation"
+	// KindSearch: ranking the catalog for the model's search failed.
+	KindSearch FailureKind = "search"
 )
 
 // FailureKinds lists every kind, in documentation order.
-var FailureKinds = []FailureKind{KindTransport, KindTimeout, KindCanceled, KindHTTPStatus, KindResponseTooLarge, KindEmptyChoices, KindParse, KindValidation}
+var FailureKinds = []FailureKind{KindTransport, KindTimeout, KindCanceled, KindHTTPStatus, KindResponseTooLarge, KindEmptyChoices, KindParse, KindValidation, KindSearch}
+
+// The kinds of a selection that ended with no calls without asking a model
+// (SelectionError.Kind, and "error.kind" in JSON). A selection that asked a
+// model and failed has kind "fail_closed"; one where the model chose no call
+// has no error at all.
+const (
+	// EmptyNoEligibleTools: no registered tool passed the request's safety,
+	// role and capability filters (or the registry is empty).
+	EmptyNoEligibleTools = "no_eligible_tools"
+	// EmptyNoRankedTools: the offer had to be ranked (over the token budget,
+	// or a top K was asked for) and the ranking found no tool for the task,
+	// with search rounds off, so there was nothing to ask the model about.
+	EmptyNoRankedTools = "no_ranked_tools"
+)
 
 func (k FailureKind) known() bool {
 	for _, have := range FailureKinds {
@@ -59,6 +75,10 @@ var (
 	ErrBadRequest = errors.New("invalid selection request")
 	// ErrNoClient is returned by Select on a ToolSelector built without a ChatClient.
 	ErrNoClient = errors.New("selector has no chat client (drive a Session instead)")
+	// ErrNoEligibleTools is matched by a *SelectionError of kind EmptyNoEligibleTools.
+	ErrNoEligibleTools = errors.New("no eligible tools")
+	// ErrNoRankedTools is matched by a *SelectionError of kind EmptyNoRankedTools.
+	ErrNoRankedTools = errors.New("the ranking offered no tools")
 )
 
 // ChatError is how a ChatClient reports a failure of known kind. Message is
@@ -128,6 +148,22 @@ type Attempt struct {
 	PromptTokens, CompletionTokens int
 	// Rejected lists the calls that failed the checks in this attempt.
 	Rejected []DroppedCall
+	// Searches are the search rounds of this attempt, in order: the model's
+	// words and the tools then offered. The attempt's latency and token
+	// counts cover every round.
+	Searches []Search
+	// UnansweredSearch is a search the model asked for when no round was left
+	// (or the offer was already every eligible tool): the attempt ended with
+	// no calls, the model's decision.
+	UnansweredSearch string
+}
+
+// Search is one search round: the model's words and the canonical names of
+// the tools offered in the request that followed, in its order (unchanged
+// when nothing matched the words).
+type Search struct {
+	Query   string   `json:"query"`
+	Offered []string `json:"offered"`
 }
 
 // attemptJSON is Attempt on the wire:
@@ -140,6 +176,8 @@ type attemptJSON struct {
 	PromptTokens     int           `json:"prompt_tokens,omitempty"`
 	CompletionTokens int           `json:"completion_tokens,omitempty"`
 	Rejected         []DroppedCall `json:"rejected,omitempty"`
+	Searches         []Search      `json:"searches,omitempty"`
+	UnansweredSearch string        `json:"unanswered_search,omitempty"`
 }
 
 // ErrorInfo is an error as JSON: {"kind","message"}.
@@ -155,7 +193,7 @@ func (a Attempt) MarshalJSON() ([]byte, error) {
 		Model: a.Model, OK: a.OK,
 		LatencyMS:    float64(a.Latency.Microseconds()) / 1000,
 		PromptTokens: a.PromptTokens, CompletionTokens: a.CompletionTokens,
-		Rejected: a.Rejected,
+		Rejected: a.Rejected, Searches: a.Searches, UnansweredSearch: a.UnansweredSearch,
 	}
 	if !a.OK {
 		j.Error = &ErrorInfo{Kind: string(a.Kind), Message: a.Message}
@@ -170,21 +208,34 @@ func (a *Attempt) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*a = Attempt{Model: j.Model, OK: j.OK, Latency: time.Duration(j.LatencyMS * float64(time.Millisecond)),
-		PromptTokens: j.PromptTokens, CompletionTokens: j.CompletionTokens, Rejected: j.Rejected}
+		PromptTokens: j.PromptTokens, CompletionTokens: j.CompletionTokens, Rejected: j.Rejected,
+		Searches: j.Searches, UnansweredSearch: j.UnansweredSearch}
 	if j.Error != nil {
 		a.Kind, a.Message = FailureKind(j.Error.Kind), j.Error.Message
 	}
 	return nil
 }
 
-// SelectionError is returned when no attempt produced a valid selection. It
-// lists every attempt; errors.Is(err, ErrFailClosed) is true.
+// SelectionError is returned when a selection ends with no calls and not by
+// the model's choice: every attempt failed (Kind ""; Attempts lists them), or
+// no model was asked because there was nothing to offer (Kind is
+// EmptyNoEligibleTools or EmptyNoRankedTools, Message says why, Attempts is
+// empty). errors.Is(err, ErrFailClosed) is always true, and errors.Is with
+// ErrNoEligibleTools or ErrNoRankedTools matches the kind.
 type SelectionError struct {
 	Attempts []Attempt
+	// Kind is "" when attempts failed, else one of the Empty* kinds.
+	Kind string
+	// Message explains a Kind (counts of registered and excluded tools).
+	Message string
 }
 
-// Error lists every attempt: model, kind, message, latency.
+// Error lists every attempt: model, kind, message, latency; or the kind and
+// message of a selection that asked no model.
 func (e *SelectionError) Error() string {
+	if e.Kind != "" {
+		return ErrFailClosed.Error() + ": " + e.Kind + ": " + e.Message
+	}
 	if len(e.Attempts) == 0 {
 		return ErrFailClosed.Error() + ": no attempt was made"
 	}
@@ -196,16 +247,33 @@ func (e *SelectionError) Error() string {
 }
 
 // Is makes errors.Is(err, ErrFailClosed) true.
-func (e *SelectionError) Is(target error) bool { return target == ErrFailClosed }
+func (e *SelectionError) Is(target error) bool {
+	switch target {
+	case ErrFailClosed:
+		return true
+	case ErrNoEligibleTools:
+		return e.Kind == EmptyNoEligibleTools
+	case ErrNoRankedTools:
+		return e.Kind == EmptyNoRankedTools
+	}
+	return false
+}
 
 // ErrorKind is the kind written for err in JSON output: "fail_closed" for a
-// *SelectionError, "bad_request" for ErrBadRequest, "config" for
-// ErrInvalidConfig, "prefilter" for a prefilter failure, otherwise "internal".
+// *SelectionError whose attempts failed, its Kind (EmptyNoEligibleTools,
+// EmptyNoRankedTools) when no model was asked, "bad_request" for
+// ErrBadRequest, "config" for ErrInvalidConfig, "prefilter" for a prefilter
+// failure, "no_client" for ErrNoClient, otherwise "internal".
 func ErrorKind(err error) string {
 	var pe *prefilterError
+	var se *SelectionError
 	switch {
 	case err == nil:
 		return ""
+	case errors.As(err, &se) && se.Kind != "":
+		return se.Kind
+	case errors.Is(err, ErrNoClient):
+		return "no_client"
 	case errors.Is(err, ErrFailClosed):
 		return "fail_closed"
 	case errors.Is(err, ErrBadRequest):

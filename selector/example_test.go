@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 
+	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 	"github.com/toolselect/toolselect/selector"
 )
@@ -129,4 +130,38 @@ func ExampleConfigFromEnvMap() {
 	// Output:
 	// glm-4.5-air 3 false http://localhost:11434/v1 <nil>
 	// LLM_COMMON_TOOL_SELECTION_MAX_CALLS="50" (MaxCalls) is out of range: want an integer from 1 to 20
+}
+
+// The offer budget and the search round, driven as a session: over the
+// budget (one token here) the offer is the top 1 ranked for the task, the
+// model searches with its own words, and the second request offers what
+// those words match.
+func ExampleWithRanker() {
+	cfg := selector.DefaultConfig()
+	cfg.OfferTokens, cfg.TopK = 1, 1
+	sel, err := selector.New(nil, &cfg, selector.WithLogger(slog.New(slog.DiscardHandler)),
+		selector.WithRanker(rank.NewOffering(nil)))
+	if err != nil {
+		panic(err)
+	}
+	ss, err := sel.Begin(context.Background(), selector.Request{
+		Task: selector.Task{Description: "Should I take an umbrella to Lyon?"}, Registry: exampleRegistry()})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("first offer:", ss.Offered())
+	ss.Feed(selector.ChatResponse{Content: `{"calls":[],"search":"weather forecast for a city"}`}, nil)
+	fmt.Println("after the search:", ss.Offered())
+	act := ss.Feed(selector.ChatResponse{Content: `{"calls":[{"tool":"get_weather","args":{"city":"Lyon"}}]}`}, nil)
+	fmt.Println(act.Result.Calls[0].Tool, act.Result.Attempts[0].Searches[0].Query)
+
+	// Nothing eligible: no request, and a kind that says so.
+	ss, _ = sel.Begin(context.Background(), selector.Request{
+		Task: selector.Task{Description: "x"}, Registry: exampleRegistry(), Capabilities: []string{"teleport"}})
+	fmt.Println(selector.ErrorKind(ss.Next().Err))
+	// Output:
+	// first offer: []
+	// after the search: [get_weather]
+	// get_weather weather forecast for a city
+	// no_eligible_tools
 }

@@ -47,41 +47,49 @@ func stripFence(s string) string {
 // parseReply reads the JSON-mode answer: one JSON object {"calls":[...]},
 // optionally in a Markdown code fence. Each call has a string "tool", "args"
 // as a JSON object or a JSON-encoded object string (absent or null means {}),
-// and an optional string "reasoning". Unknown keys are ignored. Anything else
-// is a parse error.
-func parseReply(content string) ([]rawCall, error) {
+// and an optional string "reasoning". An optional string "search" (null or
+// blank: none) asks for a search round. Unknown keys are ignored. Anything
+// else is a parse error.
+func parseReply(content string) ([]rawCall, string, error) {
 	body := stripFence(content)
 	if body == "" {
-		return nil, parseErrorf("the reply is empty; want a JSON object {\"calls\":[...]}")
+		return nil, "", parseErrorf("the reply is empty; want a JSON object {\"calls\":[...]}")
 	}
 	if body[0] != '{' {
-		return nil, parseErrorf("the reply is not a JSON object (it starts with %q); want {\"calls\":[...]}", truncate(body, 40))
+		return nil, "", parseErrorf("the reply is not a JSON object (it starts with %q); want {\"calls\":[...]}", truncate(body, 40))
 	}
 	dec := json.NewDecoder(strings.NewReader(body))
 	var top map[string]json.RawMessage
 	if err := dec.Decode(&top); err != nil {
-		return nil, parseErrorf("the reply is not valid JSON: %v", err)
+		return nil, "", parseErrorf("the reply is not valid JSON: %v", err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, parseErrorf("the reply has text after the JSON object")
+		return nil, "", parseErrorf("the reply has text after the JSON object")
 	}
 	callsRaw, ok := top["calls"]
 	if !ok {
-		return nil, parseErrorf("the reply has no \"calls\" key; want {\"calls\":[...]}")
+		return nil, "", parseErrorf("the reply has no \"calls\" key; want {\"calls\":[...]}")
+	}
+	var search string
+	if r, ok := top["search"]; ok && !isNull(r) {
+		if err := json.Unmarshal(r, &search); err != nil || !isJSONString(r) {
+			return nil, "", parseErrorf("\"search\" must be a string, got %s", registry.JSONKind(r))
+		}
+		search = strings.TrimSpace(search)
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(callsRaw, &items); err != nil || items == nil {
-		return nil, parseErrorf("\"calls\" must be an array, got %s", registry.JSONKind(callsRaw))
+		return nil, "", parseErrorf("\"calls\" must be an array, got %s", registry.JSONKind(callsRaw))
 	}
 	out := make([]rawCall, 0, len(items))
 	for i, item := range items {
 		c, err := parseCall(item)
 		if err != nil {
-			return nil, parseErrorf("calls[%d]: %v", i, err)
+			return nil, "", parseErrorf("calls[%d]: %v", i, err)
 		}
 		out = append(out, c)
 	}
-	return out, nil
+	return out, search, nil
 }
 
 func parseCall(item json.RawMessage) (rawCall, error) {
@@ -174,6 +182,29 @@ func hydrateNative(calls []NativeCall) ([]rawCall, error) {
 		out = append(out, rawCall{Tool: nc.Name, Args: args})
 	}
 	return out, nil
+}
+
+// splitSearch takes native mode's search_tools calls out of calls: it returns
+// the other calls and the query of the first search (blank when there was
+// none). A registered tool named search_tools is a call like any other when
+// it is offered (isTool says so); the search round is then not offered.
+func splitSearch(calls []rawCall, isTool func(string) bool) ([]rawCall, string) {
+	out := calls[:0:0]
+	search := ""
+	for _, c := range calls {
+		if c.Tool != SearchToolName || isTool(c.Tool) {
+			out = append(out, c)
+			continue
+		}
+		var args struct {
+			Query string `json:"query"`
+		}
+		_ = json.Unmarshal(c.Args, &args)
+		if search == "" {
+			search = strings.TrimSpace(args.Query)
+		}
+	}
+	return out, search
 }
 
 func isNull(b []byte) bool { return string(bytes.TrimSpace(b)) == "null" }

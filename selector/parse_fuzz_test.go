@@ -108,7 +108,7 @@ func FuzzParseReply(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, content string) {
-		calls, err := parseReply(content)
+		calls, _, err := parseReply(content)
 		if err != nil {
 			checkParseError(t, err)
 			return
@@ -139,14 +139,14 @@ func FuzzParseReply(f *testing.F) {
 			string(encodeNoHTML(t, map[string]any{"calls": objs})),
 			string(encodeNoHTML(t, map[string]any{"calls": strs})),
 		} {
-			back, err := parseReply(again)
+			back, _, err := parseReply(again)
 			if err != nil || !sameCalls(calls, back) {
 				t.Fatalf("re-encoded reply %q does not parse back: %v\nfirst %+v\nthen  %+v", again, err, calls, back)
 			}
 		}
 		if !strings.HasPrefix(strings.TrimSpace(content), "```") {
 			fenced := "```json\n" + content + "\n```"
-			back, err := parseReply(fenced)
+			back, _, err := parseReply(fenced)
 			if err != nil || !sameCalls(calls, back) {
 				t.Fatalf("fenced reply parses differently: %v\nplain  %+v\nfenced %+v", err, calls, back)
 			}
@@ -205,13 +205,13 @@ func checkAction(t *testing.T, ss *Session, act Action) {
 		t.Fatalf("%d calls over max_calls %d", len(res.Calls), ss.cfg.MaxCalls)
 	}
 	offered := map[string]*registry.Entry{}
-	for _, e := range ss.offered {
+	for _, e := range ss.cur.entries {
 		offered[e.Name()] = e
 	}
 	for _, c := range res.Calls {
 		e, ok := offered[c.Tool]
 		if !ok {
-			t.Fatalf("returned call to %q, which was not offered (offered %v)", c.Tool, ss.names)
+			t.Fatalf("returned call to %q, which was not offered (offered %v)", c.Tool, ss.cur.names)
 		}
 		if err := e.ValidateArgs(c.Args); err != nil {
 			t.Fatalf("returned call to %q with invalid args %s: %v", c.Tool, c.Args, err)

@@ -25,7 +25,7 @@ func TestParseReply(t *testing.T) {
 	}
 	for _, tc := range ok {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := parseReply(tc.reply)
+			got, _, err := parseReply(tc.reply)
 			require.NoError(t, err)
 			require.Len(t, got, len(tc.want))
 			for i := range got {
@@ -60,7 +60,7 @@ func TestParseReply(t *testing.T) {
 	}
 	for name, reply := range bad {
 		t.Run("bad/"+name, func(t *testing.T) {
-			_, err := parseReply(reply)
+			_, _, err := parseReply(reply)
 			var pe *parseError
 			require.ErrorAs(t, err, &pe, "reply %q", reply)
 		})

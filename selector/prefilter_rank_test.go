@@ -189,8 +189,9 @@ func TestRankPrefilterNativeModeOffersTheSameTools(t *testing.T) {
 	for _, n := range res.Offered {
 		want = append(want, reg.ProviderName(registry.FormatOpenAI, n))
 	}
-	assert.Equal(t, want, names, "the provider tools are the offered ones, in the same order")
-	assert.Len(t, names, 6)
+	want = append(want, selector.SearchToolName)
+	assert.Equal(t, want, names, "the provider tools are the offered ones, in the same order, then the search function")
+	assert.Len(t, names, 7)
 }
 
 // notOffered returns a registered tool the pre-filter did not offer.

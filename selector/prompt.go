@@ -12,8 +12,22 @@ import (
 // embedded verbatim in the system prompt.
 const AnswerSchema = `{"type":"object","properties":{"calls":{"type":"array","items":{"type":"object","properties":{"tool":{"type":"string","description":"the exact name of one of the tools listed"},"args":{"type":"object","description":"arguments satisfying that tool's parameters schema"},"reasoning":{"type":"string","description":"why this call is needed, in one sentence"}},"required":["tool","args"],"additionalProperties":false}}},"required":["calls"],"additionalProperties":false}`
 
+// AnswerSchemaSearch is AnswerSchema with the search round: when the offer is
+// a ranked part of the catalog, the model may answer {"calls":[],"search":"..."}.
+const AnswerSchemaSearch = `{"type":"object","properties":{"calls":{"type":"array","items":{"type":"object","properties":{"tool":{"type":"string","description":"the exact name of one of the tools listed"},"args":{"type":"object","description":"arguments satisfying that tool's parameters schema"},"reasoning":{"type":"string","description":"why this call is needed, in one sentence"}},"required":["tool","args"],"additionalProperties":false}},"search":{"type":"string","description":"only with no calls: words for the capability you need, to search the full catalog"}},"required":["calls"],"additionalProperties":false}`
+
+// SearchToolName is the function native mode offers for the search round.
+const SearchToolName = "search_tools"
+
+// searchToolItem is the OpenAI chat `tools` entry of SearchToolName.
+const searchToolItem = `{"type":"function","function":{"name":"search_tools","description":"Search the full tool catalog when none of the other functions fits the task: the best matches for your words replace the functions offered, and you are asked again. Call it alone.","parameters":{"type":"object","properties":{"query":{"type":"string","description":"words for the capability you need"}},"required":["query"],"additionalProperties":false}}}`
+
+const searchJSON = ` The tools listed are the best matches from a larger catalog: if none of them fits the task, answer {"calls":[],"search":"<words for the capability you need>"} and you will be asked again with the catalog's best matches for those words.`
+
+const searchNative = ` The functions provided are the best matches from a larger catalog: if none of them fits the task, call only search_tools with words for the capability you need, and you will be asked again with the catalog's best matches for those words.`
+
 const systemJSON = `You choose tool calls for a task. Use only the tools listed under "Tools", each by its exact "name".
-Select the calls the task needs, in the order they should run, at most %d. Each call's "args" must be a JSON object that satisfies the tool's "parameters" JSON Schema; "reasoning" says briefly why the call is needed. If no tool fits the task, answer {"calls":[]}.
+Select the calls the task needs, in the order they should run, at most %d. Each call's "args" must be a JSON object that satisfies the tool's "parameters" JSON Schema; "reasoning" says briefly why the call is needed. If no tool fits the task, answer {"calls":[]}.%s
 
 Answer with one JSON object and nothing else, matching this JSON Schema:
 %s
@@ -21,18 +35,45 @@ Answer with one JSON object and nothing else, matching this JSON Schema:
 Tools:
 %s`
 
-const systemNative = `You choose tool calls for a task. Call only the functions provided, with arguments that satisfy their parameters schema, in the order they should run, at most %d calls. If no function fits the task, answer without calling any.`
+const systemNative = `You choose tool calls for a task. Call only the functions provided, with arguments that satisfy their parameters schema, in the order they should run, at most %d calls. If no function fits the task, answer without calling any.%s`
 
-// buildSystemPrompt returns the system prompt for the offered tools.
-func buildSystemPrompt(mode string, maxCalls int, offered []*registry.Entry) (string, error) {
+// buildSystemPrompt returns the system prompt for the offered tools; search
+// says whether the model may ask for a search round.
+func buildSystemPrompt(mode string, maxCalls int, offered []*registry.Entry, search bool) (string, error) {
 	if mode == ModeNative {
-		return fmt.Sprintf(systemNative, maxCalls), nil
+		extra := ""
+		if search {
+			extra = searchNative
+		}
+		return fmt.Sprintf(systemNative, maxCalls, extra), nil
 	}
-	tools, err := registry.MarshalView(offered, registry.FormatSchema, nil)
+	tools, err := registry.MarshalView(offered, viewFormat(mode), nil)
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf(systemJSON, maxCalls, AnswerSchema, tools), nil
+	if search {
+		return fmt.Sprintf(systemJSON, maxCalls, searchJSON, AnswerSchemaSearch, tools), nil
+	}
+	return fmt.Sprintf(systemJSON, maxCalls, "", AnswerSchema, tools), nil
+}
+
+// viewFormat is the format the offered tools travel in: the schema view in
+// the JSON mode's system prompt, OpenAI `tools` entries in native mode. The
+// offer budget counts this view.
+func viewFormat(mode string) registry.Format {
+	if mode == ModeNative {
+		return registry.FormatOpenAI
+	}
+	return registry.FormatSchema
+}
+
+// searchNote is added to the user prompt after a search round.
+func searchNote(query string, found bool) string {
+	q, _ := json.Marshal(query)
+	if !found {
+		return fmt.Sprintf("\nSearch:\nYou searched the catalog for %s; nothing matched, so the tools offered are unchanged.\n", q)
+	}
+	return fmt.Sprintf("\nSearch:\nYou searched the catalog for %s; the tools offered now are its best matches.\n", q)
 }
 
 // buildUserPrompt renders the task, sub-tasks, query and context.

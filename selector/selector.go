@@ -14,6 +14,7 @@ type ToolSelector struct {
 	cfg       Config
 	log       *slog.Logger
 	prefilter Prefilter
+	ranker    Ranker
 	now       func() time.Time
 }
 
@@ -22,6 +23,15 @@ type Option func(*ToolSelector)
 
 // WithPrefilter narrows the eligible tools before they are offered (see Prefilter).
 func WithPrefilter(p Prefilter) Option { return func(s *ToolSelector) { s.prefilter = p } }
+
+// WithRanker turns on the offer budget and the search round: every eligible
+// tool is offered while their view fits Config.OfferTokens, else the top
+// Config.TopK ranked for the task; when the offer is such a ranked subset,
+// the model may ask for a search (Config.MaxSearches rounds per attempt). A
+// Prefilter (WithPrefilter or Request.Prefilter) overrides the budget: it
+// always decides the offer, and serves the search rounds too. Without either,
+// every eligible tool is offered.
+func WithRanker(r Ranker) Option { return func(s *ToolSelector) { s.ranker = r } }
 
 // WithLogger sets the logger for attempt and decision records; the default
 // is slog.Default(). A nil logger discards records.

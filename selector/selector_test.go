@@ -284,14 +284,24 @@ func TestPrefilterError(t *testing.T) {
 	assert.Empty(t, r.Calls)
 }
 
-func TestNothingOfferedReturnsNoCallsWithoutAsking(t *testing.T) {
+func TestNothingEligibleIsAKindAndAsksNoModel(t *testing.T) {
 	fc := &fakeClient{}
 	req := testRequest(t)
 	req.Capabilities = []string{"teleport"}
 	r, err := newSel(t, fc, cfgWith(nil)).Select(context.Background(), req)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, ErrNoEligibleTools)
+	require.ErrorIs(t, err, ErrFailClosed)
+	assert.Equal(t, EmptyNoEligibleTools, ErrorKind(err))
+	assert.Contains(t, err.Error(), "none of the 6 registered tools is eligible: 1 unsafe (allow_unsafe is off), 1 restricted to roles the caller does not hold, 4 lacking a required capability")
 	assert.Empty(t, r.Calls)
 	assert.Empty(t, r.Attempts)
+	assert.Empty(t, r.Offered)
+	assert.Empty(t, fc.models(), "no request was sent")
+
+	empty := Request{Task: Task{Description: "x"}, Registry: registry.New(nil)}
+	_, err = newSel(t, fc, cfgWith(nil)).Select(context.Background(), empty)
+	require.ErrorIs(t, err, ErrNoEligibleTools)
+	assert.Contains(t, err.Error(), "the registry is empty")
 	assert.Empty(t, fc.models())
 }
 

@@ -125,22 +125,25 @@ func (a Action) JSON() []byte {
 // Session is one selection as a sans-I/O state machine: it says which chat
 // completion to perform (Next), is fed the outcome (Feed), and ends with the
 // calls or a *SelectionError. It holds the whole policy (offering, prompts,
-// parsing, checks, cap, fallback, fail-closed); Select drives it with a
-// ChatClient, and the C ABI lets Python drive it with its own client.
+// search rounds, parsing, checks, cap, fallback, fail-closed); Select drives
+// it with a ChatClient, and the C ABI lets Python drive it with its own client.
 //
 // A Session is not safe for concurrent use.
 type Session struct {
 	cfg    Config
 	log    *slog.Logger
-	ctx    context.Context // for log records only
+	ctx    context.Context // for log records and search rankings only
 	reg    *registry.Registry
 	models []string
+	user   string // the user prompt, before any search note
 
-	offered  []*registry.Entry
-	names    []string                   // canonical names of offered
-	byName   map[string]*registry.Entry // canonical and provider-mapped names of offered tools
-	messages []Message
-	tools    []json.RawMessage // native mode
+	eligible []*registry.Entry
+	// rank ranks the eligible tools for a query (the offer's and each
+	// search's); nil when the offer is every eligible tool.
+	rank   func(ctx context.Context, query string) ([]*registry.Entry, error)
+	subset bool   // the first offer is a ranked part of the eligible tools
+	first  *offer // the first request's offer, where every attempt starts
+	cur    *offer // the offer of the pending (or last) request
 
 	deadline    time.Time
 	hasDeadline bool
@@ -148,16 +151,34 @@ type Session struct {
 
 	next     int // index into models of the next attempt
 	pending  *ChatRequest
-	sentAt   time.Time
 	attempts []Attempt
 	done     *Action
+
+	// The attempt in progress, across its search rounds.
+	sentAt     time.Time // when its first round was sent
+	attemptEnd time.Time // sentAt + its timeout: every round must end by then
+	searches   []Search
+	promptTok  int
+	complTok   int
 }
 
-// Begin starts a selection: it picks the offered tools (eligible ones, then
-// the Prefilter) and builds the prompts. The first action is a chat (or done
-// at once when no tool may be offered). ctx's deadline bounds every attempt's
-// timeout; ctx is also passed to the Prefilter and to log records. An error
-// means the request itself is unusable (ErrBadRequest) or the prefilter failed.
+// offer is the tools of one request, and how the model's names map back.
+type offer struct {
+	entries  []*registry.Entry
+	names    []string                   // canonical names, in request order
+	byName   map[string]*registry.Entry // canonical and provider-mapped names
+	tools    []json.RawMessage          // native mode: the `tools` entries
+	search   bool                       // the model may ask for a search round
+	messages []Message
+}
+
+// Begin starts a selection: it picks the offered tools (the eligible ones,
+// within the token budget or ranked, see WithRanker) and builds the prompts.
+// The first action is a chat, or done at once when there is nothing to offer
+// (a *SelectionError of kind EmptyNoEligibleTools or EmptyNoRankedTools).
+// ctx's deadline bounds every attempt's timeout; ctx is also passed to the
+// ranking and to log records. An error means the request itself is unusable
+// (ErrBadRequest) or the ranking failed.
 func (s *ToolSelector) Begin(ctx context.Context, req Request) (*Session, error) {
 	if req.Registry == nil {
 		return nil, fmt.Errorf("%w: no registry", ErrBadRequest)
@@ -165,121 +186,177 @@ func (s *ToolSelector) Begin(ctx context.Context, req Request) (*Session, error)
 	if strings.TrimSpace(req.Task.Description) == "" && strings.TrimSpace(req.Query) == "" {
 		return nil, fmt.Errorf("%w: the task has no description and there is no query", ErrBadRequest)
 	}
-	ss := &Session{cfg: s.cfg, log: s.log, ctx: context.WithoutCancel(ctx), reg: req.Registry, now: s.now}
+	user, err := buildUserPrompt(&req)
+	if err != nil {
+		return nil, err
+	}
+	ss := &Session{cfg: s.cfg, log: s.log, ctx: context.WithoutCancel(ctx), reg: req.Registry, now: s.now, user: user}
 	ss.models = []string{s.cfg.Model}
 	if s.cfg.FallbackModel != "" {
 		ss.models = append(ss.models, s.cfg.FallbackModel)
 	}
 	ss.deadline, ss.hasDeadline = ctx.Deadline()
 
-	eligible := eligibleEntries(req)
-	offered := eligible
-	prefilter := s.prefilter
-	if req.Prefilter != nil {
-		prefilter = req.Prefilter
+	all := req.Registry.Entries()
+	eligible, excluded := req.Eligibility().Filter(all)
+	ss.eligible = eligible
+	if len(eligible) == 0 {
+		ss.cur = &offer{}
+		msg := noEligibleMessage(len(all), excluded)
+		s.log.LogAttrs(ctx, slog.LevelWarn, "tool selection: no eligible tool; no model asked",
+			slog.String("task_id", req.Task.ID), slog.String("why", msg))
+		ss.finish(&Result{}, &SelectionError{Kind: EmptyNoEligibleTools, Message: msg})
+		return ss, nil
 	}
-	if prefilter != nil && len(eligible) > 0 {
-		picked, err := prefilter(ctx, rankQuery(&req), eligible)
-		if err != nil {
-			return nil, &prefilterError{err}
-		}
-		offered = narrow(eligible, picked)
-		if len(offered) < len(picked) {
-			s.log.LogAttrs(ctx, slog.LevelWarn, "tool selection: prefilter returned tools that were not eligible; ignored",
-				slog.Int("returned", len(picked)), slog.Int("kept", len(offered)))
-		}
-	}
-	ss.offered = offered
-	ss.names = make([]string, len(offered))
-	ss.byName = make(map[string]*registry.Entry, 2*len(offered))
-	for i, e := range offered {
-		ss.names[i] = e.Name()
-		ss.byName[e.Name()] = e
-	}
-	if s.cfg.Mode == ModeNative && len(offered) > 0 {
-		for _, e := range offered {
-			if mapped := req.Registry.ProviderName(registry.FormatOpenAI, e.Name()); mapped != e.Name() {
-				if _, clash := ss.byName[mapped]; !clash {
-					ss.byName[mapped] = e
-				}
-			}
-		}
-		items, err := req.Registry.ViewItems(offered, registry.FormatOpenAI)
-		if err != nil {
-			return nil, fmt.Errorf("selector: tools view: %w", err)
-		}
-		ss.tools = items
-	}
-
-	system, err := buildSystemPrompt(s.cfg.Mode, s.cfg.MaxCalls, offered)
-	if err != nil {
-		return nil, fmt.Errorf("selector: system prompt: %w", err)
-	}
-	user, err := buildUserPrompt(&req)
+	entries, err := ss.firstOffer(ctx, s, &req)
 	if err != nil {
 		return nil, err
 	}
-	ss.messages = []Message{{Role: "system", Content: system}, {Role: "user", Content: user}}
-
+	canSearch := ss.subset && ss.cfg.Searches() > 0
+	if ss.first, err = ss.newOffer(entries, canSearch, ""); err != nil {
+		return nil, err
+	}
+	ss.cur = ss.first
 	s.log.LogAttrs(ctx, slog.LevelDebug, "tool selection: begin",
-		slog.String("task_id", req.Task.ID), slog.Int("registered", req.Registry.Len()),
-		slog.Int("eligible", len(eligible)), slog.Int("offered", len(offered)), slog.String("mode", s.cfg.Mode))
-	if len(offered) == 0 {
-		s.log.LogAttrs(ctx, slog.LevelWarn, "tool selection: no tool may be offered; returning no calls without asking a model",
-			slog.String("task_id", req.Task.ID), slog.Int("registered", req.Registry.Len()))
-		ss.finish(&Result{}, nil)
+		slog.String("task_id", req.Task.ID), slog.Int("registered", len(all)),
+		slog.Int("eligible", len(eligible)), slog.Int("offered", len(entries)),
+		slog.Bool("ranked", ss.subset), slog.Bool("search", ss.first.search), slog.String("mode", s.cfg.Mode))
+	if len(entries) == 0 && !ss.first.search {
+		msg := fmt.Sprintf("the ranking found none of the %d eligible tools for the task, and search rounds are off", len(eligible))
+		s.log.LogAttrs(ctx, slog.LevelWarn, "tool selection: nothing ranked; no model asked",
+			slog.String("task_id", req.Task.ID), slog.String("why", msg))
+		ss.finish(&Result{}, &SelectionError{Kind: EmptyNoRankedTools, Message: msg})
 		return ss, nil
 	}
 	ss.advance()
 	return ss, nil
 }
 
-// eligibleEntries applies the request's safety, role and capability filters.
-func eligibleEntries(req Request) []*registry.Entry {
-	all := req.Registry.Entries()
-	out := make([]*registry.Entry, 0, len(all))
-	for _, e := range all {
-		t := e.Def()
-		if !t.Safe && !req.AllowUnsafe {
-			continue
-		}
-		if !t.AllowedFor(req.Roles) {
-			continue
-		}
-		ok := true
-		for _, c := range req.Capabilities {
-			if !t.HasCapability(c) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			out = append(out, e)
-		}
-	}
-	return out
+// Eligibility is the request's filter (registry.Eligibility, the one rule
+// rank and the executor apply too).
+func (r *Request) Eligibility() registry.Eligibility {
+	return registry.Eligibility{AllowUnsafe: r.AllowUnsafe, Roles: r.Roles, Capabilities: r.Capabilities}
 }
 
-// narrow keeps the eligible entries the prefilter picked, once each, in
-// catalog order whatever order the prefilter returned: the same set of tools
+// firstOffer decides the first request's tools: a Prefilter's pick; or with
+// a Ranker, every eligible tool when their view fits the token budget, else
+// the top K ranked; or every eligible tool. It sets ss.rank and ss.subset.
+func (ss *Session) firstOffer(ctx context.Context, s *ToolSelector, req *Request) ([]*registry.Entry, error) {
+	prefilter := s.prefilter
+	if req.Prefilter != nil {
+		prefilter = req.Prefilter
+	}
+	switch {
+	case prefilter != nil:
+		ss.rank = func(ctx context.Context, q string) ([]*registry.Entry, error) {
+			picked, err := prefilter(ctx, q, ss.eligible)
+			return ss.narrow(ctx, picked), err
+		}
+	case s.ranker != nil:
+		fits, err := s.ranker.Fits(ss.eligible, viewFormat(ss.cfg.Mode), ss.cfg.OfferTokens)
+		if err != nil {
+			return nil, &prefilterError{fmt.Errorf("counting the offer's tokens: %w", err)}
+		}
+		if fits {
+			return ss.eligible, nil
+		}
+		ss.rank = func(ctx context.Context, q string) ([]*registry.Entry, error) {
+			picked, err := s.ranker.Rank(ctx, req.Registry, q, ss.eligible, ss.cfg.TopK)
+			return ss.narrow(ctx, picked), err
+		}
+	default:
+		return ss.eligible, nil
+	}
+	offered, err := ss.rank(ctx, rankQuery(req))
+	if err != nil {
+		return nil, &prefilterError{err}
+	}
+	ss.subset = len(offered) < len(ss.eligible)
+	return offered, nil
+}
+
+// noEligibleMessage says why nothing is eligible.
+func noEligibleMessage(registered int, excluded map[string]int) string {
+	if registered == 0 {
+		return "the registry is empty"
+	}
+	var why []string
+	for _, k := range []struct{ key, text string }{
+		{registry.IneligibleUnsafe, "unsafe (allow_unsafe is off)"},
+		{registry.IneligibleRole, "restricted to roles the caller does not hold"},
+		{registry.IneligibleCapability, "lacking a required capability"},
+	} {
+		if n := excluded[k.key]; n > 0 {
+			why = append(why, fmt.Sprintf("%d %s", n, k.text))
+		}
+	}
+	return fmt.Sprintf("none of the %d registered tools is eligible: %s", registered, strings.Join(why, ", "))
+}
+
+// narrow keeps the eligible entries the ranking picked, once each, in
+// catalog order whatever order it returned them in: the same set of tools
 // then always yields the same prompt bytes, so provider prompt caches keep
-// working. Picked entries that were not eligible are ignored.
-func narrow(eligible, picked []*registry.Entry) []*registry.Entry {
+// working. Picked entries that were not eligible are ignored (a ranking can
+// only narrow, never widen).
+func (ss *Session) narrow(ctx context.Context, picked []*registry.Entry) []*registry.Entry {
 	want := make(map[*registry.Entry]bool, len(picked))
 	for _, e := range picked {
 		want[e] = true
 	}
 	out := make([]*registry.Entry, 0, len(picked))
-	for _, e := range eligible {
+	for _, e := range ss.eligible {
 		if want[e] {
 			out = append(out, e)
 		}
 	}
+	if len(out) < len(want) {
+		ss.log.LogAttrs(ctx, slog.LevelWarn, "tool selection: the ranking returned tools that were not eligible; ignored",
+			slog.Int("returned", len(want)), slog.Int("kept", len(out)))
+	}
 	return out
 }
 
-// Offered returns the canonical names of the tools offered to the model.
-func (ss *Session) Offered() []string { return append([]string(nil), ss.names...) }
+// newOffer builds a request's tools and prompts. search offers the search
+// round; note is added to the user prompt.
+func (ss *Session) newOffer(entries []*registry.Entry, search bool, note string) (*offer, error) {
+	o := &offer{entries: entries, names: make([]string, len(entries)),
+		byName: make(map[string]*registry.Entry, 2*len(entries))}
+	for i, e := range entries {
+		o.names[i] = e.Name()
+		o.byName[e.Name()] = e
+	}
+	if ss.cfg.Mode == ModeNative {
+		for _, e := range entries {
+			if mapped := ss.reg.ProviderName(registry.FormatOpenAI, e.Name()); mapped != e.Name() {
+				if _, clash := o.byName[mapped]; !clash {
+					o.byName[mapped] = e
+				}
+			}
+		}
+		// A tool of the catalog named search_tools leaves no name for the search function.
+		_, clash := o.byName[SearchToolName]
+		search = search && !clash
+		items, err := ss.reg.ViewItems(entries, registry.FormatOpenAI)
+		if err != nil {
+			return nil, fmt.Errorf("selector: tools view: %w", err)
+		}
+		if search {
+			items = append(items, json.RawMessage(searchToolItem))
+		}
+		o.tools = items
+	}
+	o.search = search
+	system, err := buildSystemPrompt(ss.cfg.Mode, ss.cfg.MaxCalls, entries, search)
+	if err != nil {
+		return nil, fmt.Errorf("selector: system prompt: %w", err)
+	}
+	o.messages = []Message{{Role: "system", Content: system}, {Role: "user", Content: ss.user + note}}
+	return o, nil
+}
+
+// Offered returns the canonical names of the tools offered in the pending
+// (or, once done, the final) request.
+func (ss *Session) Offered() []string { return append([]string(nil), ss.cur.names...) }
 
 // Next returns the current action without changing state: the pending chat,
 // or the final done action.
@@ -293,7 +370,8 @@ func (ss *Session) Next() Action {
 // Done reports whether the session has finished.
 func (ss *Session) Done() bool { return ss.done != nil }
 
-// advance prepares the next attempt, or finishes when none is left.
+// advance prepares the next attempt, or finishes when none is left. Every
+// attempt starts from the first offer.
 func (ss *Session) advance() {
 	for ss.next < len(ss.models) {
 		model := ss.models[ss.next]
@@ -308,23 +386,30 @@ func (ss *Session) advance() {
 			ss.record(Attempt{Model: model, Kind: KindTimeout, Message: "the caller's deadline passed before the attempt started"})
 			continue
 		}
-		req := &ChatRequest{
-			Model:       model,
-			Messages:    ss.messages,
-			Temperature: ss.cfg.Temperature,
-			Timeout:     timeout,
-		}
-		if ss.cfg.Mode == ModeNative {
-			req.Tools = ss.tools
-		} else {
-			req.ResponseFormat = "json_object"
-		}
-		ss.pending = req
+		ss.cur, ss.searches, ss.promptTok, ss.complTok = ss.first, nil, 0, 0
 		ss.sentAt = ss.now()
+		ss.attemptEnd = ss.sentAt.Add(timeout)
+		ss.pending = ss.chat(model, timeout)
 		return
 	}
 	ss.pending = nil
 	ss.finish(&Result{}, &SelectionError{Attempts: ss.attempts})
+}
+
+// chat is the request for the current offer.
+func (ss *Session) chat(model string, timeout time.Duration) *ChatRequest {
+	req := &ChatRequest{
+		Model:       model,
+		Messages:    ss.cur.messages,
+		Temperature: ss.cfg.Temperature,
+		Timeout:     timeout,
+	}
+	if ss.cfg.Mode == ModeNative {
+		req.Tools = ss.cur.tools
+	} else {
+		req.ResponseFormat = "json_object"
+	}
+	return req
 }
 
 // Feed gives the outcome of the pending chat (a response, or the error the
@@ -336,40 +421,45 @@ func (ss *Session) Feed(resp ChatResponse, err error) Action {
 	}
 	req := ss.pending
 	ss.pending = nil
+	ss.promptTok += resp.PromptTokens
+	ss.complTok += resp.CompletionTokens
 	a := Attempt{Model: req.Model, Latency: ss.now().Sub(ss.sentAt),
-		PromptTokens: resp.PromptTokens, CompletionTokens: resp.CompletionTokens}
+		PromptTokens: ss.promptTok, CompletionTokens: ss.complTok, Searches: ss.searches}
 	if err != nil {
 		a.Kind, a.Message = classify(err)
-		ss.record(a)
-		ss.advance()
-		return ss.Next()
+		return ss.fail(a)
 	}
 	var raw []rawCall
+	var search string
 	var perr error
 	if ss.cfg.Mode == ModeNative {
 		raw, perr = hydrateNative(resp.ToolCalls)
+		raw, search = splitSearch(raw, func(name string) bool { _, ok := ss.cur.byName[name]; return ok })
 	} else {
-		raw, perr = parseReply(resp.Content)
+		raw, search, perr = parseReply(resp.Content)
 		if perr != nil && ss.cfg.APIKey != "" && strings.Contains(resp.Content, ss.cfg.APIKey) {
 			// The message quotes the start of the reply; quote it redacted, so
 			// that a cut inside the key cannot leave a prefix of it.
-			_, perr = parseReply(redact(resp.Content, ss.cfg.APIKey))
+			_, _, perr = parseReply(redact(resp.Content, ss.cfg.APIKey))
 		}
 	}
 	if perr != nil {
 		a.Kind, a.Message = KindParse, perr.Error()
-		ss.record(a)
-		ss.advance()
-		return ss.Next()
+		return ss.fail(a)
+	}
+	if len(raw) == 0 && search != "" {
+		if ss.cur.search {
+			return ss.searchRound(req.Model, search, a)
+		}
+		// No round left: the model's answer is "no calls".
+		a.UnansweredSearch = truncate(redact(search, ss.cfg.APIKey), maxSearchBytes)
 	}
 	valid, rejected := ss.check(raw)
-	ss.redactRejected(rejected)
+	ss.echoable(rejected)
 	if len(rejected) > 0 && !ss.cfg.FailOpen {
 		a.Kind, a.Rejected = KindValidation, rejected
 		a.Message = rejectedSummary(rejected)
-		ss.record(a)
-		ss.advance()
-		return ss.Next()
+		return ss.fail(a)
 	}
 	dropped := rejected
 	if len(valid) > ss.cfg.MaxCalls {
@@ -391,7 +481,52 @@ func (ss *Session) Feed(resp ChatResponse, err error) Action {
 			slog.String("model", a.Model), slog.String("tool", d.Tool),
 			slog.String("reason", string(d.Reason)), slog.String("why", d.Message))
 	}
-	ss.finish(&Result{Calls: valid, Attempts: ss.attempts, Dropped: dropped, Offered: ss.names}, nil)
+	ss.finish(&Result{Calls: valid, Attempts: ss.attempts, Dropped: dropped}, nil)
+	return ss.Next()
+}
+
+// fail records a failed attempt and moves on to the next one.
+func (ss *Session) fail(a Attempt) Action {
+	ss.record(a)
+	ss.advance()
+	return ss.Next()
+}
+
+// maxSearchBytes bounds a model's search words, as ranked and as recorded.
+const maxSearchBytes = 1024
+
+// searchRound ranks the eligible tools with the model's words and asks the
+// same model again, within what is left of the attempt's timeout. When the
+// words match nothing the offer stays as it was, and the model is told so.
+func (ss *Session) searchRound(model, query string, a Attempt) Action {
+	query = truncate(redact(query, ss.cfg.APIKey), maxSearchBytes)
+	picked, err := ss.rank(ss.ctx, query)
+	if err != nil {
+		a.Kind, a.Message = KindSearch, fmt.Sprintf("ranking the catalog for the search %q: %v", truncate(query, 200), err)
+		return ss.fail(a)
+	}
+	entries := ss.cur.entries
+	if len(picked) > 0 {
+		entries = picked
+	}
+	more := len(ss.searches)+1 < ss.cfg.Searches()
+	next, err := ss.newOffer(entries, more, searchNote(query, len(picked) > 0))
+	if err != nil {
+		a.Kind, a.Message = KindSearch, err.Error()
+		return ss.fail(a)
+	}
+	ss.cur = next
+	ss.searches = append(ss.searches, Search{Query: query, Offered: next.names})
+	a.Searches = ss.searches
+	ss.log.LogAttrs(ss.ctx, slog.LevelInfo, "tool selection: search round",
+		slog.String("model", model), slog.String("query", query),
+		slog.Int("matched", len(picked)), slog.Int("offered", len(next.names)))
+	left := ss.attemptEnd.Sub(ss.now())
+	if left <= 0 {
+		a.Kind, a.Message = KindTimeout, "the attempt's timeout ran out before the search round could be asked"
+		return ss.fail(a)
+	}
+	ss.pending = ss.chat(model, left)
 	return ss.Next()
 }
 
@@ -399,11 +534,11 @@ func (ss *Session) Feed(resp ChatResponse, err error) Action {
 func (ss *Session) check(raw []rawCall) (valid []ToolCall, rejected []DroppedCall) {
 	valid = make([]ToolCall, 0, len(raw))
 	for _, c := range raw {
-		e, ok := ss.byName[c.Tool]
+		e, ok := ss.cur.byName[c.Tool]
 		if !ok {
 			known, exists := ss.reg.Lookup(c.Tool)
 			switch {
-			case exists && ss.byName[known.Name()] == known:
+			case exists && ss.cur.byName[known.Name()] == known:
 				// A provider-mapped name used in JSON mode still resolves to an offered tool.
 				e = known
 			case exists:
@@ -425,24 +560,27 @@ func (ss *Session) check(raw []rawCall) (valid []ToolCall, rejected []DroppedCal
 	return valid, rejected
 }
 
-// redactRejected removes the API key from rejected calls, which are
-// reported in attempts, results and log records (a server may echo the
-// Authorization header into a call). Args that would no longer be JSON
-// become {}.
-func (ss *Session) redactRejected(rejected []DroppedCall) {
+// echoable makes rejected calls safe to report in attempts, results and
+// log records: the API key is removed (a server may echo the Authorization
+// header into a call; args that would no longer be JSON become {}), and args
+// are clipped to the registry's depth and size limits (registry.ClipArgs),
+// so that any JSON reader, Python's json included, can read the output.
+func (ss *Session) echoable(rejected []DroppedCall) {
 	key := ss.cfg.APIKey
-	if key == "" {
-		return
-	}
+	limits := ss.reg.Limits()
 	for i := range rejected {
 		d := &rejected[i]
-		d.Tool, d.Message = redact(d.Tool, key), redact(d.Message, key)
-		if strings.Contains(string(d.Args), key) {
-			d.Args = json.RawMessage(redact(string(d.Args), key))
-			if !json.Valid(d.Args) {
-				d.Args = json.RawMessage("{}")
+		if key != "" {
+			d.Tool, d.Message = redact(d.Tool, key), redact(d.Message, key)
+			if strings.Contains(string(d.Args), key) {
+				d.Args = json.RawMessage(redact(string(d.Args), key))
+				if !json.Valid(d.Args) {
+					d.Args = json.RawMessage("{}")
+				}
 			}
 		}
+		d.Tool = truncate(d.Tool, 256)
+		d.Args = limits.ClipArgs(d.Args)
 	}
 }
 
@@ -481,12 +619,12 @@ func (ss *Session) finish(r *Result, err error) {
 		r.Attempts = ss.attempts
 	}
 	if r.Offered == nil {
-		r.Offered = ss.names
+		r.Offered = ss.cur.names
 	}
 	ss.done = &Action{Kind: ActionDone, Result: r, Err: err}
 	if err != nil {
 		ss.log.LogAttrs(ss.ctx, slog.LevelError, "tool selection failed closed: no calls returned",
-			slog.Int("attempts", len(ss.attempts)), slog.Int("offered", len(ss.names)), slog.String("error", err.Error()))
+			slog.Int("attempts", len(ss.attempts)), slog.Int("offered", len(ss.cur.names)), slog.String("error", err.Error()))
 		return
 	}
 	tools := make([]string, len(r.Calls))
@@ -495,5 +633,5 @@ func (ss *Session) finish(r *Result, err error) {
 	}
 	ss.log.LogAttrs(ss.ctx, slog.LevelInfo, "tool selection done",
 		slog.Int("kept", len(r.Calls)), slog.Int("dropped", len(r.Dropped)),
-		slog.Any("tools", tools), slog.Int("offered", len(ss.names)), slog.Int("attempts", len(ss.attempts)))
+		slog.Any("tools", tools), slog.Int("offered", len(ss.cur.names)), slog.Int("attempts", len(ss.attempts)))
 }

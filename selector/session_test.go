@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolselect/toolselect/registry"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -145,6 +146,9 @@ func TestGoldenPrompts(t *testing.T) {
 		},
 		"unsafe_and_admin": func(_ *Config, r *Request) { r.AllowUnsafe = true; r.Roles = []string{"admin"} },
 		"readonly_only":    func(c *Config, r *Request) { r.Capabilities = []string{"readOnly"}; c.MaxCalls = 1 },
+		// A ranked subset: the model may ask for a search round.
+		"json_mode_search":   func(_ *Config, r *Request) { r.Prefilter = firstTwo },
+		"native_mode_search": func(c *Config, r *Request) { c.Mode = ModeNative; r.Prefilter = firstTwo },
 	}
 	for name, mut := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -175,6 +179,11 @@ func TestGoldenPrompts(t *testing.T) {
 			assert.Equal(t, string(want), got, "golden %s differs; run with -update after checking the diff", path)
 		})
 	}
+}
+
+// firstTwo is a Prefilter offering the first two eligible tools.
+func firstTwo(_ context.Context, _ string, eligible []*registry.Entry) ([]*registry.Entry, error) {
+	return eligible[:2], nil
 }
 
 // formatTxtar writes files in the txtar format ("-- name --" headers).

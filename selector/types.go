@@ -61,6 +61,20 @@ type Request struct {
 // prefilter can only narrow, never widen.
 type Prefilter func(ctx context.Context, query string, eligible []*registry.Entry) ([]*registry.Entry, error)
 
+// Ranker is what the offer budget and the search round need from a ranking
+// package: the selector declares it and does not import one (rank.NewOffering
+// returns one). Give it with WithRanker.
+type Ranker interface {
+	// Rank returns the eligible tools that fit query best, about k of them
+	// (rank adds prerequisites and always-active tools), in any order; it
+	// may return none. reg is the request's registry, for rankers that keep
+	// an index per registry. Entries not in eligible are ignored.
+	Rank(ctx context.Context, reg *registry.Registry, query string, eligible []*registry.Entry, k int) ([]*registry.Entry, error)
+	// Fits reports whether entries written in format f (the view the
+	// request carries) take at most budget tokens.
+	Fits(entries []*registry.Entry, f registry.Format, budget int) (bool, error)
+}
+
 // Message is one chat message.
 type Message struct {
 	Role    string `json:"role"`

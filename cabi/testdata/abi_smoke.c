@@ -63,6 +63,46 @@ int main(void) {
     CHECK(rc == TS_ERR_HANDLE, "unknown session: %d %s", rc, out);
     toolselect_free(out);
 
+    /* The offer budget and the search round, driven as a session. */
+    rc = toolselect_registry_new(NULL, &out);
+    uint64_t reg2 = handle_of(out);
+    toolselect_free(out);
+    rc = toolselect_registry_register(reg2,
+        "{\"name\":\"add\",\"description\":\"Add two integers\",\"parameters\":{\"type\":\"object\"}}", &out);
+    toolselect_free(out);
+    rc = toolselect_registry_register(reg2,
+        "{\"name\":\"get_weather\",\"description\":\"Current weather forecast for a city\","
+        "\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}", &out);
+    CHECK(rc == TS_OK, "register get_weather: %s", out);
+    toolselect_free(out);
+    rc = toolselect_selector_new("{\"model\":\"m\",\"base_url\":\"http://127.0.0.1:9/v1\",\"offer_tokens\":1,\"top_k\":1,\"max_searches\":1}", &out);
+    CHECK(rc == TS_OK, "selector_new with the budget fields: %d %s", rc, out);
+    uint64_t sel = handle_of(out);
+    toolselect_free(out);
+    rc = toolselect_session_begin(sel, reg2, "{\"task\":{\"description\":\"Will I need an umbrella in Lyon tomorrow?\"}}", &out);
+    CHECK(rc == TS_OK && strstr(out, "\"action\":\"chat\"") && strstr(out, "search"), "begin: %d %s", rc, out);
+    const char *sp = strstr(out, "\"session\":");
+    uint64_t sess = sp ? strtoull(sp + 10, NULL, 10) : 0;
+    toolselect_free(out);
+    rc = toolselect_session_feed(sess, "{\"content\":\"{\\\"calls\\\":[],\\\"search\\\":\\\"weather forecast\\\"}\"}", &out);
+    CHECK(rc == TS_OK && strstr(out, "\"action\":\"chat\"") && strstr(out, "get_weather"), "search round: %d %s", rc, out);
+    toolselect_free(out);
+    rc = toolselect_session_feed(sess, "{\"content\":\"{\\\"calls\\\":[{\\\"tool\\\":\\\"get_weather\\\",\\\"args\\\":{\\\"city\\\":\\\"Lyon\\\"}}]}\"}", &out);
+    CHECK(rc == TS_OK && strstr(out, "\"offered\":[\"get_weather\"]")
+          && strstr(out, "\"searches\":[{\"query\":\"weather forecast\",\"offered\":[\"get_weather\"]}]")
+          && strstr(out, "\"error\":null"), "done after the search: %d %s", rc, out);
+    toolselect_free(out);
+    toolselect_session_close(sess, NULL);
+
+    /* Nothing eligible: an outcome with a kind, and no request sent (the
+     * endpoint above refuses connections, so a request would fail as transport). */
+    rc = toolselect_selector_select(sel, reg2, "{\"task\":{\"description\":\"x\"},\"capabilities\":[\"teleport\"]}", 0, &out);
+    CHECK(rc == TS_OK && strstr(out, "\"kind\":\"no_eligible_tools\"") && strstr(out, "\"attempts\":[]")
+          && strstr(out, "\"offered\":[]"), "no eligible tools: %d %s", rc, out);
+    toolselect_free(out);
+    toolselect_selector_close(sel, NULL);
+    toolselect_registry_close(reg2, NULL);
+
     rc = toolselect_stats(&out);
     CHECK(rc == TS_OK && strstr(out, "\"strings\":0"), "every returned string was freed: %s", out);
     toolselect_free(out);

@@ -14,6 +14,7 @@ import (
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/rank/embedcache"
 	"github.com/toolselect/toolselect/registry"
+	"github.com/toolselect/toolselect/selector"
 )
 
 func init() {
@@ -21,10 +22,11 @@ func init() {
 }
 
 // defaultK is the default number of results of rank, tokens and eval
-// (--k): the same number select offers from a catalog too large to offer
-// whole, so `rank` shows what select would offer. eval ranks at least 10
-// whatever --k, for R@10 and NDCG@10.
-const defaultK = 10
+// (--k): the selector's default top_k (selector.DefaultTopK, 10), what
+// select offers when the eligible tools do not fit the offer budget, so
+// `rank` shows what select would offer. eval ranks at least 10 whatever --k,
+// for R@10 and NDCG@10.
+const defaultK = selector.DefaultTopK
 
 // rankFlags are the flags rank, eval and tokens share.
 type rankFlags struct {
@@ -214,7 +216,7 @@ func runRank(env *cmdEnv, args []string) int {
 // out of the picks that would otherwise have been among them, one line per
 // filter with the flag that shows them: "2 unsafe tools hidden;
 // --allow-unsafe shows them". It ranks again with the filters open and asks
-// rank.HiddenBy, the eligibility rule itself, why each newcomer was out.
+// registry.Eligibility, the eligibility rule itself, why each newcomer was out.
 func hiddenNotes(ctx context.Context, r *rank.Ranker, reg *registry.Registry, query string, opts *rank.Options, picks []rank.Pick) ([]string, error) {
 	open := *opts
 	open.AllowUnsafe, open.Capabilities = true, nil
@@ -235,15 +237,16 @@ func hiddenNotes(ctx context.Context, r *rank.Ranker, reg *registry.Registry, qu
 	for _, p := range picks {
 		shown[p.Tool] = true
 	}
+	rule := registry.Eligibility{AllowUnsafe: opts.AllowUnsafe, Roles: opts.Roles, Capabilities: opts.Capabilities}
 	count := map[string]int{}
 	var roles []string
 	for _, p := range all {
 		if shown[p.Tool] {
 			continue
 		}
-		why := rank.HiddenBy(p.Entry, opts)
+		why := rule.Check(p.Entry.Def())
 		count[why]++
-		if why == rank.HiddenRole {
+		if why == registry.IneligibleRole {
 			for _, role := range p.Entry.Def().Roles {
 				if !slices.Contains(roles, role) {
 					roles = append(roles, role)
@@ -252,17 +255,17 @@ func hiddenNotes(ctx context.Context, r *rank.Ranker, reg *registry.Registry, qu
 		}
 	}
 	var notes []string
-	if n := count[rank.HiddenUnsafe]; n > 0 {
+	if n := count[registry.IneligibleUnsafe]; n > 0 {
 		notes = append(notes, fmt.Sprintf("%d unsafe %s hidden; --allow-unsafe shows %s", n, plural(n, "tool", "tools"), plural(n, "it", "them")))
 	}
-	if n := count[rank.HiddenRole]; n > 0 {
+	if n := count[registry.IneligibleRole]; n > 0 {
 		flags := make([]string, len(roles))
 		for i, role := range roles {
 			flags[i] = "--role " + role
 		}
 		notes = append(notes, fmt.Sprintf("%d %s for other roles hidden; %s shows %s", n, plural(n, "tool", "tools"), strings.Join(flags, " or "), plural(n, "it", "them")))
 	}
-	if n := count[rank.HiddenCapability]; n > 0 {
+	if n := count[registry.IneligibleCapability]; n > 0 {
 		notes = append(notes, fmt.Sprintf("%d %s without the --capability asked for hidden; leaving out --capability shows %s", n, plural(n, "tool", "tools"), plural(n, "it", "them")))
 	}
 	return notes, nil

@@ -26,6 +26,7 @@ func init() {
 type selectOutput struct {
 	Calls    []selector.ToolCall `json:"calls"`
 	Attempts []selector.Attempt  `json:"attempts"`
+	Offered  []string            `json:"offered"`
 	Error    *selector.ErrorInfo `json:"error"`
 }
 
@@ -50,16 +51,19 @@ func runSelect(env *cmdEnv, args []string) int {
 	logLevel := fs.String("log-level", "off", "selector log records on stderr: off|debug|info|warn|error")
 	asJSON := fs.Bool("json", false, "print the one JSON object (the default when stdout is not a terminal)")
 	var offer offerK
-	fs.Var(&offer, "k", fmt.Sprintf("offer the model only the `N` tools ranked best for the task, in catalog order (0: every eligible tool; default: every eligible tool when the catalog has at most %d tools, else the top %d)", autoOfferAll, autoOfferK))
+	fs.Var(&offer, "k", "offer the model only the `N` tools ranked best for the task, in catalog order (0: every eligible tool; default: every eligible tool while their view fits "+selector.EnvOfferTokens+" tokens, else the top "+selector.EnvTopK+", with "+selector.EnvMaxSearches+" search rounds)")
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintln(w, "usage: toolselect select --catalog FILE --task TEXT [--subtask TEXT]... [--query TEXT] [--context FILE] [--k N]")
-		fmt.Fprintln(w, "\nPrints {\"calls\":[...],\"attempts\":[...],\"error\":null|{\"kind\",\"message\"}} (on a terminal: a summary; --json for the JSON).")
-		fmt.Fprintln(w, "Exit status: 0 selection succeeded (even with no calls), 3 failed closed, 2 usage, catalog or configuration error.")
+		fmt.Fprintln(w, "\nPrints {\"calls\":[...],\"attempts\":[...],\"offered\":[...],\"error\":null|{\"kind\",\"message\"}}")
+		fmt.Fprintln(w, "(on a terminal: a summary; --json for the JSON).")
+		fmt.Fprintln(w, "Exit status: 0 selection succeeded (even with no calls: the model's decision), 3 no calls otherwise")
+		fmt.Fprintln(w, "(error.kind fail_closed, no_eligible_tools or no_ranked_tools), 2 usage, catalog or configuration error.")
 		fmt.Fprintln(w, "The model and endpoint come from the environment:")
 		for _, v := range []string{selector.EnvBaseURL + " / " + selector.EnvOpenAIBaseURL, selector.EnvAPIKey + " / " + selector.EnvOpenAIAPIKey,
 			selector.EnvModel, selector.EnvFallbackModel, selector.EnvMaxCalls, selector.EnvTimeoutS, selector.EnvFailClosed,
-			selector.EnvTemperature, selector.EnvMode, selector.EnvMaxResponseBytes} {
+			selector.EnvTemperature, selector.EnvMode, selector.EnvMaxResponseBytes,
+			selector.EnvOfferTokens, selector.EnvTopK, selector.EnvMaxSearches} {
 			fmt.Fprintln(w, "  "+v)
 		}
 		fmt.Fprintln(w, "\nflags:")
@@ -102,10 +106,15 @@ func runSelect(env *cmdEnv, args []string) int {
 		return fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env))
 	}
 	selOpts := []selector.Option{selector.WithLogger(logger)}
-	if k := offer.count(reg.Len()); k > 0 {
+	switch {
+	case !offer.set:
+		// The offer budget: every eligible tool while their view fits
+		// OFFER_TOKENS, else the top TOP_K ranked, with search rounds.
+		selOpts = append(selOpts, selector.WithRanker(rank.NewOffering(nil)))
+	case offer.n > 0:
 		// Rank the eligible tools for the query (or the task and sub-tasks)
 		// and offer the top k; calls to any other tool are rejected.
-		selOpts = append(selOpts, selector.WithPrefilter(rank.For(reg).Prefilter(&rank.Options{MaxCandidates: k})))
+		selOpts = append(selOpts, selector.WithPrefilter(rank.For(reg).Prefilter(&rank.Options{MaxCandidates: offer.n})))
 	}
 	sel, err := selector.New(client, &cfg, selOpts...)
 	if err != nil {
@@ -123,8 +132,11 @@ func runSelect(env *cmdEnv, args []string) int {
 	if errors.Is(err, selector.ErrBadRequest) {
 		return fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env))
 	}
-	out := selectOutput{Calls: []selector.ToolCall{}, Attempts: []selector.Attempt{}, Error: selector.NewErrorInfo(err)}
+	out := selectOutput{Calls: []selector.ToolCall{}, Attempts: []selector.Attempt{}, Offered: []string{}, Error: selector.NewErrorInfo(err)}
 	if res != nil {
+		if res.Offered != nil {
+			out.Offered = res.Offered
+		}
 		if res.Calls != nil {
 			out.Calls = res.Calls
 		}
@@ -148,14 +160,8 @@ func runSelect(env *cmdEnv, args []string) int {
 	return exitOK
 }
 
-// The automatic --k: a catalog this small is offered whole; a larger one is
-// cut to the top autoOfferK tools.
-const (
-	autoOfferAll = 20
-	autoOfferK   = 10
-)
-
-// offerK is select's --k: unset means automatic, 0 every eligible tool.
+// offerK is select's --k: unset means the offer budget, 0 every eligible
+// tool, N the top N ranked.
 type offerK struct {
 	n   int
 	set bool
@@ -170,22 +176,11 @@ func (k *offerK) String() string {
 
 func (k *offerK) Set(s string) error {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil || n < 0 {
-		return fmt.Errorf("want a whole number >= 0 (0 offers every eligible tool)")
+	if err != nil || n < 0 || n > selector.MaxTopK {
+		return fmt.Errorf("want a whole number from 0 (every eligible tool) to %d", selector.MaxTopK)
 	}
 	k.n, k.set = n, true
 	return nil
-}
-
-// count returns how many tools to offer for a catalog of size tools (0: all).
-func (k *offerK) count(size int) int {
-	switch {
-	case k.set:
-		return k.n
-	case size <= autoOfferAll:
-		return 0
-	}
-	return autoOfferK
 }
 
 // selectorEnvVars are the variables the selector reads.
@@ -193,6 +188,7 @@ var selectorEnvVars = []string{
 	selector.EnvModel, selector.EnvFallbackModel, selector.EnvMaxCalls, selector.EnvTimeoutS,
 	selector.EnvFailClosed, selector.EnvTemperature, selector.EnvBaseURL, selector.EnvAPIKey,
 	selector.EnvMode, selector.EnvMaxResponseBytes, selector.EnvOpenAIBaseURL, selector.EnvOpenAIAPIKey,
+	selector.EnvOfferTokens, selector.EnvTopK, selector.EnvMaxSearches,
 }
 
 // environMap reads names through env.getenv so tests control the environment.

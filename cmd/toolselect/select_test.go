@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -34,6 +35,15 @@ type chatReply struct {
 
 func newChatServer(t *testing.T, reply func(model string) chatReply) *chatServer {
 	t.Helper()
+	return newChatServerFor(t, func(req map[string]any) chatReply {
+		model, _ := req["model"].(string)
+		return reply(model)
+	})
+}
+
+// newChatServerFor answers each request from its decoded body.
+func newChatServerFor(t *testing.T, reply func(req map[string]any) chatReply) *chatServer {
+	t.Helper()
 	s := &chatServer{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/chat/completions" {
@@ -48,7 +58,7 @@ func newChatServer(t *testing.T, reply func(model string) chatReply) *chatServer
 		s.auths = append(s.auths, r.Header.Get("Authorization"))
 		s.mu.Unlock()
 		model, _ := req["model"].(string)
-		rep := reply(model)
+		rep := reply(req)
 		w.Header().Set("Content-Type", "application/json")
 		if rep.status != 0 {
 			w.WriteHeader(rep.status)
@@ -99,7 +109,8 @@ type selectJSON struct {
 			Message string `json:"message"`
 		} `json:"error"`
 	} `json:"attempts"`
-	Error *struct {
+	Offered []string `json:"offered"`
+	Error   *struct {
 		Kind    string `json:"kind"`
 		Message string `json:"message"`
 	} `json:"error"`
@@ -121,8 +132,9 @@ func runSelectCLI(t *testing.T, vars map[string]string, args ...string) (cliResu
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &out), r.stdout)
 		var raw map[string]json.RawMessage
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &raw))
-		assert.Len(t, raw, 3, "exactly calls, attempts, error: %s", r.stdout)
+		assert.Len(t, raw, 4, "exactly calls, attempts, offered, error: %s", r.stdout)
 		assert.NotEqual(t, "null", string(raw["calls"]), "calls is an array, never null")
+		assert.NotEqual(t, "null", string(raw["offered"]), "offered is an array, never null")
 	case exitUsage:
 		assert.Empty(t, r.stdout)
 		oneLine(t, r.stderr)
@@ -351,15 +363,21 @@ func TestSelectK(t *testing.T) {
 		return srv, r, out
 	}
 
-	t.Run("default: a catalog of at most 20 tools is offered whole", func(t *testing.T) {
+	t.Run("default: a catalog within the token budget is offered whole", func(t *testing.T) {
 		srv, r, out := run(t, exampleCatalog(t))
 		require.Equal(t, exitOK, r.code, r.stderr)
 		require.Len(t, out.Calls, 1)
 		// 13 tools less the unsafe and the role-restricted one.
 		assert.Len(t, promptTools(t, srv, 0), 11)
+		assert.Equal(t, promptTools(t, srv, 0), out.Offered)
+		srv, r, out = run(t, bigCatalog(t, 17)) // 30 tools, 28 eligible, about 2,000 tokens
+		require.Equal(t, exitOK, r.code, r.stderr)
+		assert.Len(t, out.Offered, 28)
 	})
-	t.Run("default: a larger catalog is cut to the top 10", func(t *testing.T) {
-		srv, r, out := run(t, bigCatalog(t, 17)) // 30 tools
+	t.Run("default: a catalog over the budget is cut to the top 10", func(t *testing.T) {
+		srv := newChatServer(t, func(string) chatReply { return chatReply{content: logsCall} })
+		r, out := runSelectCLI(t, srv.env("LLM_COMMON_TOOL_SELECTION_OFFER_TOKENS", "500"),
+			"--catalog", bigCatalog(t, 17), "--task", task)
 		require.Equal(t, exitOK, r.code, r.stderr)
 		require.Len(t, out.Calls, 1)
 		got := promptTools(t, srv, 0)
@@ -398,20 +416,113 @@ func TestSelectK(t *testing.T) {
 		assert.Contains(t, out.Attempts[0].Error.Message, "not_offered")
 		assert.Equal(t, []string{"search_logs"}, promptTools(t, srv, 0))
 	})
-	t.Run("nothing ranked: no calls, no model asked", func(t *testing.T) {
+	t.Run("nothing ranked, no search round: kind no_ranked_tools, no model asked", func(t *testing.T) {
 		srv := newChatServer(t, func(string) chatReply { return chatReply{content: logsCall} })
-		r, out := runSelectCLI(t, srv.env(), "--catalog", bigCatalog(t, 17), "--task", "zebra quux")
-		require.Equal(t, exitOK, r.code, r.stderr)
+		r, out := runSelectCLI(t, srv.env("LLM_COMMON_TOOL_SELECTION_OFFER_TOKENS", "500", "LLM_COMMON_TOOL_SELECTION_MAX_SEARCHES", "0"),
+			"--catalog", bigCatalog(t, 17), "--task", "zebra quux")
+		require.Equal(t, exitFailed, r.code, r.stderr)
 		assert.Empty(t, out.Calls)
+		require.NotNil(t, out.Error)
+		assert.Equal(t, "no_ranked_tools", out.Error.Kind)
 		assert.Empty(t, srv.requests())
 	})
 	t.Run("bad values are usage errors", func(t *testing.T) {
 		srv := newChatServer(t, func(string) chatReply { return chatReply{content: logsCall} })
-		for _, v := range []string{"-1", "ten"} {
+		for _, v := range []string{"-1", "ten", "1001"} {
 			r, _ := runSelectCLI(t, srv.env(), "--catalog", exampleCatalog(t), "--task", task, "--k", v)
 			assert.Equal(t, exitUsage, r.code)
 			assert.Contains(t, r.stderr, "-k")
 		}
 		assert.Empty(t, srv.requests())
+	})
+}
+
+// assistantCatalog is examples/assistant.json: 24 tools, among them
+// get_weather, none sharing a word with the umbrella task.
+func assistantCatalog(t *testing.T) string {
+	t.Helper()
+	return filepath.Join("..", "..", "examples", "assistant.json")
+}
+
+const umbrellaTask = "Will I need an umbrella in Lyon tomorrow?"
+
+// weatherModel calls get_weather when the system prompt lists it, and
+// otherwise searches for it.
+func weatherModel(req map[string]any) chatReply {
+	msgs, _ := req["messages"].([]any)
+	system, _ := msgs[0].(map[string]any)["content"].(string)
+	if strings.Contains(system, `"name":"get_weather"`) {
+		return chatReply{content: `{"calls":[{"tool":"get_weather","args":{"city":"Lyon"}}]}`}
+	}
+	return chatReply{content: `{"calls":[],"search":"weather forecast"}`}
+}
+
+func TestSelectUmbrella(t *testing.T) {
+	t.Run("a small catalog reaches the model whole", func(t *testing.T) {
+		srv := newChatServerFor(t, weatherModel)
+		r, out := runSelectCLI(t, srv.env(), "--catalog", assistantCatalog(t), "--task", umbrellaTask)
+		require.Equal(t, exitOK, r.code, r.stderr)
+		require.Len(t, out.Calls, 1)
+		assert.Equal(t, "get_weather", out.Calls[0].Tool)
+		require.Len(t, srv.requests(), 1)
+		assert.Contains(t, promptTools(t, srv, 0), "get_weather")
+		assert.Len(t, out.Offered, 24)
+	})
+	t.Run("over the budget, the model searches and gets get_weather on the second request", func(t *testing.T) {
+		srv := newChatServerFor(t, weatherModel)
+		r, out := runSelectCLI(t, srv.env("LLM_COMMON_TOOL_SELECTION_OFFER_TOKENS", "300", "LLM_COMMON_TOOL_SELECTION_TOP_K", "3"),
+			"--catalog", assistantCatalog(t), "--task", umbrellaTask)
+		require.Equal(t, exitOK, r.code, r.stderr)
+		require.Len(t, out.Calls, 1)
+		assert.Equal(t, "get_weather", out.Calls[0].Tool)
+		require.Len(t, srv.requests(), 2)
+		assert.NotContains(t, promptTools(t, srv, 0), "get_weather")
+		assert.Contains(t, promptTools(t, srv, 1), "get_weather")
+		assert.Equal(t, promptTools(t, srv, 1), out.Offered)
+		var raw struct {
+			Attempts []struct {
+				Searches []struct {
+					Query   string   `json:"query"`
+					Offered []string `json:"offered"`
+				} `json:"searches"`
+			} `json:"attempts"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &raw))
+		require.Len(t, raw.Attempts, 1)
+		require.Len(t, raw.Attempts[0].Searches, 1)
+		assert.Equal(t, "weather forecast", raw.Attempts[0].Searches[0].Query)
+		assert.Equal(t, out.Offered, raw.Attempts[0].Searches[0].Offered)
+	})
+	t.Run("a lexical hit makes one request", func(t *testing.T) {
+		srv := newChatServerFor(t, weatherModel)
+		r, out := runSelectCLI(t, srv.env("LLM_COMMON_TOOL_SELECTION_OFFER_TOKENS", "300", "LLM_COMMON_TOOL_SELECTION_TOP_K", "3"),
+			"--catalog", assistantCatalog(t), "--task", "What is the weather forecast for Lyon?")
+		require.Equal(t, exitOK, r.code, r.stderr)
+		require.Len(t, out.Calls, 1)
+		assert.Len(t, srv.requests(), 1)
+	})
+	t.Run("nothing eligible: exit 3, kind no_eligible_tools, no request", func(t *testing.T) {
+		srv := newChatServerFor(t, weatherModel)
+		catalog := writeTemp(t, "unsafe.json", `[{"name":"rm","description":"Delete files.","safe":false,"parameters":{"type":"object"}},
+{"name":"reset","description":"Reset.","roles":["admin"],"parameters":{"type":"object"}}]`)
+		r, out := runSelectCLI(t, srv.env(), "--catalog", catalog, "--task", umbrellaTask)
+		require.Equal(t, exitFailed, r.code, r.stderr)
+		require.NotNil(t, out.Error)
+		assert.Equal(t, "no_eligible_tools", out.Error.Kind)
+		assert.Contains(t, out.Error.Message, "1 unsafe")
+		assert.Empty(t, out.Calls)
+		assert.Empty(t, out.Offered)
+		assert.Empty(t, srv.requests())
+	})
+	t.Run("a 5,000-deep rejected argument gives shallow output", func(t *testing.T) {
+		deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
+		srv := newChatServer(t, func(string) chatReply {
+			return chatReply{content: `{"calls":[{"tool":"get_weather","args":{"city":"Lyon","x":` + deep + `}}]}`}
+		})
+		r, out := runSelectCLI(t, srv.env(), "--catalog", assistantCatalog(t), "--task", umbrellaTask)
+		require.Equal(t, exitFailed, r.code, r.stderr)
+		assert.Equal(t, "fail_closed", out.Error.Kind)
+		assert.Contains(t, r.stdout, "nests deeper than 64 levels")
+		assert.Less(t, strings.Count(r.stdout, "["), 200)
 	})
 }

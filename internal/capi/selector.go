@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/toolselect/toolselect/rank"
+	"github.com/toolselect/toolselect/registry"
 	"github.com/toolselect/toolselect/selector"
 )
 
@@ -25,6 +26,8 @@ var newClient = func(cfg selector.Config) (selector.ChatClient, error) {
 // SelectorNew creates a selector from a JSON config (see selector.ConfigFromJSON:
 // missing keys take their defaults, unknown keys and bad values are errors).
 // The built-in OpenAI-compatible client is created from base_url and api_key.
+// The offer follows the budget (offer_tokens, top_k, max_searches) with
+// rank's bm25 ranking, unless a request's "top_k" overrides it.
 func SelectorNew(cfgJSON []byte, present bool) Result {
 	if r := JSON("config_json", cfgJSON, present, nil); r != nil {
 		return *r
@@ -37,7 +40,7 @@ func SelectorNew(cfgJSON []byte, present bool) Result {
 	if err != nil {
 		return Fail(ErrArgument, "config_json: %v", err)
 	}
-	s, err := selector.New(client, &cfg, selector.WithLogger(quiet))
+	s, err := selector.New(client, &cfg, selector.WithLogger(quiet), selector.WithRanker(rank.NewOffering(nil)))
 	if err != nil {
 		return Fail(ErrArgument, "config_json: %v", err)
 	}
@@ -47,19 +50,21 @@ func SelectorNew(cfgJSON []byte, present bool) Result {
 // SelectorClose releases a selector handle.
 func SelectorClose(h uint64) Result { return table.remove(h, KindSelector) }
 
-// requestJSON is selector.Request on the wire, plus "top_k": when above 0,
-// only the top_k tools the bm25 ranking puts first for the request's query
-// (or its task and sub-tasks) are offered, in catalog order, with the
-// prerequisites of the best ones counted among them; 0 or absent offers
-// every eligible tool.
+// requestJSON is selector.Request on the wire, plus "top_k", which overrides
+// the selector's offer budget for this request (as select --k does): above
+// 0, only the top_k tools the bm25 ranking puts first for the request's
+// query (or its task and sub-tasks) are offered, in catalog order, with the
+// prerequisites of the best ones counted among them; 0 offers every eligible
+// tool; absent follows the budget.
 type requestJSON struct {
 	selector.Request
 	TopK *int `json:"top_k"`
 }
 
-// maxTopK bounds top_k: a model offered more tools than this gains nothing
-// from ranking.
-const maxTopK = 1000
+// offerAll is the prefilter of "top_k": 0.
+func offerAll(_ context.Context, _ string, eligible []*registry.Entry) ([]*registry.Entry, error) {
+	return eligible, nil
+}
 
 // request decodes a selection request and resolves its handles.
 func request(sel, reg uint64, req []byte, present bool) (*selector.ToolSelector, selector.Request, *Result) {
@@ -83,10 +88,11 @@ func request(sel, reg uint64, req []byte, present bool) (*selector.ToolSelector,
 	}
 	out := in.Request
 	if in.TopK != nil {
-		if *in.TopK < 0 || *in.TopK > maxTopK {
-			r := Fail(ErrArgument, "request_json: top_k must be from 0 (every eligible tool) to %d, got %d", maxTopK, *in.TopK)
+		if *in.TopK < 0 || *in.TopK > selector.MaxTopK {
+			r := Fail(ErrArgument, "request_json: top_k must be from 0 (every eligible tool) to %d, got %d", selector.MaxTopK, *in.TopK)
 			return nil, out, &r
 		}
+		out.Prefilter = offerAll
 		if *in.TopK > 0 {
 			out.Prefilter = rank.For(rg).Prefilter(&rank.Options{MaxCandidates: *in.TopK})
 		}

@@ -13,13 +13,16 @@ class ConfigTest(unittest.TestCase):
         self.assertEqual((c.model, c.fallback_model, c.max_calls, c.timeout_s, c.temperature, c.fail_closed),
                          ("glm-4.5-air", None, 5, 30, 0.0, True))
         self.assertEqual((c.mode, c.max_response_bytes), ("json", 4 << 20))
+        self.assertEqual((c.offer_tokens, c.top_k, c.max_searches), (10000, 10, 1))
 
     def test_ranges_name_the_field(self):
         for field, bad in (("max_calls", 0), ("max_calls", 21), ("timeout_s", 121), ("timeout_s", 0),
                            ("temperature", 1.5), ("temperature", -0.1), ("fail_closed", "yes"),
                            ("max_calls", True), ("model", ""), ("mode", "tools"),
                            ("max_response_bytes", 1023), ("max_response_bytes", (1 << 30) + 1),
-                           ("max_response_bytes", True)):
+                           ("max_response_bytes", True), ("offer_tokens", 0), ("offer_tokens", 10_000_001),
+                           ("top_k", 0), ("top_k", 1001), ("max_searches", -1), ("max_searches", 11),
+                           ("max_searches", True)):
             with self.subTest(field=field, bad=bad):
                 with self.assertRaisesRegex(ValueError, field):
                     ts.ToolSelectionConfig(**{field: bad})
@@ -41,6 +44,13 @@ class ConfigTest(unittest.TestCase):
         # Both reach the Go side in the config it validates.
         self.assertEqual((c.to_json()["mode"], c.to_json()["max_response_bytes"]), ("native", 2048))
 
+    def test_from_env_offer_budget(self):
+        with mock.patch.dict(os.environ, {P + "OFFER_TOKENS": "2000", P + "TOP_K": "5", P + "MAX_SEARCHES": "0"}):
+            c = ts.ToolSelectionConfig.from_env()
+        self.assertEqual((c.offer_tokens, c.top_k, c.max_searches), (2000, 5, 0))
+        j = c.to_json()
+        self.assertEqual((j["offer_tokens"], j["top_k"], j["max_searches"]), (2000, 5, 0))
+
     def test_from_env_bools(self):
         for v, want in (("1", True), ("YES", True), ("t", True), ("on", True), ("0", False), ("n", False),
                         ("False", False)):
@@ -50,7 +60,8 @@ class ConfigTest(unittest.TestCase):
     def test_from_env_errors_name_the_variable(self):
         for var, val in (("MAX_CALLS", "abc"), ("MAX_CALLS", "25"), ("TIMEOUT_S", "0"), ("TEMPERATURE", "2"),
                          ("TEMPERATURE", "warm"), ("FAIL_CLOSED", "maybe"), ("MODE", "tools"),
-                         ("MAX_RESPONSE_BYTES", "1000"), ("MAX_RESPONSE_BYTES", "4MiB")):
+                         ("MAX_RESPONSE_BYTES", "1000"), ("MAX_RESPONSE_BYTES", "4MiB"), ("OFFER_TOKENS", "0"),
+                         ("TOP_K", "1001"), ("TOP_K", "ten"), ("MAX_SEARCHES", "-1"), ("MAX_SEARCHES", "11")):
             with self.subTest(var=var, val=val), mock.patch.dict(os.environ, {P + var: val}):
                 with self.assertRaisesRegex(ValueError, P + var):
                     ts.ToolSelectionConfig.from_env()
@@ -58,7 +69,8 @@ class ConfigTest(unittest.TestCase):
     def test_go_side_accepts_the_config(self):
         c = ts.ToolSelectionConfig(model="m", fallback_model="f", max_calls=20, timeout_s=120, temperature=1,
                                    fail_closed=False, base_url="http://localhost:1/v1", api_key="k",
-                                   mode="native", max_response_bytes=1 << 30)
+                                   mode="native", max_response_bytes=1 << 30, offer_tokens=10_000_000,
+                                   top_k=1000, max_searches=0)
         sel = ts.ToolSelector(client=None, config=c)
         self.addCleanup(sel.close)
         sel._selector_handle(c.base_url, c.api_key)

@@ -144,10 +144,14 @@ class SelectorTest(unittest.TestCase):
                           query="weather in Paris")
         self.assertEqual(res.calls, [])
         self.assertIn("not_offered", res.attempts[0].message)
-        # Without top_k every eligible tool is offered.
+        # Without top_k the budget decides: these few tools fit, so every eligible one is offered;
+        # top_k=0 offers every eligible tool whatever the budget.
         res = self.select(FakeClient(calls_json(("add", {"a": 1, "b": 2}))), detailed=True)
         self.assertEqual(len(res.offered), 5)
-        for bad in (0, 1001, True, "3", 2.5):
+        res = self.select(FakeClient(calls_json(("add", {"a": 1, "b": 2}))), detailed=True, top_k=0,
+                          config=ts.ToolSelectionConfig(model="primary", offer_tokens=1))
+        self.assertEqual(len(res.offered), 5)
+        for bad in (-1, 1001, True, "3", 2.5):
             with self.subTest(top_k=bad), self.assertRaisesRegex(ValueError, "top_k"):
                 ts.ToolSelector(client=FakeClient(), config=CFG, top_k=bad)
 

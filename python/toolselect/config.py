@@ -15,6 +15,9 @@ _FALSE = {"0", "false", "f", "no", "n", "off"}
 MODES = ("json", "native")
 MAX_RESPONSE_BYTES_DEFAULT = 4 << 20  # 4 MiB, as on the Go side
 MAX_RESPONSE_BYTES_RANGE = (1024, 1 << 30)
+OFFER_TOKENS_DEFAULT, OFFER_TOKENS_RANGE = 10000, (1, 10_000_000)
+TOP_K_DEFAULT, TOP_K_RANGE = 10, (1, 1000)
+MAX_SEARCHES_DEFAULT, MAX_SEARCHES_RANGE = 1, (0, 10)
 
 
 @dataclass
@@ -33,6 +36,9 @@ class ToolSelectionConfig:
     mode (json|native)        LLM_COMMON_TOOL_SELECTION_MODE           json
     max_response_bytes        LLM_COMMON_TOOL_SELECTION_MAX_RESPONSE_  4194304
     (1024-1073741824)         BYTES
+    offer_tokens (1-10000000) LLM_COMMON_TOOL_SELECTION_OFFER_TOKENS   10000
+    top_k (1-1000)            LLM_COMMON_TOOL_SELECTION_TOP_K          10
+    max_searches (0-10)       LLM_COMMON_TOOL_SELECTION_MAX_SEARCHES   1
     base_url                  (read at call time, see ToolSelector)    None
     api_key                   (read at call time, see ToolSelector)    None
     ========================= ======================================== ============
@@ -53,6 +59,16 @@ class ToolSelectionConfig:
     #: The largest response body the built-in HTTP transport (``client=None``)
     #: reads; a larger one is refused unread and the attempt fails.
     max_response_bytes: int = MAX_RESPONSE_BYTES_DEFAULT
+    #: The offer budget: every eligible tool is offered while their view (the
+    #: tools as the request carries them) is at most this many tokens; above
+    #: it, the ``top_k`` ranked for the task.
+    offer_tokens: int = OFFER_TOKENS_DEFAULT
+    #: How many ranked tools are offered above the budget, and after a search.
+    top_k: int = TOP_K_DEFAULT
+    #: Search rounds per attempt when the offer is a ranked part of the
+    #: registry: the model may answer ``{"calls": [], "search": "..."}`` and is
+    #: asked again with the best matches for its words (0 turns this off).
+    max_searches: int = MAX_SEARCHES_DEFAULT
 
     def __post_init__(self) -> None:
         self.validate()
@@ -80,6 +96,9 @@ class ToolSelectionConfig:
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         _int_range("max_response_bytes", self.max_response_bytes, *MAX_RESPONSE_BYTES_RANGE)
+        _int_range("offer_tokens", self.offer_tokens, *OFFER_TOKENS_RANGE)
+        _int_range("top_k", self.top_k, *TOP_K_RANGE)
+        _int_range("max_searches", self.max_searches, *MAX_SEARCHES_RANGE)
 
     @classmethod
     def from_env(cls, environ: Optional[Mapping[str, str]] = None, **overrides: Any) -> "ToolSelectionConfig":
@@ -100,7 +119,9 @@ class ToolSelectionConfig:
         if (v := get("FALLBACK_MODEL")) is not None:
             kw["fallback_model"] = v
         for key, lo, hi in (("MAX_CALLS", 1, 20), ("TIMEOUT_S", 1, 120),
-                            ("MAX_RESPONSE_BYTES", *MAX_RESPONSE_BYTES_RANGE)):
+                            ("MAX_RESPONSE_BYTES", *MAX_RESPONSE_BYTES_RANGE),
+                            ("OFFER_TOKENS", *OFFER_TOKENS_RANGE), ("TOP_K", *TOP_K_RANGE),
+                            ("MAX_SEARCHES", *MAX_SEARCHES_RANGE)):
             if (v := get(key)) is not None:
                 try:
                     n = int(v)

@@ -83,11 +83,20 @@ class ToolSelector:
     at all (a tool with roles is offered only to callers holding one; unsafe
     tools only when allowed; every required capability must be declared).
 
-    ``top_k``: with a large registry, offer the model only the ``top_k``
-    eligible tools the ranking (bm25, Go's ``rank`` package) puts first for
-    the query, or the task and sub-tasks, listed in registry order; the tools
-    that yield a parameter of the best ones come with them. ``None`` (the
-    default) offers every eligible tool.
+    What the model is offered follows the config's budget by default
+    (``offer_tokens``, ``top_k``, ``max_searches``): every eligible tool
+    while their view fits ``offer_tokens`` tokens, else the ``config.top_k``
+    the ranking (bm25, Go's ``rank`` package) puts first, with search rounds.
+    ``top_k`` here overrides that for this selector: an integer from 1 offers
+    only the ``top_k`` eligible tools ranked first for the query, or the task
+    and sub-tasks, listed in registry order (the tools that yield a parameter
+    of the best ones come with them); ``0`` offers every eligible tool;
+    ``None`` (the default) follows the budget.
+
+    When there is nothing to offer (no tool passes the filters:
+    ``no_eligible_tools``; the ranking found nothing and searching is off:
+    ``no_ranked_tools``) no model is asked: ``select_tool_calls`` returns
+    ``[]`` and the detailed result's ``failure.kind`` says which.
 
     With ``client=None`` the endpoint comes from ``config.base_url`` /
     ``config.api_key`` when set, else ``LLM_COMMON_TOOL_SELECTION_BASE_URL`` /
@@ -113,8 +122,9 @@ class ToolSelector:
         self.roles = list(roles or [])
         self.allow_unsafe = bool(allow_unsafe)
         self.capabilities = list(capabilities or [])
-        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= 1000):
-            raise ValueError(f"top_k must be None (every eligible tool) or an integer from 1 to 1000, got {top_k!r}")
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or not 0 <= top_k <= 1000):
+            raise ValueError(f"top_k must be None (the offer budget), 0 (every eligible tool) or an integer "
+                             f"from 1 to 1000, got {top_k!r}")
         self.top_k = top_k
         self.log = logger or log
         self._lock = threading.Lock()
@@ -393,7 +403,8 @@ class ToolSelector:
 def _attempt(a: Dict[str, Any]) -> Attempt:
     err = a.get("error") or {}
     return Attempt(model=a.get("model", ""), ok=bool(a.get("ok")), kind=err.get("kind", ""),
-                   message=err.get("message", ""), latency_s=float(a.get("latency_ms") or 0) / 1000.0, raw=a)
+                   message=err.get("message", ""), latency_s=float(a.get("latency_ms") or 0) / 1000.0,
+                   searches=list(a.get("searches") or []), raw=a)
 
 
 def _client_error(e: BaseException) -> Dict[str, Any]:

@@ -49,6 +49,8 @@ class Attempt:
     kind: str = ""
     message: str = ""
     latency_s: float = 0.0
+    #: The search rounds of this attempt: ``[{"query": ..., "offered": [...]}]``.
+    searches: List[Dict[str, Any]] = field(default_factory=list)
     raw: Dict[str, Any] = field(default_factory=dict, repr=False)
 
 
@@ -64,8 +66,11 @@ class DroppedCall:
 @dataclass
 class SelectionFailure:
     """Why a selection produced no calls: ``kind`` is ``fail_closed`` when every
-    attempt failed, ``caller`` for a failure on the Python side (e.g. a client
-    that raised something unexpected), ``cancelled``, or ``internal``."""
+    attempt failed, ``no_eligible_tools`` when no tool passed the safety, role
+    and capability filters and ``no_ranked_tools`` when the ranking found no
+    tool and searching is off (no model was asked in either case), ``caller``
+    for a failure on the Python side (e.g. a client that raised something
+    unexpected), ``cancelled``, or ``internal``."""
 
     kind: str
     message: str

@@ -1,0 +1,123 @@
+package rank
+
+import (
+	"context"
+	"sync"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+// Offering is the ranking behind the selector's offer budget and search
+// rounds: it satisfies selector.Ranker (which rank does not import), so
+//
+//	sel, err := selector.New(client, &cfg, selector.WithRanker(rank.NewOffering(nil)))
+//
+// offers every eligible tool while their view fits cfg.OfferTokens, else the
+// top cfg.TopK ranked for the task, and answers the model's searches.
+type Offering struct {
+	opts Options
+
+	mu    sync.Mutex
+	sizes map[viewKey]viewSize // entries are immutable: their view's size never changes
+}
+
+type viewKey struct {
+	e *registry.Entry
+	f registry.Format
+}
+
+// viewSize is one entry's view: its bytes and, once counted, its tokens (-1 before).
+type viewSize struct{ bytes, tokens int }
+
+// maxCachedViews bounds the cache; it is emptied when full (registries that
+// keep replacing tools would otherwise grow it forever).
+const maxCachedViews = 1 << 17
+
+// NewOffering returns an Offering ranking with opts (nil: bm25 and rank's
+// defaults; MaxCandidates is set per call, and the selector has already
+// applied Roles, Capabilities and AllowUnsafe). Tokens are counted in
+// o200k_base, the encoding of current OpenAI models; its vocabulary (about
+// 25 MB in memory) is loaded only when a view over budget bytes has to be
+// counted.
+func NewOffering(opts *Options) *Offering {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	return &Offering{opts: o, sizes: map[viewKey]viewSize{}}
+}
+
+// Rank returns the top k of eligible for query, with prerequisites and
+// always-active tools, in catalog order (see (*Ranker).Prefilter). With a
+// registry, its shared index is used (For(reg)).
+func (o *Offering) Rank(ctx context.Context, reg *registry.Registry, query string, eligible []*registry.Entry, k int) ([]*registry.Entry, error) {
+	opts := o.opts
+	opts.MaxCandidates = k
+	if reg == nil {
+		return Prefilter(&opts)(ctx, query, eligible)
+	}
+	return For(reg).Prefilter(&opts)(ctx, query, eligible)
+}
+
+// Fits reports whether entries written in format f take at most budget
+// tokens. Each tool's entry is counted alone and the counts summed (within a
+// token or two per tool of counting the whole list at once); counting stops
+// as soon as the sum passes budget, and a view of at most budget bytes fits
+// without counting (a token is at least a byte), so the cost is bounded by
+// the budget, not the catalog. Each entry's size is computed once per
+// Offering.
+func (o *Offering) Fits(entries []*registry.Entry, f registry.Format, budget int) (bool, error) {
+	sizes := make([]viewSize, len(entries))
+	total := 0
+	for i, e := range entries {
+		v, err := o.size(e, f, false)
+		if err != nil {
+			return false, err
+		}
+		sizes[i] = v
+		total += v.bytes
+	}
+	if total <= budget {
+		return true, nil
+	}
+	total = 0
+	for i, e := range entries {
+		if sizes[i].tokens < 0 {
+			v, err := o.size(e, f, true)
+			if err != nil {
+				return false, err
+			}
+			sizes[i] = v
+		}
+		if total += sizes[i].tokens; total > budget {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// size returns e's view size in format f, its tokens counted when count is set.
+func (o *Offering) size(e *registry.Entry, f registry.Format, count bool) (viewSize, error) {
+	k := viewKey{e, f}
+	o.mu.Lock()
+	v, ok := o.sizes[k]
+	o.mu.Unlock()
+	if ok && (v.tokens >= 0 || !count) {
+		return v, nil
+	}
+	b, err := registry.MarshalView([]*registry.Entry{e}, f, nil)
+	if err != nil {
+		return viewSize{}, err
+	}
+	v = viewSize{bytes: len(b), tokens: -1}
+	if count {
+		v.tokens = o200kCounter().Count(string(b))
+	}
+	o.mu.Lock()
+	if len(o.sizes) >= maxCachedViews {
+		clear(o.sizes)
+	}
+	o.sizes[k] = v
+	o.mu.Unlock()
+	return v, nil
+}
