@@ -225,5 +225,24 @@ func TestSelectHuman(t *testing.T) {
 		var out selectJSON
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &out), "--json keeps the JSON: %s", r.stdout)
 	}
+
+	// A search round: the model asks for other tools, then calls one.
+	n := 0
+	srv := newChatServer(t, func(string) chatReply {
+		n++
+		if n == 1 {
+			return chatReply{content: `{"calls":[],"search":"restart the service"}`}
+		}
+		return chatReply{content: `{"calls":[{"tool":"search_logs","args":{"service":"checkout-api","query":"restart"}}]}`}
+	})
+	r := execTTY(t, srv.env(), "select", "--catalog", cat, "--task", "checkout-api error rate is up", "--k", "2")
+	require.Equal(t, exitOK, r.code, r.stdout)
+	b.WriteString("$ toolselect select --k 2 ... (model searches, then calls)\n" + latency.ReplaceAllString(r.stdout, "(N ms"))
+
+	// Nothing eligible: no model is asked, and the kind says why.
+	unsafeOnly := writeTemp(t, "unsafe.json", `[{"name":"drop_db","description":"Drop the database","safe":false,"parameters":{"type":"object"}}]`)
+	r = execTTY(t, srv.env(), "select", "--catalog", unsafeOnly, "--task", "drop it")
+	require.Equal(t, exitFailed, r.code, r.stderr)
+	b.WriteString("$ toolselect select --catalog unsafe.json ... (no eligible tool)\n" + r.stdout)
 	golden(t, "select_human", b.String())
 }

@@ -29,6 +29,9 @@ func printSelect(w io.Writer, out selectOutput) {
 			}
 		}
 	}
+	if len(out.Offered) > 0 {
+		fmt.Fprintf(w, "offered %d %s: %s\n", len(out.Offered), plural(len(out.Offered), "tool", "tools"), nameList(out.Offered, 12))
+	}
 	if len(out.Attempts) == 0 {
 		fmt.Fprintln(w, "no model was asked")
 		return
@@ -44,10 +47,27 @@ func printSelect(w io.Writer, out selectOutput) {
 			tokens = fmt.Sprintf(", %d prompt + %d completion tokens", a.PromptTokens, a.CompletionTokens)
 		}
 		fmt.Fprintf(w, "  %s: %s (%.0f ms%s)\n", a.Model, status, float64(a.Latency.Microseconds())/1e3, tokens)
+		for _, q := range a.Searches {
+			fmt.Fprintf(w, "     searched %q: offered %s\n", oneLineText(q.Query), nameList(q.Offered, 12))
+		}
+		if a.UnansweredSearch != "" {
+			fmt.Fprintf(w, "     asked to search %q with no search round left: no calls, the model's decision\n", oneLineText(a.UnansweredSearch))
+		}
 		for _, r := range a.Rejected {
 			fmt.Fprintf(w, "     rejected %s (%s): %s\n", r.Tool, r.Reason, oneLineText(r.Message))
 		}
 	}
+}
+
+// nameList joins names, the first n of them, then "and N more".
+func nameList(names []string, n int) string {
+	if len(names) == 0 {
+		return "nothing"
+	}
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
 }
 
 // oneLineText folds white space (a model's reasoning may hold newlines).
