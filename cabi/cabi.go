@@ -167,6 +167,13 @@ func toolselect_selector_close(sel C.uint64_t, out **C.char) (rc C.int) {
 	return emit(capi.SelectorClose(uint64(sel)), out)
 }
 
+//export toolselect_selector_add_feedback
+func toolselect_selector_add_feedback(sel C.uint64_t, feedbackJSON *C.char, out **C.char) (rc C.int) {
+	defer guard(&rc, out)
+	b, ok := in(feedbackJSON)
+	return emit(capi.SelectorAddFeedback(uint64(sel), b, ok), out)
+}
+
 //export toolselect_session_begin
 func toolselect_session_begin(sel C.uint64_t, reg C.uint64_t, requestJSON *C.char, out **C.char) (rc C.int) {
 	defer guard(&rc, out)

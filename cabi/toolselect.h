@@ -144,7 +144,9 @@ int toolselect_registry_close(uint64_t registry, char **out);
  * (0-1), "fail_closed", "base_url", "api_key", "mode" ("json"|"native"),
  * "max_response_bytes", "offer_tokens" (1-10000000, default 10000), "top_k"
  * (1-1000, default 10), "max_searches" (0-10, default 1; 0 turns the search
- * round off); a missing key takes its default (the library never
+ * round off), "feedback" (a JSON Lines file path or redis:// URL: successful
+ * selections are recorded there as ranking feedback, loaded now, and used by
+ * the offer budget's ranking and "top_k"); a missing key takes its default (the library never
  * reads the environment: the caller passes what it read). Unknown keys and
  * out-of-range values are TS_ERR_ARGUMENT naming the setting.
  * Result: {"handle":H}. */
@@ -189,6 +191,13 @@ int toolselect_selector_select(uint64_t selector, uint64_t registry, const char 
 
 /* Release a selector handle. Result: {}. */
 int toolselect_selector_close(uint64_t selector, char **out);
+
+/* Record feedback by hand in the selector's "feedback" store:
+ *   {"query":"...","tools":["name",...]}   ("remove":true withdraws the pair)
+ * It is appended to the store and learned at once (with what other processes
+ * appended). Result: {"pairs":N,"tools":N,"unknown":N,"evicted":N}. A selector
+ * without a store, an empty query or no tools is TS_ERR_ARGUMENT. */
+int toolselect_selector_add_feedback(uint64_t selector, const char *feedback_json, char **out);
 
 /* ---- sans-I/O sessions: bring your own LLM client ------------------------ */
 

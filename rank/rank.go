@@ -74,6 +74,9 @@ type Options struct {
 	// three picks is followed by the sibling tools that yield a parameter it
 	// requires (see prereq.go). They count in MaxCandidates.
 	NoPrerequisites bool
+	// Feedback, if set, fuses what past selections taught with the Scorer
+	// (see Feedback.Scorer); the scorer is then named "<scorer>+feedback".
+	Feedback *Feedback
 }
 
 func (o *Options) withDefaults() Options {
@@ -89,6 +92,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if v.Scorer == nil {
 		v.Scorer = defaultScorer
+	}
+	if v.Feedback != nil {
+		v.Scorer = v.Feedback.Scorer(v.Scorer)
 	}
 	if v.RerankTop <= 0 {
 		v.RerankTop = 2 * v.MaxCandidates
@@ -154,6 +160,8 @@ type Hit struct {
 	Score      float64
 	Matched    []string
 	Components map[string]float64
+	// Note, if set, is added to the pick's reason (e.g. what feedback said).
+	Note string
 }
 
 // Scorer orders the tools of a catalog for a query.
@@ -424,8 +432,14 @@ func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Option
 }
 
 // scoreReason explains a scored pick with the words of the tool that matched,
-// as the tool writes them (the index matches stems: "service", not "servic").
+// as the tool writes them (the index matches stems: "service", not "servic"),
+// then the scorer's note if any.
 func scoreReason(scorer string, h Hit, e *registry.Entry) string {
+	if h.Note != "" {
+		h2 := h
+		h2.Note = ""
+		return scoreReason(scorer, h2, e) + "; " + h.Note
+	}
 	if len(h.Matched) == 0 {
 		return fmt.Sprintf("%s score %.3f", scorer, h.Score)
 	}

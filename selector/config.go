@@ -8,8 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net/url"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/caarlos0/env/v11"
@@ -61,6 +63,7 @@ const (
 	EnvAPIKey           = "LLM_COMMON_TOOL_SELECTION_API_KEY"
 	EnvMode             = "LLM_COMMON_TOOL_SELECTION_MODE"
 	EnvMaxResponseBytes = "LLM_COMMON_TOOL_SELECTION_MAX_RESPONSE_BYTES"
+	EnvFeedback         = "LLM_COMMON_TOOL_SELECTION_FEEDBACK"
 	EnvOfferTokens      = "LLM_COMMON_TOOL_SELECTION_OFFER_TOKENS"
 	EnvTopK             = "LLM_COMMON_TOOL_SELECTION_TOP_K"
 	EnvMaxSearches      = "LLM_COMMON_TOOL_SELECTION_MAX_SEARCHES"
@@ -101,6 +104,11 @@ type Config struct {
 	Mode string `json:"mode" validate:"oneof=json native"`
 	// MaxResponseBytes bounds a response body; a larger one is refused unread (1 KiB - 1 GiB).
 	MaxResponseBytes int64 `json:"max_response_bytes" validate:"min=1024,max=1073741824"`
+	// Feedback is where selections are recorded as ranking feedback
+	// (LLM_COMMON_TOOL_SELECTION_FEEDBACK): a JSON Lines file path or a
+	// redis:// (rediss://) URL; empty means off. The selector records through
+	// the recorder given with WithFeedback (see FeedbackRecorder).
+	Feedback string `json:"feedback,omitempty" validate:"omitempty,feedback"`
 	// OfferTokens is the offer budget: with a Ranker (WithRanker), every
 	// eligible tool is offered while the offered view (the tools in the
 	// format the request carries them, counted with the Ranker's tokenizer)
@@ -220,6 +228,7 @@ var configFields = map[string]fieldInfo{
 	"APIKey":           {EnvAPIKey + " or " + EnvOpenAIAPIKey, "any text", true},
 	"Mode":             {EnvMode, "json or native", false},
 	"MaxResponseBytes": {EnvMaxResponseBytes, "an integer number of bytes from 1024 to 1073741824", false},
+	"Feedback":         {EnvFeedback, "a file path or a redis://[:password@]host[:port][/db] URL (rediss:// for TLS), or unset for off", false},
 	"OfferTokens":      {EnvOfferTokens, "an integer number of tokens from 1 to 10000000", false},
 	"TopK":             {EnvTopK, "an integer from 1 to 1000", false},
 	"MaxSearches":      {EnvMaxSearches, "an integer from 0 (no search round) to 10", false},
@@ -230,10 +239,75 @@ func configErr(field, value, problem string) *ConfigError {
 	if info.secret {
 		value = ""
 	}
+	if field == "Feedback" {
+		value = redactURL(value)
+	}
 	return &ConfigError{Var: info.env, Field: field, Value: value, Want: info.want, Problem: problem}
 }
 
-var validate = validator.New(validator.WithRequiredStructEnabled())
+var validate = func() *validator.Validate {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	if err := v.RegisterValidation("feedback", func(fl validator.FieldLevel) bool {
+		return CheckFeedbackSpec(fl.Field().String()) == nil
+	}); err != nil {
+		panic(err)
+	}
+	return v
+}()
+
+// CheckFeedbackSpec is the one check of a Feedback setting (Config.Feedback,
+// LLM_COMMON_TOOL_SELECTION_FEEDBACK): "" (off), a redis:// or rediss:// URL
+// with a host and an optional numeric database, or a file path (no control
+// characters, not a URL of another scheme).
+func CheckFeedbackSpec(spec string) error {
+	if spec == "" {
+		return nil
+	}
+	if strings.ContainsFunc(spec, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return errors.New("contains control characters")
+	}
+	scheme, _, isURL := strings.Cut(spec, "://")
+	if !isURL {
+		if strings.TrimSpace(spec) != spec {
+			return errors.New("a file path with surrounding spaces")
+		}
+		return nil
+	}
+	switch strings.ToLower(scheme) {
+	case "redis", "rediss":
+	default:
+		return fmt.Errorf("scheme %q is neither redis nor rediss", scheme)
+	}
+	u, err := url.Parse(spec)
+	if err != nil {
+		return errors.New("not a URL")
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return errors.New("no host")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return errors.New("port out of range")
+		}
+	}
+	if db := strings.Trim(u.Path, "/"); db != "" {
+		if n, err := strconv.Atoi(db); err != nil || n < 0 {
+			return errors.New("database is not a number")
+		}
+	}
+	return nil
+}
+
+// redactURL hides the password of a URL-shaped setting.
+func redactURL(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	if i := strings.LastIndex(s, "@"); i >= 0 && strings.Contains(s, "://") {
+		return s[:strings.Index(s, "://")+3] + "xxxxx" + s[i:]
+	}
+	return s
+}
 
 // Validate checks every field and returns an errors.Join of *ConfigError, or nil.
 func (c Config) Validate() error {
@@ -251,8 +325,11 @@ func (c Config) Validate() error {
 				continue // already reported as NaN/Inf
 			}
 			problem := "out of range"
-			if fe.Tag() == "required" || fe.Tag() == "oneof" || fe.Tag() == "http_url" {
+			if fe.Tag() == "required" || fe.Tag() == "oneof" || fe.Tag() == "http_url" || fe.Tag() == "feedback" {
 				problem = "invalid"
+			}
+			if fe.Tag() == "feedback" {
+				problem = "invalid (" + CheckFeedbackSpec(c.Feedback).Error() + ")"
 			}
 			errs = append(errs, configErr(fe.StructField(), fmt.Sprint(fe.Value()), problem))
 		}
@@ -275,6 +352,7 @@ type envConfig struct {
 	OpenAIAPIKey     string  `env:"OPENAI_API_KEY"`
 	Mode             string  `env:"LLM_COMMON_TOOL_SELECTION_MODE" envDefault:"json"`
 	MaxResponseBytes int64   `env:"LLM_COMMON_TOOL_SELECTION_MAX_RESPONSE_BYTES" envDefault:"4194304"`
+	Feedback         string  `env:"LLM_COMMON_TOOL_SELECTION_FEEDBACK"`
 	OfferTokens      int     `env:"LLM_COMMON_TOOL_SELECTION_OFFER_TOKENS" envDefault:"10000"`
 	TopK             int     `env:"LLM_COMMON_TOOL_SELECTION_TOP_K" envDefault:"10"`
 	MaxSearches      int     `env:"LLM_COMMON_TOOL_SELECTION_MAX_SEARCHES" envDefault:"1"`
@@ -345,6 +423,7 @@ func configFromEnv(environ map[string]string) (Config, error) {
 		APIKey:           firstNonEmpty(ec.APIKey, ec.OpenAIAPIKey),
 		Mode:             strings.ToLower(ec.Mode),
 		MaxResponseBytes: ec.MaxResponseBytes,
+		Feedback:         ec.Feedback,
 		OfferTokens:      ec.OfferTokens,
 		TopK:             ec.TopK,
 	}
@@ -435,9 +514,10 @@ func ConfigFromJSON(data []byte) (Config, error) {
 }
 
 // MarshalJSON writes the configuration without the API key: "api_key_set"
-// says whether one is configured.
+// says whether one is configured. A password in the feedback URL is masked.
 func (c Config) MarshalJSON() ([]byte, error) {
 	type plain Config
+	c.Feedback = redactURL(c.Feedback)
 	return json.Marshal(struct {
 		plain
 		FailClosed  bool   `json:"fail_closed"`
@@ -469,6 +549,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("api_key_set", c.APIKey != ""),
 		slog.String("mode", c.Mode),
 		slog.Int64("max_response_bytes", c.MaxResponseBytes),
+		slog.String("feedback", redactURL(c.Feedback)),
 		slog.Int("offer_tokens", c.OfferTokens),
 		slog.Int("top_k", c.TopK),
 		slog.Int("max_searches", c.Searches()),

@@ -14,6 +14,7 @@ type ToolSelector struct {
 	cfg       Config
 	log       *slog.Logger
 	prefilter Prefilter
+	feedback  FeedbackRecorder
 	ranker    Ranker
 	now       func() time.Time
 }
@@ -62,6 +63,10 @@ func New(client ChatClient, cfg *Config, opts ...Option) (*ToolSelector, error) 
 	s := &ToolSelector{client: client, cfg: c, log: slog.Default(), now: time.Now}
 	for _, o := range opts {
 		o(s)
+	}
+	if c.Feedback != "" && s.feedback == nil {
+		return nil, &ConfigError{Var: EnvFeedback, Field: "Feedback", Value: redactURL(c.Feedback), Problem: "set without a recorder",
+			Want: "selector.WithFeedback(a recorder of that store, e.g. feedbackstore.Open), or unset"}
 	}
 	return s, nil
 }

@@ -49,6 +49,9 @@ type Result struct {
 	Dropped []DroppedCall `json:"dropped,omitempty"`
 	// Offered are the canonical names of the tools offered to the model.
 	Offered []string `json:"offered"`
+	// FeedbackError says why recording the selection as feedback failed
+	// (WithFeedback); the calls stand.
+	FeedbackError string `json:"feedback_error,omitempty"`
 }
 
 type chatJSON struct {
@@ -145,6 +148,9 @@ type Session struct {
 	first  *offer // the first request's offer, where every attempt starts
 	cur    *offer // the offer of the pending (or last) request
 
+	feedback      FeedbackRecorder // WithFeedback
+	feedbackQuery string
+
 	deadline    time.Time
 	hasDeadline bool
 	now         func() time.Time
@@ -196,6 +202,7 @@ func (s *ToolSelector) Begin(ctx context.Context, req Request) (*Session, error)
 		ss.models = append(ss.models, s.cfg.FallbackModel)
 	}
 	ss.deadline, ss.hasDeadline = ctx.Deadline()
+	ss.feedback, ss.feedbackQuery = s.feedback, feedbackQuery(&req)
 
 	all := req.Registry.Entries()
 	eligible, excluded := req.Eligibility().Filter(all)
@@ -627,6 +634,7 @@ func (ss *Session) finish(r *Result, err error) {
 			slog.Int("attempts", len(ss.attempts)), slog.Int("offered", len(ss.cur.names)), slog.String("error", err.Error()))
 		return
 	}
+	ss.recordFeedback(r)
 	tools := make([]string, len(r.Calls))
 	for i, c := range r.Calls {
 		tools[i] = c.Tool

@@ -13,11 +13,13 @@ func init() {
 }
 
 func runEval(env *cmdEnv, args []string) int {
-	fs := newFlags(env, "eval", "--catalog FILE --queries FILE [--scorer S] [--json]")
+	fs := newFlags(env, "eval", "--catalog FILE --queries FILE [--scorer S] [--feedback FILE] [--json]")
 	var f rankFlags
 	f.register(fs, defaultK, -1) // no score floor: R@k measures the ranking alone
 	queries := fs.String("queries", "", "queries.jsonl with {\"id\",\"query\",\"gold\":[tool names]} per line")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
+	var fbf feedbackFlag
+	fbf.register(fs)
 	pos, code, ok := parseInterleaved(env, fs, args)
 	if !ok {
 		return code
@@ -40,7 +42,15 @@ func runEval(env *cmdEnv, args []string) int {
 	if err != nil {
 		return fail(env, "eval", exitUsage, "%v", err)
 	}
-	res, err := rank.Evaluate(context.Background(), rank.New(reg), qs, f.options(sc))
+	opts := f.options(sc)
+	if opts.Feedback, code, ok = fbf.load(env, "eval", reg); !ok {
+		return code
+	}
+	scorerName := sc.Name()
+	if opts.Feedback != nil {
+		scorerName = opts.Feedback.Scorer(sc).Name()
+	}
+	res, err := rank.Evaluate(context.Background(), rank.New(reg), qs, opts)
 	if err != nil {
 		return fail(env, "eval", exitFailed, "%v", err)
 	}
@@ -52,12 +62,12 @@ func runEval(env *cmdEnv, args []string) int {
 			P50us   float64 `json:"latency_p50_us"`
 			P99us   float64 `json:"latency_p99_us"`
 			rank.EvalResult
-		}{f.catalog, sc.Name(), reg.Len(), us(res.LatencyP50), us(res.LatencyP99), res}
+		}{f.catalog, scorerName, reg.Len(), us(res.LatencyP50), us(res.LatencyP99), res}
 		b, _ := json.Marshal(out)
 		fmt.Fprintln(env.stdout, string(b))
 		return exitOK
 	}
-	fmt.Fprintf(env.stdout, "catalog  %s (%d tools), %d queries, scorer %s\n", f.catalog, reg.Len(), res.Queries, sc.Name())
+	fmt.Fprintf(env.stdout, "catalog  %s (%d tools), %d queries, scorer %s\n", f.catalog, reg.Len(), res.Queries, scorerName)
 	fmt.Fprintf(env.stdout, "R@1      %.3f\nR@5      %.3f\nR@10     %.3f\nNDCG@10  %.3f\nMRR      %.3f\n", res.R1, res.R5, res.R10, res.NDCG10, res.MRR)
 	fmt.Fprintf(env.stdout, "latency  median %.1f µs, p99 %.1f µs\n", us(res.LatencyP50), us(res.LatencyP99))
 	return exitOK

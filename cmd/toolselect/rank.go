@@ -133,12 +133,14 @@ func (f *rankFlags) options(sc rank.Scorer) *rank.Options {
 }
 
 func runRank(env *cmdEnv, args []string) int {
-	fs := newFlags(env, "rank", "--catalog FILE [flags] \"query\" | --catalog FILE --queries FILE [--json]")
+	fs := newFlags(env, "rank", "--catalog FILE [--feedback FILE] [flags] \"query\" | --catalog FILE --queries FILE [--json]")
 	var f rankFlags
 	f.register(fs, defaultK, rank.DefaultMinScore)
 	queries := fs.String("queries", "", "rank every query of a queries.jsonl file ({\"id\",\"query\",...} per line)")
 	asJSON := fs.Bool("json", false, "print JSON: one line per query {\"id\",\"tools\"}, or the picks")
 	debug := fs.Bool("debug", false, "include matched terms and score components (with --json)")
+	var fbf feedbackFlag
+	fbf.register(fs)
 	pos, code, ok := parseInterleaved(env, fs, args)
 	if !ok {
 		return code
@@ -156,6 +158,9 @@ func runRank(env *cmdEnv, args []string) int {
 	}
 	opts := f.options(sc)
 	opts.Debug = *debug
+	if opts.Feedback, code, ok = fbf.load(env, "rank", reg); !ok {
+		return code
+	}
 	r := rank.New(reg)
 	ctx := context.Background()
 	if *queries != "" {

@@ -63,7 +63,7 @@ func runSelect(env *cmdEnv, args []string) int {
 		for _, v := range []string{selector.EnvBaseURL + " / " + selector.EnvOpenAIBaseURL, selector.EnvAPIKey + " / " + selector.EnvOpenAIAPIKey,
 			selector.EnvModel, selector.EnvFallbackModel, selector.EnvMaxCalls, selector.EnvTimeoutS, selector.EnvFailClosed,
 			selector.EnvTemperature, selector.EnvMode, selector.EnvMaxResponseBytes,
-			selector.EnvOfferTokens, selector.EnvTopK, selector.EnvMaxSearches} {
+			selector.EnvOfferTokens, selector.EnvTopK, selector.EnvMaxSearches, selector.EnvFeedback} {
 			fmt.Fprintln(w, "  "+v)
 		}
 		fmt.Fprintln(w, "\nflags:")
@@ -106,15 +106,20 @@ func runSelect(env *cmdEnv, args []string) int {
 		return fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env))
 	}
 	selOpts := []selector.Option{selector.WithLogger(logger)}
+	fbOpts, fb, code, ok := selectFeedback(env, cfg)
+	if !ok {
+		return code
+	}
+	selOpts = append(selOpts, fbOpts...)
 	switch {
 	case !offer.set:
 		// The offer budget: every eligible tool while their view fits
 		// OFFER_TOKENS, else the top TOP_K ranked, with search rounds.
-		selOpts = append(selOpts, selector.WithRanker(rank.NewOffering(nil)))
+		selOpts = append(selOpts, selector.WithRanker(rank.NewOffering(&rank.Options{Feedback: fb})))
 	case offer.n > 0:
 		// Rank the eligible tools for the query (or the task and sub-tasks)
 		// and offer the top k; calls to any other tool are rejected.
-		selOpts = append(selOpts, selector.WithPrefilter(rank.For(reg).Prefilter(&rank.Options{MaxCandidates: offer.n})))
+		selOpts = append(selOpts, selector.WithPrefilter(rank.For(reg).Prefilter(&rank.Options{MaxCandidates: offer.n, Feedback: fb})))
 	}
 	sel, err := selector.New(client, &cfg, selOpts...)
 	if err != nil {
@@ -189,6 +194,7 @@ var selectorEnvVars = []string{
 	selector.EnvFailClosed, selector.EnvTemperature, selector.EnvBaseURL, selector.EnvAPIKey,
 	selector.EnvMode, selector.EnvMaxResponseBytes, selector.EnvOpenAIBaseURL, selector.EnvOpenAIAPIKey,
 	selector.EnvOfferTokens, selector.EnvTopK, selector.EnvMaxSearches,
+	selector.EnvFeedback,
 }
 
 // environMap reads names through env.getenv so tests control the environment.

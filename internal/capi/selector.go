@@ -40,15 +40,38 @@ func SelectorNew(cfgJSON []byte, present bool) Result {
 	if err != nil {
 		return Fail(ErrArgument, "config_json: %v", err)
 	}
-	s, err := selector.New(client, &cfg, selector.WithLogger(quiet), selector.WithRanker(rank.NewOffering(nil)))
+	l, fbOpts, err := openFeedback(cfg)
 	if err != nil {
+		return Fail(ErrArgument, "config_json: feedback: %v", err)
+	}
+	var ranked rank.Options
+	if l != nil {
+		ranked.Feedback = l.Feedback()
+	}
+	s, err := selector.New(client, &cfg, append(fbOpts, selector.WithLogger(quiet), selector.WithRanker(rank.NewOffering(&ranked)))...)
+	if err != nil {
+		if l != nil {
+			l.Close()
+		}
 		return Fail(ErrArgument, "config_json: %v", err)
+	}
+	if l != nil {
+		learners.Store(s, l)
 	}
 	return Ok(map[string]uint64{"handle": table.add(KindSelector, s)})
 }
 
-// SelectorClose releases a selector handle.
-func SelectorClose(h uint64) Result { return table.remove(h, KindSelector) }
+// SelectorClose releases a selector handle (and its feedback store).
+func SelectorClose(h uint64) Result {
+	v, r := table.get(h, KindSelector)
+	res := table.remove(h, KindSelector)
+	if r == nil && res.Code == OK {
+		if l, ok := learners.LoadAndDelete(v.(*selector.ToolSelector)); ok {
+			l.(interface{ Close() error }).Close()
+		}
+	}
+	return res
+}
 
 // requestJSON is selector.Request on the wire, plus "top_k", which overrides
 // the selector's offer budget for this request (as select --k does): above
@@ -94,7 +117,11 @@ func request(sel, reg uint64, req []byte, present bool) (*selector.ToolSelector,
 		}
 		out.Prefilter = offerAll
 		if *in.TopK > 0 {
-			out.Prefilter = rank.For(rg).Prefilter(&rank.Options{MaxCandidates: *in.TopK})
+			o := &rank.Options{MaxCandidates: *in.TopK}
+			if l := learnerOf(v.(*selector.ToolSelector)); l != nil {
+				o.Feedback = l.Feedback()
+			}
+			out.Prefilter = rank.For(rg).Prefilter(o)
 		}
 	}
 	out.Registry = rg

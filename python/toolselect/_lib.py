@@ -45,6 +45,7 @@ _SIGNATURES = {
     "toolselect_selector_new": ([c_char_p, _out], c_int),
     "toolselect_selector_select": ([c_uint64, c_uint64, c_char_p, c_uint64, _out], c_int),
     "toolselect_selector_close": ([c_uint64, _out], c_int),
+    "toolselect_selector_add_feedback": ([c_uint64, c_char_p, _out], c_int),
     "toolselect_session_begin": ([c_uint64, c_uint64, c_char_p, _out], c_int),
     "toolselect_session_feed": ([c_uint64, c_char_p, _out], c_int),
     "toolselect_session_close": ([c_uint64, _out], c_int),

@@ -39,6 +39,7 @@ class ToolSelectionConfig:
     offer_tokens (1-10000000) LLM_COMMON_TOOL_SELECTION_OFFER_TOKENS   10000
     top_k (1-1000)            LLM_COMMON_TOOL_SELECTION_TOP_K          10
     max_searches (0-10)       LLM_COMMON_TOOL_SELECTION_MAX_SEARCHES   1
+    feedback                  LLM_COMMON_TOOL_SELECTION_FEEDBACK       None (off)
     base_url                  (read at call time, see ToolSelector)    None
     api_key                   (read at call time, see ToolSelector)    None
     ========================= ======================================== ============
@@ -69,6 +70,10 @@ class ToolSelectionConfig:
     #: registry: the model may answer ``{"calls": [], "search": "..."}`` and is
     #: asked again with the best matches for its words (0 turns this off).
     max_searches: int = MAX_SEARCHES_DEFAULT
+    #: Where successful selections are recorded as ranking feedback: a JSON
+    #: Lines file path or a ``redis://`` URL; None is off. Loaded when the
+    #: selector is first used; the ranking (offer budget, ``top_k``) learns from it.
+    feedback: Optional[str] = None
 
     def __post_init__(self) -> None:
         self.validate()
@@ -99,6 +104,12 @@ class ToolSelectionConfig:
         _int_range("offer_tokens", self.offer_tokens, *OFFER_TOKENS_RANGE)
         _int_range("top_k", self.top_k, *TOP_K_RANGE)
         _int_range("max_searches", self.max_searches, *MAX_SEARCHES_RANGE)
+        if self.feedback is not None and not isinstance(self.feedback, (str, os.PathLike)):
+            raise ValueError(f"feedback must be a file path, a redis:// URL or None, got {self.feedback!r}")
+        if self.feedback is not None:
+            self.feedback = os.fspath(self.feedback)
+            if not self.feedback.strip():
+                self.feedback = None
 
     @classmethod
     def from_env(cls, environ: Optional[Mapping[str, str]] = None, **overrides: Any) -> "ToolSelectionConfig":
@@ -151,6 +162,8 @@ class ToolSelectionConfig:
             if v.lower() not in MODES:
                 raise ValueError(f"{ENV_PREFIX}MODE must be one of {', '.join(MODES)}, got {v!r}")
             kw["mode"] = v.lower()
+        if (v := get("FEEDBACK")) is not None:
+            kw["feedback"] = v
         kw.update(overrides)
         return cls(**kw)
 

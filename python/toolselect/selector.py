@@ -23,7 +23,7 @@ import logging
 import os
 import threading
 import warnings
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _lib
 from .config import ToolSelectionConfig
@@ -156,6 +156,26 @@ class ToolSelector:
         else:
             done = await self._select_session(tool_registry, request)
         return self._result(done)
+
+    def add_feedback(self, query: str, tools: Sequence[str], *, remove: bool = False) -> Dict[str, int]:
+        """Record by hand that ``query`` needed ``tools`` (``remove=True``
+        withdraws it, e.g. when running the call failed) in the store
+        ``config.feedback`` names; ranking with ``top_k`` learns it at once.
+        Returns the counts ``{"pairs", "tools", "unknown", "evicted"}``.
+        Raises ValueError without a store, for an empty query or no tools."""
+        if self._closed:
+            raise ToolSelectError("this ToolSelector is closed", code=2, kind="handle")
+        if not self.config.feedback:
+            raise ValueError("add_feedback needs a feedback store: set ToolSelectionConfig.feedback "
+                             "(or LLM_COMMON_TOOL_SELECTION_FEEDBACK)")
+        if not isinstance(query, str):
+            raise TypeError("query must be a string")
+        if isinstance(tools, str) or not all(isinstance(t, str) for t in tools):
+            raise TypeError("tools must be a sequence of tool names")
+        h = self._selector_handle(*self._endpoint())
+        rec = {"query": query, "tools": list(tools), "remove": bool(remove)}
+        # A bad pair raises toolselect.ArgumentError, a ValueError.
+        return _lib.call("toolselect_selector_add_feedback", h, json.dumps(rec).encode("utf-8"))
 
     def close(self) -> None:
         """Release the native selector and the cached registries. Idempotent."""

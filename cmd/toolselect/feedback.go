@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/toolselect/toolselect/rank"
+	"github.com/toolselect/toolselect/rank/feedbackstore"
+	"github.com/toolselect/toolselect/registry"
+	"github.com/toolselect/toolselect/selector"
+)
+
+// feedbackFlag is --feedback of rank and eval.
+type feedbackFlag struct{ spec string }
+
+func (f *feedbackFlag) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.spec, "feedback", "", "learn from past selections: a JSON Lines file of {\"query\",\"tools\":[...]} (or a redis:// URL)")
+}
+
+// load reads the feedback store into a rank.Feedback over reg's tools; nil
+// when no store was named. A malformed record is a usage error naming its
+// line; unknown tool names are ignored, with a warning on stderr.
+func (f *feedbackFlag) load(env *cmdEnv, name string, reg *registry.Registry) (*rank.Feedback, int, bool) {
+	if f.spec == "" {
+		return nil, 0, true
+	}
+	fb := rank.NewFeedback(&rank.FeedbackOptions{Known: func(n string) bool { _, ok := reg.Get(n); return ok }})
+	l, err := feedbackstore.OpenLearner(context.Background(), f.spec, fb)
+	if err != nil {
+		var le *feedbackstore.LineError
+		if errors.As(err, &le) {
+			return nil, fail(env, name, exitUsage, "--feedback %v", err), false
+		}
+		return nil, fail(env, name, exitUsage, "--feedback %s: %v", f.spec, err), false
+	}
+	l.Close()
+	if st := fb.Stats(); st.Unknown > 0 {
+		fmt.Fprintf(env.stderr, "toolselect %s: warning: --feedback %s: %d tool names not in the catalog were ignored (%d pairs learned)\n",
+			name, f.spec, st.Unknown, st.Pairs)
+	}
+	return fb, 0, true
+}
+
+// selectFeedback opens the store LLM_COMMON_TOOL_SELECTION_FEEDBACK names
+// for select: the selection is recorded there, and the ranking learns from
+// it. Nothing when the variable is unset.
+func selectFeedback(env *cmdEnv, cfg selector.Config) ([]selector.Option, *rank.Feedback, int, bool) {
+	if cfg.Feedback == "" {
+		return nil, nil, 0, true
+	}
+	l, err := feedbackstore.OpenLearner(context.Background(), cfg.Feedback, nil)
+	if err != nil {
+		return nil, nil, fail(env, "select", exitUsage, "%s: %v", selector.EnvFeedback, err), false
+	}
+	return []selector.Option{selector.WithFeedback(l)}, l.Feedback(), 0, true
+}

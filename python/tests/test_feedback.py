@@ -1,0 +1,84 @@
+import json
+import os
+import tempfile
+import unittest
+from unittest import mock
+
+import toolselect as ts
+
+from .helpers import FakeClient, calls_json, run
+
+P = "LLM_COMMON_TOOL_SELECTION_"
+
+TOOLS = (("get_weather", "Current weather for a city"), ("send_email", "Send an email message"),
+         ("read_file", "Read a file from disk"), ("list_calendar", "List calendar events"),
+         ("convert_units", "Convert a quantity between units"))
+
+
+class FeedbackTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.dir.name, "feedback.jsonl")
+        self.reg = ts.ToolRegistry()
+        for name, desc in TOOLS:
+            self.reg.register(name, lambda **kw: 0, description=desc, parameters={"type": "object"})
+
+    def tearDown(self):
+        self.reg.close()
+        self.dir.cleanup()
+
+    def selector(self, client, **kw):
+        cfg = ts.ToolSelectionConfig(model="m", feedback=self.path)
+        return ts.ToolSelector(client=client, config=cfg, top_k=1, **kw)
+
+    def test_config_reads_the_variable(self):
+        with mock.patch.dict(os.environ, {P + "FEEDBACK": " /tmp/fb.jsonl "}):
+            self.assertEqual(ts.ToolSelectionConfig.from_env().feedback, "/tmp/fb.jsonl")
+        with mock.patch.dict(os.environ, {P + "FEEDBACK": ""}):
+            self.assertIsNone(ts.ToolSelectionConfig.from_env().feedback)
+        with self.assertRaisesRegex(ValueError, "feedback"):
+            ts.ToolSelectionConfig(feedback=3)
+
+    def test_malformed_store_url_is_a_value_error(self):
+        cfg = ts.ToolSelectionConfig(model="m", feedback="http://example.invalid/x")
+        with ts.ToolSelector(client=FakeClient(calls_json()), config=cfg) as sel:
+            with self.assertRaisesRegex(ValueError, "FEEDBACK"):
+                sel.add_feedback("q", ["get_weather"])
+
+    def test_add_feedback_by_hand_is_stored_and_lifts_the_tool(self):
+        q = "is it going to snow on my ski trip"
+        with self.selector(FakeClient(calls_json(("read_file", {})))) as sel:
+            # Nothing learned: the ranking offers what matches the words.
+            res = run(sel.select_tool_calls_detailed(task=ts.PlannedTask(id="1", description=q), tool_registry=self.reg))
+            self.assertNotEqual(res.offered, ["get_weather"])
+            stats = sel.add_feedback("will it snow during my ski trip", ["get_weather", "no_such_tool"])
+            self.assertEqual(stats["pairs"], 2)
+        with open(self.path) as f:
+            lines = [json.loads(line) for line in f]
+        self.assertIn({"query": "will it snow during my ski trip", "tools": ["get_weather", "no_such_tool"]}, lines)
+        # A new selector loads the store and offers the learned tool.
+        client = FakeClient(calls_json(("get_weather", {"city": "Chamonix"})))
+        with self.selector(client) as sel:
+            res = run(sel.select_tool_calls_detailed(task=ts.PlannedTask(id="2", description=q), tool_registry=self.reg))
+            self.assertEqual(res.offered, ["get_weather"])
+            self.assertEqual([c.tool for c in res.calls], ["get_weather"])
+            # The validated selection was recorded under the task text.
+            with open(self.path) as f:
+                self.assertEqual(json.loads(f.readlines()[-1]), {"query": q, "tools": ["get_weather"]})
+            stats = sel.add_feedback(q, ["get_weather"], remove=True)
+            self.assertGreaterEqual(stats["pairs"], 1)
+
+    def test_bad_feedback_is_a_value_error(self):
+        with self.selector(FakeClient()) as sel:
+            for query, tools in (("", ["get_weather"]), ("weather", []), ("x " * 40000, ["get_weather"])):
+                with self.subTest(query=query[:10], tools=tools), self.assertRaises(ValueError):
+                    sel.add_feedback(query, tools)
+            with self.assertRaises(TypeError):
+                sel.add_feedback("weather", "get_weather")
+        with ts.ToolSelector(client=FakeClient(), config=ts.ToolSelectionConfig(model="m")) as sel:
+            with self.assertRaisesRegex(ValueError, "feedback store"):
+                sel.add_feedback("weather", ["get_weather"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,411 @@
+package rank
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Learning from the selections served. A Feedback holds (task text, tool)
+// pairs: "this task needed this tool". It is a scorer of its own, fused with
+// the base scorer (bm25 by default) when Options.Feedback is set:
+//
+//	sim(tool)  = the highest cosine similarity (idf-weighted terms) between
+//	             the query and a task the tool served; a tool counts only
+//	             when its sim is within 90% of the best tool's
+//	gain(tool) = max(0, (sim - Threshold) / (1 - Threshold))^2
+//	score      = base + (1 - base) * Weight * gain
+//
+// A tool no learned task resembles keeps its base score exactly, so a
+// catalog whose new tasks do not repeat old ones ranks as it did without
+// feedback; a task that paraphrases a learned one lifts the tools it needed,
+// even when their descriptions share no word with it. docs/rank.md has the
+// measurements that chose this over indexing past tasks as a bm25 field.
+
+// Defaults of FeedbackOptions.
+const (
+	DefaultFeedbackPerTool   = 64
+	DefaultFeedbackWeight    = 1.0
+	DefaultFeedbackThreshold = 0.1
+	// MaxFeedbackQueryBytes bounds the task text of one feedback pair.
+	MaxFeedbackQueryBytes = 64 << 10
+	// MaxFeedbackTools bounds the tools of one feedback pair.
+	MaxFeedbackTools = 256
+)
+
+// ErrFeedback is matched by every error about a feedback pair
+// (errors.Is(err, rank.ErrFeedback)).
+var ErrFeedback = errors.New("rank: invalid feedback")
+
+// FeedbackOptions tune a Feedback. A nil *FeedbackOptions, and every zero
+// field, means the default.
+type FeedbackOptions struct {
+	// PerTool caps how many tasks one tool learns (default 64); past the cap
+	// the oldest task of that tool is forgotten.
+	PerTool int
+	// Weight of the learned score against the base score, 0..1 (default 1).
+	Weight float64
+	// Threshold is the similarity, 0..1, below which a learned task says
+	// nothing about a query (default 0.1).
+	Threshold float64
+	// Known, if set, reports whether a tool name exists; unknown names are
+	// ignored and counted (FeedbackStats.Unknown). nil accepts every name;
+	// names the ranked catalog does not hold are skipped when scoring.
+	Known func(name string) bool
+}
+
+func (o *FeedbackOptions) withDefaults() FeedbackOptions {
+	var v FeedbackOptions
+	if o != nil {
+		v = *o
+	}
+	if v.PerTool <= 0 {
+		v.PerTool = DefaultFeedbackPerTool
+	}
+	if v.Weight <= 0 {
+		v.Weight = DefaultFeedbackWeight
+	}
+	if v.Threshold <= 0 {
+		v.Threshold = DefaultFeedbackThreshold
+	}
+	v.Weight = min(v.Weight, 1)
+	v.Threshold = min(v.Threshold, 0.99)
+	return v
+}
+
+// FeedbackStats counts what a Feedback holds and what it refused.
+type FeedbackStats struct {
+	Pairs   int `json:"pairs"`   // (task, tool) pairs held
+	Tools   int `json:"tools"`   // tools with at least one task
+	Unknown int `json:"unknown"` // tool names ignored because Known said no
+	Evicted int `json:"evicted"` // pairs forgotten for the per-tool cap
+}
+
+// Feedback is what ranking has learned from past selections. It is safe for
+// concurrent use: pairs may be added and removed while queries run, and a
+// query sees each pair either wholly or not at all.
+type Feedback struct {
+	opts FeedbackOptions
+
+	mu     sync.RWMutex
+	tasks  map[string]*fbTask     // task text -> task
+	byID   map[uint32]*fbTask     // task id -> task
+	norms  []float64              // task id -> its norm (dense; ids are never reused)
+	post   map[string][]fbPosting // term -> the tasks holding it, by id
+	pool   sync.Pool              // *[]float64, similar's accumulator
+	byTool map[string][]uint32    // tool -> its tasks, oldest first
+	nextID uint32
+	pairs  int
+	normN  int // tasks when the norms were last all computed
+	stats  FeedbackStats
+}
+
+// fbPosting is one (term, task) pair.
+type fbPosting struct {
+	id uint32
+	tf uint16
+}
+
+// fbTask is one learned task text and the tools it needed.
+type fbTask struct {
+	id    uint32
+	query string
+	tf    map[string]uint16
+	tools []string
+}
+
+// NewFeedback returns an empty Feedback.
+func NewFeedback(opts *FeedbackOptions) *Feedback {
+	return &Feedback{
+		opts:   opts.withDefaults(),
+		tasks:  map[string]*fbTask{},
+		byID:   map[uint32]*fbTask{},
+		post:   map[string][]fbPosting{},
+		byTool: map[string][]uint32{},
+	}
+}
+
+// CheckFeedbackPair is the one check of a feedback pair, shared by Add,
+// Remove and the stores that read pairs from files and Redis.
+func CheckFeedbackPair(query string, tools []string) error {
+	if strings.TrimSpace(query) == "" {
+		return fmt.Errorf("%w: the query is empty", ErrFeedback)
+	}
+	if len(query) > MaxFeedbackQueryBytes {
+		return fmt.Errorf("%w: the query is %d bytes, over the limit of %d", ErrFeedback, len(query), MaxFeedbackQueryBytes)
+	}
+	if len(tools) == 0 {
+		return fmt.Errorf("%w: no tool names", ErrFeedback)
+	}
+	if len(tools) > MaxFeedbackTools {
+		return fmt.Errorf("%w: %d tool names, over the limit of %d", ErrFeedback, len(tools), MaxFeedbackTools)
+	}
+	for i, t := range tools {
+		if strings.TrimSpace(t) == "" {
+			return fmt.Errorf("%w: tool name %d is empty", ErrFeedback, i+1)
+		}
+	}
+	return nil
+}
+
+// termFreq analyses a task text into term counts.
+func termFreq(query string) map[string]uint16 {
+	tf := map[string]uint16{}
+	for _, t := range Terms(query) {
+		if tf[t] < math.MaxUint16 {
+			tf[t]++
+		}
+	}
+	return tf
+}
+
+// Add learns that query needed each of tools. It returns how many pairs it
+// learned: names Known rejects are ignored and counted, and a pair already
+// held is not learned twice. A query with no words to learn from is an error.
+func (f *Feedback) Add(query string, tools ...string) (int, error) {
+	if err := CheckFeedbackPair(query, tools); err != nil {
+		return 0, err
+	}
+	known := make([]string, 0, len(tools))
+	unknown := 0
+	for _, t := range tools {
+		if f.opts.Known != nil && !f.opts.Known(t) {
+			unknown++
+			continue
+		}
+		known = append(known, t)
+	}
+	f.mu.RLock()
+	task := f.tasks[query]
+	f.mu.RUnlock()
+	var tf map[string]uint16
+	if task == nil {
+		if tf = termFreq(query); len(tf) == 0 {
+			return 0, fmt.Errorf("%w: the query %q has no words to learn from", ErrFeedback, clip(query, 60))
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stats.Unknown += unknown
+	added := 0
+	for _, t := range known {
+		task = f.tasks[query]
+		if task != nil && slices.Contains(task.tools, t) {
+			continue
+		}
+		if ids := f.byTool[t]; len(ids) >= f.opts.PerTool {
+			f.unlearn(f.byID[ids[0]], t)
+			f.stats.Evicted++
+		}
+		if task = f.tasks[query]; task == nil {
+			if tf == nil {
+				tf = termFreq(query)
+			}
+			task = f.newTask(query, tf)
+		}
+		task.tools = append(task.tools, t)
+		f.byTool[t] = append(f.byTool[t], task.id)
+		f.pairs++
+		added++
+	}
+	return added, nil
+}
+
+// newTask indexes a task text. f.mu is held for writing.
+func (f *Feedback) newTask(query string, tf map[string]uint16) *fbTask {
+	task := &fbTask{id: f.nextID, query: query, tf: tf}
+	f.nextID++
+	f.tasks[query] = task
+	f.byID[task.id] = task
+	f.norms = append(f.norms, 0)
+	for term, n := range tf {
+		f.post[term] = append(f.post[term], fbPosting{task.id, n})
+	}
+	f.refreshNorms(task)
+	return task
+}
+
+// refreshNorms computes the norm of a new task with the idf of now, and
+// every norm again when the number of tasks has doubled or halved since they
+// were last all computed (so the idf they used has drifted), which keeps
+// the cost of a norm constant per task over time. f.mu is held for writing.
+func (f *Feedback) refreshNorms(task *fbTask) {
+	n := len(f.byID)
+	if n >= 2*f.normN || n <= f.normN/2 {
+		f.normN = max(n, 1)
+		for _, t := range f.byID {
+			f.norms[t.id] = f.normOf(t)
+		}
+		return
+	}
+	if task != nil {
+		f.norms[task.id] = f.normOf(task)
+	}
+}
+
+func (f *Feedback) normOf(t *fbTask) float64 {
+	n := float64(len(f.byID))
+	s := 0.0
+	for term, c := range t.tf {
+		w := float64(c) * idfOf(n, len(f.post[term]))
+		s += w * w
+	}
+	return math.Sqrt(s)
+}
+
+// idfOf is a smoothed idf: with few learned tasks, a query word no task
+// holds must not outweigh every shared word.
+func idfOf(n float64, df int) float64 { return math.Log(1 + (n+1)/(float64(df)+1)) }
+
+// Remove forgets that query needed each of tools (an executor outcome
+// withdrew the selection). It returns how many pairs it forgot.
+func (f *Feedback) Remove(query string, tools ...string) (int, error) {
+	if err := CheckFeedbackPair(query, tools); err != nil {
+		return 0, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, t := range tools {
+		if task := f.tasks[query]; task != nil && slices.Contains(task.tools, t) {
+			f.unlearn(task, t)
+			n++
+		}
+	}
+	return n, nil
+}
+
+// unlearn forgets the pair (task, tool), and the task when it has no tool
+// left. f.mu is held for writing.
+func (f *Feedback) unlearn(task *fbTask, tool string) {
+	task.tools = slices.DeleteFunc(task.tools, func(t string) bool { return t == tool })
+	ids := slices.DeleteFunc(f.byTool[tool], func(id uint32) bool { return id == task.id })
+	if len(ids) == 0 {
+		delete(f.byTool, tool)
+	} else {
+		f.byTool[tool] = ids
+	}
+	f.pairs--
+	if len(task.tools) > 0 {
+		return
+	}
+	delete(f.tasks, task.query)
+	delete(f.byID, task.id)
+	for term := range task.tf {
+		p := slices.DeleteFunc(f.post[term], func(x fbPosting) bool { return x.id == task.id })
+		if len(p) == 0 {
+			delete(f.post, term)
+		} else {
+			f.post[term] = p
+		}
+	}
+	f.refreshNorms(nil)
+}
+
+// Stats returns the counts of f.
+func (f *Feedback) Stats() FeedbackStats {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	s := f.stats
+	s.Pairs = f.pairs
+	s.Tools = len(f.byTool)
+	return s
+}
+
+// feedbackNearBest: a learned tool counts for a query only when its best
+// task is at least this close to the query as the best task of any tool.
+const feedbackNearBest = 0.9
+
+// similar returns, for each tool with a learned task resembling q, the
+// highest cosine similarity (idf-weighted terms) between q and its tasks,
+// keeping only tools above the threshold and near the best.
+func (f *Feedback) similar(q *Query) map[string]float64 {
+	terms := q.Terms()
+	if len(terms) == 0 {
+		return nil
+	}
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	n := float64(len(f.byID))
+	if n == 0 {
+		return nil
+	}
+	qtf := map[string]float64{}
+	for _, t := range terms {
+		qtf[t]++
+	}
+	qnorm := 0.0
+	accp, _ := f.pool.Get().(*[]float64)
+	if accp == nil {
+		accp = new([]float64)
+	}
+	defer f.pool.Put(accp)
+	if len(*accp) < int(f.nextID) {
+		*accp = make([]float64, f.nextID+f.nextID/4+16)
+	}
+	acc := *accp
+	var touched []uint32
+	common := max(len(f.byID)/100, 64)
+	for t, c := range qtf {
+		p := f.post[t]
+		w := idfOf(n, len(p))
+		qw := c * w
+		qnorm += qw * qw
+		// A word most learned tasks hold says little about which one the
+		// query repeats: it counts in the query's norm only.
+		if len(p) > common {
+			continue
+		}
+		for _, x := range p {
+			if acc[x.id] == 0 {
+				touched = append(touched, x.id)
+			}
+			acc[x.id] += qw * float64(x.tf) * w
+		}
+	}
+	if len(touched) == 0 {
+		return nil
+	}
+	qnorm = math.Sqrt(qnorm)
+	out := map[string]float64{}
+	best := 0.0
+	for _, id := range touched {
+		d := acc[id]
+		acc[id] = 0
+		sim := min(1, d/(qnorm*f.norms[id]))
+		if sim <= f.opts.Threshold {
+			continue
+		}
+		task := f.byID[id]
+		best = max(best, sim)
+		for _, tool := range task.tools {
+			if sim > out[tool] {
+				out[tool] = sim
+			}
+		}
+	}
+	// Only the tools of the tasks most like the query speak for it.
+	for tool, sim := range out {
+		if sim < feedbackNearBest*best {
+			delete(out, tool)
+		}
+	}
+	return out
+}
+
+// gain maps a similarity to the share of the remaining score it earns.
+func (f *Feedback) gain(sim float64) float64 {
+	g := clamp01((sim - f.opts.Threshold) / (1 - f.opts.Threshold))
+	return f.opts.Weight * g * g
+}
+
+// clip shortens s for an error message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "..."
+}

@@ -1,0 +1,25 @@
+package rank_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/toolselect/toolselect/rank"
+)
+
+// Feedback: a past selection teaches the ranking that a task about snow on a
+// ski trip needed the forecast tool, whose description says neither word.
+func ExampleFeedback() {
+	reg := exampleRegistry()
+	fb := rank.NewFeedback(&rank.FeedbackOptions{Known: func(name string) bool { _, ok := reg.Get(name); return ok }})
+	n, err := fb.Add("will it snow during my ski trip to Chamonix next week", "weather__get_forecast", "no_such_tool")
+	fmt.Println(n, err, fb.Stats().Unknown)
+
+	picks, _ := rank.Rank(context.Background(), reg, "is snow expected on my ski trip?", &rank.Options{Feedback: fb})
+	for _, p := range picks {
+		fmt.Println(p.Tool, p.Provenance.Scorer)
+	}
+	// Output:
+	// 1 <nil> 1
+	// weather__get_forecast bm25+feedback
+}

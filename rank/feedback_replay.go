@@ -1,0 +1,163 @@
+package rank
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// FeedbackOp is one recorded change for Replay: learn the pair (Query,
+// each of Tools), or with Remove forget it.
+type FeedbackOp struct {
+	Query  string
+	Tools  []string
+	Remove bool
+}
+
+// Replay applies ops in order with the result of calling Add and Remove one
+// by one, but analyses only the tasks that are still held at the end: when a
+// long log is loaded, most tasks of busy tools have been pushed out by the
+// per-tool cap, and analysing text is most of what loading costs. An invalid
+// op is an error naming its index, and then nothing is applied. Ops whose
+// task has no words to learn from are skipped, as Add refuses them.
+func (f *Feedback) Replay(ops []FeedbackOp) (int, error) {
+	for i, op := range ops {
+		if err := CheckFeedbackPair(op.Query, op.Tools); err != nil {
+			return 0, fmt.Errorf("op %d: %w", i+1, err)
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	// Simulate on names only: each tool's tasks, oldest first.
+	held := make(map[string][]string, len(f.byTool))
+	for tool, ids := range f.byTool {
+		qs := make([]string, len(ids))
+		for i, id := range ids {
+			qs[i] = f.byID[id].query
+		}
+		held[tool] = qs
+	}
+	unknown, evicted := 0, 0
+	wordy := map[string]bool{}
+	for _, op := range ops {
+		if !op.Remove {
+			w, ok := wordy[op.Query]
+			if !ok {
+				w = hasWords(op.Query)
+				wordy[op.Query] = w
+			}
+			if !w {
+				continue // Add refuses it
+			}
+		}
+		for _, t := range op.Tools {
+			qs := held[t]
+			i := slices.Index(qs, op.Query)
+			switch {
+			case op.Remove:
+				if i >= 0 {
+					held[t] = slices.Delete(qs, i, i+1)
+				}
+			case f.opts.Known != nil && !f.opts.Known(t):
+				unknown++
+			case i < 0:
+				if len(qs) >= f.opts.PerTool {
+					qs = qs[1:]
+					evicted++
+				}
+				held[t] = append(qs, op.Query)
+			}
+		}
+	}
+	// Analyse the new tasks that survived.
+	tfs := map[string]map[string]uint16{}
+	for _, qs := range held {
+		for _, q := range qs {
+			if _, ok := f.tasks[q]; !ok && tfs[q] == nil {
+				tfs[q] = termFreq(q)
+			}
+		}
+	}
+	// Keep, per tool, the longest run of its held tasks that is already
+	// there in order; forget the rest, then learn the remainder in order,
+	// so each tool's tasks end oldest first exactly as held.
+	from := map[string]int{}
+	for _, tool := range slices.Collect(maps.Keys(f.byTool)) {
+		ids, h := slices.Clone(f.byTool[tool]), held[tool]
+		kept, j := 0, 0
+		for kept < len(h) {
+			for j < len(ids) && f.byID[ids[j]].query != h[kept] {
+				j++
+			}
+			if j == len(ids) {
+				break
+			}
+			kept++
+			j++
+		}
+		from[tool] = kept
+		for _, id := range ids {
+			if task := f.byID[id]; !slices.Contains(h[:kept], task.query) {
+				f.unlearn(task, tool)
+			}
+		}
+	}
+	added := 0
+	for tool, qs := range held {
+		for _, q := range qs[from[tool]:] {
+			task := f.tasks[q]
+			if task == nil {
+				tf := tfs[q]
+				if tf == nil {
+					tf = termFreq(q)
+				}
+				task = f.newTask(q, tf)
+			}
+			task.tools = append(task.tools, tool)
+			f.byTool[tool] = append(f.byTool[tool], task.id)
+			f.pairs++
+			added++
+		}
+	}
+	f.stats.Unknown += unknown
+	f.stats.Evicted += evicted
+	return added, nil
+}
+
+// hasWords reports whether text has a word to learn from (one that is not a
+// stopword), looking at a prefix cut at a space first: tokens never span
+// whitespace, so a word found there is a word of text.
+func hasWords(text string) bool {
+	if len(text) > 256 {
+		if i := strings.LastIndexAny(text[:256], " \t\r\n"); i > 0 && wordsIn(text[:i]) {
+			return true
+		}
+	}
+	return wordsIn(text)
+}
+
+func wordsIn(s string) bool {
+	found := false
+	words(s, func(w []byte) {
+		if !found {
+			_, stop := stopwords[string(w)]
+			found = !stop
+		}
+	})
+	return found
+}
+
+// replaySlowly is Replay by Add and Remove, one op at a time (tests).
+func (f *Feedback) replaySlowly(ops []FeedbackOp) int {
+	n := 0
+	for _, op := range ops {
+		if op.Remove {
+			f.Remove(op.Query, op.Tools...)
+			continue
+		}
+		k, _ := f.Add(op.Query, op.Tools...)
+		n += k
+	}
+	return n
+}

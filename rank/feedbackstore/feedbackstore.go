@@ -1,0 +1,308 @@
+// Package feedbackstore keeps what ranking learns from selections: an
+// append-only log of feedback records, in a JSON Lines file or a Redis list,
+// and a Learner that replays the log into a rank.Feedback and appends to it
+// as selections succeed (or are withdrawn).
+//
+// One record per line (a file) or list element (Redis):
+//
+//	{"query": "Should I take an umbrella in Lyon?", "tools": ["get_weather"]}
+//	{"query": "...", "tools": ["get_weather"], "remove": true}
+//
+// "remove" withdraws an earlier record (an executor outcome said the
+// selection was wrong). Several processes may share one store: each Learner
+// reads the records the others appended with Sync.
+package feedbackstore
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/toolselect/toolselect/rank"
+)
+
+// MaxLineBytes bounds one record as stored: a longer line is an error.
+const MaxLineBytes = 1 << 20
+
+// Record is one feedback record.
+type Record struct {
+	Query  string   `json:"query"`
+	Tools  []string `json:"tools"`
+	Remove bool     `json:"remove,omitempty"`
+}
+
+// LineError is a record of a store that could not be read: Line is the
+// 1-based line of a file, or the 1-based element of a Redis list.
+type LineError struct {
+	Source string
+	Line   int
+	Err    error
+}
+
+func (e *LineError) Error() string {
+	return fmt.Sprintf("%s: line %d: %v", e.Source, e.Line, e.Err)
+}
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// ErrMalformed is matched by a LineError whose record does not parse or is
+// not a valid feedback pair.
+var ErrMalformed = errors.New("malformed feedback record")
+
+// ParseRecord decodes and checks one stored record: a JSON object with
+// exactly the keys of Record, a non-empty query and at least one tool name.
+func ParseRecord(b []byte) (Record, error) {
+	var r Record
+	if len(b) > MaxLineBytes {
+		return r, fmt.Errorf("%w: %d bytes, over the limit of %d", ErrMalformed, len(b), MaxLineBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return r, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if dec.More() {
+		return r, fmt.Errorf("%w: more than one JSON value", ErrMalformed)
+	}
+	if err := rank.CheckFeedbackPair(r.Query, r.Tools); err != nil {
+		return r, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return r, nil
+}
+
+func encodeRecord(r Record) ([]byte, error) {
+	if err := rank.CheckFeedbackPair(r.Query, r.Tools); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxLineBytes {
+		return nil, fmt.Errorf("%w: the record is %d bytes, over the limit of %d", rank.ErrFeedback, len(b), MaxLineBytes)
+	}
+	return b, nil
+}
+
+// Cursor is how far a reader has read a store.
+type Cursor struct {
+	Offset int64 // bytes of a file, elements of a Redis list
+	Line   int   // records read (lines, including blank ones, of a file)
+}
+
+// Store is an append-only log of records.
+type Store interface {
+	// Append adds one record at the end of the log.
+	Append(ctx context.Context, r Record) error
+	// Read calls fn for every record after from, in order, and returns the
+	// cursor after the last one. A record that does not parse is a
+	// *LineError; the records before it have been passed to fn.
+	Read(ctx context.Context, from Cursor, fn func(Record) error) (Cursor, error)
+	// Close releases the store.
+	Close() error
+}
+
+// Open returns the store spec names: a redis:// or rediss:// URL, or a
+// JSON Lines file path (created on the first Append when missing). spec is
+// checked as selector.CheckFeedbackSpec checks it before it gets here.
+func Open(spec string) (Store, error) {
+	if spec == "" {
+		return nil, errors.New("feedbackstore: no store named")
+	}
+	if low := strings.ToLower(spec); strings.HasPrefix(low, "redis://") || strings.HasPrefix(low, "rediss://") {
+		opt, err := redis.ParseURL(spec)
+		if err != nil {
+			return nil, fmt.Errorf("feedbackstore: %v", err)
+		}
+		return NewRedis(redis.NewClient(opt), ""), nil
+	}
+	if strings.Contains(spec, "://") {
+		return nil, fmt.Errorf("feedbackstore: %q is neither a file path nor a redis:// URL", spec)
+	}
+	return NewFile(spec), nil
+}
+
+// File is a JSON Lines store. Appends from several processes are safe: each
+// record is one write to a file opened with O_APPEND, and a reader never
+// takes a line without its newline.
+type File struct {
+	Path string
+	mu   sync.Mutex
+}
+
+// NewFile returns the store in path.
+func NewFile(path string) *File { return &File{Path: path} }
+
+// Append implements Store.
+func (f *File) Append(_ context.Context, r Record) error {
+	b, err := encodeRecord(r)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fh, err := os.OpenFile(f.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := fh.Write(append(b, '\n'))
+	cerr := fh.Close()
+	return errors.Join(werr, cerr)
+}
+
+// Read implements Store. A missing file has no records.
+func (f *File) Read(ctx context.Context, from Cursor, fn func(Record) error) (Cursor, error) {
+	fh, err := os.Open(f.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		return from, nil
+	}
+	if err != nil {
+		return from, err
+	}
+	defer fh.Close()
+	if _, err := fh.Seek(from.Offset, io.SeekStart); err != nil {
+		return from, err
+	}
+	return readLines(ctx, fh, f.Path, from, fn)
+}
+
+// ReadLines reads JSON Lines records from r (a file given on the command
+// line), calling fn for each; a bad line is a *LineError.
+func ReadLines(r io.Reader, source string, fn func(Record) error) error {
+	_, err := readLines(context.Background(), r, source, Cursor{}, fn)
+	return err
+}
+
+func readLines(ctx context.Context, r io.Reader, source string, cur Cursor, fn func(Record) error) (Cursor, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		if cur.Line&1023 == 0 && ctx.Err() != nil {
+			return cur, ctx.Err()
+		}
+		before := cur
+		line, n, complete, err := readLine(br)
+		if n == 0 && err == io.EOF {
+			return cur, nil
+		}
+		if err != nil && err != io.EOF {
+			return cur, err
+		}
+		if !complete && err == io.EOF {
+			// A line still being written by another process: leave it for
+			// the next read.
+			return cur, nil
+		}
+		cur.Line++
+		if line == nil {
+			return before, &LineError{source, cur.Line, fmt.Errorf("%w: longer than %d bytes", ErrMalformed, MaxLineBytes)}
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			rec, perr := ParseRecord(line)
+			if perr != nil {
+				return before, &LineError{source, cur.Line, perr}
+			}
+			if ferr := fn(rec); ferr != nil {
+				return before, &LineError{source, cur.Line, ferr}
+			}
+		}
+		cur.Offset += int64(n)
+	}
+}
+
+// readLine reads one line: its bytes without the newline (nil when longer
+// than MaxLineBytes; the rest of the line is consumed), the bytes consumed,
+// and whether it ended with a newline.
+func readLine(br *bufio.Reader) (line []byte, n int, complete bool, err error) {
+	var buf []byte
+	long := false
+	for {
+		frag, e := br.ReadSlice('\n')
+		n += len(frag)
+		if !long {
+			if len(buf)+len(frag) > MaxLineBytes+1 {
+				long, buf = true, nil
+			} else {
+				buf = append(buf, frag...)
+			}
+		}
+		if e == bufio.ErrBufferFull {
+			continue
+		}
+		complete = e == nil
+		if long {
+			return nil, n, complete, e
+		}
+		return bytes.TrimSuffix(buf, []byte("\n")), n, complete, e
+	}
+}
+
+// Close implements Store.
+func (f *File) Close() error { return nil }
+
+// Redis keeps the records in a Redis list under Key, so processes on several
+// machines share one log.
+type Redis struct {
+	Client redis.UniversalClient
+	Key    string
+}
+
+// DefaultRedisKey is the list a Redis store uses unless told otherwise.
+const DefaultRedisKey = "toolselect:feedback"
+
+// NewRedis returns a store over client in the list key ("" means
+// DefaultRedisKey).
+func NewRedis(client redis.UniversalClient, key string) *Redis {
+	if key == "" {
+		key = DefaultRedisKey
+	}
+	return &Redis{Client: client, Key: key}
+}
+
+// Append implements Store.
+func (r *Redis) Append(ctx context.Context, rec Record) error {
+	b, err := encodeRecord(rec)
+	if err != nil {
+		return err
+	}
+	return r.Client.RPush(ctx, r.Key, b).Err()
+}
+
+// redisBatch is how many list elements one LRANGE reads.
+const redisBatch = 1000
+
+// Read implements Store.
+func (r *Redis) Read(ctx context.Context, from Cursor, fn func(Record) error) (Cursor, error) {
+	cur := from
+	for {
+		vals, err := r.Client.LRange(ctx, r.Key, cur.Offset, cur.Offset+redisBatch-1).Result()
+		if err != nil {
+			return cur, err
+		}
+		for _, v := range vals {
+			rec, perr := ParseRecord([]byte(v))
+			if perr != nil {
+				return cur, &LineError{"redis list " + r.Key, cur.Line + 1, perr}
+			}
+			if ferr := fn(rec); ferr != nil {
+				return cur, &LineError{"redis list " + r.Key, cur.Line + 1, ferr}
+			}
+			cur.Line++
+			cur.Offset++
+		}
+		if len(vals) < redisBatch {
+			return cur, nil
+		}
+	}
+}
+
+// Close implements Store.
+func (r *Redis) Close() error { return r.Client.Close() }

@@ -1,0 +1,286 @@
+package feedbackstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/toolselect/toolselect/rank"
+	"github.com/toolselect/toolselect/registry"
+)
+
+func catalog(t *testing.T) *registry.Registry {
+	t.Helper()
+	reg := registry.New(nil)
+	obj := json.RawMessage(`{"type":"object"}`)
+	if err := reg.RegisterAll([]registry.Tool{
+		registry.NewTool("get_forecast", "Weather forecast for a city.", obj),
+		registry.NewTool("send_email", "Send an email message.", obj),
+		registry.NewTool("read_file", "Read a file from disk.", obj),
+		registry.NewTool("trip_planner", "Plan a trip itinerary between cities.", obj),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+const (
+	learned    = "will it snow during my ski trip to Chamonix next week"
+	paraphrase = "is snow expected on my ski trip to Chamonix?"
+)
+
+// top returns the first of the top 2 tools for the paraphrase that is
+// get_forecast, or the first tool.
+func top(t *testing.T, reg *registry.Registry, fb *rank.Feedback) string {
+	t.Helper()
+	picks, err := rank.New(reg).Rank(context.Background(), paraphrase, &rank.Options{MaxCandidates: 2, Feedback: fb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range picks {
+		if p.Tool == "get_forecast" {
+			return p.Tool
+		}
+	}
+	if len(picks) == 0 {
+		return ""
+	}
+	return picks[0].Tool
+}
+
+func TestFileStoreRecordsAndReloads(t *testing.T) {
+	reg := catalog(t)
+	path := filepath.Join(t.TempDir(), "feedback.jsonl")
+	ctx := context.Background()
+	l, err := OpenLearner(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := top(t, reg, l.Feedback()); got == "get_forecast" {
+		t.Fatal("get_forecast is first before any feedback")
+	}
+	if err := l.Record(ctx, learned, []string{"get_forecast"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := top(t, reg, l.Feedback()); got != "get_forecast" {
+		t.Fatalf("after Record: %q first, want get_forecast", got)
+	}
+	b, _ := os.ReadFile(path)
+	if want := `{"query":"` + learned + `","tools":["get_forecast"]}` + "\n"; string(b) != want {
+		t.Errorf("file holds %q, want %q", b, want)
+	}
+	// A second process loads it at start.
+	l2, err := OpenLearner(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := top(t, reg, l2.Feedback()); got != "get_forecast" {
+		t.Errorf("reloaded: %q first", got)
+	}
+	// A withdrawal is appended and forgets the pair, here and on reload.
+	if err := l2.Withdraw(ctx, learned, []string{"get_forecast"}); err != nil {
+		t.Fatal(err)
+	}
+	if st := l2.Feedback().Stats(); st.Pairs != 0 {
+		t.Errorf("after Withdraw: %+v", st)
+	}
+	if err := l.Sync(ctx); err != nil || l.Feedback().Stats().Pairs != 0 {
+		t.Errorf("the first learner did not see the withdrawal: %v %+v", err, l.Feedback().Stats())
+	}
+}
+
+func TestFileStoreErrorsNameTheLine(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, text string
+		line       int
+		want       string
+	}{
+		{"not json", `{"query":"a","tools":["x"]}` + "\n\n" + `{"query": 3}` + "\n", 3, "cannot unmarshal"},
+		{"empty query", `{"query":"","tools":["x"]}` + "\n", 1, "the query is empty"},
+		{"no tools", `{"query":"a","tools":[]}` + "\n", 1, "no tool names"},
+		{"unknown key", `{"query":"a","tools":["x"],"tool":"y"}` + "\n", 1, "unknown field"},
+		{"two values", `{"query":"a","tools":["x"]} {}` + "\n", 1, "more than one"},
+		{"huge line", `{"query":"a","tools":["x"]}` + "\n" + `{"query":"` + strings.Repeat("a", MaxLineBytes) + `","tools":["x"]}` + "\n" + `{"query":"b","tools":["x"]}` + "\n", 2, "longer than"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".jsonl")
+			os.WriteFile(path, []byte(tc.text), 0o644)
+			_, err := OpenLearner(context.Background(), path, nil)
+			var le *LineError
+			if !errors.As(err, &le) || le.Line != tc.line || !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want a LineError at line %d saying %q", err, tc.line, tc.want)
+			}
+			if !strings.Contains(err.Error(), fmt.Sprintf("line %d:", tc.line)) || !strings.Contains(err.Error(), path) {
+				t.Errorf("%q does not name the file and line", err)
+			}
+		})
+	}
+	// A record too large to store is refused before it is written.
+	path := filepath.Join(dir, "append.jsonl")
+	err := NewFile(path).Append(context.Background(), Record{Query: strings.Repeat("word ", rank.MaxFeedbackQueryBytes/4), Tools: []string{"x"}})
+	if !errors.Is(err, rank.ErrFeedback) {
+		t.Errorf("huge record: %v", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a refused record created the file")
+	}
+}
+
+// A line another process is still writing (no newline yet) is left for the
+// next Sync.
+func TestFileStoreLeavesAPartialLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.jsonl")
+	full := `{"query":"` + learned + `","tools":["get_forecast"]}`
+	second := strings.Replace(full, "get_forecast", "trip_planner", 1)
+	os.WriteFile(path, []byte(full+"\n"+second[:20]), 0o644)
+	ctx := context.Background()
+	l, err := OpenLearner(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := l.Feedback().Stats(); st.Pairs != 1 {
+		t.Fatalf("%+v", st)
+	}
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(second[20:] + "\n")
+	f.Close()
+	if err := l.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := l.Feedback().Stats(); st.Pairs != 2 || st.Tools != 2 {
+		t.Errorf("after the line was completed: %+v", st)
+	}
+}
+
+func TestOpenRefusesOtherSchemes(t *testing.T) {
+	if _, err := Open("http://example.com/x"); err == nil || !strings.Contains(err.Error(), "neither a file path nor a redis") {
+		t.Errorf("http URL: %v", err)
+	}
+	if _, err := Open("redis://[::1"); err == nil {
+		t.Error("a malformed redis URL was accepted")
+	}
+}
+
+// startRedis starts a real redis-server on a free loopback port (as the
+// embedding cache's tests do).
+func startRedis(t *testing.T) string {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed (apt-get install -y redis-server); CI installs it")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for range 100 {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return addr
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("redis-server did not start on %s", addr)
+	return ""
+}
+
+// Two rankers (as two processes would) share one Redis store: what one
+// records, the other learns on Sync.
+func TestRedisStoreSharedByTwoRankers(t *testing.T) {
+	addr := startRedis(t)
+	reg := catalog(t)
+	ctx := context.Background()
+	url := "redis://" + addr + "/0"
+	a, err := OpenLearner(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := OpenLearner(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if got := top(t, reg, b.Feedback()); got == "get_forecast" {
+		t.Fatal("get_forecast is first before any feedback")
+	}
+	if err := a.Record(ctx, learned, []string{"get_forecast"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := top(t, reg, b.Feedback()); got != "get_forecast" {
+		t.Errorf("the second ranker did not learn the first one's selection: %q first", got)
+	}
+	// Concurrent records from both while both rank, then both agree.
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for _, l := range []*Learner{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rank.New(reg)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := r.Rank(ctx, "email the report to the team", &rank.Options{Feedback: l.Feedback()}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	var rec sync.WaitGroup
+	for i, l := range []*Learner{a, b} {
+		rec.Add(1)
+		go func() {
+			defer rec.Done()
+			for j := range 20 {
+				if err := l.Record(ctx, fmt.Sprintf("email the report number %d to team %d", j, i), []string{"send_email"}); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	rec.Wait()
+	close(stop)
+	wg.Wait()
+	a.Sync(ctx)
+	b.Sync(ctx)
+	if sa, sb := a.Feedback().Stats(), b.Feedback().Stats(); sa != sb || sa.Pairs != 41 {
+		t.Errorf("the rankers disagree: %+v vs %+v, want 41 pairs each", sa, sb)
+	}
+	// A malformed element names its position in the list.
+	client := redis.NewClient(&redis.Options{Addr: addr})
+	defer client.Close()
+	client.RPush(ctx, DefaultRedisKey, `{"query":"","tools":["x"]}`)
+	_, err = OpenLearner(ctx, url, nil)
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 42 {
+		t.Errorf("malformed element: %v, want a LineError at 42", err)
+	}
+}
