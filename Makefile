@@ -5,7 +5,7 @@ BIN     := bin/toolselect
 LIB     := python/toolselect/libtoolselect.so
 export CGO_ENABLED ?= 1
 
-.PHONY: all build demo test test-go test-python test-fuzz vet fmt lib python wheel bench bench-python test-cgocheck2 eval reliability cedict clean
+.PHONY: all build demo test test-go test-python test-fuzz vet fmt lib python wheel bench bench-python bench-scale test-cgocheck2 eval reliability cedict clean
 
 all: build
 
@@ -62,6 +62,22 @@ bench:
 bench-python: python
 	PYTHONPATH=python $(PYTHON) bench/python_overhead.py --go
 	PYTHONPATH=python $(PYTHON) bench/python_leak.py
+
+# Large catalogs (issue 12): 10k and 100k tools built from the shared sets
+# (renamed copies, each with a parameter of its own), then, side by side in
+# one run: `toolselect rank --queries --json` against SQLite FTS5 from Python
+# (whole processes: wall time, peak RSS, ratios), toolselect's start-up
+# phases and bytes per tool, loading through the Python package, and
+# `toolselect mcp --catalog` up to its first answer. Not part of `make test`.
+DATA       ?= ../shared/data
+SCALE_RUNS ?= 3
+bench-scale: build python
+	mkdir -p .cache/scale .cache/bin
+	$(GO) build -o .cache/bin/startup ./bench/startup
+	$(PYTHON) bench/scale_catalog.py --tools 10000 --out .cache/scale/10k $(DATA)/bfcl $(DATA)/livemcpbench
+	$(PYTHON) bench/scale_catalog.py --tools 100000 --out .cache/scale/100k $(DATA)/bfcl $(DATA)/livemcpbench
+	$(PYTHON) bench/fts5_vs_rank.py --scale --toolselect $(BIN) --startup .cache/bin/startup --python --mcp \
+	  --runs $(SCALE_RUNS) --json-out .cache/scale/results.json .cache/scale/10k .cache/scale/100k
 
 # The Python suite against a library built with the strictest cgo pointer checks.
 test-cgocheck2:

@@ -43,7 +43,8 @@ import (
 const DefaultTimeout = 30 * time.Second
 
 // Handler runs a tool. args is a JSON object that has passed the tool's schema.
-// A returned error is the tool's own failure and becomes a Result with IsError.
+// A returned error is the tool's own failure and becomes a Result with IsError
+// (and with the value, if one is returned too, as the failure's detail).
 // Handlers must honour ctx: it carries the per-call timeout.
 type Handler func(ctx context.Context, args json.RawMessage) (any, error)
 
@@ -453,7 +454,9 @@ func (e *Executor) execute(ctx context.Context, inv *Invocation) (Result, error)
 		res.IsError, res.Outcome = true, OutcomeTimeout
 		res.Error = fmt.Sprintf("tool %q timed out after %s", inv.Tool, timeout)
 	case out.err != nil:
-		res.IsError, res.Outcome, res.Error = true, OutcomeToolError, out.err.Error()
+		// A value returned along with the error is kept: it is the failure's
+		// detail (the MCP proxy relays an upstream's isError result this way).
+		res.IsError, res.Outcome, res.Error, res.Value = true, OutcomeToolError, out.err.Error(), out.value
 	default:
 		res.Value, res.Outcome = out.value, OutcomeOK
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/toolselect/toolselect/rank"
@@ -54,6 +55,9 @@ type MetaError struct {
 	Parameters json.RawMessage `json:"parameters,omitempty"`
 	// Hint says how to recover.
 	Hint string `json:"hint,omitempty"`
+	// DidYouMean lists, for an unknown tool, the findable tools whose
+	// names and descriptions rank best for the name given.
+	DidYouMean []string `json:"didYouMean,omitempty"`
 }
 
 // MetaToolsView returns the definitions of find_tool and call_tool as a JSON
@@ -142,9 +146,30 @@ func (e *Executor) callTool(ctx context.Context, id, name string, arguments json
 	res, err := e.Call(ctx, Call{ID: id, Tool: name, Args: arguments})
 	var ce *CallError
 	if errors.As(err, &ce) {
-		return e.metaFailure(id, name, ce), err
+		out := e.metaFailure(id, name, ce)
+		if errors.Is(ce, registry.ErrUnknownTool) {
+			out.Error = e.suggest(ctx, ce, out.Error)
+		}
+		return out, err
 	}
 	return res, err
+}
+
+// suggest adds to an unknown tool's MetaError the findable tools that rank
+// best for the name given.
+func (e *Executor) suggest(ctx context.Context, ce *CallError, text string) string {
+	found, err := e.FindTool(ctx, ce.Tool, 3)
+	if err != nil || len(found) == 0 {
+		return text
+	}
+	var me MetaError
+	if json.Unmarshal([]byte(text), &me) != nil {
+		return text
+	}
+	for _, f := range found {
+		me.DidYouMean = append(me.DidYouMean, f.Name)
+	}
+	return metaErrorText(me)
 }
 
 // HandleMeta handles a model's call of find_tool or call_tool. handled is
@@ -188,6 +213,13 @@ func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error)
 		if err := json.Unmarshal(args, &a); err != nil {
 			ce := invalid(&c, c.Tool, err)
 			return e.metaFailure(c.ID, c.Tool, ce), true, ce
+		}
+		if strings.TrimSpace(a.Query) == "" {
+			// An empty query ranks nothing: say so rather than return no tools.
+			ce := invalid(&c, c.Tool, &registry.ValidationError{Tool: c.Tool, Violations: []registry.Violation{
+				{Pointer: "/query", Rule: "minLength", Message: "the query is empty: say in a few words what the tool should do"}}})
+			res := e.metaFailure(c.ID, c.Tool, ce)
+			return res, true, ce
 		}
 		found, err := e.FindTool(ctx, a.Query, a.Limit)
 		if err != nil {
@@ -276,6 +308,26 @@ func unquoteArguments(args json.RawMessage) json.RawMessage {
 		return args
 	}
 	return b
+}
+
+// Allowed reports whether this executor would run the named tool (canonical
+// or provider-mapped name), before looking at arguments: nil when the tool is
+// registered, bound to a handler or constructor and allowed by the static
+// policy (unsafe, roles, no-schema mode); otherwise the *CallError a call
+// would get. find_tool returns exactly the tools for which Allowed is nil.
+func (e *Executor) Allowed(name string) error {
+	entry, ok := e.reg.Lookup(name)
+	if !ok {
+		return invalid(&Call{Tool: name}, name, fmt.Errorf("%w %q", registry.ErrUnknownTool, name))
+	}
+	c := &Call{Tool: entry.Name()}
+	if e.binding(entry.Name()) == nil {
+		return refused(c, entry.Name(), fmt.Errorf("%w %q", ErrNoHandler, entry.Name()))
+	}
+	if _, err := e.checkStatic(entry); err != nil {
+		return refused(c, entry.Name(), err)
+	}
+	return nil
 }
 
 // hiddenCache remembers which registry tools the executor would refuse, per

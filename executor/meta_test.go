@@ -344,3 +344,63 @@ func TestMetaLoopDispatch(t *testing.T) {
 	assert.EqualValues(t, 2, runs.Load())
 	assert.False(t, slices.Contains(contents, ""))
 }
+
+// TestAllowedMatchesFindTool: Allowed is nil exactly for the tools find_tool
+// may return, and names why for the others.
+func TestAllowedMatchesFindTool(t *testing.T) {
+	ex, _ := metaFixture(t, nil)
+	found, err := ex.FindTool(context.Background(), "weather city satellite station admin email", executor.MaxFindLimit)
+	require.NoError(t, err)
+	entries, _ := ex.Registry().Snapshot()
+	require.NotEmpty(t, found)
+	for _, e := range entries {
+		if ex.Allowed(e.Name()) != nil {
+			assert.NotContains(t, names(found), e.Name(), "find_tool returned a tool Allowed refuses")
+		}
+	}
+	for _, f := range found {
+		assert.NoError(t, ex.Allowed(f.Name), "find_tool returned %s", f.Name)
+	}
+	assert.ErrorIs(t, ex.Allowed("weather_station_reset"), executor.ErrUnsafe)
+	assert.ErrorIs(t, ex.Allowed("weather_admin"), executor.ErrRoleDenied)
+	assert.ErrorIs(t, ex.Allowed("weather_unbound"), executor.ErrNoHandler)
+	assert.ErrorIs(t, ex.Allowed("nope"), executor.ErrUnknownTool)
+	assert.NoError(t, ex.Allowed("send_email"))
+}
+
+// TestMetaUnknownSuggestsAndBlankQueryRefused: an unknown name gets
+// didYouMean suggestions among findable tools; a blank query is invalid.
+func TestMetaUnknownSuggestsAndBlankQueryRefused(t *testing.T) {
+	ex, runs := metaFixture(t, nil)
+	ctx := context.Background()
+	res, err := ex.CallTool(ctx, "send_mail", json.RawMessage(`{"to":"a"}`))
+	require.ErrorIs(t, err, executor.ErrUnknownTool)
+	var me executor.MetaError
+	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
+	assert.Contains(t, me.DidYouMean, "send_email")
+	assert.NotContains(t, me.DidYouMean, "weather_station_reset")
+
+	res, _, err = ex.HandleMeta(ctx, executor.Call{Tool: executor.FindToolName, Args: json.RawMessage(`{"query":"  "}`)})
+	require.ErrorIs(t, err, executor.ErrInvalidArgs)
+	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
+	require.Len(t, me.Violations, 1)
+	assert.Equal(t, "/query", me.Violations[0].Pointer)
+	assert.Zero(t, runs.Load())
+}
+
+// TestHandlerValueKeptOnError: a handler that returns a value with its error
+// fails the call and the value stays as the failure's detail.
+func TestHandlerValueKeptOnError(t *testing.T) {
+	reg := registry.New(nil)
+	ex := executor.New(reg, nil)
+	require.NoError(t, ex.Register(registry.NewTool("flaky", "Fails with detail.", json.RawMessage(`{"type":"object"}`)),
+		func(context.Context, json.RawMessage) (any, error) {
+			return map[string]any{"detail": "disk full"}, fmt.Errorf("write failed")
+		}))
+	res, err := ex.Call(context.Background(), executor.Call{Tool: "flaky"})
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Equal(t, executor.OutcomeToolError, res.Outcome)
+	assert.Equal(t, "write failed", res.Error)
+	assert.Equal(t, map[string]any{"detail": "disk full"}, res.Value)
+}

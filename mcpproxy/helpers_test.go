@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolselect/toolselect/executor"
 )
 
 // The test binary doubles as a tiny MCP server for the crash, hang and
@@ -29,7 +31,7 @@ func TestMain(m *testing.M) {
 func serveTestUpstream() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "1"}, nil)
 	obj := json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0}},"additionalProperties":false}`)
-	var calls atomic.Int64
+	var calls, cancelled atomic.Int64
 	s.AddTool(&mcp.Tool{Name: "sleep", Description: "Sleep for ms milliseconds, then say done", InputSchema: obj},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			calls.Add(1)
@@ -38,6 +40,7 @@ func serveTestUpstream() {
 			select {
 			case <-time.After(time.Duration(in.Ms) * time.Millisecond):
 			case <-ctx.Done():
+				cancelled.Add(1)
 				return nil, ctx.Err()
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
@@ -61,6 +64,10 @@ func serveTestUpstream() {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(calls.Load())}}}, nil
 		})
+	s.AddTool(&mcp.Tool{Name: "cancelled", Description: "Report how many sleep calls were cancelled by their client", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(cancelled.Load())}}}, nil
+		})
 	s.AddTool(&mcp.Tool{Name: "grow", Description: "Register a new tool named zebra_stripes_counter (sends tools/list_changed)", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			s.AddTool(&mcp.Tool{Name: "zebra_stripes_counter", Description: "Count the stripes of a zebra", InputSchema: json.RawMessage(`{"type":"object"}`)},
@@ -69,6 +76,26 @@ func serveTestUpstream() {
 				})
 			s.RemoveTools("grow")
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grown"}}}, nil
+		})
+	s.AddPrompt(&mcp.Prompt{Name: "hello_prompt", Description: "Say hello"},
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello"}}}}, nil
+		})
+	s.AddResource(&mcp.Resource{URI: "zoo://animals/lion", Name: "lion", MIMEType: "text/plain"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "mane"}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "add_prompt_and_resource", Description: "Add a prompt and a resource (sends prompts/list_changed and resources/list_changed)", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.AddPrompt(&mcp.Prompt{Name: "zebra_prompt", Description: "Talk about zebras"},
+				func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+					return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "zebras"}}}}, nil
+				})
+			s.AddResource(&mcp.Resource{URI: "zoo://animals/zebra", Name: "zebra", MIMEType: "text/plain"},
+				func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+					return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "stripes"}}}, nil
+				})
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "added"}}}, nil
 		})
 	s.AddTool(&mcp.Tool{Name: "bad_schema", Description: "A tool whose schema the registry refuses", InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"https://example.com/x.json"}}}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -207,14 +234,14 @@ func find(t *testing.T, cs *mcp.ClientSession, query string, limit int) []string
 	if res.IsError {
 		t.Fatalf("find_tool %q: %s", query, text(res))
 	}
-	var out struct{ Tools []FoundTool }
+	var out struct{ Tools []executor.FoundTool }
 	if err := json.Unmarshal([]byte(text(res)), &out); err != nil {
 		t.Fatalf("find_tool result: %v: %s", err, text(res))
 	}
 	var names []string
 	for _, f := range out.Tools {
 		names = append(names, f.Name)
-		if len(f.InputSchema) == 0 || f.Description == "" && f.Name == "" {
+		if len(f.Parameters) == 0 || f.Description == "" && f.Name == "" {
 			t.Errorf("find_tool result %q lacks a schema or description", f.Name)
 		}
 	}

@@ -2,12 +2,11 @@ package mcpproxy
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolselect/toolselect/executor"
 	"github.com/toolselect/toolselect/rank"
 )
 
@@ -29,58 +28,77 @@ func callToolDef() *mcp.Tool {
 	return &mcp.Tool{Name: t.Name, Title: "Call a tool", Description: t.Description, InputSchema: t.Parameters}
 }
 
-// metaArgs decodes a meta-tool's arguments strictly.
-func metaArgs(raw json.RawMessage, v any) error {
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = json.RawMessage("{}")
+// handleMeta answers find_tool and call_tool with the executor's HandleMeta:
+// one implementation of the meta-tools, one result type (executor.FoundTool),
+// one outcome vocabulary (executor.Outcome).
+func (p *Proxy) handleMeta(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	ctx = withOrigin(ctx, req)
+	start := time.Now()
+	res, _, err := p.ex.HandleMeta(ctx, executor.Call{Tool: req.Params.Name, Args: req.Params.Arguments})
+	d := time.Since(start)
+	if req.Params.Name == FindToolName {
+		p.stats.findOutcome(d, res.IsError)
+	} else {
+		p.stats.call(string(res.Outcome), d)
 	}
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+	return p.render(res, err), nil
 }
 
-func (p *Proxy) handleFind(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var in struct {
-		Query *string `json:"query"`
-		Limit *int    `json:"limit"`
-	}
-	if err := metaArgs(req.Params.Arguments, &in); err != nil {
-		return errorResult(fmt.Sprintf(`invalid arguments for find_tool: %v. Expected {"query": string, "limit"?: integer 1..%d}.`, err, MaxFindLimit),
-			map[string]any{"error": "invalid_arguments", "tool": FindToolName}), nil
-	}
-	if in.Query == nil || strings.TrimSpace(*in.Query) == "" {
-		return errorResult(`invalid arguments for find_tool: "query" is required and must not be empty.`,
-			map[string]any{"error": "invalid_arguments", "tool": FindToolName}), nil
-	}
-	limit := DefaultFindLimit
-	if in.Limit != nil {
-		if *in.Limit < 1 || *in.Limit > MaxFindLimit {
-			return errorResult(fmt.Sprintf(`invalid arguments for find_tool: "limit" must be between 1 and %d.`, MaxFindLimit),
-				map[string]any{"error": "invalid_arguments", "tool": FindToolName}), nil
+// handleDirect answers a tools/call of a tool listed in full (keep-list, top
+// K). The middleware normally answers first; this is the same path.
+func (p *Proxy) handleDirect(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return p.CallTool(withOrigin(ctx, req), req.Params.Name, req.Params.Arguments), nil
+}
+
+// middleware sends every resources/read of an upstream's URI to it, and
+// routes every tools/call that does not name a meta-tool to
+// CallTool, whether or not tools/list shows the name: a tool found with
+// find_tool may be called directly, and an unknown name gets a tool result
+// with isError (what the conformance suite accepts from a conformant server)
+// instead of the SDK's JSON-RPC error.
+func (p *Proxy) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "resources/read" {
+			// Any URI under an upstream's namespace is read from it, listed
+			// or not (a template's instance, a resource_link in a result).
+			if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil {
+				if _, _, ok := p.upstreamURI(r.Params.URI); ok {
+					return p.readResource(ctx, r)
+				}
+			}
+			return next(ctx, method, req)
 		}
-		limit = *in.Limit
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		r, ok := req.(*mcp.CallToolRequest)
+		if !ok || r.Params == nil || (!p.topMode() && executor.IsMetaTool(r.Params.Name)) {
+			return next(ctx, method, req)
+		}
+		return p.CallTool(withOrigin(ctx, r), r.Params.Name, r.Params.Arguments), nil
 	}
-	found, err := p.FindTool(ctx, *in.Query, limit)
-	if err != nil {
-		return errorResult("find_tool failed: "+err.Error(), map[string]any{"error": "ranking_failed"}), nil
-	}
-	out := map[string]any{"tools": found}
-	text, _ := json.Marshal(out)
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: out}, nil
 }
 
-func (p *Proxy) handleCall(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var in struct {
-		Name      *string         `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
+// origin is the client request an upstream call is made for: its session (to
+// relay progress and log messages), its context (so that, over streamable
+// HTTP, they travel on the request's own stream) and its progress token.
+type origin struct {
+	ctx     context.Context
+	session *mcp.ServerSession
+	token   any
+}
+
+type originKey struct{}
+
+func withOrigin(ctx context.Context, req *mcp.CallToolRequest) context.Context {
+	o := &origin{ctx: ctx, session: req.Session}
+	if req.Params != nil {
+		o.token = req.Params.GetProgressToken()
 	}
-	if err := metaArgs(req.Params.Arguments, &in); err != nil {
-		return errorResult("invalid arguments for call_tool: "+err.Error()+`. Expected {"name": string, "arguments": object}.`,
-			map[string]any{"error": "invalid_arguments", "tool": CallToolName}), nil
-	}
-	if in.Name == nil || *in.Name == "" {
-		return errorResult(`invalid arguments for call_tool: "name" is required (a tool name returned by find_tool).`,
-			map[string]any{"error": "invalid_arguments", "tool": CallToolName}), nil
-	}
-	return p.CallTool(ctx, *in.Name, in.Arguments), nil
+	return context.WithValue(ctx, originKey{}, o)
+}
+
+func originOf(ctx context.Context) *origin {
+	o, _ := ctx.Value(originKey{}).(*origin)
+	return o
 }

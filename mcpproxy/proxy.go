@@ -5,7 +5,12 @@
 // call_tool, plus a short keep-list of tools shown in full. The agent's
 // prompt therefore stays small however large the catalog grows, and every
 // call is validated against the upstream's schema before it reaches the
-// server.
+// server. Calls run through one executor.Executor (each upstream tool a
+// handler; find_tool and call_tool are its meta-tools), and everything else
+// the upstreams offer passes through: resources, resource templates and
+// prompts (namespaced like tools), reads, prompt gets, completions,
+// subscriptions with their updates, list_changed, and the progress, log
+// messages and cancellation of a call.
 //
 // It is built on the official Go SDK (github.com/modelcontextprotocol/go-sdk):
 // Proxy.Server returns the *mcp.Server, Proxy.ServeStdio runs it over stdio
@@ -28,6 +33,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolselect/toolselect/executor"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 )
@@ -35,11 +41,11 @@ import (
 // Version is reported to clients and upstreams as the implementation version.
 const Version = "0.1.0"
 
-// Names of the meta-tools (the rank package's, shared with the executor and
-// token accounting) and the stats resource.
+// Names of the meta-tools (the executor's, shared with rank and token
+// accounting) and the stats resource.
 const (
-	FindToolName = rank.FindToolName
-	CallToolName = rank.CallToolName
+	FindToolName = executor.FindToolName
+	CallToolName = executor.CallToolName
 	StatsURI     = "toolselect://stats"
 )
 
@@ -48,9 +54,10 @@ type Options struct {
 	// Logger receives warnings (refused tools, upstream failures); default
 	// discards.
 	Logger *slog.Logger
-	// Ranker ranks the catalog for find_tool and "top" mode; default
-	// NewRanker(nil), the rank package's BM25.
-	Ranker Ranker
+	// FindTool tunes the ranking behind find_tool and the "top" exposure
+	// mode (scorer, minimum score, related tools...), as
+	// executor.Options.FindTool; nil means rank's defaults (BM25).
+	FindTool *rank.Options
 	// CountTokens counts the tokens of a text for the stats; default cl100k.
 	CountTokens func(string) int
 }
@@ -61,20 +68,22 @@ type route struct {
 	tool string    // the upstream's own name
 }
 
-// Proxy imports upstream MCP tools and serves them through meta-tools.
-// Create it with New, fill it with Start, serve Server (or ServeStdio /
-// HTTPHandler), and Close it to stop the upstreams.
+// Proxy imports upstream MCP tools, resources and prompts and serves them
+// through meta-tools. Create it with New, fill it with Start, serve Server
+// (or ServeStdio / HTTPHandler), and Close it to stop the upstreams.
 type Proxy struct {
 	cfg    Config
 	log    *slog.Logger
-	ranker Ranker
 	count  func(string) int
 	reg    *registry.Registry
+	ex     *executor.Executor
 	server *mcp.Server
 	stats  *recorder
+	relay  *relay
 
-	ups []*upstream
-	bg  sync.WaitGroup // background closes of dropped upstream sessions
+	ups    []*upstream
+	byName map[string]*upstream
+	bg     sync.WaitGroup // background closes of dropped upstream sessions
 
 	mu      sync.Mutex
 	routes  map[string]route
@@ -106,35 +115,50 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if o.Ranker == nil {
-		o.Ranker = NewRanker(nil)
-	}
 	if o.CountTokens == nil {
 		o.CountTokens = CountTokens
 	}
+	reg := registry.New(nil)
 	p := &Proxy{
-		cfg:     c,
-		log:     o.Logger,
-		ranker:  o.Ranker,
-		count:   o.CountTokens,
-		reg:     registry.New(nil),
+		cfg:   c,
+		log:   o.Logger,
+		count: o.CountTokens,
+		reg:   reg,
+		// One executor runs every call: each upstream tool is a handler,
+		// find_tool / call_tool are its meta-tools, and its policy decides
+		// what is findable and callable (destructive tools only when allowed).
+		ex: executor.New(reg, &executor.Options{
+			AllowUnsafe: c.AllowDestructive,
+			Timeout:     c.timeout(),
+			FindTool:    o.FindTool,
+		}),
 		stats:   newRecorder(),
+		relay:   newRelay(),
+		byName:  map[string]*upstream{},
 		routes:  map[string]route{},
 		exposed: map[string]uint64{},
 	}
 	for _, u := range c.Upstreams {
-		p.ups = append(p.ups, newUpstream(p, u))
+		up := newUpstream(p, u)
+		p.ups = append(p.ups, up)
+		p.byName[u.Name] = up
 	}
 	p.server = mcp.NewServer(&mcp.Implementation{Name: "toolselect", Title: "toolselect MCP proxy", Version: Version}, &mcp.ServerOptions{
 		Instructions: p.instructions(),
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
-			Resources: &mcp.ResourceCapabilities{},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+			Logging:   &mcp.LoggingCapabilities{},
 		},
+		SubscribeHandler:   p.subscribe,
+		UnsubscribeHandler: p.unsubscribe,
+		CompletionHandler:  p.complete,
 	})
+	p.server.AddReceivingMiddleware(p.middleware)
 	if !p.topMode() {
-		p.server.AddTool(findToolDef(), p.handleFind)
-		p.server.AddTool(callToolDef(), p.handleCall)
+		p.server.AddTool(findToolDef(), p.handleMeta)
+		p.server.AddTool(callToolDef(), p.handleMeta)
 	}
 	p.server.AddResource(&mcp.Resource{
 		URI: StatsURI, Name: "stats", Title: "toolselect proxy statistics", MIMEType: "application/json",
@@ -167,15 +191,21 @@ func (p *Proxy) Start(ctx context.Context) error {
 			p.log.Warn("catalog tool left out", "catalog", path, "error", err)
 			p.stats.refusedCatalog(path, err)
 		}
-		p.mu.Lock()
 		for _, t := range tools {
-			if _, ok := p.reg.Get(t.Name); ok {
-				if _, taken := p.routes[t.Name]; !taken {
-					p.routes[t.Name] = route{}
-				}
+			if _, ok := p.reg.Get(t.Name); !ok {
+				continue
+			}
+			p.mu.Lock()
+			_, taken := p.routes[t.Name]
+			if !taken {
+				p.routes[t.Name] = route{}
+			}
+			p.mu.Unlock()
+			if !taken {
+				// Findable, not callable: the handler says why.
+				_ = p.ex.Handle(t.Name, catalogOnly(t.Name))
 			}
 		}
-		p.mu.Unlock()
 	}
 	var wg sync.WaitGroup
 	for _, u := range p.ups {
@@ -249,6 +279,7 @@ func (p *Proxy) importTools(u *upstream, tools []*mcp.Tool) {
 		p.mu.Lock()
 		p.routes[name] = route{up: u, tool: mt.Name}
 		p.mu.Unlock()
+		_ = p.ex.Handle(name, u.handler(mt.Name)) // registered just above
 	}
 	keep := map[string]bool{}
 	for _, n := range names {
@@ -298,7 +329,9 @@ func toolFromMCP(name, upstreamName string, mt *mcp.Tool) (registry.Tool, error)
 }
 
 // syncExposed makes the server's full-definition tools match the keep-list
-// (and, in "top" mode, the top K tools for the configured query).
+// (and, in "top" mode, the top K tools for the configured query). A tool the
+// executor would refuse (destructive while not allowed) is not exposed: the
+// executor's policy is the only eligibility rule.
 func (p *Proxy) syncExposed(ctx context.Context) {
 	want := map[string]*registry.Entry{}
 	for _, name := range p.cfg.Keep {
@@ -306,19 +339,21 @@ func (p *Proxy) syncExposed(ctx context.Context) {
 		if !ok {
 			continue
 		}
-		if !e.Def().Safe && !p.cfg.AllowDestructive {
-			p.log.Warn("keep-list tool is destructive and allowDestructive is off: not exposed", "tool", name)
+		if err := p.ex.Allowed(name); err != nil {
+			p.log.Warn("keep-list tool not exposed: the proxy would refuse to run it", "tool", name, "reason", err)
 			continue
 		}
 		want[name] = e
 	}
 	if p.topMode() {
-		hits, err := p.ranker.Rank(ctx, p.reg, p.cfg.Expose.Query, RankOptions{Limit: p.cfg.Expose.TopK, AllowUnsafe: p.cfg.AllowDestructive})
+		found, err := p.ex.FindTool(ctx, p.cfg.Expose.Query, p.cfg.Expose.TopK)
 		if err != nil {
 			p.log.Warn("ranking for the exposed top tools failed", "error", err)
 		}
-		for _, h := range hits {
-			want[h.Entry.Name()] = h.Entry
+		for _, f := range found {
+			if e, ok := p.reg.Get(f.Name); ok {
+				want[f.Name] = e
+			}
 		}
 	}
 	p.mu.Lock()
@@ -349,9 +384,10 @@ func (p *Proxy) syncExposed(ctx context.Context) {
 			continue
 		}
 		p.exposed[name] = e.Seq()
-		p.server.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return p.CallTool(ctx, name, req.Params.Arguments), nil
-		})
+		// Calls are answered by the middleware (every tools/call that is not
+		// a meta-tool goes through CallTool); this handler is never reached
+		// but keeps the SDK's listing.
+		p.server.AddTool(def, p.handleDirect)
 	}
 }
 
@@ -378,111 +414,60 @@ func mcpToolOf(e *registry.Entry) (*mcp.Tool, bool) {
 	return def, true
 }
 
-// FoundTool is one find_tool result.
-type FoundTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-	Score       float64         `json:"score"`
-}
-
-// FindTool ranks the whole catalog for query and returns at most limit tools
-// (DefaultFindLimit when limit <= 0, at most MaxFindLimit). Destructive tools
-// are left out unless the configuration allows them.
-func (p *Proxy) FindTool(ctx context.Context, query string, limit int) ([]FoundTool, error) {
+// FindTool ranks the catalog for query as the find_tool meta-tool does and
+// returns at most limit tools (executor.DefaultFindLimit when limit <= 0, at
+// most executor.MaxFindLimit). Only tools the proxy would run are returned
+// (destructive ones only when allowed), plus catalog-only tools.
+func (p *Proxy) FindTool(ctx context.Context, query string, limit int) ([]executor.FoundTool, error) {
 	start := time.Now()
-	if limit <= 0 {
-		limit = DefaultFindLimit
-	}
-	limit = min(limit, MaxFindLimit)
-	hits, err := p.ranker.Rank(ctx, p.reg, query, RankOptions{Limit: limit, AllowUnsafe: p.cfg.AllowDestructive})
-	out := make([]FoundTool, 0, len(hits))
-	for _, h := range hits {
-		t := h.Entry.Def()
-		schema := json.RawMessage(t.Parameters)
-		if !t.HasSchema() {
-			schema = json.RawMessage(`{"type":"object"}`)
-		}
-		out = append(out, FoundTool{Name: t.Name, Description: t.Description, InputSchema: schema, Score: round3(h.Score)})
-	}
+	found, err := p.ex.FindTool(ctx, query, limit)
 	p.stats.find(time.Since(start), err)
-	return out, err
+	return found, err
 }
 
-// Outcome kinds of a proxied call, as counted in Stats.
-const (
-	OutcomeOK          = "ok"         // the upstream answered (isError may be true)
-	OutcomeToolError   = "tool_error" // the upstream answered with isError
-	OutcomeInvalid     = "invalid"    // arguments refused by the schema
-	OutcomeUnknown     = "unknown"    // no such tool
-	OutcomeRefused     = "refused"    // policy: destructive tool not allowed, not callable
-	OutcomeUpstreamErr = "upstream"   // upstream down, timed out or protocol error
-)
-
-// CallTool validates args for the named tool and forwards the call to its
-// upstream. Every failure is returned as a tool result with isError set and
-// a message an agent can act on: unknown tool, refused destructive tool,
+// CallTool validates args for the named tool and runs it through the
+// executor, which forwards it to its upstream. Every failure is a tool result
+// with isError set and a message an agent can act on: unknown tool (with
+// suggestions and the upstreams that are down), refused destructive tool,
 // invalid arguments (the violations, never sent upstream), an upstream that
 // is down or timed out. An upstream's own result, error or not, is relayed
 // unchanged.
 func (p *Proxy) CallTool(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
 	start := time.Now()
-	res, outcome, upName := p.callTool(ctx, name, args)
-	p.stats.call(upName, outcome, time.Since(start))
-	return res
+	res, err := p.ex.CallTool(ctx, name, args)
+	p.stats.call(string(res.Outcome), time.Since(start))
+	return p.render(res, err)
 }
 
-func (p *Proxy) callTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, string, string) {
-	e, ok := p.reg.Get(name)
-	if !ok {
-		msg := fmt.Sprintf("unknown tool %q.", name)
-		if hits, _ := p.ranker.Rank(ctx, p.reg, name, RankOptions{Limit: 3, AllowUnsafe: p.cfg.AllowDestructive}); len(hits) > 0 {
-			var names []string
-			for _, h := range hits {
-				names = append(names, h.Entry.Name())
-			}
-			msg += " Did you mean: " + strings.Join(names, ", ") + "?"
-		}
+// render turns an executor result into an MCP tool result.
+func (p *Proxy) render(res executor.Result, err error) *mcp.CallToolResult {
+	if r, ok := res.Value.(*mcp.CallToolResult); ok {
+		return r // the upstream's own result, isError or not
+	}
+	if found, ok := res.Value.([]executor.FoundTool); ok && !res.IsError {
+		out := map[string]any{"tools": found}
+		text, _ := json.Marshal(out)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: out}
+	}
+	if err == nil && !res.IsError {
+		text := res.Content()
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	}
+	text := res.Content()
+	var structured map[string]any
+	if json.Unmarshal([]byte(text), &structured) != nil {
+		// A tool's own failure (upstream down, timeout): the executor's
+		// message, and the same fields a MetaError has.
+		structured = map[string]any{"error": text, "tool": res.Tool, "outcome": res.Outcome}
+	}
+	out := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}
+	if errors.Is(err, executor.ErrUnknownTool) {
 		if down := p.downUpstreams(); len(down) > 0 {
-			msg += " Upstreams currently down (their tools may be missing): " + strings.Join(down, ", ") + "."
+			out.Content = append(out.Content, &mcp.TextContent{Text: "Upstreams currently down (their tools may be missing): " + strings.Join(down, ", ") + "."})
+			structured["upstreamsDown"] = down
 		}
-		msg += " Use find_tool to search the catalog."
-		return errorResult(msg, map[string]any{"error": "unknown_tool", "tool": name}), OutcomeUnknown, ""
 	}
-	p.mu.Lock()
-	r := p.routes[name]
-	p.mu.Unlock()
-	upName := ""
-	if r.up != nil {
-		upName = r.up.cfg.Name
-	}
-	if !e.Def().Safe && !p.cfg.AllowDestructive {
-		return errorResult(fmt.Sprintf("tool %q is marked destructive by its server and this proxy does not allow destructive tools (allowDestructive is off).", name),
-			map[string]any{"error": "destructive_tool_refused", "tool": name}), OutcomeRefused, upName
-	}
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
-	}
-	if err := e.ValidateArgs(args); err != nil {
-		var ve *registry.ValidationError
-		if errors.As(err, &ve) {
-			return errorResult(ve.Error()+". Fix the arguments to match the tool's inputSchema and call again.",
-				map[string]any{"error": "invalid_arguments", "tool": name, "violations": ve.Violations}), OutcomeInvalid, upName
-		}
-		return errorResult(err.Error(), map[string]any{"error": "invalid_arguments", "tool": name}), OutcomeInvalid, upName
-	}
-	if r.up == nil {
-		return errorResult(fmt.Sprintf("tool %q comes from a catalog file and has no upstream server to run it.", name),
-			map[string]any{"error": "not_callable", "tool": name}), OutcomeRefused, ""
-	}
-	res, err := r.up.call(ctx, r.tool, args)
-	if err != nil {
-		return errorResult(err.Error(), map[string]any{"error": "upstream_unavailable", "tool": name, "upstream": upName}), OutcomeUpstreamErr, upName
-	}
-	if res.IsError {
-		return res, OutcomeToolError, upName
-	}
-	return res, OutcomeOK, upName
+	return out
 }
 
 func (p *Proxy) downUpstreams() []string {
@@ -497,12 +482,11 @@ func (p *Proxy) downUpstreams() []string {
 	return down
 }
 
-// errorResult is a tool error: text for the model, structured for programs.
-func errorResult(msg string, structured map[string]any) *mcp.CallToolResult {
-	return &mcp.CallToolResult{
-		IsError:           true,
-		Content:           []mcp.Content{&mcp.TextContent{Text: msg}},
-		StructuredContent: structured,
+// catalogOnly is the handler of a tool imported from a catalog file: it is
+// findable, and calling it (after its arguments validate) is a tool error.
+func catalogOnly(name string) executor.Handler {
+	return func(context.Context, json.RawMessage) (any, error) {
+		return nil, fmt.Errorf("tool %q comes from a catalog file and has no upstream server to run it", name)
 	}
 }
 

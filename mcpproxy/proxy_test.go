@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolselect/toolselect/executor"
 )
 
 // TestRealPeers drives the proxy in front of the three reference servers
@@ -73,7 +75,7 @@ func TestRealPeers(t *testing.T) {
 			}
 		}
 		res := call(t, cs, CallToolName, map[string]any{"name": "memory__delete_entities", "arguments": map[string]any{"entityNames": []string{"x"}}})
-		if !res.IsError || !strings.Contains(text(res), "destructive") {
+		if !res.IsError || !strings.Contains(text(res), "unsafe tool not allowed") {
 			t.Fatalf("calling a destructive tool: %s", text(res))
 		}
 	})
@@ -132,7 +134,7 @@ func TestRealPeers(t *testing.T) {
 			t.Fatalf("invalid arguments accepted: %s", text(res))
 		}
 		sc, _ := json.Marshal(res.StructuredContent)
-		if !strings.Contains(string(sc), "invalid_arguments") || !strings.Contains(string(sc), "/entities/0") || !strings.Contains(string(sc), "required") {
+		if !strings.Contains(string(sc), `"outcome":"invalid"`) || !strings.Contains(string(sc), "/entities/0") || !strings.Contains(string(sc), "required") {
 			t.Fatalf("violations not reported: %s", sc)
 		}
 		res = call(t, cs, CallToolName, map[string]any{"name": "memory__read_graph", "arguments": map[string]any{}})
@@ -144,7 +146,7 @@ func TestRealPeers(t *testing.T) {
 			t.Fatalf("get-sum with a string: %s", text(res))
 		}
 		after := p.Stats(context.Background())
-		if got := after.CallTool.Outcomes[OutcomeInvalid] - before.CallTool.Outcomes[OutcomeInvalid]; got != 2 {
+		if got := after.CallTool.Outcomes[string(executor.OutcomeInvalid)] - before.CallTool.Outcomes[string(executor.OutcomeInvalid)]; got != 2 {
 			t.Fatalf("invalid outcomes counted: %d, want 2", got)
 		}
 		if upCalls(after, "everything") != upCalls(before, "everything") {
@@ -158,7 +160,7 @@ func TestRealPeers(t *testing.T) {
 			t.Fatalf("unknown tool: %s", text(res))
 		}
 		res = call(t, cs, CallToolName, map[string]any{"arguments": map[string]any{}})
-		if !res.IsError || !strings.Contains(text(res), `"name" is required`) {
+		if !res.IsError || !strings.Contains(text(res), `missing property 'name'`) {
 			t.Fatalf("missing name: %s", text(res))
 		}
 		res = call(t, cs, FindToolName, map[string]any{"query": ""})
@@ -179,7 +181,7 @@ func TestRealPeers(t *testing.T) {
 		if st.FindTool.Count == 0 || st.CallTool.Count == 0 || len(st.Upstreams) != 3 || st.Tools.Exposed != 3 {
 			t.Fatalf("stats: %+v", st)
 		}
-		if st.CallTool.Outcomes[OutcomeUnknown] == 0 || st.CallTool.Outcomes[OutcomeRefused] == 0 {
+		if st.CallTool.Outcomes[string(executor.OutcomeInvalid)] == 0 || st.CallTool.Outcomes[string(executor.OutcomeRefused)] == 0 {
 			t.Fatalf("outcomes: %v", st.CallTool.Outcomes)
 		}
 	})
@@ -256,7 +258,7 @@ func TestCrashHangAndListChanged(t *testing.T) {
 	t.Run("slow call times out", func(t *testing.T) {
 		start := time.Now()
 		res := call(t, cs, CallToolName, map[string]any{"name": "flaky__sleep", "arguments": map[string]any{"ms": 10000}})
-		if !res.IsError || !strings.Contains(text(res), "timeout") {
+		if !res.IsError || !strings.Contains(text(res), "timed out") {
 			t.Fatalf("slow call: %s", text(res))
 		}
 		if d := time.Since(start); d > 5*time.Second {
@@ -290,7 +292,7 @@ func TestCrashHangAndListChanged(t *testing.T) {
 	t.Run("a stuck handler times out, the upstream stays", func(t *testing.T) {
 		// hang blocks one handler; pings still answer, so the session is kept.
 		res := call(t, cs, CallToolName, map[string]any{"name": "flaky__hang", "arguments": map[string]any{}})
-		if !res.IsError || !strings.Contains(text(res), "timeout") {
+		if !res.IsError || !strings.Contains(text(res), "timed out") {
 			t.Fatalf("hang: %s", text(res))
 		}
 		healthy()
@@ -302,7 +304,7 @@ func TestCrashHangAndListChanged(t *testing.T) {
 	t.Run("a frozen upstream is dropped and restarted", func(t *testing.T) {
 		connects := p.Stats(context.Background()).Upstreams[0].Connects
 		res := call(t, cs, CallToolName, map[string]any{"name": "flaky__freeze", "arguments": map[string]any{}})
-		if !res.IsError || !strings.Contains(text(res), "timeout") {
+		if !res.IsError || !strings.Contains(text(res), "timed out") {
 			t.Fatalf("freeze: %s", text(res))
 		}
 		healthy()

@@ -3,12 +3,14 @@ package mcpproxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolselect/toolselect/executor"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 )
@@ -99,8 +101,7 @@ type recorder struct {
 	finds    latencies
 	findErrs int
 	calls    latencies
-	outcomes map[string]int
-	perUp    map[string]int
+	outcomes map[string]int // executor.Outcome -> count
 	catalog  CatalogStats
 }
 
@@ -138,7 +139,7 @@ func (l *latencies) stats(errs int) OpStats {
 func ms(d time.Duration) float64 { return round3(float64(d) / float64(time.Millisecond)) }
 
 func newRecorder() *recorder {
-	return &recorder{outcomes: map[string]int{}, perUp: map[string]int{}}
+	return &recorder{outcomes: map[string]int{}}
 }
 
 func (r *recorder) find(d time.Duration, err error) {
@@ -150,15 +151,23 @@ func (r *recorder) find(d time.Duration, err error) {
 	}
 }
 
-func (r *recorder) call(upstream, outcome string, d time.Duration) {
+// findOutcome counts a find_tool answered through the executor's HandleMeta.
+func (r *recorder) findOutcome(d time.Duration, isError bool) {
+	var err error
+	if isError {
+		err = errFindFailed
+	}
+	r.find(d, err)
+}
+
+var errFindFailed = errors.New("find_tool failed")
+
+// call counts a call by its executor.Outcome.
+func (r *recorder) call(outcome string, d time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls.add(d)
 	r.outcomes[outcome]++
-	forwarded := outcome == OutcomeOK || outcome == OutcomeToolError || outcome == OutcomeUpstreamErr
-	if upstream != "" && forwarded {
-		r.perUp[upstream]++
-	}
 }
 
 func (r *recorder) refusedCatalog(path string, err error) {
@@ -176,19 +185,15 @@ func (p *Proxy) Stats(ctx context.Context) Stats {
 	s.CallTool = CallStats{OpStats: p.stats.calls.stats(0), Outcomes: map[string]int{}}
 	for k, v := range p.stats.outcomes {
 		s.CallTool.Outcomes[k] = v
-		if k != OutcomeOK {
+		if k != string(executor.OutcomeOK) {
 			s.CallTool.Errors += v
 		}
-	}
-	perUp := map[string]int{}
-	for k, v := range p.stats.perUp {
-		perUp[k] = v
 	}
 	catRefused := append([]string(nil), p.stats.catalog.Refused...)
 	p.stats.mu.Unlock()
 
 	entries, gen := p.reg.Snapshot()
-	s.Upstreams = p.upstreamStats(perUp)
+	s.Upstreams = p.upstreamStats()
 	p.mu.Lock()
 	catalogOnly := 0
 	for _, r := range p.routes {
@@ -202,7 +207,7 @@ func (p *Proxy) Stats(ctx context.Context) Stats {
 	}
 	s.Tools.Catalog = len(entries)
 	for _, e := range entries {
-		if e.Def().Safe || p.cfg.AllowDestructive {
+		if p.ex.Allowed(e.Name()) == nil {
 			s.Tools.Findable++
 		}
 	}
@@ -224,24 +229,18 @@ func (p *Proxy) Stats(ctx context.Context) Stats {
 // of tools in the index, without counting tokens: what a front end checks
 // after Start to say which upstreams could not start.
 func (p *Proxy) Health() (upstreams []UpstreamStats, tools int) {
-	p.stats.mu.Lock()
-	perUp := map[string]int{}
-	for k, v := range p.stats.perUp {
-		perUp[k] = v
-	}
-	p.stats.mu.Unlock()
-	return p.upstreamStats(perUp), p.reg.Len()
+	return p.upstreamStats(), p.reg.Len()
 }
 
-// upstreamStats describes every upstream; perUp counts forwarded calls.
-func (p *Proxy) upstreamStats(perUp map[string]int) []UpstreamStats {
+// upstreamStats describes every upstream.
+func (p *Proxy) upstreamStats() []UpstreamStats {
 	var out []UpstreamStats
 	for _, u := range p.ups {
 		u.mu.Lock()
 		us := UpstreamStats{
 			Name: u.cfg.Name, Transport: "stdio", State: u.state, Server: u.serverNfo, LastError: u.lastErr,
 			Listed: u.listed, Imported: len(u.names), Refused: append([]Refusal(nil), u.refused...),
-			Connects: u.connects, Crashes: u.crashes, Calls: perUp[u.cfg.Name],
+			Connects: u.connects, Crashes: u.crashes, Calls: u.calls,
 		}
 		names := append([]string(nil), u.names...)
 		u.mu.Unlock()

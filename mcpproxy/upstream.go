@@ -3,6 +3,7 @@ package mcpproxy
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolselect/toolselect/executor"
 )
 
 // Upstream states as reported in Stats.
@@ -41,7 +44,11 @@ type upstream struct {
 	lastTry   time.Time
 	connects  int
 	crashes   int
+	calls     int      // calls forwarded to the upstream
 	names     []string // namespaced tools currently registered
+	resources []string // proxy URIs of its resources served
+	templates []string // proxy URI templates of its resource templates served
+	prompts   []string // namespaced prompts served
 	listed    int
 	refused   []Refusal
 	stderr    *tailWriter
@@ -83,7 +90,9 @@ func (u *upstream) session(ctx context.Context) (*mcp.ClientSession, error) {
 		return nil, err
 	}
 	u.mu.Unlock()
-	if err := u.connect(ctx); err != nil {
+	// A restart is bounded by the connect timeout, not by the (maybe
+	// shorter) per-call deadline of the call that needs it.
+	if err := u.connect(context.WithoutCancel(ctx)); err != nil {
 		return nil, err
 	}
 	u.mu.Lock()
@@ -136,6 +145,21 @@ func (u *upstream) connect(ctx context.Context) error {
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			go u.refresh()
 		},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			go u.refreshResources()
+		},
+		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
+			go u.refreshPrompts()
+		},
+		ResourceUpdatedHandler: func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			u.p.resourceUpdated(ctx, u, req.Params)
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			u.p.relay.progress(req.Params)
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			u.p.relay.log(u, req.Params, u.p.server)
+		},
 	})
 	sess, err := client.Connect(ctx, t, nil)
 	if err != nil {
@@ -157,6 +181,9 @@ func (u *upstream) connect(ctx context.Context) error {
 	u.lastErr = ""
 	u.mu.Unlock()
 	u.p.importTools(u, tools)
+	u.p.importResources(ctx, u, sess, false)
+	u.p.importPrompts(ctx, u, sess, false)
+	u.p.resubscribe(ctx, u, sess)
 	go u.watch(sess)
 	return nil
 }
@@ -227,28 +254,77 @@ func (u *upstream) refresh() {
 	u.p.importTools(u, tools)
 }
 
-// call forwards one tools/call with the per-call timeout. A timeout checks
-// the upstream with a ping and drops it when the ping fails too, so a hung
+// handler is the executor handler of one upstream tool. An upstream result
+// with isError is returned as the value of a tool error, so the executor
+// counts a tool_error and the proxy still relays the upstream's content.
+func (u *upstream) handler(tool string) executor.Handler {
+	return func(ctx context.Context, args json.RawMessage) (any, error) {
+		res, err := u.call(ctx, tool, args)
+		if err != nil {
+			return nil, err
+		}
+		u.p.mapContent(u, res.Content)
+		if res.IsError {
+			return res, upstreamToolError{res}
+		}
+		return res, nil
+	}
+}
+
+// upstreamToolError is an upstream's own isError result.
+type upstreamToolError struct{ res *mcp.CallToolResult }
+
+func (e upstreamToolError) Error() string {
+	var parts []string
+	for _, c := range e.res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	if len(parts) == 0 {
+		return "the upstream tool reported an error"
+	}
+	return strings.Join(parts, "\n")
+}
+
+// call forwards one tools/call. ctx carries the executor's per-call timeout
+// and, when the call comes from an MCP client, its origin: the client's
+// progress token is replaced by one of the proxy's own (mapped back when the
+// upstream reports progress), log messages of the upstream go to the calling
+// client meanwhile, and the client's cancellation cancels ctx, which the SDK
+// turns into notifications/cancelled to the upstream. A timeout checks the
+// upstream with a ping and drops it when the ping fails too, so a hung
 // server is restarted on next use.
 func (u *upstream) call(ctx context.Context, tool string, args []byte) (*mcp.CallToolResult, error) {
-	timeout := u.p.cfg.timeout()
-	// A restart is bounded by the connect timeout, the call itself by the
-	// per-call timeout.
 	sess, err := u.session(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: rawArgs(args)})
+	params := &mcp.CallToolParams{Name: tool, Arguments: rawArgs(args)}
+	settle := func() {}
+	if o := originOf(ctx); o != nil {
+		tok := u.p.relay.begin(u, o)
+		defer u.p.relay.end(u, o, tok)
+		if o.token != nil {
+			params.SetProgressToken(tok)
+			settle = func() { u.p.relay.settle(tok) }
+		}
+	}
+	u.mu.Lock()
+	u.calls++
+	u.mu.Unlock()
+	res, err := sess.CallTool(ctx, params)
 	if err == nil {
+		settle()
 		return res, nil
 	}
-	if ctx.Err() == context.DeadlineExceeded {
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
 		go u.checkAlive(sess)
-		return nil, fmt.Errorf("upstream %q did not answer %q within %v (timeout)", u.cfg.Name, tool, timeout)
-	}
-	if errors.Is(err, mcp.ErrConnectionClosed) || sess != u.current() {
+		return nil, fmt.Errorf("upstream %q did not answer %q in time (timeout)", u.cfg.Name, tool)
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(err, mcp.ErrConnectionClosed) || sess != u.current():
 		return nil, fmt.Errorf("upstream %q went down during the call to %q: %v%s; it restarts on next use", u.cfg.Name, tool, err, u.stderr.hint())
 	}
 	return nil, fmt.Errorf("upstream %q refused the call to %q: %w", u.cfg.Name, tool, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"runtime"
 	"sort"
 	"sync"
 	"unsafe"
@@ -377,54 +378,107 @@ func (idx *bm25Index) appendDoc(e *registry.Entry, id uint32, lens [numFields]ui
 	idx.live++
 }
 
+// buildIndex analyses the documents over the cores, one contiguous run of
+// documents per worker, then merges the runs in document order: term ids
+// come out in order of first appearance and posting lists sorted by
+// document, exactly as one worker would lay them out.
 func buildIndex(entries []*registry.Entry) *bm25Index {
+	return buildIndexWith(entries, runtime.GOMAXPROCS(0))
+}
+
+func buildIndexWith(entries []*registry.Entry, procs int) *bm25Index {
 	idx := &bm25Index{
 		docs:  make([]*registry.Entry, 0, len(entries)),
 		docOf: make(map[*registry.Entry]uint32, len(entries)),
-		flen:  make([][numFields]uint16, 0, len(entries)),
+		flen:  make([][numFields]uint16, len(entries)),
 	}
-	// Pass 1 collects (term, doc) pairs in doc order into one flat slice,
-	// with term ids interned by the analyser; pass 2 lays every posting list
-	// out in a single pointer-free array. Few, large allocations keep the
-	// garbage collector out of the build.
+	for _, e := range entries {
+		if _, dup := idx.docOf[e]; !dup {
+			idx.docOf[e] = uint32(len(idx.docs))
+			idx.docs = append(idx.docs, e)
+		}
+	}
+	idx.flen = idx.flen[:len(idx.docs)]
+	idx.live = len(idx.docs)
+	// Each worker collects (term, doc) pairs in doc order into one flat
+	// slice, with term ids interned by its analyser; the merge lays every
+	// posting list out in a single pointer-free array. Few, large
+	// allocations keep the garbage collector out of the build.
 	type pair struct {
 		tid uint32
 		p   posting
 	}
-	pairs := make([]pair, 0, len(entries)*40)
-	var counts []uint32
-	d := newDocTerms()
-	for _, e := range entries {
-		if _, dup := idx.docOf[e]; dup {
-			continue
-		}
-		id := uint32(len(idx.docs))
-		analyzeEntry(e, d)
-		for ti, tid := range d.order {
-			if int(tid) >= len(counts) {
-				counts = append(counts, make([]uint32, len(d.terms)-len(counts))...)
+	type run struct {
+		d      *docTerms
+		pairs  []pair
+		lo, hi int
+	}
+	workers := max(1, min(procs, len(idx.docs)/parallelBuildMin))
+	runs := make([]run, workers)
+	var wg sync.WaitGroup
+	for w := range runs {
+		r := &runs[w]
+		r.lo, r.hi = len(idx.docs)*w/workers, len(idx.docs)*(w+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.d = newDocTerms()
+			r.pairs = make([]pair, 0, (r.hi-r.lo)*40)
+			for id := r.lo; id < r.hi; id++ {
+				analyzeEntry(idx.docs[id], r.d)
+				for ti, tid := range r.d.order {
+					r.pairs = append(r.pairs, pair{uint32(tid), posting{doc: uint32(id), tf: r.d.tfs[ti]}})
+				}
+				idx.flen[id] = r.d.lens
 			}
-			counts[tid]++
-			pairs = append(pairs, pair{uint32(tid), posting{doc: id, tf: d.tfs[ti]}})
+		}()
+	}
+	wg.Wait()
+	for _, lens := range idx.flen {
+		for f := range numFields {
+			idx.sumLen[f] += float64(lens[f])
 		}
-		idx.appendDoc(e, id, d.lens)
 	}
-	idx.terms = make(map[string]uint32, len(d.terms))
-	for tid, t := range d.terms {
-		idx.terms[t] = uint32(tid)
+	idx.terms = make(map[string]uint32, len(runs[0].d.terms))
+	var counts []uint32
+	total := 0
+	for w := range runs {
+		r := &runs[w]
+		remap := make([]uint32, len(r.d.terms))
+		for local, t := range r.d.terms {
+			g, ok := idx.terms[t]
+			if !ok {
+				g = uint32(len(idx.terms))
+				idx.terms[t] = g
+				counts = append(counts, 0)
+			}
+			remap[local] = g
+		}
+		for i := range r.pairs {
+			r.pairs[i].tid = remap[r.pairs[i].tid]
+			counts[r.pairs[i].tid]++
+		}
+		total += len(r.pairs)
 	}
-	backing := make([]posting, len(pairs))
+	backing := make([]posting, total)
 	idx.postings = make([][]posting, len(counts))
 	off := 0
 	for tid, n := range counts {
 		idx.postings[tid] = backing[off : off : off+int(n)]
 		off += int(n)
 	}
-	for _, pr := range pairs {
-		idx.postings[pr.tid] = append(idx.postings[pr.tid], pr.p)
+	for w := range runs {
+		for _, pr := range runs[w].pairs {
+			idx.postings[pr.tid] = append(idx.postings[pr.tid], pr.p)
+		}
+		runs[w].pairs = nil
 	}
 	return idx
 }
+
+// parallelBuildMin is the fewest documents per worker worth a goroutine of
+// its own: below it the analysers' own term tables cost more than they save.
+const parallelBuildMin = 2048
 
 // bm25View is an index seen through one catalog version: document ids mapped
 // to catalog positions, and the per-document length norms of the version.

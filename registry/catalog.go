@@ -9,8 +9,9 @@ import (
 	"os"
 )
 
-// MaxCatalogBytes caps what ReadCatalog reads (64 MiB).
-const MaxCatalogBytes = 64 << 20
+// MaxCatalogBytes caps what ReadCatalog reads (256 MiB: a 100,000-tool
+// catalog of real MCP schemas is about 80 MB).
+const MaxCatalogBytes = 256 << 20
 
 // ReadCatalog reads a catalog and detects its format: the canonical form (a
 // JSON array or JSON Lines), an OpenAI `tools` array (Chat Completions or
@@ -40,143 +41,168 @@ func LoadCatalogFile(path string) ([]Tool, Format, error) {
 		return nil, "", err
 	}
 	defer f.Close()
-	tools, format, err := ReadCatalog(f)
+	var tools []Tool
+	var format Format
+	if st, serr := f.Stat(); serr == nil && st.Mode().IsRegular() {
+		// A regular file is read into one buffer of its size, not grown.
+		if st.Size() > MaxCatalogBytes {
+			return nil, "", fmt.Errorf("%s: catalog is larger than %d bytes", path, MaxCatalogBytes)
+		}
+		data := make([]byte, st.Size())
+		if _, err = io.ReadFull(f, data); err != nil {
+			return nil, "", fmt.Errorf("%s: reading catalog: %w", path, err)
+		}
+		tools, format, err = ParseCatalog(data)
+	} else {
+		tools, format, err = ReadCatalog(f)
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", path, err)
 	}
 	return tools, format, nil
 }
 
-// ParseCatalog is ReadCatalog over bytes.
+// ParseCatalog is ReadCatalog over bytes. It reads in time linear in the
+// input: one pass finds where each tool starts and ends, then the tools are
+// decoded in parallel. Every error names the line and column (1-based, in
+// characters) where the catalog goes wrong.
 func ParseCatalog(data []byte) ([]Tool, Format, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 {
+	start := skipSpace(data, 0)
+	if start == len(data) {
 		return nil, "", errors.New("catalog is empty")
 	}
-	var items []json.RawMessage
-	var lines []int // 1-based line of each item for JSON Lines, else nil
-	switch trimmed[0] {
+	var items []span
+	var err error
+	inArray := true
+	switch data[start] {
 	case '[':
-		if err := json.Unmarshal(trimmed, &items); err != nil {
-			return nil, "", fmt.Errorf("catalog is not a valid JSON array: %w", err)
+		var end int
+		items, end, err = splitArray(data, start)
+		if err == nil && skipSpace(data, end) != len(data) {
+			err = syntaxAt(data, skipSpace(data, end), "invalid JSON: unexpected data after the catalog's JSON array")
 		}
 	case '{':
-		values, at, err := splitValues(data)
-		if err != nil {
-			return nil, "", err
-		}
-		if len(values) == 1 {
-			inner, ok, err := unwrapToolsObject(values[0])
-			if err != nil {
-				return nil, "", err
-			}
+		inArray = false
+		items, err = splitValues(data, start)
+		if err == nil && len(items) == 1 {
+			var inner []span
+			var ok bool
+			inner, ok, err = unwrapToolsObject(data, items[0])
 			if ok {
-				items = inner
-				break
+				items, inArray = inner, true
 			}
 		}
-		items, lines = values, at
 	default:
-		return nil, "", fmt.Errorf("catalog must be a JSON array, JSON Lines or an object with \"tools\", got %s", JSONKind(trimmed))
+		return nil, "", fmt.Errorf("catalog must be a JSON array, JSON Lines or an object with \"tools\", got %s", JSONKind(data[start:]))
 	}
-	tools := make([]Tool, 0, len(items))
-	var first Format
-	for i, raw := range items {
-		t, f, err := decodeTool(raw)
-		if err != nil {
-			if lines != nil {
-				return nil, "", fmt.Errorf("catalog line %d: %w", lines[i], err)
-			}
-			return nil, "", fmt.Errorf("catalog item #%d: %w", i, err)
-		}
-		if i == 0 {
-			first = f
-		}
-		tools = append(tools, t)
+	if err != nil {
+		return nil, "", err
 	}
-	if first == "" {
-		first = FormatCanonical
+	tools := make([]Tool, len(items))
+	formats := make([]Format, len(items))
+	errs := make([]error, len(items))
+	parallel(len(items), 64, func(i int) {
+		tools[i], formats[i], errs[i] = decodeTool(data[items[i].start:items[i].end])
+	})
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return nil, "", syntaxAt(data, items[i].start+int(max(syn.Offset-1, 0)), "invalid JSON: "+syn.Error())
+		}
+		line, col := position(data, items[i].start)
+		if inArray {
+			return nil, "", fmt.Errorf("catalog item #%d at line %d, column %d: %w", i, line, col, err)
+		}
+		return nil, "", fmt.Errorf("catalog line %d, column %d: %w", line, col, err)
+	}
+	first := FormatCanonical
+	if len(formats) > 0 {
+		first = formats[0]
 	}
 	return tools, first, nil
 }
 
-// splitValues reads a stream of JSON values (JSON Lines or concatenated
-// objects) and records the line each starts on.
-func splitValues(data []byte) ([]json.RawMessage, []int, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var out []json.RawMessage
-	var at []int
-	for {
-		offset := dec.InputOffset()
-		var v json.RawMessage
-		err := dec.Decode(&v)
-		if err == io.EOF {
-			break
-		}
-		start := int(offset) + len(data[offset:]) - len(bytes.TrimLeft(data[offset:], " \t\r\n"))
-		line := 1 + bytes.Count(data[:start], []byte("\n"))
-		if err != nil {
-			return nil, nil, fmt.Errorf("catalog line %d: invalid JSON: %v", line, err)
-		}
-		out = append(out, v)
-		at = append(at, line)
-	}
-	return out, at, nil
-}
-
 // unwrapToolsObject finds a tools array in {"tools":[...]} or a JSON-RPC
-// {"result":{"tools":[...]}}. ok is false for an object that is none of
-// these (a single tool); a JSON-RPC error response or a "tools" member that
-// is not an array is an error.
-func unwrapToolsObject(raw json.RawMessage) (tools []json.RawMessage, ok bool, err error) {
+// {"result":{"tools":[...]}} and returns where its items are. ok is false
+// for an object that is none of these (a single tool); a JSON-RPC error
+// response or a "tools" member that is not an array is an error.
+func unwrapToolsObject(data []byte, obj span) (tools []span, ok bool, err error) {
+	members, err := objectMembers(data, obj)
+	if err != nil {
+		return nil, false, nil // not an object we can read: decodeTool says why
+	}
 	var probe struct {
-		Tools   json.RawMessage `json:"tools"`
-		Result  json.RawMessage `json:"result"`
-		JSONRPC string          `json:"jsonrpc"`
+		JSONRPC string `json:"jsonrpc"`
 		Error   *struct {
 			Code    int    `json:"code"`
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if json.Unmarshal(raw, &probe) != nil {
-		return nil, false, nil
+	for _, k := range []string{"jsonrpc", "error"} {
+		if m, found := members[k]; found {
+			if json.Unmarshal(bytes.Join([][]byte{[]byte(`{"`), []byte(k), []byte(`":`), data[m.start:m.end], []byte(`}`)}, nil), &probe) != nil {
+				return nil, false, nil
+			}
+		}
 	}
 	if probe.JSONRPC != "" && probe.Error != nil {
 		return nil, false, fmt.Errorf("catalog is a JSON-RPC error response (code %d): %s", probe.Error.Code, probe.Error.Message)
 	}
-	list := probe.Tools
+	list, found := members["tools"]
 	where := `"tools"`
-	if list == nil && probe.Result != nil {
-		var res struct {
-			Tools json.RawMessage `json:"tools"`
+	if !found {
+		res, hasResult := members["result"]
+		if !hasResult {
+			return nil, false, nil
 		}
-		if json.Unmarshal(probe.Result, &res) != nil || res.Tools == nil {
+		inner, err := objectMembers(data, res)
+		if err == nil {
+			list, found = inner["tools"]
+		}
+		if !found {
 			if probe.JSONRPC != "" {
 				return nil, false, errors.New(`catalog is a JSON-RPC response without "result.tools" (not a tools/list result)`)
 			}
 			return nil, false, nil
 		}
-		list, where = res.Tools, `"result.tools"`
+		where = `"result.tools"`
 	}
-	if list == nil {
-		return nil, false, nil
+	if string(data[list.start:list.end]) == "null" {
+		return nil, true, nil
 	}
-	if err := json.Unmarshal(list, &tools); err != nil {
-		return nil, false, fmt.Errorf("catalog member %s must be an array of tools, got %s", where, JSONKind(list))
+	if data[list.start] != '[' {
+		return nil, false, fmt.Errorf("catalog member %s must be an array of tools, got %s", where, JSONKind(data[list.start:list.end]))
 	}
-	return tools, true, nil
+	items, _, err := splitArray(data, list.start)
+	if err != nil {
+		return nil, false, err
+	}
+	return items, true, nil
 }
 
 // decodeTool converts one catalog item of any supported shape to a Tool.
-func decodeTool(raw json.RawMessage) (Tool, Format, error) {
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &probe); err != nil {
-		return Tool{}, "", fmt.Errorf("a tool must be a JSON object: %v", err)
+// The item's top-level members are found by the catalog scanner; only the
+// ones its shape needs are decoded, and the item is decoded once (a syntax
+// error comes back as a *json.SyntaxError with its offset in raw).
+func decodeTool(raw []byte) (Tool, Format, error) {
+	members, err := objectMembers(raw, span{0, len(raw)})
+	if err != nil {
+		var probe map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &probe); err != nil {
+			return Tool{}, "", fmt.Errorf("a tool must be a JSON object: %w", err)
+		}
+		return Tool{}, "", fmt.Errorf("a tool must be a JSON object")
 	}
+	has := func(key string) bool { _, ok := members[key]; return ok }
 	str := func(key string) string {
 		var s string
-		_ = json.Unmarshal(probe[key], &s)
+		if m, ok := members[key]; ok {
+			_ = json.Unmarshal(raw[m.start:m.end], &s)
+		}
 		return s
 	}
 	nameOf := func() string {
@@ -186,31 +212,41 @@ func decodeTool(raw json.RawMessage) (Tool, Format, error) {
 		return "(no name)"
 	}
 	switch {
-	case probe["function"] != nil && str("type") == "function":
+	case has("function") && str("type") == "function":
 		// OpenAI Chat Completions (or Ollama): {"type":"function","function":{...}}.
-		var fn struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			Parameters  json.RawMessage `json:"parameters"`
-			Strict      *bool           `json:"strict"`
+		var o struct {
+			Function *struct {
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				Parameters  json.RawMessage `json:"parameters"`
+				Strict      *bool           `json:"strict"`
+			} `json:"function"`
 		}
-		if err := json.Unmarshal(probe["function"], &fn); err != nil {
+		if err := json.Unmarshal(raw, &o); err != nil {
+			var syn *json.SyntaxError
+			if errors.As(err, &syn) {
+				return Tool{}, "", syn
+			}
 			return Tool{}, "", fmt.Errorf("openai tool: \"function\" is not an object: %v", err)
 		}
+		if o.Function == nil {
+			return Tool{}, "", errors.New(`openai tool: "function" is not an object: got null`)
+		}
+		fn := o.Function
 		t := NewTool(fn.Name, fn.Description, nullToNil(fn.Parameters))
 		t.Strict = fn.Strict != nil && *fn.Strict
 		return t, FormatOpenAI, nil
-	case probe["input_schema"] != nil:
+	case has("input_schema"):
 		var a struct {
 			Name        string          `json:"name"`
 			Description string          `json:"description"`
 			InputSchema json.RawMessage `json:"input_schema"`
 		}
 		if err := json.Unmarshal(raw, &a); err != nil {
-			return Tool{}, "", fmt.Errorf("anthropic tool %q: %v", nameOf(), err)
+			return Tool{}, "", fmt.Errorf("anthropic tool %q: %w", nameOf(), err)
 		}
 		return NewTool(a.Name, a.Description, nullToNil(a.InputSchema)), FormatAnthropic, nil
-	case probe["inputSchema"] != nil:
+	case has("inputSchema"):
 		var m struct {
 			Name        string          `json:"name"`
 			Title       string          `json:"title"`
@@ -219,7 +255,7 @@ func decodeTool(raw json.RawMessage) (Tool, Format, error) {
 			Annotations *MCPAnnotations `json:"annotations"`
 		}
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return Tool{}, "", fmt.Errorf("mcp tool %q: %v", nameOf(), err)
+			return Tool{}, "", fmt.Errorf("mcp tool %q: %w", nameOf(), err)
 		}
 		t := NewTool(m.Name, m.Description, nullToNil(m.InputSchema))
 		if m.Title != "" {
@@ -230,12 +266,17 @@ func decodeTool(raw json.RawMessage) (Tool, Format, error) {
 	case str("type") != "" && str("type") != "function":
 		return Tool{}, "", fmt.Errorf("tool %q has type %q: only function tools can be registered (provider built-in tools have no schema to check calls against)", nameOf(), str("type"))
 	}
-	var t Tool
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return Tool{}, "", fmt.Errorf("tool %q: %v", nameOf(), err)
+	t, ok := fastCanonical(raw, members)
+	if !ok {
+		type plain Tool // Tool without its UnmarshalJSON: decode once, Safe defaulting to true
+		p := plain{Safe: true}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return Tool{}, "", fmt.Errorf("tool %q: %w", nameOf(), err)
+		}
+		t = Tool(p)
 	}
 	t.Parameters = nullToNil(t.Parameters)
-	if str("type") == "function" && probe["strict"] != nil && probe["safe"] == nil {
+	if str("type") == "function" && has("strict") && !has("safe") {
 		return t, FormatOpenAIResponses, nil
 	}
 	return t, FormatCanonical, nil
@@ -281,24 +322,6 @@ func nullToNil(b json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return b
-}
-
-// RegisterValid registers every tool that passes and returns the refusals,
-// one *RegistrationError each, with the tool's catalog index. It is the
-// lenient counterpart of RegisterAll for ranking messy catalogs; execution
-// paths should use RegisterAll.
-func (r *Registry) RegisterValid(tools []Tool) []error {
-	var refused []error
-	for i, t := range tools {
-		if err := r.Register(t); err != nil {
-			var re *RegistrationError
-			if errors.As(err, &re) {
-				re.Index = i
-			}
-			refused = append(refused, err)
-		}
-	}
-	return refused
 }
 
 // LoadFile reads a catalog file and registers all of it atomically.

@@ -1,5 +1,32 @@
 package registry
 
+import "encoding/json"
+
 // ReadCatalogLimited exposes the size-limited reader behind ReadCatalog so
 // tests need not feed it MaxCatalogBytes.
 var ReadCatalogLimited = readCatalog
+
+// PrecheckThenCompile reports whether precheck decided a schema valid without
+// the compiler, and what the compiler itself says of it.
+func PrecheckThenCompile(raw []byte) (decided bool, compileErr error) {
+	decided, _ = decidedValid(raw, DefaultLimits)
+	doc, err := decodeSchema(raw, DefaultLimits)
+	if err != nil {
+		return decided, err
+	}
+	_, err = compileDoc(doc, DefaultLimits)
+	return decided, err
+}
+
+// DecodeCanonicalBoth decodes one canonical catalog item with the fast path
+// (ok false when it declines) and with encoding/json.
+func DecodeCanonicalBoth(raw []byte) (fast Tool, ok bool, slow Tool, err error) {
+	members, merr := objectMembers(raw, span{0, len(raw)})
+	if merr == nil {
+		fast, ok = fastCanonical(raw, members)
+	}
+	type plain Tool
+	p := plain{Safe: true}
+	err = json.Unmarshal(raw, &p)
+	return fast, ok, Tool(p), err
+}

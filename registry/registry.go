@@ -1,10 +1,10 @@
 package registry
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -27,10 +27,32 @@ var (
 // An Entry is immutable once registered and safe to share between goroutines.
 type Entry struct {
 	tool   Tool
-	schema *jsonschema.Schema // nil for a schema-less tool
-	params json.RawMessage    // the schema compacted once for views; nil for a schema-less tool
+	params json.RawMessage // the schema compacted once for views; nil for a schema-less tool
 	limits Limits
 	seq    uint64 // registration sequence number, increasing
+
+	// compiled is the validator; nil for a schema-less tool, and until the
+	// first validation for a schema precheck decided valid at registration
+	// (deferred, with its top-level "required" kept in required).
+	compiled   *jsonschema.Schema
+	deferred   bool
+	required   []string
+	compile    sync.Once
+	compileErr error
+}
+
+// schema returns the compiled validator (nil for a schema-less tool),
+// compiling a deferred schema once. A deferred schema was decided valid at
+// registration; should compiling it fail all the same, every validation
+// fails with the reason (fail-closed), never passes unchecked.
+func (e *Entry) schema() (*jsonschema.Schema, error) {
+	if !e.deferred {
+		return e.compiled, nil
+	}
+	e.compile.Do(func() {
+		e.compiled, e.compileErr = compileSchema(e.params, e.limits)
+	})
+	return e.compiled, e.compileErr
 }
 
 // Name returns the tool's canonical name.
@@ -44,14 +66,17 @@ func (e *Entry) Tool() Tool { return e.tool.clone() }
 func (e *Entry) Def() *Tool { return &e.tool }
 
 // Validated reports whether arguments to this tool are checked against a schema.
-func (e *Entry) Validated() bool { return e.schema != nil }
+func (e *Entry) Validated() bool { return e.params != nil }
 
 // Required returns the names the schema's top-level "required" keyword
 // lists (through a top-level $ref when the schema has none of its own), read
 // from the compiled schema; nil for a schema-less tool. Callers must not
 // modify the slice.
 func (e *Entry) Required() []string {
-	s := e.schema
+	if e.deferred {
+		return e.required
+	}
+	s := e.compiled
 	for depth := 0; s != nil && depth < 8; depth++ {
 		if len(s.Required) > 0 || s.Ref == nil {
 			return s.Required
@@ -68,13 +93,21 @@ func (e *Entry) Seq() uint64 { return e.seq }
 // within the size and depth limits, and satisfy the tool's schema. The error,
 // if any, is a *ValidationError listing every violation.
 func (e *Entry) ValidateArgs(raw []byte) error {
-	return validateArgs(e.tool.Name, e.schema, raw, e.limits)
+	sch, err := e.schema()
+	if err != nil {
+		return schemaFailed(e.tool.Name, err)
+	}
+	return validateArgs(e.tool.Name, sch, raw, e.limits)
 }
 
 // ValidateValue checks an already decoded JSON value against the schema alone
 // (no object or size rule). It is the path the JSON-Schema-Test-Suite runs through.
 func (e *Entry) ValidateValue(v any) error {
-	return validateValue(e.tool.Name, e.schema, v)
+	sch, err := e.schema()
+	if err != nil {
+		return schemaFailed(e.tool.Name, err)
+	}
+	return validateValue(e.tool.Name, sch, v)
 }
 
 // Options configures a Registry. A nil *Options means defaults.
@@ -123,24 +156,9 @@ func (r *Registry) Register(t Tool) error {
 
 // RegisterAll adds a batch of tools atomically: either every tool is added,
 // or none is and the error lists every refused tool (an errors.Join of
-// *RegistrationError values).
+// *RegistrationError values). The tools are checked in parallel.
 func (r *Registry) RegisterAll(tools []Tool) error {
-	prepared := make([]*Entry, len(tools))
-	var errs []error
-	seen := make(map[string]int, len(tools))
-	for i, t := range tools {
-		e, err := r.prepare(t, i)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if j, dup := seen[t.Name]; dup {
-			errs = append(errs, &RegistrationError{Tool: t.Name, Index: i, Reason: fmt.Sprintf("the name is used again (first at #%d)", j), Err: ErrDuplicateName})
-			continue
-		}
-		seen[t.Name] = i
-		prepared[i] = e
-	}
+	prepared, errs := r.prepareAll(tools)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i, e := range prepared {
@@ -154,10 +172,65 @@ func (r *Registry) RegisterAll(tools []Tool) error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	for _, e := range prepared {
-		r.add(e)
-	}
+	r.addAll(prepared)
 	return nil
+}
+
+// RegisterValid registers every tool that passes and returns the refusals,
+// one *RegistrationError each, with the tool's catalog index. It is the
+// lenient counterpart of RegisterAll for ranking messy catalogs; execution
+// paths should use RegisterAll. The tools are checked in parallel.
+func (r *Registry) RegisterValid(tools []Tool) []error {
+	prepared, refused := r.prepareAll(tools)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	keep := prepared[:0:0]
+	for i, e := range prepared {
+		if e == nil {
+			continue
+		}
+		if _, dup := r.byName[e.tool.Name]; dup {
+			refused = append(refused, &RegistrationError{Tool: e.tool.Name, Index: i, Reason: "the name is already registered", Err: ErrDuplicateName})
+			continue
+		}
+		keep = append(keep, e)
+	}
+	slices.SortFunc(refused, func(a, b error) int { return indexOf(a) - indexOf(b) })
+	r.addAll(keep)
+	return refused
+}
+
+func indexOf(err error) int {
+	var re *RegistrationError
+	if errors.As(err, &re) {
+		return re.Index
+	}
+	return -1
+}
+
+// prepareAll checks and compiles a batch over the cores (outside any lock).
+// A tool whose name is used again in the batch is refused after the first.
+// prepared[i] is nil for a refused tool; the errors are in catalog order.
+func (r *Registry) prepareAll(tools []Tool) (prepared []*Entry, errs []error) {
+	prepared = make([]*Entry, len(tools))
+	perTool := make([]error, len(tools))
+	parallel(len(tools), 16, func(i int) {
+		prepared[i], perTool[i] = r.prepare(tools[i], i)
+	})
+	seen := make(map[string]int, len(tools))
+	for i, t := range tools {
+		if perTool[i] != nil {
+			errs = append(errs, perTool[i])
+			continue
+		}
+		if j, dup := seen[t.Name]; dup {
+			errs = append(errs, &RegistrationError{Tool: t.Name, Index: i, Reason: fmt.Sprintf("the name is used again (first at #%d)", j), Err: ErrDuplicateName})
+			prepared[i] = nil
+			continue
+		}
+		seen[t.Name] = i
+	}
+	return prepared, errs
 }
 
 // Replace registers t, replacing any tool of the same name in place (keeping
@@ -211,13 +284,23 @@ func (r *Registry) Unregister(name string) bool {
 
 // add appends under the write lock. The entries slice is copied on write so
 // that snapshots handed out earlier stay valid.
-func (r *Registry) add(e *Entry) {
-	r.seq++
-	e.seq = r.seq
-	next := make([]*Entry, len(r.entries), len(r.entries)+1)
+func (r *Registry) add(e *Entry) { r.addAll([]*Entry{e}) }
+
+// addAll appends a batch under the write lock, copying the entries slice
+// once for the whole batch; nil entries are skipped.
+func (r *Registry) addAll(batch []*Entry) {
+	next := make([]*Entry, len(r.entries), len(r.entries)+len(batch))
 	copy(next, r.entries)
-	r.entries = append(next, e)
-	r.byName[e.tool.Name] = e
+	for _, e := range batch {
+		if e == nil {
+			continue
+		}
+		r.seq++
+		e.seq = r.seq
+		next = append(next, e)
+		r.byName[e.tool.Name] = e
+	}
+	r.entries = next
 	r.changed()
 }
 
@@ -259,21 +342,29 @@ func (r *Registry) prepare(t Tool, index int) (*Entry, error) {
 		}
 		t.Parameters = nil
 	} else {
-		sch, err := compileSchema(t.Parameters, r.limits)
+		sch, deferred, required, err := checkSchema(t.Parameters, r.limits)
 		if err != nil {
 			return nil, refuse("invalid parameters schema", err)
 		}
-		e.schema = sch
-		// Views embed the schema compacted (it goes on the wire and into
-		// prompts); compact it once here rather than in every view.
-		var c bytes.Buffer
-		if err := json.Compact(&c, t.Parameters); err != nil {
-			return nil, refuse("invalid parameters schema", fmt.Errorf("schema is not valid JSON: %v", err))
-		}
-		e.params = c.Bytes()
+		e.compiled, e.deferred, e.required = sch, deferred, required
 	}
 	e.tool = t.clone()
+	if e.tool.HasSchema() {
+		// Views embed the schema compacted (it goes on the wire and into
+		// prompts); compact it once here rather than in every view, sharing
+		// the verbatim bytes when they are compact already.
+		e.params = e.tool.Parameters
+		if c := compactValid(e.tool.Parameters); c != nil {
+			e.params = c
+		}
+	}
 	return e, nil
+}
+
+// schemaFailed is the validation error of a tool whose deferred schema did
+// not compile after all.
+func schemaFailed(tool string, err error) error {
+	return &ValidationError{Tool: tool, Violations: []Violation{{Pointer: "", Rule: "schema", Message: "the tool's schema does not compile: " + err.Error()}}}
 }
 
 // CheckName reports why a tool name is unacceptable, or nil. Names may hold

@@ -107,9 +107,42 @@ func displayURL(u string) string {
 	return strings.TrimPrefix(u, schemaBase)
 }
 
-// compileSchema checks and compiles one tool schema. raw is kept verbatim by
-// the caller; this only reads it.
+// checkSchema checks one tool schema and compiles it, or leaves the
+// compiling to the first validation when precheck decides it valid (sch is
+// nil then, and required holds its top-level "required"). raw is kept
+// verbatim by the caller; this only reads it.
+func checkSchema(raw []byte, lim Limits) (sch *jsonschema.Schema, deferred bool, required []string, err error) {
+	if ok, required := decidedValid(raw, lim); ok {
+		return nil, true, required, nil
+	}
+	doc, err := decodeSchema(raw, lim)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	sch, err = compileDoc(doc, lim)
+	return sch, false, nil, err
+}
+
+// decidedValid reports whether precheck decides raw valid (within the size
+// limit, valid JSON) and its top-level "required".
+func decidedValid(raw []byte, lim Limits) (bool, []string) {
+	if len(raw) > lim.MaxSchemaBytes || !json.Valid(raw) {
+		return false, nil
+	}
+	return precheck(raw, lim)
+}
+
+// compileSchema checks and compiles one tool schema.
 func compileSchema(raw []byte, lim Limits) (*jsonschema.Schema, error) {
+	doc, err := decodeSchema(raw, lim)
+	if err != nil {
+		return nil, err
+	}
+	return compileDoc(doc, lim)
+}
+
+// decodeSchema decodes a schema and enforces the size and shape limits.
+func decodeSchema(raw []byte, lim Limits) (any, error) {
 	if len(raw) > lim.MaxSchemaBytes {
 		return nil, fmt.Errorf("schema is %d bytes, over the limit of %d", len(raw), lim.MaxSchemaBytes)
 	}
@@ -124,6 +157,12 @@ func compileSchema(raw []byte, lim Limits) (*jsonschema.Schema, error) {
 	if err := checkSchemaShape(doc, lim, 1); err != nil {
 		return nil, err
 	}
+	return doc, nil
+}
+
+// compileDoc compiles a decoded schema with the library: the meta-schema
+// check, references (none outside the document), bounded patterns.
+func compileDoc(doc any, lim Limits) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(refusingLoader{})

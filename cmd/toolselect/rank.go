@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -168,9 +171,16 @@ func runRank(env *cmdEnv, args []string) int {
 		if err != nil {
 			return fail(env, "rank", exitUsage, "%v", err)
 		}
+		// Local scorers answer the queries over the cores (the ranker is
+		// shared by concurrent queries); the output keeps the file's order.
+		workers := 1
+		if f.scorer == "" || f.scorer == "bm25" || f.scorer == "keyword" {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		answers := rankAll(ctx, r, qs, opts, workers)
 		enc := json.NewEncoder(env.stdout)
-		for _, q := range qs {
-			picks, err := r.Rank(ctx, q.Query, opts)
+		for i, q := range qs {
+			picks, err := answers[i].picks, answers[i].err
 			if err != nil {
 				return fail(env, "rank", exitFailed, "query %s: %v", q.ID, err)
 			}
@@ -281,6 +291,30 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+type answer struct {
+	picks []rank.Pick
+	err   error
+}
+
+// rankAll ranks every query on up to workers goroutines; answers[i] is
+// query i's.
+func rankAll(ctx context.Context, r *rank.Ranker, qs []rank.EvalQuery, opts *rank.Options, workers int) []answer {
+	answers := make([]answer, len(qs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(workers, len(qs))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(qs); i = int(next.Add(1) - 1) {
+				answers[i].picks, answers[i].err = r.Rank(ctx, qs[i].Query, opts)
+			}
+		}()
+	}
+	wg.Wait()
+	return answers
 }
 
 func nonNil(s []string) []string {

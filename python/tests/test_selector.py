@@ -193,6 +193,20 @@ class SelectorTest(unittest.TestCase):
 
         with self.assertRaisesRegex(ValueError, "did not return JSON"):
             run(sel.select_tool_calls(task=task(), tool_registry=NotJSON()))
+
+        class BrokenArray:  # read by the library, which names the line and column
+            def get_tools_schema(self):
+                return '[\n  {"name": "a", "description": "A.",\n   "parameters": {"type": objec}}\n]'
+
+        with self.assertRaisesRegex(ValueError, "did not return JSON: .*catalog line 3, column 27: invalid JSON"):
+            run(sel.select_tool_calls(task=task(), tool_registry=BrokenArray()))
+
+        class NotAnArray:
+            def get_tools_schema(self):
+                return '{"name": "a"}'
+
+        with self.assertRaisesRegex(ValueError, "must return a JSON array"):
+            run(sel.select_tool_calls(task=task(), tool_registry=NotAnArray()))
         with self.assertRaises(TypeError):
             run(sel.select_tool_calls(task=object(), tool_registry=self.reg))
         with self.assertRaises(ts.ArgumentError):

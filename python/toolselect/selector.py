@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _lib
 from .config import ToolSelectionConfig
-from .errors import ToolSelectError
+from .errors import ArgumentError, ToolSelectError
 from .registry import ToolRegistry
 from .types import Attempt, DroppedCall, SelectionFailure, SelectionResult, ToolCall
 
@@ -275,18 +275,26 @@ class ToolSelector:
             if reg is not None:
                 self._registries.move_to_end(text)
                 return reg.handle
-        try:
-            parsed = json.loads(text)
-        except ValueError as e:
-            raise ValueError(f"tool_registry.get_tools_schema() did not return JSON: {e}") from None
-        if not isinstance(parsed, list):
-            raise ValueError("tool_registry.get_tools_schema() must return a JSON array of "
-                             '{"name","description","parameters"}')
-        nonempty = bool(parsed)
+        # An array goes to the library as is: parsing a large catalog in
+        # Python first would cost more than loading it (the library names
+        # the line and column of any JSON error). Anything else is parsed
+        # here only to say what is wrong with it.
+        if text[:4096].lstrip()[:1] != "[":
+            try:
+                parsed = json.loads(text)
+            except ValueError as e:
+                raise ValueError(f"tool_registry.get_tools_schema() did not return JSON: {e}") from None
+            if not isinstance(parsed, list):
+                raise ValueError("tool_registry.get_tools_schema() must return a JSON array of "
+                                 '{"name","description","parameters"}')
         reg = ToolRegistry()
         try:
-            if nonempty:
-                reg.load_catalog(text)
+            reg.load_catalog(text)
+        except ArgumentError as e:
+            reg.close()
+            if "invalid JSON" in str(e):
+                raise ValueError(f"tool_registry.get_tools_schema() did not return JSON: {e}") from None
+            raise
         except BaseException:
             reg.close()
             raise

@@ -156,7 +156,7 @@ func checkInspector(t *testing.T, target func(extra ...string) []string) {
 		if txt := resultText(v); v["isError"] != true || !strings.Contains(txt, "required") {
 			t.Fatalf("call_tool with invalid arguments: %v", v)
 		}
-		v = inspector(t, target("--tool-arg", "name=nope", "--method", "tools/call", "--tool-name", "call_tool")...)
+		v = inspector(t, target("--tool-arg", "name=nope", "arguments={}", "--method", "tools/call", "--tool-name", "call_tool")...)
 		if txt := resultText(v); v["isError"] != true || !strings.Contains(txt, "unknown tool") {
 			t.Fatalf("call_tool unknown: %v", v)
 		}
