@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 
 from . import _lib
 from ._handle import Handle
-from .errors import InvalidArgumentsError, UnknownToolError
+from .errors import InvalidArgumentsError, RegistrationError, UnknownToolError
 from .types import ToolCall
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -128,7 +128,10 @@ class ToolRegistry(Handle):
                     tool[key] = items
             if metadata:
                 tool["metadata"] = dict(metadata)
-            self._call("toolselect_registry_register", _lib.cstr(_dump_tool(tool)))
+            try:
+                self._call("toolselect_registry_register", _lib.cstr(_dump_tool(tool)))
+            except RegistrationError as e:
+                raise _with_python_names(e) from None
             if f is not None:
                 self._fns[name] = f
             return f
@@ -339,3 +342,26 @@ def _limits(limits: Mapping[str, int]) -> Dict[str, int]:
             raise ValueError(f"unknown limit {k!r} (want one of {', '.join(names)})")
         out[names[k]] = int(v)
     return out
+
+
+# The registry's messages name the canonical JSON fields; register() takes
+# them as keyword arguments, so its errors use the keyword names.
+_PYTHON_NAMES = (("allowNoSchema", "allow_no_schema"), ("noSchemaMode", "no_schema_mode"))
+
+
+def _python_names(text: str) -> str:
+    for go, py in _PYTHON_NAMES:
+        text = text.replace(go, py)
+    return text
+
+
+def _with_python_names(e: RegistrationError) -> RegistrationError:
+    detail = e.detail
+    if isinstance(detail, dict) and isinstance(detail.get("refused"), list):
+        detail = dict(detail)
+        detail["refused"] = [
+            {k: _python_names(v) if isinstance(v, str) and k != "tool" else v for k, v in r.items()}
+            if isinstance(r, dict) else r
+            for r in detail["refused"]
+        ]
+    return RegistrationError(_python_names(e.message), code=e.code, kind=e.kind, detail=detail)
