@@ -35,3 +35,30 @@ func TestQuickstartRunsAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// The README and docs/python.md show the example programs whole, so what a
+// reader copies is what the tests run.
+func TestDocsShowTheProgramsWhole(t *testing.T) {
+	read := func(p string) string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	readme, pydoc := read("../../README.md"), read("../../docs/python.md")
+	for doc, files := range map[string][]string{
+		"README.md":      {"main.go", "../python_quickstart.py"},
+		"docs/python.md": {"../python_quickstart.py"},
+	} {
+		text := readme
+		if doc == "docs/python.md" {
+			text = pydoc
+		}
+		for _, f := range files {
+			if !strings.Contains(text, read(f)) {
+				t.Errorf("%s does not show %s whole: copy the program into it again", doc, f)
+			}
+		}
+	}
+}
