@@ -307,7 +307,7 @@ func fastCanonical(raw []byte, members map[string]span) (t Tool, ok bool) {
 				t.NoSchemaMode = NoSchemaMode(s)
 			}
 		case "parameters":
-			if !json.Valid(v) {
+			if !validJSON(v) {
 				return Tool{}, false
 			}
 			t.Parameters = append(json.RawMessage(nil), v...)
