@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,27 @@ func FuzzValidJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if got, want := validJSON(b), json.Valid(b); got != want {
 			t.Fatalf("validJSON(%q) = %v, json.Valid says %v", b, got, want)
+		}
+	})
+}
+
+// plainStrings decodes exactly what json.Unmarshal decodes into []string, or
+// declines.
+func FuzzPlainStrings(f *testing.F) {
+	for _, c := range []string{`[]`, `[ ]`, `["a"]`, `["a", "b" ]`, `["a",]`, `[,"a"]`, `["a" "b"]`, `["\u00e9"]`, "[\"\xff\"]", `[1]`, `["a"]]`, `[`, `["a"`, `null`, `[null]`} {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, ok := plainStrings(b)
+		if !ok {
+			return
+		}
+		var want []string
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatalf("plainStrings(%q) = %q, json.Unmarshal fails: %v", b, got, err)
+		}
+		if want == nil || got == nil || !slices.Equal(got, want) {
+			t.Fatalf("plainStrings(%q) = %#v, json.Unmarshal gives %#v", b, got, want)
 		}
 	})
 }
