@@ -15,9 +15,14 @@ build:
 demo: build
 	@bash examples/demo.sh
 
-# Everything, with the race detector: Go packages, then the Python package
-# against a freshly built shared library.
-test: vet test-go test-python test-fuzz
+# Everything, with the race detector: vet, Go packages (with the real MCP
+# peers, installed by tests/mcp-peers.sh when missing), the C-exports fuzz
+# seeds, the Python package against a freshly built shared library, then every
+# fuzz target for FUZZ_SECONDS. Ends with a summary: what ran, what failed, and
+# each skipped test with its reason (tests/run.sh).
+FUZZ_SECONDS ?= 5
+test:
+	@GO=$(GO) PYTHON=$(PYTHON) FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/run.sh
 
 vet:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -32,7 +37,6 @@ test-python: python
 	@if [ -d python/tests ]; then cd python && $(PYTHON) -m unittest discover -s tests -t . -v; fi
 
 # Every Go fuzz target for a few seconds (its seed corpus always runs in test-go).
-FUZZ_SECONDS ?= 5
 test-fuzz:
 	bash tests/fuzz.sh $(FUZZ_SECONDS)
 

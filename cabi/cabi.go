@@ -147,6 +147,12 @@ func toolselect_registry_close(reg C.uint64_t, out **C.char) (rc C.int) {
 	return emit(capi.RegistryClose(uint64(reg)), out)
 }
 
+//export toolselect_config_schema
+func toolselect_config_schema(out **C.char) (rc C.int) {
+	defer guard(&rc, out)
+	return emit(capi.ConfigSchema(), out)
+}
+
 //export toolselect_selector_new
 func toolselect_selector_new(configJSON *C.char, out **C.char) (rc C.int) {
 	defer guard(&rc, out)

@@ -139,6 +139,18 @@ int toolselect_registry_close(uint64_t registry, char **out);
 
 /* ---- selectors ---------------------------------------------------------- */
 
+/* Describe every selector setting, so that bindings read the rules instead
+ * of restating them. Result: {"env_prefix":"LLM_COMMON_TOOL_SELECTION_",
+ * "bool_true":[...],"bool_false":[...],"fields":[{"name":"max_calls",
+ * "go_field":"MaxCalls","type":"string|int|float|bool","default":5|null,
+ * "env":["LLM_COMMON_TOOL_SELECTION_MAX_CALLS"],"want":"an integer from 1 to
+ * 20","required":false,"min":1|null,"max":20|null,"choices":[...],
+ * "fold_case":true,"format":"http_url","secret":false,"nullable":false},...]}
+ * in the order of
+ * Go's selector.Config ("choices", "fold_case", "format" only when set). The
+ * keys of config_json below are the "name"s. */
+int toolselect_config_schema(char **out);
+
 /* Create a selector. config_json is an object with any of: "model",
  * "fallback_model", "max_calls" (1-20), "timeout_s" (1-120), "temperature"
  * (0-1), "fail_closed", "base_url", "api_key", "mode" ("json"|"native"),

@@ -61,7 +61,7 @@ echo "No model endpoint configured: export LLM_COMMON_TOOL_SELECTION_BASE_URL (O
 section "rank: which of the catalog's 13 tools matter for the task (offline, no model; score 0..1 and why)"
 printf 'task: %s\nsub-tasks: %s; %s\n' "$TASK" "$SUBTASK1" "$SUBTASK2"
 show rank --catalog "$CATALOG" --k 3 "$RANK_QUERY"
-echo "select offers the model such a top K (select --k N; catalogs of up to 20 tools are offered whole by default)."
+echo "select offers the whole catalog while its tool definitions fit the offer budget (LLM_COMMON_TOOL_SELECTION_OFFER_TOKENS, 10,000 tokens), else such a top K (LLM_COMMON_TOOL_SELECTION_TOP_K, 10; select --k N overrides) and lets the model search for more."
 
 section "tokens: what sending tool definitions costs per request"
 show tokens --catalog "$CATALOG" --k 3 "$RANK_QUERY"

@@ -246,17 +246,13 @@ func (p *Proxy) readResource(ctx context.Context, req *mcp.ReadResourceRequest) 
 	if !ok {
 		return nil, resourceNotFound(req.Params.URI, "the URI names no upstream (resources are listed as scheme://UPSTREAM"+p.cfg.separator()+"...)")
 	}
-	sess, err := u.session(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.timeout())
-	defer cancel()
 	params := *req.Params
 	params.URI = orig
-	res, err := sess.ReadResource(ctx, &params)
+	res, err := onUpstream(ctx, p, u, func(ctx context.Context, sess *mcp.ClientSession) (*mcp.ReadResourceResult, error) {
+		return sess.ReadResource(ctx, &params)
+	})
 	if err != nil {
-		return nil, upstreamErr(u, err)
+		return nil, err
 	}
 	for _, c := range res.Contents {
 		if c != nil {
@@ -264,6 +260,23 @@ func (p *Proxy) readResource(ctx context.Context, req *mcp.ReadResourceRequest) 
 				c.URI = m
 			}
 		}
+	}
+	return res, nil
+}
+
+// onUpstream sends one request to u's session under the proxy's timeout; an
+// upstream's JSON-RPC error keeps its code and names the upstream.
+func onUpstream[R any](ctx context.Context, p *Proxy, u *upstream, call func(context.Context, *mcp.ClientSession) (R, error)) (R, error) {
+	var zero R
+	sess, err := u.session(ctx)
+	if err != nil {
+		return zero, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.timeout())
+	defer cancel()
+	res, err := call(ctx, sess)
+	if err != nil {
+		return zero, upstreamErr(u, err)
 	}
 	return res, nil
 }
@@ -284,17 +297,13 @@ func (p *Proxy) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.
 	if !ok {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", req.Params.Name)}
 	}
-	sess, err := u.session(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.timeout())
-	defer cancel()
 	params := *req.Params
 	params.Name = orig
-	res, err := sess.GetPrompt(ctx, &params)
+	res, err := onUpstream(ctx, p, u, func(ctx context.Context, sess *mcp.ClientSession) (*mcp.GetPromptResult, error) {
+		return sess.GetPrompt(ctx, &params)
+	})
 	if err != nil {
-		return nil, upstreamErr(u, err)
+		return nil, err
 	}
 	for _, m := range res.Messages {
 		if m != nil {
@@ -319,19 +328,11 @@ func (p *Proxy) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Co
 	if !ok {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("completion: %s %q names no upstream prompt or resource template", ref.Type, ref.Name+ref.URI)}
 	}
-	sess, err := u.session(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.timeout())
-	defer cancel()
 	params := *req.Params
 	params.Ref = &ref
-	res, err := sess.Complete(ctx, &params)
-	if err != nil {
-		return nil, upstreamErr(u, err)
-	}
-	return res, nil
+	return onUpstream(ctx, p, u, func(ctx context.Context, sess *mcp.ClientSession) (*mcp.CompleteResult, error) {
+		return sess.Complete(ctx, &params)
+	})
 }
 
 // Subscriptions. A proxy URI subscribes at its upstream. A URI that names no

@@ -74,7 +74,8 @@ type TokenStats struct {
 	FullCatalog int `json:"fullCatalog"`
 	// Exposed is the tokens of the proxy's own tools/list result.
 	Exposed int `json:"exposed"`
-	// SavedPercent is 100 * (1 - Exposed/FullCatalog).
+	// SavedPercent is 100 * (1 - Exposed/FullCatalog), never below 0; 0 when
+	// there is no catalog (FullCatalog 0).
 	SavedPercent float64 `json:"savedPercent"`
 }
 
@@ -192,25 +193,7 @@ func (p *Proxy) Stats(ctx context.Context) Stats {
 	p.stats.mu.Unlock()
 
 	entries, gen := p.reg.Snapshot()
-	for _, u := range p.ups {
-		u.mu.Lock()
-		us := UpstreamStats{
-			Name: u.cfg.Name, Transport: "stdio", State: u.state, Server: u.serverNfo, LastError: u.lastErr,
-			Listed: u.listed, Imported: len(u.names), Refused: append([]Refusal(nil), u.refused...),
-			Connects: u.connects, Crashes: u.crashes, Calls: u.calls,
-		}
-		names := append([]string(nil), u.names...)
-		u.mu.Unlock()
-		if u.cfg.URL != "" {
-			us.Transport = "http"
-		}
-		for _, n := range names {
-			if e, ok := p.reg.Get(n); ok && !e.Def().Safe {
-				us.Unsafe++
-			}
-		}
-		s.Upstreams = append(s.Upstreams, us)
-	}
+	s.Upstreams = p.upstreamStats()
 	p.mu.Lock()
 	catalogOnly := 0
 	for _, r := range p.routes {
@@ -228,14 +211,50 @@ func (p *Proxy) Stats(ctx context.Context) Stats {
 			s.Tools.Findable++
 		}
 	}
-	full := p.catalogTokens(entries, gen)
+	full := 0
+	if len(entries) > 0 { // no catalog, nothing to save on: not the tokens of an empty list
+		full = p.catalogTokens(entries, gen)
+	}
 	exposed, n := p.exposedTokens(ctx)
 	s.Tools.Exposed = n
 	s.Tokens = TokenStats{Tokenizer: rank.EncodingCl100k, FullCatalog: full, Exposed: exposed}
 	if full > 0 {
-		s.Tokens.SavedPercent = round3(100 * (1 - float64(exposed)/float64(full)))
+		// Never negative: a list costing more than the catalog saves nothing.
+		s.Tokens.SavedPercent = max(0, round3(100*(1-float64(exposed)/float64(full))))
 	}
 	return s
+}
+
+// Health returns each upstream's state (with its last error) and the number
+// of tools in the index, without counting tokens: what a front end checks
+// after Start to say which upstreams could not start.
+func (p *Proxy) Health() (upstreams []UpstreamStats, tools int) {
+	return p.upstreamStats(), p.reg.Len()
+}
+
+// upstreamStats describes every upstream.
+func (p *Proxy) upstreamStats() []UpstreamStats {
+	var out []UpstreamStats
+	for _, u := range p.ups {
+		u.mu.Lock()
+		us := UpstreamStats{
+			Name: u.cfg.Name, Transport: "stdio", State: u.state, Server: u.serverNfo, LastError: u.lastErr,
+			Listed: u.listed, Imported: len(u.names), Refused: append([]Refusal(nil), u.refused...),
+			Connects: u.connects, Crashes: u.crashes, Calls: u.calls,
+		}
+		names := append([]string(nil), u.names...)
+		u.mu.Unlock()
+		if u.cfg.URL != "" {
+			us.Transport = "http"
+		}
+		for _, n := range names {
+			if e, ok := p.reg.Get(n); ok && !e.Def().Safe {
+				us.Unsafe++
+			}
+		}
+		out = append(out, us)
+	}
+	return out
 }
 
 func (p *Proxy) catalogTokens(entries []*registry.Entry, gen uint64) int {

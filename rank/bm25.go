@@ -214,30 +214,62 @@ func (d *docTerms) text(f int, text string) {
 	d.tk.words(text, d.emit)
 }
 
-// bytes is text for a byte slice that is only read during the call.
-func (d *docTerms) bytes(f int, b []byte) {
-	if len(b) == 0 {
-		return
-	}
-	d.text(f, unsafe.String(&b[0], len(b)))
-}
-
 // analyzeEntry makes e the current document of d.
 func analyzeEntry(e *registry.Entry, d *docTerms) {
 	d.reset()
+	entryText(e, &d.dec, d.text)
+}
+
+// entryText calls emit with each searchable text of e and the field it is
+// indexed under: the name (without its namespace), the namespace, the
+// description, the schema's property names and texts, the tags. The string
+// is only valid during the call.
+func entryText(e *registry.Entry, buf *[]byte, emit func(f int, text string)) {
 	t := e.Def()
 	ns, local := splitNamespace(t.Name)
-	d.text(fieldName, local)
-	d.text(fieldTags, ns)
-	d.text(fieldDesc, t.Description)
+	emit(fieldName, local)
+	emit(fieldTags, ns)
+	emit(fieldDesc, t.Description)
 	if t.HasSchema() {
-		schemaText(t.Parameters, &d.dec,
-			func(name []byte) { d.bytes(fieldParams, name) },
-			func(text []byte) { d.bytes(fieldParams, text) })
+		b := func(s []byte) {
+			if len(s) > 0 {
+				emit(fieldParams, unsafe.String(&s[0], len(s)))
+			}
+		}
+		schemaText(t.Parameters, buf, b, b)
 	}
 	for _, tag := range t.Tags {
-		d.text(fieldTags, tag)
+		emit(fieldTags, tag)
 	}
+}
+
+// surfaceWords returns, for each index term of e, the first word of e's text
+// that analyses to it, as written there (lower-cased); a term with no such
+// word is kept as is.
+func surfaceWords(e *registry.Entry, terms []string) []string {
+	out := append([]string(nil), terms...)
+	want := make(map[string][]int, len(terms))
+	for i, t := range terms {
+		want[t] = append(want[t], i)
+	}
+	var (
+		tk  tokenizer
+		buf []byte
+	)
+	entryText(e, &buf, func(_ int, text string) {
+		if len(want) == 0 {
+			return
+		}
+		tk.words(text, func(w []byte) {
+			if is, ok := want[termOf(w)]; ok {
+				for _, i := range is {
+					out[i] = string(w)
+				}
+				delete(want, termOf(w))
+			}
+		})
+	})
+	return out
 }
 
 // updateIndex returns an index over entries, reusing old where it can. A

@@ -66,9 +66,9 @@ func ExampleOptions_prerequisites() {
 		}
 	}
 	// Output:
-	// maps__find_parking (score): bm25 score 0.570; matched park, near
+	// maps__find_parking (score): bm25 score 0.570; matched parking, near
 	// maps__geocode (prerequisite): yields latitude, longitude that maps__find_parking requires
-	// trains__search_tickets (score): bm25 score 0.512; matched train, ticket
+	// trains__search_tickets (score): bm25 score 0.512; matched trains, tickets
 }
 
 func ExampleRanker_Prefilter() {

@@ -373,7 +373,7 @@ func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Option
 				if taken[h.Pos] || h.Score <= 0 || (o.MinScore > 0 && h.Score < o.MinScore) {
 					continue
 				}
-				p := Pick{Tool: entries[h.Pos].Name(), Entry: entries[h.Pos], Score: h.Score, Reason: scoreReason(scorerName, h),
+				p := Pick{Tool: entries[h.Pos].Name(), Entry: entries[h.Pos], Score: h.Score, Reason: scoreReason(scorerName, h, entries[h.Pos]),
 					Provenance: Provenance{Scorer: scorerName, Source: SourceScore}}
 				if o.Debug {
 					p.Provenance.Matched = h.Matched
@@ -431,16 +431,19 @@ func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Option
 	return picks, nil
 }
 
-func scoreReason(scorer string, h Hit) string {
+// scoreReason explains a scored pick with the words of the tool that matched,
+// as the tool writes them (the index matches stems: "service", not "servic"),
+// then the scorer's note if any.
+func scoreReason(scorer string, h Hit, e *registry.Entry) string {
 	if h.Note != "" {
 		h2 := h
 		h2.Note = ""
-		return scoreReason(scorer, h2) + "; " + h.Note
+		return scoreReason(scorer, h2, e) + "; " + h.Note
 	}
 	if len(h.Matched) == 0 {
 		return fmt.Sprintf("%s score %.3f", scorer, h.Score)
 	}
-	m := h.Matched
+	m := surfaceWords(e, h.Matched)
 	more := ""
 	if len(m) > 6 {
 		more = fmt.Sprintf(" +%d more", len(m)-6)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -448,5 +449,21 @@ func TestBM25ParamsKeepTheirOwnView(t *testing.T) {
 	}
 	if got[0].Score == def[0].Score {
 		t.Fatalf("custom parameters score like the default: %v", got[0].Score)
+	}
+}
+
+// A reason names the tool's own words, not the stems the index matches on.
+func TestReasonShowsWordsAsWritten(t *testing.T) {
+	reg := registry.New(nil)
+	if err := reg.Register(registry.Tool{Name: "restart_service", Description: "Restart a running service", Safe: true,
+		Parameters: json.RawMessage(`{"type":"object","properties":{"services":{"type":"string"}}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	picks, err := Rank(context.Background(), reg, "restarting the services", nil)
+	if err != nil || len(picks) != 1 {
+		t.Fatalf("picks %v, err %v", picks, err)
+	}
+	if r := picks[0].Reason; !strings.Contains(r, "matched restart, service") {
+		t.Fatalf("reason %q: want the words as the tool writes them", r)
 	}
 }

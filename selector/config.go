@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -361,10 +362,11 @@ type envConfig struct {
 // ParseBool reads a boolean setting: 1/true/t/yes/y/on and 0/false/f/no/n/off,
 // case-insensitive, surrounding spaces ignored.
 func ParseBool(s string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "1", "true", "t", "yes", "y", "on":
+	low := strings.ToLower(strings.TrimSpace(s))
+	if slices.Contains(BoolTrue, low) {
 		return true, nil
-	case "0", "false", "f", "no", "n", "off":
+	}
+	if slices.Contains(BoolFalse, low) {
 		return false, nil
 	}
 	return false, fmt.Errorf("not a boolean: %q", s)

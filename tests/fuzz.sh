@@ -11,6 +11,19 @@
 # A failing input is written by Go to PKG/testdata/fuzz/FuzzX/ and named in
 # the output: fix the bug and commit the file, it then runs as a regression
 # test in every `go test`. The exit status is non-zero when any target failed.
+#
+# The budget is real: SECONDS is the fuzzing time, not counting the build of
+# the instrumented test binary (timed and shown apart). Go minimises every
+# input that finds new coverage for up to 60 s by default (-fuzzminimizetime),
+# and that time is not part of -fuzztime: an expensive target such as
+# FuzzCExports spent whole minutes minimising and tried a few dozen inputs.
+# Short runs (under 60 s) therefore do not minimise (-fuzzminimizetime 0:
+# FuzzCExports went from 36 inputs in 5 s to about 2,600; a failing input is
+# still written, just not shrunk), long runs minimise for at most SECONDS/5
+# (up to Go's 60 s), and a target that
+# still runs past 2*SECONDS+30 s of fuzzing is stopped and counted as failed.
+# Each target reports its build time, fuzzing time and inputs tried (execs);
+# with TOOLSELECT_REPORT set, a step file for internal/testreport goes there.
 set -uo pipefail
 
 secs=${1:-20}
@@ -19,6 +32,7 @@ parallel=${FUZZ_PARALLEL:-1}
 cd "$(dirname "$0")/.."
 export CGO_ENABLED=${CGO_ENABLED:-1}
 
+run_start=$(date +%s)
 specs=()
 while IFS= read -r file; do
 	dir=$(dirname "$file")
@@ -50,18 +64,67 @@ if [ "$secs" -lt 60 ] && [ -z "${FUZZ_SHARED_CACHE:-}" ]; then
 	cache_args=(-args -test.fuzzcachedir="$fuzz_cache")
 fi
 
-echo "fuzz.sh: ${#specs[@]} targets, ${secs}s each"
+minimize=$((secs / 5))
+[ "$secs" -lt 60 ] && minimize=0
+[ "$minimize" -gt 60 ] && minimize=60
+overrun=$((2 * secs + 30))
+
+# run_target runs one go test -fuzz in the background and waits for it,
+# printing progress every 30 s; it sets rc, build_s and fuzz_s.
+run_target() {
+	local pkg=$1 target=$2 log=$3
+	local t0 now fuzz_start=0 last=0
+	t0=$(date +%s)
+	go test -tags cabifuzz -run '^$' -fuzz "^${target}\$" -fuzztime "${secs}s" -fuzzminimizetime "${minimize}s" \
+		-parallel "$parallel" "./$pkg" "${cache_args[@]}" >"$log" 2>&1 &
+	local pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		now=$(date +%s)
+		if [ "$fuzz_start" -eq 0 ] && grep -q '^fuzz: elapsed' "$log"; then
+			fuzz_start=$now
+		fi
+		if [ "$fuzz_start" -gt 0 ] && [ $((now - fuzz_start)) -gt "$overrun" ]; then
+			echo "fuzz.sh: $pkg $target ran past ${overrun}s of fuzzing; stopping it" | tee -a "$log"
+			kill -INT "$pid" 2>/dev/null
+			sleep 5
+			kill -KILL "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			rc=124
+			build_s=$((fuzz_start - t0)) fuzz_s=$((now - fuzz_start))
+			return
+		fi
+		if [ $((now - t0 - last)) -ge 30 ]; then
+			last=$((now - t0))
+			if [ "$fuzz_start" -eq 0 ]; then
+				echo "fuzz.sh:   ... ${last}s, building the instrumented test binary"
+			else
+				echo "fuzz.sh:   ... ${last}s, $(grep -oE 'execs: [0-9]+' "$log" | tail -1)"
+			fi
+		fi
+	done
+	wait "$pid"
+	rc=$?
+	now=$(date +%s)
+	[ "$fuzz_start" -eq 0 ] && fuzz_start=$now
+	build_s=$((fuzz_start - t0)) fuzz_s=$((now - fuzz_start))
+}
+
+echo "fuzz.sh: ${#specs[@]} targets, ${secs}s of fuzzing each (minimising: ${minimize}s per input, 0 is off)"
 failed=()
 summary=()
+total_execs=0
+n=0
 for spec in "${specs[@]}"; do
 	pkg=${spec%%:*}
 	target=${spec##*:}
+	n=$((n + 1))
+	echo "fuzz.sh: [$n/${#specs[@]}] $pkg $target"
 	log=$(mktemp)
 	start=$(date +%s)
 	note=""
 	for attempt in 1 2; do
-		go test -tags cabifuzz -run '^$' -fuzz "^${target}\$" -fuzztime "${secs}s" -parallel "$parallel" "./$pkg" "${cache_args[@]}" >"$log" 2>&1
-		rc=$?
+		run_target "$pkg" "$target" "$log"
 		# On a loaded machine a short run can end with "context deadline
 		# exceeded" and no failing input: the fuzzing engine ran out of its
 		# time, the code under test did not fail. Such a run is tried once
@@ -75,10 +138,11 @@ for spec in "${specs[@]}"; do
 	done
 	took=$(($(date +%s) - start))
 	execs=$(grep -oE 'execs: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || true)
+	total_execs=$((total_execs + ${execs:-0}))
 	if [ $rc -eq 0 ]; then
-		summary+=("$(printf '%-16s %-28s ok    %4ss  %s execs%s' "$pkg" "$target" "$took" "${execs:-?}" "$note")")
+		summary+=("$(printf '%-16s %-28s ok    %4ss (build %ss, fuzz %ss)  %s execs%s' "$pkg" "$target" "$took" "$build_s" "$fuzz_s" "${execs:-?}" "$note")")
 	else
-		summary+=("$(printf '%-16s %-28s FAIL  %4ss' "$pkg" "$target" "$took")")
+		summary+=("$(printf '%-16s %-28s FAIL  %4ss (build %ss, fuzz %ss)  %s execs' "$pkg" "$target" "$took" "$build_s" "$fuzz_s" "${execs:-?}")")
 		failed+=("$spec")
 		echo "---- $spec failed:"
 		grep -vE '^fuzz: elapsed' "$log" | tail -40
@@ -88,6 +152,14 @@ for spec in "${specs[@]}"; do
 done
 
 printf '%s\n' "${summary[@]}"
+if [ -n "${TOOLSELECT_REPORT:-}" ]; then
+	{
+		printf 'count\t%d\t%d\t0\n' $((${#specs[@]} - ${#failed[@]})) ${#failed[@]}
+		printf 'time\t%d\n' $(($(date +%s) - run_start))
+		printf 'note\t%d targets, %ss of fuzzing each, %d inputs tried in all\n' ${#specs[@]} "$secs" "$total_execs"
+		for f in "${failed[@]}"; do printf 'fail\t%s\n' "$f"; done
+	} >"$TOOLSELECT_REPORT"
+fi
 # The last line is the plain "N passed, N failed" form test reports end with.
 if [ ${#failed[@]} -gt 0 ]; then
 	echo "fuzz.sh: ${#failed[@]} target(s) failed: ${failed[*]}" >&2

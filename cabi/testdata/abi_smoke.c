@@ -23,6 +23,11 @@ int main(void) {
     CHECK(toolselect_free(out) == TS_ERR_POINTER, "double free must be reported");
     CHECK(toolselect_free(NULL) == TS_OK, "free(NULL)");
 
+    rc = toolselect_config_schema(&out);
+    CHECK(rc == TS_OK && strstr(out, "\"name\":\"max_calls\"") && strstr(out, "LLM_COMMON_TOOL_SELECTION_MAX_CALLS"),
+          "config_schema: %d %s", rc, out);
+    toolselect_free(out);
+
     rc = toolselect_registry_new(NULL, &out);
     CHECK(rc == TS_OK, "registry_new: %s", out);
     uint64_t reg = handle_of(out);

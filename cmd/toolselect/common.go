@@ -11,20 +11,38 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-// loadRegistry reads a catalog file (any format the registry detects) and
-// registers all of it: a catalog with a refused tool is a usage error, so the
-// commands never act on half a catalog. "-" reads standard input.
-func loadRegistry(env *cmdEnv, path string) (*registry.Registry, error) {
+// loadCatalog reads --catalog (any format the registry detects; "-" reads
+// standard input) for every command that takes one, with one rule: a tool the
+// registry refuses (a schema-less tool without allowNoSchema, a bad schema, a
+// duplicate name) is left out with a warning on stderr naming it and why, and
+// the command goes on with the rest. A catalog with nothing valid left is a
+// usage error (exit 2) naming the refusals. With strict (--skip-invalid=false)
+// any refusal fails the whole catalog instead. On failure the error has been
+// printed under the command's name and the exit code is returned.
+func loadCatalog(env *cmdEnv, name, path string, strict bool) (*registry.Registry, int, bool) {
 	tools, err := readCatalog(env, path)
 	if err != nil {
-		return nil, err
+		return nil, fail(env, name, exitUsage, "%v", err), false
 	}
 	reg := registry.New(nil)
-	if err := reg.RegisterAll(tools); err != nil {
-		return nil, fmt.Errorf("%s: %s", path, summarize(err, 3))
+	if strict {
+		if err := reg.RegisterAll(tools); err != nil {
+			return nil, fail(env, name, exitUsage, "%s: %s (without --skip-invalid=false, refused tools are left out with a warning)", path, summarize(err, 3)), false
+		}
+		return reg, 0, true
 	}
-	return reg, nil
+	refused := reg.RegisterValid(tools)
+	if reg.Len() == 0 && len(refused) > 0 {
+		return nil, fail(env, name, exitUsage, "%s: no valid tool: %s", path, summarize(errors.Join(refused...), 3)), false
+	}
+	for _, err := range refused {
+		fmt.Fprintf(env.stderr, "toolselect %s: warning: skipped %v\n", name, err)
+	}
+	return reg, 0, true
 }
+
+// skipInvalidUsage is the help of --skip-invalid, shared by every command that loads a catalog.
+const skipInvalidUsage = "leave out tools the registry refuses, with a warning on stderr naming each (false: refuse the whole catalog)"
 
 // readCatalog reads the tools of --catalog: a file in any format the registry
 // detects, or standard input for "-".

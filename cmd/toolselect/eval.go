@@ -15,7 +15,7 @@ func init() {
 func runEval(env *cmdEnv, args []string) int {
 	fs := newFlags(env, "eval", "--catalog FILE --queries FILE [--scorer S] [--feedback FILE] [--json]")
 	var f rankFlags
-	f.register(fs, 10, -1) // no score floor: R@k measures the ranking alone
+	f.register(fs, defaultK, -1) // no score floor: R@k measures the ranking alone
 	queries := fs.String("queries", "", "queries.jsonl with {\"id\",\"query\",\"gold\":[tool names]} per line")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	var fbf feedbackFlag
@@ -30,7 +30,7 @@ func runEval(env *cmdEnv, args []string) int {
 	if *queries == "" {
 		return fail(env, "eval", exitUsage, "--queries is required")
 	}
-	reg, code, ok := loadRankRegistry(env, "eval", f.catalog, f.skipInvalid)
+	reg, code, ok := loadCatalog(env, "eval", f.catalog, !f.skipInvalid)
 	if !ok {
 		return code
 	}

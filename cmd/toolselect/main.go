@@ -35,6 +35,20 @@ type cmdEnv struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// tty is true when stdout is a terminal: select, validate and mcp stats
+	// then print a summary for people; otherwise (and with --json) JSON.
+	tty bool
+}
+
+// humanOutput reports whether a command with a --json flag prints its
+// summary for people: only on a terminal, and never with --json, so scripts
+// reading a pipe keep getting JSON.
+func (env *cmdEnv) humanOutput(asJSON bool) bool { return env.tty && !asJSON }
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 var commands = map[string]command{}
@@ -47,7 +61,7 @@ func register(c command) {
 }
 
 func main() {
-	env := &cmdEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	env := &cmdEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, tty: isTerminal(os.Stdout)}
 	os.Exit(run(env, os.Args[1:]))
 }
 
@@ -58,6 +72,9 @@ func run(env *cmdEnv, args []string) int {
 			return exitUsage
 		}
 		return exitOK
+	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "-v" {
+		return runVersion(env, args[1:])
 	}
 	c, ok := commands[args[0]]
 	if !ok {

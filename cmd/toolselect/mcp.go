@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -27,8 +29,10 @@ const mcpSynopsis = `[--config FILE] [--upstream "[NAME=]COMMAND ARGS"]... [--up
 
 Serves MCP (stdio by default, streamable HTTP at http://ADDR/mcp with --listen). tools/list shows
 find_tool, call_tool and the keep-list; every upstream tool is reachable through them as
-UPSTREAM__TOOL. "mcp stats" prints the statistics as JSON, read from a running proxy (--url) or
-from a one-off import of the configured upstreams.`
+UPSTREAM__TOOL. "mcp stats" prints the statistics (a summary on a terminal, JSON with --json or
+when piped), read from a running proxy (--url) or from a one-off import of the configured upstreams.
+An upstream that cannot start is named on stderr; with no upstream started and no catalog tool,
+both exit 2.`
 
 // mcpFlags are the flags shared by "mcp" and "mcp stats".
 type mcpFlags struct {
@@ -136,6 +140,35 @@ func (f *mcpFlags) start(ctx context.Context, env *cmdEnv, name string) (*mcppro
 		p.Close()
 		return nil, nil, fail(env, name, exitUsage, "%v", err)
 	}
+	// Say which upstreams could not start; with none started and no catalog
+	// tool imported there is nothing to serve or count.
+	ups, tools := p.Health()
+	ready := 0
+	var down []string
+	for _, u := range ups {
+		if u.State == mcpproxy.StateReady {
+			ready++
+			continue
+		}
+		fmt.Fprintf(env.stderr, "toolselect %s: upstream %q could not start: %s\n", name, u.Name, u.LastError)
+		down = append(down, u.Name)
+	}
+	if ready == 0 && tools == 0 {
+		p.Close()
+		why := "no upstream started"
+		if len(ups) == 0 {
+			why = "no upstream configured"
+		}
+		if len(cfg.Catalogs) > 0 {
+			why += " and the catalogs hold no usable tool"
+		} else {
+			why += " and no --catalog was given"
+		}
+		if len(down) > 0 {
+			why += " (could not start: " + strings.Join(down, ", ") + ")"
+		}
+		return nil, nil, fail(env, name, exitUsage, "nothing to serve: %s", why)
+	}
 	return p, cfg, exitOK
 }
 
@@ -184,6 +217,7 @@ func runMCPStats(env *cmdEnv, args []string) int {
 	var f mcpFlags
 	f.bind(fs)
 	urlFlag := fs.String("url", "", "read the stats of a running proxy at this streamable HTTP `URL`")
+	asJSON := fs.Bool("json", false, "print the statistics as JSON (the default when stdout is not a terminal)")
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
@@ -194,6 +228,11 @@ func runMCPStats(env *cmdEnv, args []string) int {
 		if err != nil {
 			return fail(env, "mcp stats", exitFailed, "%v", err)
 		}
+		var st mcpproxy.Stats
+		if env.humanOutput(*asJSON) && json.Unmarshal([]byte(text), &st) == nil {
+			printStats(env.stdout, st)
+			return exitOK
+		}
 		fmt.Fprintln(env.stdout, strings.TrimSpace(text))
 		return exitOK
 	}
@@ -202,9 +241,85 @@ func runMCPStats(env *cmdEnv, args []string) int {
 		return code
 	}
 	defer p.Close()
-	b, _ := json.MarshalIndent(p.Stats(ctx), "", "  ")
+	st := p.Stats(ctx)
+	if env.humanOutput(*asJSON) {
+		printStats(env.stdout, st)
+		return exitOK
+	}
+	b, _ := json.MarshalIndent(st, "", "  ")
 	fmt.Fprintln(env.stdout, string(b))
 	return exitOK
+}
+
+// printStats writes the proxy's statistics for people.
+func printStats(w io.Writer, s mcpproxy.Stats) {
+	if len(s.Upstreams) > 0 {
+		fmt.Fprintln(w, "upstreams")
+	}
+	for _, u := range s.Upstreams {
+		line := fmt.Sprintf("  %-16s %-5s %-5s", u.Name, u.Transport, u.State)
+		if u.State != mcpproxy.StateReady {
+			line += "  could not start or lost: " + u.LastError
+		} else {
+			line += fmt.Sprintf("  %d %s imported", u.Imported, plural(u.Imported, "tool", "tools"))
+			if u.Listed != u.Imported {
+				line += fmt.Sprintf(" of %d listed", u.Listed)
+			}
+			if u.Unsafe > 0 {
+				line += fmt.Sprintf(" (%d destructive)", u.Unsafe)
+			}
+			line += fmt.Sprintf(", %d %s forwarded", u.Calls, plural(u.Calls, "call", "calls"))
+			if u.Crashes > 0 {
+				line += fmt.Sprintf(", %d %s", u.Crashes, plural(u.Crashes, "crash", "crashes"))
+			}
+			if u.Server != "" {
+				line += "  [" + u.Server + "]"
+			}
+		}
+		fmt.Fprintln(w, line)
+		for _, r := range u.Refused {
+			fmt.Fprintf(w, "    refused %s: %s\n", r.Tool, r.Reason)
+		}
+	}
+	if s.Catalogs != nil {
+		fmt.Fprintf(w, "catalogs   %d %s imported", s.Catalogs.Imported, plural(s.Catalogs.Imported, "tool", "tools"))
+		if n := len(s.Catalogs.Refused); n > 0 {
+			fmt.Fprintf(w, ", %d refused", n)
+		}
+		fmt.Fprintln(w)
+		for _, r := range s.Catalogs.Refused {
+			fmt.Fprintf(w, "    refused %s\n", r)
+		}
+	}
+	fmt.Fprintf(w, "tools      %d in the index, %d findable, %d listed to the agent\n", s.Tools.Catalog, s.Tools.Findable, s.Tools.Exposed)
+	if s.Tokens.FullCatalog == 0 {
+		fmt.Fprintf(w, "tokens     no catalog; the listed tools cost %d (%s)\n", s.Tokens.Exposed, s.Tokens.Tokenizer)
+	} else if s.Tokens.Exposed >= s.Tokens.FullCatalog {
+		fmt.Fprintf(w, "tokens     full catalog %d, listed %d (%s): no saving, the catalog is smaller than the meta-tools\n", s.Tokens.FullCatalog, s.Tokens.Exposed, s.Tokens.Tokenizer)
+	} else {
+		fmt.Fprintf(w, "tokens     full catalog %d, listed %d (%s): %.1f%% saved\n", s.Tokens.FullCatalog, s.Tokens.Exposed, s.Tokens.Tokenizer, s.Tokens.SavedPercent)
+	}
+	op := func(name string, o mcpproxy.OpStats, outcomes map[string]int) {
+		fmt.Fprintf(w, "%-10s %d %s, %d %s", name, o.Count, plural(o.Count, "call", "calls"), o.Errors, plural(o.Errors, "error", "errors"))
+		if o.Count > 0 {
+			fmt.Fprintf(w, "; latency p50 %.1f ms, p95 %.1f ms, max %.1f ms", o.P50ms, o.P95ms, o.MaxMs)
+		}
+		if len(outcomes) > 0 {
+			keys := make([]string, 0, len(outcomes))
+			for k := range outcomes {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			parts := make([]string, len(keys))
+			for i, k := range keys {
+				parts[i] = fmt.Sprintf("%s %d", k, outcomes[k])
+			}
+			fmt.Fprintf(w, " (%s)", strings.Join(parts, ", "))
+		}
+		fmt.Fprintln(w)
+	}
+	op("find_tool", s.FindTool, nil)
+	op("call_tool", s.CallTool.OpStats, s.CallTool.Outcomes)
 }
 
 // remoteStats reads the stats resource of a running proxy.

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,11 +18,19 @@ import (
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/rank/embedcache"
 	"github.com/toolselect/toolselect/registry"
+	"github.com/toolselect/toolselect/selector"
 )
 
 func init() {
 	register(command{name: "rank", summary: "rank a catalog's tools for a query (or a queries file)", run: runRank})
 }
+
+// defaultK is the default number of results of rank, tokens and eval
+// (--k): the selector's default top_k (selector.DefaultTopK, 10), what
+// select offers when the eligible tools do not fit the offer budget, so
+// `rank` shows what select would offer. eval ranks at least 10 whatever --k,
+// for R@10 and NDCG@10.
+const defaultK = selector.DefaultTopK
 
 // rankFlags are the flags rank, eval and tokens share.
 type rankFlags struct {
@@ -45,7 +54,7 @@ func (f *rankFlags) register(fs *flag.FlagSet, defaultK int, defaultMin float64)
 	fs.StringVar(&f.scorer, "scorer", "bm25", "bm25, keyword, embedding or hybrid")
 	fs.IntVar(&f.k, "k", defaultK, "number of tools to return")
 	fs.Float64Var(&f.minScore, "min-score", defaultMin, "drop tools scoring below this (0..1; negative keeps all)")
-	fs.BoolVar(&f.skipInvalid, "skip-invalid", true, "leave out tools the registry refuses, with a warning on stderr (false: refuse the catalog)")
+	fs.BoolVar(&f.skipInvalid, "skip-invalid", true, skipInvalidUsage)
 	fs.BoolVar(&f.allowUnsafe, "allow-unsafe", false, "rank tools marked safe=false too")
 	fs.Var(&f.roles, "role", "caller role (repeatable)")
 	fs.Var(&f.caps, "capability", "required tool capability (repeatable)")
@@ -74,26 +83,6 @@ func parseInterleaved(env *cmdEnv, fs *flag.FlagSet, args []string) ([]string, i
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
-}
-
-// loadRankRegistry reads a catalog into a registry. With skip, refused tools are
-// left out and reported on stderr, one line each; otherwise any refusal fails.
-func loadRankRegistry(env *cmdEnv, name, path string, skip bool) (*registry.Registry, int, bool) {
-	tools, err := readCatalog(env, path)
-	if err != nil {
-		return nil, fail(env, name, exitUsage, "%v", err), false
-	}
-	reg := registry.New(nil)
-	if !skip {
-		if err := reg.RegisterAll(tools); err != nil {
-			return nil, fail(env, name, exitUsage, "%s: %v (use --skip-invalid to leave refused tools out)", path, err), false
-		}
-		return reg, 0, true
-	}
-	for _, err := range reg.RegisterValid(tools) {
-		fmt.Fprintf(env.stderr, "toolselect %s: warning: skipped %v\n", name, err)
-	}
-	return reg, 0, true
 }
 
 func (f *rankFlags) scorerFor(env *cmdEnv) (rank.Scorer, error) {
@@ -150,7 +139,7 @@ func (f *rankFlags) options(sc rank.Scorer) *rank.Options {
 func runRank(env *cmdEnv, args []string) int {
 	fs := newFlags(env, "rank", "--catalog FILE [--feedback FILE] [flags] \"query\" | --catalog FILE --queries FILE [--json]")
 	var f rankFlags
-	f.register(fs, rank.DefaultMaxCandidates, rank.DefaultMinScore)
+	f.register(fs, defaultK, rank.DefaultMinScore)
 	queries := fs.String("queries", "", "rank every query of a queries.jsonl file ({\"id\",\"query\",...} per line)")
 	asJSON := fs.Bool("json", false, "print JSON: one line per query {\"id\",\"tools\"}, or the picks")
 	debug := fs.Bool("debug", false, "include matched terms and score components (with --json)")
@@ -163,7 +152,7 @@ func runRank(env *cmdEnv, args []string) int {
 	if (*queries == "") == (len(pos) == 0) {
 		return fail(env, "rank", exitUsage, "give either a query or --queries FILE (run \"toolselect rank --help\")")
 	}
-	reg, code, ok := loadRankRegistry(env, "rank", f.catalog, f.skipInvalid)
+	reg, code, ok := loadCatalog(env, "rank", f.catalog, !f.skipInvalid)
 	if !ok {
 		return code
 	}
@@ -213,7 +202,12 @@ func runRank(env *cmdEnv, args []string) int {
 		}
 		return exitOK
 	}
-	picks, err := r.Rank(ctx, strings.Join(pos, " "), opts)
+	query := strings.Join(pos, " ")
+	picks, err := r.Rank(ctx, query, opts)
+	if err != nil {
+		return fail(env, "rank", exitFailed, "%v", err)
+	}
+	hidden, err := hiddenNotes(ctx, r, reg, query, opts, picks)
 	if err != nil {
 		return fail(env, "rank", exitFailed, "%v", err)
 	}
@@ -223,16 +217,87 @@ func runRank(env *cmdEnv, args []string) int {
 		}
 		b, _ := json.MarshalIndent(picks, "", "  ")
 		fmt.Fprintln(env.stdout, string(b))
+		for _, n := range hidden { // the JSON keeps its shape; people still hear of it
+			fmt.Fprintf(env.stderr, "toolselect rank: %s\n", n)
+		}
 		return exitOK
 	}
 	if len(picks) == 0 {
 		fmt.Fprintln(env.stdout, "no tool scored above the minimum")
-		return exitOK
 	}
 	for i, p := range picks {
 		fmt.Fprintf(env.stdout, "%2d. %-40s %.3f  %s\n", i+1, p.Tool, p.Score, p.Reason)
 	}
+	for _, n := range hidden {
+		fmt.Fprintln(env.stdout, n)
+	}
 	return exitOK
+}
+
+// hiddenNotes says which tools the filters (unsafe, roles, capabilities) kept
+// out of the picks that would otherwise have been among them, one line per
+// filter with the flag that shows them: "2 unsafe tools hidden;
+// --allow-unsafe shows them". It ranks again with the filters open and asks
+// registry.Eligibility, the eligibility rule itself, why each newcomer was out.
+func hiddenNotes(ctx context.Context, r *rank.Ranker, reg *registry.Registry, query string, opts *rank.Options, picks []rank.Pick) ([]string, error) {
+	open := *opts
+	open.AllowUnsafe, open.Capabilities = true, nil
+	seen := map[string]bool{}
+	for _, e := range reg.Entries() {
+		for _, role := range e.Def().Roles {
+			if !seen[role] {
+				seen[role] = true
+				open.Roles = append(open.Roles, role)
+			}
+		}
+	}
+	all, err := r.Rank(ctx, query, &open)
+	if err != nil {
+		return nil, err
+	}
+	shown := map[string]bool{}
+	for _, p := range picks {
+		shown[p.Tool] = true
+	}
+	rule := registry.Eligibility{AllowUnsafe: opts.AllowUnsafe, Roles: opts.Roles, Capabilities: opts.Capabilities}
+	count := map[string]int{}
+	var roles []string
+	for _, p := range all {
+		if shown[p.Tool] {
+			continue
+		}
+		why := rule.Check(p.Entry.Def())
+		count[why]++
+		if why == registry.IneligibleRole {
+			for _, role := range p.Entry.Def().Roles {
+				if !slices.Contains(roles, role) {
+					roles = append(roles, role)
+				}
+			}
+		}
+	}
+	var notes []string
+	if n := count[registry.IneligibleUnsafe]; n > 0 {
+		notes = append(notes, fmt.Sprintf("%d unsafe %s hidden; --allow-unsafe shows %s", n, plural(n, "tool", "tools"), plural(n, "it", "them")))
+	}
+	if n := count[registry.IneligibleRole]; n > 0 {
+		flags := make([]string, len(roles))
+		for i, role := range roles {
+			flags[i] = "--role " + role
+		}
+		notes = append(notes, fmt.Sprintf("%d %s for other roles hidden; %s shows %s", n, plural(n, "tool", "tools"), strings.Join(flags, " or "), plural(n, "it", "them")))
+	}
+	if n := count[registry.IneligibleCapability]; n > 0 {
+		notes = append(notes, fmt.Sprintf("%d %s without the --capability asked for hidden; leaving out --capability shows %s", n, plural(n, "tool", "tools"), plural(n, "it", "them")))
+	}
+	return notes, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 type answer struct {

@@ -17,6 +17,7 @@ func init() {
 
 func runSchema(env *cmdEnv, args []string) int {
 	fs := newFlags(env, "schema", "--catalog FILE [--format FORMAT] [--indent]")
+	skipInvalid := fs.Bool("skip-invalid", true, skipInvalidUsage)
 	catalog := fs.String("catalog", "", "tool catalog: canonical JSON/JSON Lines, OpenAI, Anthropic or MCP tools (\"-\" reads stdin)")
 	format := fs.String("format", "canonical", "output format: "+formatNames("|"))
 	indent := fs.Bool("indent", false, "indent the JSON output (default: one compact line)")
@@ -30,9 +31,9 @@ func runSchema(env *cmdEnv, args []string) int {
 	if err != nil {
 		return fail(env, "schema", exitUsage, "%v", err)
 	}
-	reg, err := loadRegistry(env, *catalog)
-	if err != nil {
-		return fail(env, "schema", exitUsage, "%v", err)
+	reg, code, ok := loadCatalog(env, "schema", *catalog, !*skipInvalid)
+	if !ok {
+		return code
 	}
 	out, err := reg.View(f)
 	if err != nil {

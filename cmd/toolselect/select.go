@@ -38,6 +38,7 @@ const endpointHint = "no model endpoint configured: set " + selector.EnvBaseURL 
 
 func runSelect(env *cmdEnv, args []string) int {
 	fs := newFlags(env, "select", "--catalog FILE --task TEXT [--subtask TEXT]... [--query TEXT] [--context FILE]")
+	skipInvalid := fs.Bool("skip-invalid", true, skipInvalidUsage)
 	catalog := fs.String("catalog", "", "tool catalog (any format the registry reads; \"-\" reads stdin)")
 	task := fs.String("task", "", "what needs doing (required)")
 	taskID := fs.String("task-id", "", "an identifier for the task, passed to the model")
@@ -48,12 +49,14 @@ func runSelect(env *cmdEnv, args []string) int {
 	fs.Var(&roles, "role", "a role the caller holds (repeatable); tools with roles are offered only to holders")
 	allowUnsafe := fs.Bool("allow-unsafe", false, "offer tools marked safe: false")
 	logLevel := fs.String("log-level", "off", "selector log records on stderr: off|debug|info|warn|error")
+	asJSON := fs.Bool("json", false, "print the one JSON object (the default when stdout is not a terminal)")
 	var offer offerK
 	fs.Var(&offer, "k", "offer the model only the `N` tools ranked best for the task, in catalog order (0: every eligible tool; default: every eligible tool while their view fits "+selector.EnvOfferTokens+" tokens, else the top "+selector.EnvTopK+", with "+selector.EnvMaxSearches+" search rounds)")
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintln(w, "usage: toolselect select --catalog FILE --task TEXT [--subtask TEXT]... [--query TEXT] [--context FILE] [--k N]")
-		fmt.Fprintln(w, "\nPrints {\"calls\":[...],\"attempts\":[...],\"offered\":[...],\"error\":null|{\"kind\",\"message\"}}.")
+		fmt.Fprintln(w, "\nPrints {\"calls\":[...],\"attempts\":[...],\"offered\":[...],\"error\":null|{\"kind\",\"message\"}}")
+		fmt.Fprintln(w, "(on a terminal: a summary; --json for the JSON).")
 		fmt.Fprintln(w, "Exit status: 0 selection succeeded (even with no calls: the model's decision), 3 no calls otherwise")
 		fmt.Fprintln(w, "(error.kind fail_closed, no_eligible_tools or no_ranked_tools), 2 usage, catalog or configuration error.")
 		fmt.Fprintln(w, "The model and endpoint come from the environment:")
@@ -88,9 +91,9 @@ func runSelect(env *cmdEnv, args []string) int {
 	if cfg.BaseURL == "" && cfg.APIKey == "" {
 		return fail(env, "select", exitUsage, "%s", endpointHint)
 	}
-	reg, err := loadRegistry(env, *catalog)
-	if err != nil {
-		return fail(env, "select", exitUsage, "%v", err)
+	reg, code, ok := loadCatalog(env, "select", *catalog, !*skipInvalid)
+	if !ok {
+		return code
 	}
 	var ctxMap map[string]any
 	if *contextFile != "" {
@@ -146,12 +149,16 @@ func runSelect(env *cmdEnv, args []string) int {
 			out.Attempts = res.Attempts
 		}
 	}
-	b, merr := json.Marshal(out)
-	if merr != nil {
-		return fail(env, "select", exitFailed, "encoding the result: %v", merr)
+	if env.humanOutput(*asJSON) {
+		printSelect(redactingWriter{w: env.stdout, secrets: apiKeys(env)}, out)
+	} else {
+		b, merr := json.Marshal(out)
+		if merr != nil {
+			return fail(env, "select", exitFailed, "encoding the result: %v", merr)
+		}
+		// Belt and braces: the selector already redacts the key from every message.
+		env.stdout.Write([]byte(redactKey(string(b), env) + "\n"))
 	}
-	// Belt and braces: the selector already redacts the key from every message.
-	env.stdout.Write([]byte(redactKey(string(b), env) + "\n"))
 	if err != nil {
 		return exitFailed
 	}

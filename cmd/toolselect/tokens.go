@@ -17,7 +17,7 @@ func init() {
 func runTokens(env *cmdEnv, args []string) int {
 	fs := newFlags(env, "tokens", "--catalog FILE [--k N] [--format F] [--encoding E] [\"query\"]")
 	var f rankFlags
-	f.register(fs, 5, rank.DefaultMinScore)
+	f.register(fs, defaultK, rank.DefaultMinScore)
 	format := fs.String("format", "openai", "provider format the tools are sent in: "+formatNames(", "))
 	encoding := fs.String("encoding", rank.EncodingO200k, "token encoding: o200k_base or cl100k_base")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -29,7 +29,7 @@ func runTokens(env *cmdEnv, args []string) int {
 	if err != nil {
 		return fail(env, "tokens", exitUsage, "%v", err)
 	}
-	reg, code, ok := loadRankRegistry(env, "tokens", f.catalog, f.skipInvalid)
+	reg, code, ok := loadCatalog(env, "tokens", f.catalog, !f.skipInvalid)
 	if !ok {
 		return code
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io"
 
 	"github.com/toolselect/toolselect/registry"
 )
@@ -23,10 +25,12 @@ type validateOutput struct {
 }
 
 func runValidate(env *cmdEnv, args []string) int {
-	fs := newFlags(env, "validate", "--catalog FILE --tool NAME --args JSON")
+	fs := newFlags(env, "validate", "--catalog FILE --tool NAME --args JSON [--json]")
+	skipInvalid := fs.Bool("skip-invalid", true, skipInvalidUsage)
 	catalog := fs.String("catalog", "", "tool catalog (any format the registry reads; \"-\" reads stdin)")
 	tool := fs.String("tool", "", "tool name, canonical or as a provider view mapped it")
 	argsFlag := fs.String("args", "", "the arguments: a JSON object, \"-\" for stdin or @FILE")
+	asJSON := fs.Bool("json", false, "print one JSON line (the default when stdout is not a terminal)")
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
@@ -44,9 +48,9 @@ func runValidate(env *cmdEnv, args []string) int {
 	if err != nil {
 		return fail(env, "validate", exitUsage, "reading --args: %v", err)
 	}
-	reg, err := loadRegistry(env, *catalog)
-	if err != nil {
-		return fail(env, "validate", exitUsage, "%v", err)
+	reg, code, ok := loadCatalog(env, "validate", *catalog, !*skipInvalid)
+	if !ok {
+		return code
 	}
 	entry, ok := reg.Lookup(*tool)
 	if !ok {
@@ -60,9 +64,41 @@ func runValidate(env *cmdEnv, args []string) int {
 		}
 		out.Valid, out.Violations = false, ve.Violations
 	}
-	writeJSON(env.stdout, out)
+	if env.humanOutput(*asJSON) {
+		out.print(env.stdout)
+	} else {
+		writeJSON(env.stdout, out)
+	}
 	if !out.Valid {
 		return exitInvalid
 	}
 	return exitOK
+}
+
+// print writes the result for people: a verdict line, then one line per
+// violation (pointer, rule, message).
+func (o validateOutput) print(w io.Writer) {
+	switch {
+	case o.Valid && o.Validated:
+		fmt.Fprintf(w, "%s: arguments valid\n", o.Tool)
+	case o.Valid:
+		fmt.Fprintf(w, "%s: arguments accepted; the tool has no schema (allowNoSchema), so only their shape was checked (a JSON object within the size and depth limits)\n", o.Tool)
+	default:
+		fmt.Fprintf(w, "%s: arguments invalid, %d %s:\n", o.Tool, len(o.Violations), plural(len(o.Violations), "violation", "violations"))
+		width := 0
+		for _, v := range o.Violations {
+			width = max(width, len(pointerLabel(v.Pointer)))
+		}
+		for _, v := range o.Violations {
+			fmt.Fprintf(w, "  %-*s  %s: %s\n", width, pointerLabel(v.Pointer), v.Rule, v.Message)
+		}
+	}
+}
+
+// pointerLabel shows a JSON pointer, naming the empty one.
+func pointerLabel(p string) string {
+	if p == "" {
+		return "(the arguments)"
+	}
+	return p
 }

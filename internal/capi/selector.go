@@ -23,6 +23,11 @@ var newClient = func(cfg selector.Config) (selector.ChatClient, error) {
 	return selector.NewOpenAIClient(cfg, nil)
 }
 
+// ConfigSchema describes every selector setting (selector.Schema): JSON
+// name, type, default, bounds, choices, environment variables. Bindings read
+// their configuration rules from it instead of restating them.
+func ConfigSchema() Result { return Ok(selector.Schema()) }
+
 // SelectorNew creates a selector from a JSON config (see selector.ConfigFromJSON:
 // missing keys take their defaults, unknown keys and bad values are errors).
 // The built-in OpenAI-compatible client is created from base_url and api_key.

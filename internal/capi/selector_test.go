@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolselect/toolselect/selector"
 )
 
 func handleOf(t *testing.T, r Result) uint64 {
@@ -174,4 +176,28 @@ func TestSessionTopK(t *testing.T) {
 	}
 	wantErr(t, SessionBegin(sel, reg, []byte(`{`+task+`,"top_k":-1}`), true), ErrArgument, "top_k must be from 0")
 	wantErr(t, SessionBegin(sel, reg, []byte(`{`+task+`,"top_k":"3"}`), true), ErrArgument, "request_json")
+}
+
+// TestConfigSchemaNamesWhatSelectorNewAccepts: every field the schema
+// publishes is a key selector_new takes, at its published default.
+func TestConfigSchemaNamesWhatSelectorNewAccepts(t *testing.T) {
+	res := ConfigSchema()
+	var s selector.ConfigSchema
+	if res.Code != OK || json.Unmarshal(res.Body, &s) != nil || len(s.Fields) == 0 {
+		t.Fatalf("%d %s", res.Code, res.Body)
+	}
+	cfg := map[string]any{}
+	for _, f := range s.Fields {
+		if f.Default != nil {
+			cfg[f.Name] = f.Default
+		}
+	}
+	b, _ := json.Marshal(cfg)
+	r := SelectorNew(b, true)
+	if r.Code != OK {
+		t.Fatalf("selector_new refused the schema's defaults %s: %s", b, r.Body)
+	}
+	var h struct{ Handle uint64 }
+	_ = json.Unmarshal(r.Body, &h)
+	SelectorClose(h.Handle)
 }

@@ -17,7 +17,9 @@ class ConfigTest(unittest.TestCase):
 
     def test_ranges_name_the_field(self):
         for field, bad in (("max_calls", 0), ("max_calls", 21), ("timeout_s", 121), ("timeout_s", 0),
-                           ("temperature", 1.5), ("temperature", -0.1), ("fail_closed", "yes"),
+                           ("temperature", 1.5), ("temperature", -0.1), ("fail_closed", "maybe"),
+                           ("fail_closed", None), ("fail_closed", 2), ("fail_closed", ""), ("max_calls", 2.5),
+                           ("max_calls", "5.5"), ("max_calls", None), ("timeout_s", "30s"), ("temperature", "nan"),
                            ("max_calls", True), ("model", ""), ("mode", "tools"),
                            ("max_response_bytes", 1023), ("max_response_bytes", (1 << 30) + 1),
                            ("max_response_bytes", True), ("offer_tokens", 0), ("offer_tokens", 10_000_001),
@@ -73,7 +75,8 @@ class ConfigTest(unittest.TestCase):
                                    top_k=1000, max_searches=0)
         sel = ts.ToolSelector(client=None, config=c)
         self.addCleanup(sel.close)
-        sel._selector_handle(c.base_url, c.api_key)
+        with sel._selector_use(c.base_url, c.api_key) as h:
+            self.assertGreater(h, 0)
 
     def test_api_key_not_in_repr(self):
         self.assertNotIn("secret", repr(ts.ToolSelectionConfig(api_key="secret")))

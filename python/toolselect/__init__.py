@@ -17,6 +17,10 @@ Quick start::
     for call in calls:
         print(registry.run(call))
 
+In a repository built on llm-common, ``toolselect.llm_common.install()``
+makes llm-common's executor use this package (see docs/python.md,
+"Migrating from llm-common").
+
 The shared library is found through ``TOOLSELECT_LIBRARY``, else the copy
 inside this package, and loaded on first use. Do not use the package in a
 child created by ``os.fork()`` after it was loaded: use the ``spawn`` or
@@ -40,13 +44,13 @@ from .errors import (
 )
 from .registry import FORMATS, ToolRegistry, Validation, Violation
 from .selector import ToolSelector
-from .types import Attempt, DroppedCall, PlannedTask, SelectionFailure, SelectionResult, SubTask, ToolCall
+from .types import Attempt, DroppedCall, Message, PlannedTask, SelectionFailure, SelectionResult, SubTask, ToolCall
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ArgumentError", "Attempt", "CancelledError", "DroppedCall", "FORMATS", "ForkedProcessError", "HandleError",
-    "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "PlannedTask", "PointerError",
+    "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "Message", "PlannedTask", "PointerError",
     "RegistrationError", "SelectionFailure", "SelectionResult", "SubTask", "ToolCall", "ToolRegistry",
     "ToolSelectError", "ToolSelectionConfig", "ToolSelector", "UnknownToolError", "Validation", "Violation",
     "library_path", "stats", "version",

@@ -1,177 +1,326 @@
-"""ToolSelectionConfig: the selector's settings, read from the environment on request."""
+"""ToolSelectionConfig: the selector's settings, with the rules Go publishes.
+
+Field names, types, defaults, ranges, choices and environment variables are
+not written here: they come from Go's ``selector.Config`` through the C ABI
+(``toolselect_config_schema``), read once when the first config is built. A
+field added on the Go side (with its validate tag and its variable) appears
+here as an attribute, a keyword, a ``from_env`` variable and a
+``model_dump`` key without a change to this file.
+
+What this file owns is how Python values are read, the way llm-common's
+pydantic model reads them in lax mode: ``"5"`` and ``5.0`` are 5 for an
+integer, ``"0.2"`` is 0.2 for a number, ``"true"``/``"off"``/``1`` are booleans
+(the spellings Go's ``ParseBool`` accepts). ``True`` is not an integer, a
+fraction is not an integer, ``None`` is not a boolean: anything that is not
+clearly the value meant is refused, never replaced by a default.
+"""
 
 from __future__ import annotations
 
+import json
+import logging
 import math
 import os
-from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, Mapping, Optional
+import re
+import threading
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from urllib.parse import urlparse
 
-ENV_PREFIX = "LLM_COMMON_TOOL_SELECTION_"
+from . import _lib
+from .types import dump
 
-_TRUE = {"1", "true", "t", "yes", "y", "on"}
-_FALSE = {"0", "false", "f", "no", "n", "off"}
+log = logging.getLogger("toolselect")
 
-MODES = ("json", "native")
-MAX_RESPONSE_BYTES_DEFAULT = 4 << 20  # 4 MiB, as on the Go side
-MAX_RESPONSE_BYTES_RANGE = (1024, 1 << 30)
-OFFER_TOKENS_DEFAULT, OFFER_TOKENS_RANGE = 10000, (1, 10_000_000)
-TOP_K_DEFAULT, TOP_K_RANGE = 10, (1, 1000)
-MAX_SEARCHES_DEFAULT, MAX_SEARCHES_RANGE = 1, (0, 10)
+_schema_lock = threading.Lock()
+_schema: Optional[Dict[str, Any]] = None
+
+#: The endpoint settings: ``from_env`` leaves them unset and the selector
+#: reads their variables when each call is made (see ToolSelector).
+CALL_TIME_FIELDS = ("base_url", "api_key")
+
+_INT_TEXT = re.compile(r"[+-]?\d+")  # what Go's strconv.ParseInt reads in base 10
 
 
-@dataclass
+def schema() -> Dict[str, Any]:
+    """The configuration schema published by the library (see
+    ``toolselect_config_schema`` in ``cabi/toolselect.h``). Loads the library
+    on first use."""
+    global _schema
+    s = _schema
+    if s is None:
+        with _schema_lock:
+            if _schema is None:
+                _schema = _lib.call("toolselect_config_schema")
+            s = _schema
+    return s
+
+
+def _fields() -> List[Dict[str, Any]]:
+    return schema()["fields"]
+
+
+def _field(name: str) -> Dict[str, Any]:
+    for f in _fields():
+        if f["name"] == name:
+            return f
+    raise KeyError(name)
+
+
+class _Bad(ValueError):
+    """A value that does not read as the field's type, or is out of range."""
+
+
+def _coerce(f: Dict[str, Any], v: Any, *, lax: bool = True) -> Any:
+    """Read one value for field ``f``; raise _Bad when it is not clearly one.
+    ``lax`` is pydantic's lax mode; the environment is read strictly (only
+    the text Go itself reads)."""
+    t = f["type"]
+    if isinstance(v, (bytes, bytearray)):
+        v = bytes(v).decode("utf-8")
+    if v is None:
+        if f.get("nullable"):
+            return None
+        raise _Bad("missing")
+    if t == "bool":
+        if isinstance(v, bool):
+            return v
+        if lax and isinstance(v, (int, float)) and v in (0, 1):
+            return bool(v)
+        if isinstance(v, str):
+            low = v.strip().lower()
+            if low in schema()["bool_true"]:
+                return True
+            if low in schema()["bool_false"]:
+                return False
+        raise _Bad("malformed")
+    if t == "int":
+        if isinstance(v, bool):
+            raise _Bad("malformed")
+        if isinstance(v, int):
+            n = v
+        elif lax and isinstance(v, float) and math.isfinite(v) and v == int(v):
+            n = int(v)
+        elif isinstance(v, str) and _INT_TEXT.fullmatch(v.strip()):
+            n = int(v.strip())
+        elif lax and isinstance(v, str):
+            try:
+                x = float(v.strip())
+            except ValueError:
+                raise _Bad("malformed") from None
+            if not math.isfinite(x) or x != int(x):
+                raise _Bad("malformed")
+            n = int(x)
+        else:
+            raise _Bad("malformed")
+        return _in_range(f, n)
+    if t == "float":
+        if isinstance(v, bool):
+            raise _Bad("malformed")
+        if isinstance(v, (int, float)):
+            x = float(v)
+        elif isinstance(v, str):
+            try:
+                x = float(v.strip())
+            except ValueError:
+                raise _Bad("malformed") from None
+        else:
+            raise _Bad("malformed")
+        if not math.isfinite(x):
+            raise _Bad("out of range")
+        return _in_range(f, x)
+    # string
+    if isinstance(v, os.PathLike):
+        v = os.fspath(v)
+    if not isinstance(v, str):
+        raise _Bad("malformed")
+    s = v.strip()
+    if f.get("fold_case"):
+        s = s.lower()
+    if not s:
+        if f["required"] or not f.get("nullable"):
+            raise _Bad("invalid")
+        return None
+    if f.get("choices") and s not in f["choices"]:
+        raise _Bad("invalid")
+    if f.get("format") == "http_url":
+        u = urlparse(s)
+        if u.scheme not in ("http", "https") or not u.netloc:
+            raise _Bad("invalid")
+    return s
+
+
+def _in_range(f: Dict[str, Any], x: Any) -> Any:
+    lo, hi = f.get("min"), f.get("max")
+    if (lo is not None and x < lo) or (hi is not None and x > hi):
+        raise _Bad("out of range")
+    return x
+
+
+def _shown(f: Dict[str, Any], v: Any) -> str:
+    return "" if f["secret"] else f", got {v!r}"
+
+
 class ToolSelectionConfig:
-    """Selector settings, with the same names, defaults and ranges as the Go side.
+    """Selector settings: the names, defaults, ranges and environment
+    variables of Go's ``selector.Config`` (see the table in
+    ``docs/python.md``, or :func:`toolselect.config.schema`).
 
-    ========================= ======================================== ============
-    field                     environment variable                     default
-    ========================= ======================================== ============
-    model                     LLM_COMMON_TOOL_SELECTION_MODEL          glm-4.5-air
-    fallback_model            LLM_COMMON_TOOL_SELECTION_FALLBACK_MODEL (none)
-    max_calls (1-20)          LLM_COMMON_TOOL_SELECTION_MAX_CALLS      5
-    timeout_s (1-120)         LLM_COMMON_TOOL_SELECTION_TIMEOUT_S      30
-    temperature (0-1)         LLM_COMMON_TOOL_SELECTION_TEMPERATURE    0.0
-    fail_closed               LLM_COMMON_TOOL_SELECTION_FAIL_CLOSED    True
-    mode (json|native)        LLM_COMMON_TOOL_SELECTION_MODE           json
-    max_response_bytes        LLM_COMMON_TOOL_SELECTION_MAX_RESPONSE_  4194304
-    (1024-1073741824)         BYTES
-    offer_tokens (1-10000000) LLM_COMMON_TOOL_SELECTION_OFFER_TOKENS   10000
-    top_k (1-1000)            LLM_COMMON_TOOL_SELECTION_TOP_K          10
-    max_searches (0-10)       LLM_COMMON_TOOL_SELECTION_MAX_SEARCHES   1
-    feedback                  LLM_COMMON_TOOL_SELECTION_FEEDBACK       None (off)
-    base_url                  (read at call time, see ToolSelector)    None
-    api_key                   (read at call time, see ToolSelector)    None
-    ========================= ======================================== ============
+    Build it with keywords (``ToolSelectionConfig(max_calls=3)``), from
+    llm-common-style values (``max_calls="3"``, ``timeout_s=30.0``,
+    ``fail_closed="false"``), or with :meth:`from_env`. A value that is out of
+    range or of the wrong type raises :class:`ValueError` naming the field;
+    a keyword that is not a setting is ignored with a WARNING on the
+    ``toolselect`` logger naming it (llm-common's pydantic model ignores
+    extra fields too).
 
-    Out-of-range or mistyped values raise :class:`ValueError` naming the field.
+    ``base_url`` and ``api_key``: when ``None``, the selector reads the
+    endpoint from the environment when each call is made.
     """
 
-    model: str = "glm-4.5-air"
-    fallback_model: Optional[str] = None
-    max_calls: int = 5
-    timeout_s: int = 30
-    temperature: float = 0.0
-    fail_closed: bool = True
-    base_url: Optional[str] = None
-    api_key: Optional[str] = field(default=None, repr=False)
-    #: "json" (the ``calls`` contract, the default) or "native" (provider tool calls).
-    mode: str = "json"
-    #: The largest response body the built-in HTTP transport (``client=None``)
-    #: reads; a larger one is refused unread and the attempt fails.
-    max_response_bytes: int = MAX_RESPONSE_BYTES_DEFAULT
-    #: The offer budget: every eligible tool is offered while their view (the
-    #: tools as the request carries them) is at most this many tokens; above
-    #: it, the ``top_k`` ranked for the task.
-    offer_tokens: int = OFFER_TOKENS_DEFAULT
-    #: How many ranked tools are offered above the budget, and after a search.
-    top_k: int = TOP_K_DEFAULT
-    #: Search rounds per attempt when the offer is a ranked part of the
-    #: registry: the model may answer ``{"calls": [], "search": "..."}`` and is
-    #: asked again with the best matches for its words (0 turns this off).
-    max_searches: int = MAX_SEARCHES_DEFAULT
-    #: Where successful selections are recorded as ranking feedback: a JSON
-    #: Lines file path or a ``redis://`` URL; None is off. Loaded when the
-    #: selector is first used; the ranking (offer budget, ``top_k``) learns from it.
-    feedback: Optional[str] = None
+    # For type checkers only: the attributes are set from the schema.
+    model: str
+    fallback_model: Optional[str]
+    max_calls: int
+    timeout_s: int
+    temperature: float
+    fail_closed: bool
+    base_url: Optional[str]
+    api_key: Optional[str]
+    mode: str
+    max_response_bytes: int
+    offer_tokens: int
+    top_k: int
+    max_searches: int
 
-    def __post_init__(self) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        fields = _fields()
+        if len(args) > len(fields):
+            raise TypeError(f"ToolSelectionConfig takes at most {len(fields)} positional arguments")
+        for f, a in zip(fields, args):
+            if f["name"] in kwargs:
+                raise TypeError(f"ToolSelectionConfig got two values for {f['name']!r}")
+            kwargs[f["name"]] = a
+        names = {f["name"] for f in fields}
+        unknown = sorted(set(kwargs) - names)
+        if unknown:
+            # As llm-common's pydantic model does, extra fields are accepted and
+            # ignored, but not silently. The defaults are the safe values, so
+            # an ignored (say misspelled) field never makes a selector fail open.
+            log.warning("ToolSelectionConfig: ignoring %s: toolselect has no such setting (settings: %s)",
+                        ", ".join(map(repr, unknown)), ", ".join(sorted(names)))
+        for f in fields:
+            object.__setattr__(self, f["name"], kwargs.get(f["name"], f["default"]))
         self.validate()
 
     def validate(self) -> None:
-        """Raise ValueError naming the first bad field."""
-        if not isinstance(self.model, str) or not self.model.strip():
-            raise ValueError(f"model must be a non-empty string, got {self.model!r}")
-        if self.fallback_model is not None and (not isinstance(self.fallback_model, str)):
-            raise ValueError(f"fallback_model must be a string or None, got {self.fallback_model!r}")
-        if self.fallback_model is not None and not self.fallback_model.strip():
-            self.fallback_model = None
-        _int_range("max_calls", self.max_calls, 1, 20)
-        _int_range("timeout_s", self.timeout_s, 1, 120)
-        if isinstance(self.temperature, bool) or not isinstance(self.temperature, (int, float)) \
-                or not math.isfinite(self.temperature) or not 0.0 <= self.temperature <= 1.0:
-            raise ValueError(f"temperature must be a number from 0 to 1, got {self.temperature!r}")
-        self.temperature = float(self.temperature)
-        if not isinstance(self.fail_closed, bool):
-            raise ValueError(f"fail_closed must be a bool, got {self.fail_closed!r}")
-        for name in ("base_url", "api_key"):
-            v = getattr(self, name)
-            if v is not None and not isinstance(v, str):
-                raise ValueError(f"{name} must be a string or None")
-        if self.mode not in MODES:
-            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
-        _int_range("max_response_bytes", self.max_response_bytes, *MAX_RESPONSE_BYTES_RANGE)
-        _int_range("offer_tokens", self.offer_tokens, *OFFER_TOKENS_RANGE)
-        _int_range("top_k", self.top_k, *TOP_K_RANGE)
-        _int_range("max_searches", self.max_searches, *MAX_SEARCHES_RANGE)
-        if self.feedback is not None and not isinstance(self.feedback, (str, os.PathLike)):
-            raise ValueError(f"feedback must be a file path, a redis:// URL or None, got {self.feedback!r}")
-        if self.feedback is not None:
-            self.feedback = os.fspath(self.feedback)
-            if not self.feedback.strip():
-                self.feedback = None
+        """Check (and normalise, lax mode) every field; raise ValueError naming the first bad one."""
+        for f in _fields():
+            name = f["name"]
+            v = getattr(self, name, f["default"])
+            try:
+                object.__setattr__(self, name, _coerce(f, v))
+            except _Bad:
+                raise ValueError(f"{name} must be {f['want']}{_shown(f, v)}") from None
 
     @classmethod
     def from_env(cls, environ: Optional[Mapping[str, str]] = None, **overrides: Any) -> "ToolSelectionConfig":
-        """Read ``LLM_COMMON_TOOL_SELECTION_*`` now (not at import). A
-        malformed or out-of-range value raises ValueError naming the variable
-        and the accepted range; it is never replaced by the default."""
+        """Read the ``LLM_COMMON_TOOL_SELECTION_*`` variables now (not at
+        import), as Go's ``selector.ConfigFromEnv`` reads them: an empty
+        variable is unset, values are trimmed, integers are whole decimal
+        numbers. A malformed or out-of-range value raises ValueError naming
+        the variable and the accepted values; it is never replaced by the
+        default. The endpoint variables (``base_url``, ``api_key``) are left
+        to the selector, which reads them when each call is made.
+        ``overrides`` are keyword values applied last."""
         env = os.environ if environ is None else environ
         kw: Dict[str, Any] = {}
-
-        def get(name: str) -> Optional[str]:
-            v = env.get(ENV_PREFIX + name)
-            if v is None or v.strip() == "":
-                return None
-            return v.strip()
-
-        if (v := get("MODEL")) is not None:
-            kw["model"] = v
-        if (v := get("FALLBACK_MODEL")) is not None:
-            kw["fallback_model"] = v
-        for key, lo, hi in (("MAX_CALLS", 1, 20), ("TIMEOUT_S", 1, 120),
-                            ("MAX_RESPONSE_BYTES", *MAX_RESPONSE_BYTES_RANGE),
-                            ("OFFER_TOKENS", *OFFER_TOKENS_RANGE), ("TOP_K", *TOP_K_RANGE),
-                            ("MAX_SEARCHES", *MAX_SEARCHES_RANGE)):
-            if (v := get(key)) is not None:
-                try:
-                    n = int(v)
-                except ValueError:
-                    raise ValueError(f"{ENV_PREFIX}{key} must be an integer from {lo} to {hi}, got {v!r}") from None
-                if not lo <= n <= hi:
-                    raise ValueError(f"{ENV_PREFIX}{key} must be an integer from {lo} to {hi}, got {v!r}")
-                kw[key.lower()] = n
-        if (v := get("TEMPERATURE")) is not None:
+        for f in _fields():
+            if f["name"] in CALL_TIME_FIELDS or f["name"] in overrides:
+                continue
+            var, raw = _first_set(env, f["env"])
+            if var is None:
+                continue
             try:
-                t = float(v)
-            except ValueError:
-                raise ValueError(f"{ENV_PREFIX}TEMPERATURE must be a number from 0 to 1, got {v!r}") from None
-            if not math.isfinite(t) or not 0.0 <= t <= 1.0:
-                raise ValueError(f"{ENV_PREFIX}TEMPERATURE must be a number from 0 to 1, got {v!r}")
-            kw["temperature"] = t
-        if (v := get("FAIL_CLOSED")) is not None:
-            low = v.lower()
-            if low in _TRUE:
-                kw["fail_closed"] = True
-            elif low in _FALSE:
-                kw["fail_closed"] = False
-            else:
-                raise ValueError(f"{ENV_PREFIX}FAIL_CLOSED must be one of 1/true/t/yes/y/on or "
-                                 f"0/false/f/no/n/off, got {v!r}")
-        if (v := get("MODE")) is not None:
-            if v.lower() not in MODES:
-                raise ValueError(f"{ENV_PREFIX}MODE must be one of {', '.join(MODES)}, got {v!r}")
-            kw["mode"] = v.lower()
-        if (v := get("FEEDBACK")) is not None:
-            kw["feedback"] = v
+                kw[f["name"]] = _coerce(f, raw.strip(), lax=False)
+            except _Bad as e:
+                raise ValueError(f"{var}={raw.strip()!r} ({f['name']}) is {e}: want {f['want']}") from None
         kw.update(overrides)
         return cls(**kw)
 
+    @classmethod
+    def model_validate(cls, obj: Any) -> "ToolSelectionConfig":
+        """pydantic's spelling: a config from a mapping (or a config)."""
+        if isinstance(obj, cls):
+            return obj.model_copy()
+        if not isinstance(obj, Mapping):
+            raise TypeError(f"ToolSelectionConfig.model_validate takes a mapping, not {type(obj).__name__}")
+        return cls(**dict(obj))
+
+    @classmethod
+    def model_fields_names(cls) -> Tuple[str, ...]:
+        """The field names, in Go's order."""
+        return tuple(f["name"] for f in _fields())
+
+    def model_copy(self, *, update: Optional[Mapping[str, Any]] = None, deep: bool = False) -> "ToolSelectionConfig":
+        """A copy with ``update`` applied (and checked)."""
+        d = self.to_json()
+        d.update(update or {})
+        return type(self)(**d)
+
+    def model_dump(self, *, mode: str = "python", include: Optional[Iterable[str]] = None,
+                   exclude: Optional[Iterable[str]] = None, exclude_none: bool = False,
+                   exclude_defaults: bool = False, **_: Any) -> Dict[str, Any]:
+        """The fields as a dict under llm-common's names (``model``,
+        ``fallback_model``, ``max_calls``, ``timeout_s``, ``fail_closed``,
+        ``temperature``, ...), with pydantic's ``include`` / ``exclude`` /
+        ``exclude_none`` / ``exclude_defaults``. ``api_key`` is included, as
+        pydantic includes it; it never appears in ``repr``."""
+        return dump(self.to_json(), mode, include, exclude, exclude_none,
+                     {f["name"]: f["default"] for f in _fields()} if exclude_defaults else None)
+
+    def model_dump_json(self, *, indent: Optional[int] = None, **kw: Any) -> str:
+        """:meth:`model_dump` as JSON text."""
+        return json.dumps(self.model_dump(mode="json", **kw), indent=indent)
+
     def to_json(self) -> Dict[str, Any]:
-        """The config as the C ABI's selector_new expects it."""
-        return asdict(self)
+        """The config as the C ABI's selector_new expects it (every field)."""
+        return {f["name"]: getattr(self, f["name"]) for f in _fields()}
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Assignment is checked as construction is (pydantic's validate_assignment).
+        for f in _fields():
+            if f["name"] == name:
+                try:
+                    value = _coerce(f, value)
+                except _Bad:
+                    raise ValueError(f"{name} must be {f['want']}{_shown(f, value)}") from None
+                break
+        object.__setattr__(self, name, value)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ToolSelectionConfig):
+            return NotImplemented
+        return self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a dataclass
+
+    def __repr__(self) -> str:
+        parts = []
+        for f in _fields():
+            v = getattr(self, f["name"])
+            parts.append(f"{f['name']}={'***' if f['secret'] and v else repr(v)}")  # URLs may hold credentials
+        return f"ToolSelectionConfig({', '.join(parts)})"
 
 
-def _int_range(name: str, value: Any, lo: int, hi: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ValueError(f"{name} must be an integer from {lo} to {hi}, got {value!r}")
+def _first_set(env: Mapping[str, str], names: List[str]) -> Tuple[Optional[str], str]:
+    for n in names:
+        v = env.get(n)
+        if v is not None and v.strip():
+            return n, v
+    return None, ""
+
+
+def env_value(name: str, environ: Optional[Mapping[str, str]] = None) -> str:
+    """The first set variable of field ``name`` (e.g. ``base_url``: the
+    selector's own variable, then ``OPENAI_BASE_URL``), trimmed; "" if none."""
+    return _first_set(os.environ if environ is None else environ, _field(name)["env"])[1].strip()

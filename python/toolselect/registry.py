@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 
 from . import _lib
 from ._handle import Handle
-from .errors import InvalidArgumentsError, UnknownToolError
+from .errors import InvalidArgumentsError, RegistrationError, UnknownToolError
 from .types import ToolCall
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -61,6 +61,11 @@ class ToolRegistry(Handle):
         super().__init__(h)
         self._fns: Dict[str, Callable[..., Any]] = {}
 
+    def _call(self, name: str, *args: Any, text: bool = False) -> Any:
+        """Call an export on this registry, holding it open for the call."""
+        with self.use() as h:
+            return (_lib.call_text if text else _lib.call)(name, h, *args)
+
     # -- registration -------------------------------------------------------
 
     @overload
@@ -76,7 +81,7 @@ class ToolRegistry(Handle):
                  strict: bool = ..., allow_no_schema: bool = ...,
                  no_schema_mode: Optional[str] = ...) -> Callable[[F], F]: ...
 
-    def register(self, name: str, fn: Optional[Callable[..., Any]] = None, *, description: Optional[str] = None,
+    def register(self, name: Any, fn: Optional[Callable[..., Any]] = None, *, description: Optional[str] = None,
                  parameters: Any = None, safe: bool = True, tags: Iterable[str] = (), roles: Iterable[str] = (),
                  capabilities: Iterable[str] = (), metadata: Optional[Mapping[str, Any]] = None,
                  strict: bool = False, allow_no_schema: bool = False,
@@ -93,7 +98,15 @@ class ToolRegistry(Handle):
 
         Raises :class:`~toolselect.errors.RegistrationError` naming the tool
         and the problem (duplicate name, missing or invalid schema, ...).
+
+        ``name`` may instead be an llm-common ``BaseTool`` (an object with
+        ``metadata`` and an ``async execute``): see :meth:`register_tool`.
         """
+        if not isinstance(name, str) and _is_base_tool(name):
+            if fn is not None:
+                raise TypeError("register(tool) takes no fn: the tool's execute() runs it")
+            return self.register_tool(name, safe=safe, tags=tags, roles=roles, capabilities=capabilities,
+                                      strict=strict, allow_no_schema=allow_no_schema, no_schema_mode=no_schema_mode)
         def apply(f: Any) -> Any:
             desc = description
             if desc is None and f is not None:
@@ -115,7 +128,10 @@ class ToolRegistry(Handle):
                     tool[key] = items
             if metadata:
                 tool["metadata"] = dict(metadata)
-            _lib.call("toolselect_registry_register", self.handle, _lib.cstr(_dump_tool(tool)))
+            try:
+                self._call("toolselect_registry_register", _lib.cstr(_dump_tool(tool)))
+            except RegistrationError as e:
+                raise _with_python_names(e) from None
             if f is not None:
                 self._fns[name] = f
             return f
@@ -124,10 +140,40 @@ class ToolRegistry(Handle):
             return apply
         return apply(fn)
 
+    def register_tool(self, tool: Any, **options: Any) -> Any:
+        """Register an llm-common ``BaseTool``: its ``metadata`` (an object or
+        mapping with ``name``, ``description`` and ``parameters``, the JSON
+        Schema of the arguments; ``input_schema`` is read when there is no
+        ``parameters``) becomes the definition, and its ``execute`` the
+        callable that :meth:`arun` awaits with the validated arguments (as
+        keywords, or as one dict when ``execute`` takes a single positional
+        parameter). ``options`` are :meth:`register`'s keywords. Returns the
+        tool."""
+        md = getattr(tool, "metadata", None)
+        if callable(md) and not isinstance(md, Mapping):
+            md = md()
+        if md is None:
+            raise TypeError(f"{type(tool).__name__} has no metadata (an llm-common BaseTool has name, "
+                            "description and parameters there)")
+        name = _field_of(md, "name")
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"{type(tool).__name__}.metadata has no name")
+        params = _field_of(md, "parameters")
+        if params is None:
+            params = _field_of(md, "input_schema")
+        if params is not None and hasattr(params, "model_json_schema"):
+            params = params.model_json_schema()  # a pydantic model class
+        execute = getattr(tool, "execute", None)
+        if not callable(execute):
+            raise TypeError(f"{type(tool).__name__} has no execute()")
+        self.register(name, _executor_of(execute), description=_field_of(md, "description") or "",
+                      parameters=params, **options)
+        return tool
+
     def register_tools(self, tools: Union[str, Sequence[Mapping[str, Any]]]) -> int:
         """Register canonical tool definitions (a list of dicts or JSON text), all or none."""
         text = tools if isinstance(tools, str) else json.dumps(list(tools))
-        return int(_lib.call("toolselect_registry_register", self.handle, _lib.cstr(text))["registered"])
+        return int(self._call("toolselect_registry_register", _lib.cstr(text))["registered"])
 
     def load_catalog(self, source: Union[str, bytes, "os.PathLike[str]"]) -> int:
         """Register every tool of a catalog, all or none. ``source`` is a path
@@ -138,7 +184,7 @@ class ToolRegistry(Handle):
                 data = fh.read()
         else:
             data = source.encode("utf-8") if isinstance(source, str) else source
-        return int(_lib.call("toolselect_registry_load_catalog", self.handle, data)["registered"])
+        return int(self._call("toolselect_registry_load_catalog", data)["registered"])
 
     def bind(self, name: str, fn: Callable[..., Any]) -> None:
         """Attach a callable to a tool already registered (e.g. loaded from a catalog)."""
@@ -149,13 +195,13 @@ class ToolRegistry(Handle):
 
     def get_tools_schema(self) -> str:
         """The tools as JSON text: ``[{"name","description","parameters"}]``."""
-        return _lib.call_text("toolselect_registry_schema", self.handle)
+        return self._call("toolselect_registry_schema", text=True)
 
     def view(self, format: str = "canonical") -> List[Dict[str, Any]]:
         """Every tool in a provider format: one of :data:`FORMATS`. Names a
         provider forbids are mapped reversibly (a call coming back under the
         mapped name still resolves)."""
-        return _lib.call("toolselect_registry_view", self.handle, _lib.cstr(format))
+        return self._call("toolselect_registry_view", _lib.cstr(format))
 
     def openai_tools(self) -> List[Dict[str, Any]]:
         """Chat Completions ``tools`` entries."""
@@ -196,7 +242,7 @@ class ToolRegistry(Handle):
             text = _lib.cstr(args)
         else:
             text = json.dumps(args, separators=(",", ":")).encode()
-        r = _lib.call("toolselect_registry_validate", self.handle, _lib.cstr(tool), text)
+        r = self._call("toolselect_registry_validate", _lib.cstr(tool), text)
         return Validation(
             tool=r["tool"], valid=r["valid"], validated=r.get("validated", True), message=r.get("message", ""),
             violations=[Violation(v["pointer"], v["rule"], v["message"]) for v in r.get("violations") or []],
@@ -233,6 +279,36 @@ class ToolRegistry(Handle):
         return out
 
 
+def _is_base_tool(obj: Any) -> bool:
+    return hasattr(obj, "metadata") and callable(getattr(obj, "execute", None))
+
+
+def _field_of(obj: Any, name: str) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def _executor_of(execute: Callable[..., Any]) -> Callable[..., Any]:
+    """execute as a keyword callable: execute(**args), or execute(args) for a
+    method that takes the arguments as one dict."""
+    try:
+        params = list(inspect.signature(execute).parameters.values())
+    except (TypeError, ValueError):
+        return execute
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return execute
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) == 1 and len(params) == 1:
+        one = execute
+
+        def call_with_dict(**kw: Any) -> Any:
+            return one(kw)
+        call_with_dict.__doc__ = getattr(execute, "__doc__", None)
+        return call_with_dict
+    return execute
+
+
 class _RawJSON:
     """A schema given as JSON text, embedded verbatim by _dump_tool."""
 
@@ -266,3 +342,26 @@ def _limits(limits: Mapping[str, int]) -> Dict[str, int]:
             raise ValueError(f"unknown limit {k!r} (want one of {', '.join(names)})")
         out[names[k]] = int(v)
     return out
+
+
+# The registry's messages name the canonical JSON fields; register() takes
+# them as keyword arguments, so its errors use the keyword names.
+_PYTHON_NAMES = (("allowNoSchema", "allow_no_schema"), ("noSchemaMode", "no_schema_mode"))
+
+
+def _python_names(text: str) -> str:
+    for go, py in _PYTHON_NAMES:
+        text = text.replace(go, py)
+    return text
+
+
+def _with_python_names(e: RegistrationError) -> RegistrationError:
+    detail = e.detail
+    if isinstance(detail, dict) and isinstance(detail.get("refused"), list):
+        detail = dict(detail)
+        detail["refused"] = [
+            {k: _python_names(v) if isinstance(v, str) and k != "tool" else v for k, v in r.items()}
+            if isinstance(r, dict) else r
+            for r in detail["refused"]
+        ]
+    return RegistrationError(_python_names(e.message), code=e.code, kind=e.kind, detail=detail)

@@ -22,20 +22,18 @@ import json
 import logging
 import os
 import threading
-import warnings
+import weakref
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _lib
-from .config import ToolSelectionConfig
+from ._handle import Native, Use
+from .config import ToolSelectionConfig, env_value
 from .errors import ArgumentError, ToolSelectError
 from .registry import ToolRegistry
-from .types import Attempt, DroppedCall, SelectionFailure, SelectionResult, ToolCall
+from .types import Attempt, DroppedCall, Message, SelectionFailure, SelectionResult, ToolCall
 
 log = logging.getLogger("toolselect")
 log.addHandler(logging.NullHandler())
-
-ENV_BASE_URL = "LLM_COMMON_TOOL_SELECTION_BASE_URL"
-ENV_API_KEY = "LLM_COMMON_TOOL_SELECTION_API_KEY"
 
 _SCHEMA_CACHE_SIZE = 16
 
@@ -72,12 +70,18 @@ class ToolSelector:
     ``.content`` (or is a ``str``, or an OpenAI ``ChatCompletion``).
 
     ``config``: a :class:`ToolSelectionConfig`; ``None`` reads
-    :meth:`ToolSelectionConfig.from_env` now.
+    :meth:`ToolSelectionConfig.from_env` now; llm-common's config object (or
+    a mapping) is read field by field.
 
     ``message_factory``: how to build each message passed to the client.
-    ``None`` passes plain dicts ``{"role": ..., "content": ...}``; pass e.g.
-    ``message_factory=ChatMessage`` for a pydantic-style class, called as
-    ``ChatMessage(role=..., content=...)``.
+    ``None`` passes :class:`~toolselect.types.Message` objects: dicts that
+    also read as attributes (``m.role``, ``m.content``, ``m["role"]``); pass
+    e.g. ``message_factory=LLMMessage`` for a class the client checks,
+    called as ``LLMMessage(role=..., content=...)``.
+
+    Never closing a selector is fine: the native handles it holds are
+    released quietly when it is collected. ``close()`` and the context
+    managers release them at a known point.
 
     ``roles``, ``allow_unsafe``, ``capabilities``: which tools may be offered
     at all (a tool with roles is offered only to callers holding one; unsafe
@@ -110,10 +114,10 @@ class ToolSelector:
                  logger: Optional[logging.Logger] = None, top_k: Optional[int] = None) -> None:
         if config is None:
             config = ToolSelectionConfig.from_env()
-        elif not isinstance(config, ToolSelectionConfig):
-            raise TypeError(f"config must be a ToolSelectionConfig, not {type(config).__name__}")
-        else:
+        elif isinstance(config, ToolSelectionConfig):
             config.validate()
+        else:
+            config = _foreign_config(config)
         if client is not None and not callable(getattr(client, "chat_completion", None)):
             raise TypeError("client must have a chat_completion(...) method (or be None for the built-in client)")
         self.client = client
@@ -127,14 +131,16 @@ class ToolSelector:
                              f"from 1 to 1000, got {top_k!r}")
         self.top_k = top_k
         self.log = logger or log
-        self._lock = threading.Lock()
-        self._selectors: Dict[Tuple[str, str], int] = {}
-        self._registries: "collections.OrderedDict[str, ToolRegistry]" = collections.OrderedDict()
-        self._closed = False
+        # The native selectors live in a separate object so that a quiet
+        # finalizer can release them when this selector is collected unclosed
+        # (llm-common's executor builds one per task and never closes it).
+        self._natives = _Selectors()
+        self._finalizer = weakref.finalize(self, self._natives.close)
+        self._finalizer.atexit = False
 
     # -- public API ----------------------------------------------------------
 
-    async def select_tool_calls(self, *, task: Any, tool_registry: Any, query: Optional[str] = None,
+    async def select_tool_calls(self, task: Any, tool_registry: Any, query: Optional[str] = None,
                                 context: Optional[Mapping[str, Any]] = None) -> List[ToolCall]:
         """Return the checked calls for ``task`` (at most ``max_calls``, in the
         model's order). When every attempt fails it returns ``[]`` and logs
@@ -144,11 +150,11 @@ class ToolSelector:
         return (await self.select_tool_calls_detailed(task=task, tool_registry=tool_registry, query=query,
                                                       context=context)).calls
 
-    async def select_tool_calls_detailed(self, *, task: Any, tool_registry: Any, query: Optional[str] = None,
+    async def select_tool_calls_detailed(self, task: Any, tool_registry: Any, query: Optional[str] = None,
                                          context: Optional[Mapping[str, Any]] = None) -> SelectionResult:
         """Like :meth:`select_tool_calls`, with every attempt, the dropped
         calls, the offered tools and the typed failure (``result.failure``)."""
-        if self._closed:
+        if self._natives.closed:
             raise ToolSelectError("this ToolSelector is closed", code=2, kind="handle")
         request = json.dumps(self._request(task, query, context)).encode("utf-8")
         if self.client is None:
@@ -163,7 +169,7 @@ class ToolSelector:
         ``config.feedback`` names; ranking with ``top_k`` learns it at once.
         Returns the counts ``{"pairs", "tools", "unknown", "evicted"}``.
         Raises ValueError without a store, for an empty query or no tools."""
-        if self._closed:
+        if self._natives.closed:
             raise ToolSelectError("this ToolSelector is closed", code=2, kind="handle")
         if not self.config.feedback:
             raise ValueError("add_feedback needs a feedback store: set ToolSelectionConfig.feedback "
@@ -172,21 +178,16 @@ class ToolSelector:
             raise TypeError("query must be a string")
         if isinstance(tools, str) or not all(isinstance(t, str) for t in tools):
             raise TypeError("tools must be a sequence of tool names")
-        h = self._selector_handle(*self._endpoint())
         rec = {"query": query, "tools": list(tools), "remove": bool(remove)}
-        # A bad pair raises toolselect.ArgumentError, a ValueError.
-        return _lib.call("toolselect_selector_add_feedback", h, json.dumps(rec).encode("utf-8"))
+        with self._selector_use(*self._endpoint()) as h:
+            # A bad pair raises toolselect.ArgumentError, a ValueError.
+            return _lib.call("toolselect_selector_add_feedback", h, json.dumps(rec).encode("utf-8"))
 
     def close(self) -> None:
-        """Release the native selector and the cached registries. Idempotent."""
-        with self._lock:
-            self._closed = True
-            selectors, self._selectors = list(self._selectors.values()), {}
-            regs, self._registries = list(self._registries.values()), collections.OrderedDict()
-        for h in selectors:
-            _lib.call("toolselect_selector_close", h)
-        for r in regs:
-            r.close()
+        """Release the native selectors now (a call in flight keeps its own
+        until it ends). Idempotent. Not required: a selector collected
+        unclosed is released quietly."""
+        self._finalizer()
 
     def __enter__(self) -> "ToolSelector":
         return self
@@ -199,15 +200,6 @@ class ToolSelector:
 
     async def __aexit__(self, *exc: Any) -> None:
         self.close()
-
-    def __del__(self) -> None:
-        if getattr(self, "_selectors", None) or getattr(self, "_registries", None):
-            try:
-                warnings.warn("unclosed toolselect ToolSelector; call close() or use it as a context manager",
-                              ResourceWarning, stacklevel=2)
-                self.close()
-            except Exception:  # noqa: BLE001 - never raise from __del__
-                pass
 
     # -- building the request ------------------------------------------------
 
@@ -260,74 +252,30 @@ class ToolSelector:
         if isinstance(text, (bytes, bytearray)):
             text = bytes(text).decode("utf-8")
         if not isinstance(text, str):
-            text = json.dumps(text)  # a list of dicts is accepted too
+            text = json.dumps(text, default=_plain_json)  # a list of dicts (or pydantic models) is accepted too
         return text
 
-    def _registry_handle(self, source: Any) -> int:
-        """The native registry for a _schema_of result (runs in a worker
-        thread: compiling a large catalog takes a while). Schema text seen
-        before reuses its registry; new text is checked and compiled once."""
+    def _registry_use(self, source: Any) -> Use:
+        """A use of the native registry for a _schema_of result, held for the
+        whole call (runs in a worker thread: compiling a large catalog takes
+        a while). See _SchemaCache for caller schema text."""
         if isinstance(source, ToolRegistry):
-            return source.handle
-        text = source
-        with self._lock:
-            reg = self._registries.get(text)
-            if reg is not None:
-                self._registries.move_to_end(text)
-                return reg.handle
-        # An array goes to the library as is: parsing a large catalog in
-        # Python first would cost more than loading it (the library names
-        # the line and column of any JSON error). Anything else is parsed
-        # here only to say what is wrong with it.
-        if text[:4096].lstrip()[:1] != "[":
-            try:
-                parsed = json.loads(text)
-            except ValueError as e:
-                raise ValueError(f"tool_registry.get_tools_schema() did not return JSON: {e}") from None
-            if not isinstance(parsed, list):
-                raise ValueError("tool_registry.get_tools_schema() must return a JSON array of "
-                                 '{"name","description","parameters"}')
-        reg = ToolRegistry()
-        try:
-            reg.load_catalog(text)
-        except ArgumentError as e:
-            reg.close()
-            if "invalid JSON" in str(e):
-                raise ValueError(f"tool_registry.get_tools_schema() did not return JSON: {e}") from None
-            raise
-        except BaseException:
-            reg.close()
-            raise
-        with self._lock:
-            self._registries[text] = reg
-            while len(self._registries) > _SCHEMA_CACHE_SIZE:
-                self._registries.popitem(last=False)[1].close()
-        return reg.handle
+            return source.use()
+        return _schemas.use(source)
 
-    def _selector_handle(self, base_url: str, api_key: str) -> int:
-        key = (base_url, api_key)
-        with self._lock:
-            h = self._selectors.get(key)
-        if h is not None:
-            return h
+    def _selector_use(self, base_url: str, api_key: str) -> Use:
         cfg = self.config.to_json()
         cfg["base_url"], cfg["api_key"] = base_url, api_key
         cfg = {k: v for k, v in cfg.items() if v is not None}
-        h = _lib.call("toolselect_selector_new", json.dumps(cfg).encode("utf-8"))["handle"]
-        with self._lock:
-            if key in self._selectors:  # another thread won the race
-                other = self._selectors[key]
-            else:
-                self._selectors[key] = h
-                return h
-        _lib.call("toolselect_selector_close", h)
-        return other
+        return self._natives.use((base_url, api_key), json.dumps(cfg).encode("utf-8"))
 
     def _endpoint(self) -> Tuple[str, str]:
-        env = os.environ
-        base = self.config.base_url or env.get(ENV_BASE_URL) or env.get("OPENAI_BASE_URL") or ""
-        key = self.config.api_key or env.get(ENV_API_KEY) or env.get("OPENAI_API_KEY") or ""
+        base = self.config.base_url or env_value("base_url")
+        key = self.config.api_key or env_value("api_key")
         return base.strip(), key.strip()
+
+    def _secrets(self) -> List[str]:
+        return [k for k in (self.config.api_key, self._endpoint()[1]) if k]
 
     # -- built-in HTTP client --------------------------------------------------
 
@@ -335,20 +283,30 @@ class ToolSelector:
         base, key = self._endpoint()  # read at call time, on the caller's thread
         source = self._schema_of(tool_registry)
 
-        def prepare() -> Tuple[int, int, int]:
-            reg = self._registry_handle(source)
-            sel = self._selector_handle(base, key)
-            tok = _lib.call("toolselect_cancel_new")["handle"]
+        def prepare() -> Tuple[Use, Use, int]:
+            reg = self._registry_use(source)
+            try:
+                sel = self._selector_use(base, key)
+            except BaseException:
+                reg.__exit__()
+                raise
+            try:
+                tok = _lib.call("toolselect_cancel_new")["handle"]
+            except BaseException:
+                reg.__exit__()
+                sel.__exit__()
+                raise
             return sel, reg, tok
 
         sel, reg, tok = await _native(prepare)
-        try:
-            return await _native(_lib.call, "toolselect_selector_select", sel, reg, request, tok)
-        except asyncio.CancelledError:
-            _lib.call("toolselect_cancel", tok)  # the worker thread returns promptly
-            raise
-        finally:
-            _lib.call("toolselect_cancel_close", tok)
+        with sel, reg:
+            try:
+                return await _native(_lib.call, "toolselect_selector_select", sel.h, reg.h, request, tok)
+            except asyncio.CancelledError:
+                _lib.call("toolselect_cancel", tok)  # the worker thread returns promptly
+                raise
+            finally:
+                _lib.call("toolselect_cancel_close", tok)
 
     # -- caller's client, sans-I/O ----------------------------------------------
 
@@ -359,26 +317,29 @@ class ToolSelector:
         key = self._endpoint()[1]
 
         def begin() -> Dict[str, Any]:
-            reg = self._registry_handle(source)
-            sel = self._selector_handle("", key)
-            return _lib.call("toolselect_session_begin", sel, reg, request)
+            # The session holds the Go registry and selector itself: the
+            # handles are needed only until it exists.
+            with self._registry_use(source) as reg, self._selector_use("", key) as sel:
+                return _lib.call("toolselect_session_begin", sel, reg, request)
 
         act = await _native(begin)
         session = act["session"]
+        raised: List[BaseException] = []
         try:
             while act.get("action") == "chat":
-                reply = await self._chat(act)
+                reply = await self._chat(act, raised)
                 act = await _native(_lib.call, "toolselect_session_feed", session,
                                     json.dumps(reply).encode("utf-8"))
         finally:
             _lib.call("toolselect_session_close", session)
+        act["_client_exceptions"] = raised
         return act
 
-    async def _chat(self, act: Dict[str, Any]) -> Dict[str, Any]:
+    async def _chat(self, act: Dict[str, Any], raised: List[BaseException]) -> Dict[str, Any]:
         params = act.get("params") or {}
         timeout = float(params.get("timeout_s") or self.config.timeout_s)
         make = self.message_factory
-        messages = [make(role=m["role"], content=m["content"]) if make else dict(m) for m in act["messages"]]
+        messages = [make(role=m["role"], content=m["content"]) if make else Message(m) for m in act["messages"]]
         kw: Dict[str, Any] = {"messages": messages, "model": act["model"],
                               "temperature": params.get("temperature", self.config.temperature),
                               "response_format": params.get("response_format"), "timeout": timeout}
@@ -398,7 +359,13 @@ class ToolSelector:
         except asyncio.CancelledError:
             raise
         except Exception as e:  # noqa: BLE001 - any client failure is a failed attempt, not an exception
-            return {"error": _client_error(e)}
+            raised.append(e)
+            err = _client_error(e)
+            # The message can quote the request (a key included): the Go
+            # session redacts what it keeps, and this log line does the same.
+            self.log.warning("tool selection: the client's chat_completion raised %s (model %s); the attempt "
+                             "failed: %s", type(e).__name__, act.get("model"), _redact(err["message"], self._secrets()))
+            return {"error": err}
         try:
             return _reply(result)
         except Exception as e:  # noqa: BLE001
@@ -414,6 +381,7 @@ class ToolSelector:
             dropped=[DroppedCall(tool=d.get("tool", ""), reason=d.get("reason", ""), raw=d)
                      for d in done.get("dropped") or []],
             offered=list(done.get("offered") or []),
+            client_exceptions=list(done.get("_client_exceptions") or []),
         )
         err = done.get("error")
         if err:
@@ -426,6 +394,20 @@ class ToolSelector:
                 self.log.info("tool selection dropped a call to %r (%s): %s", d.tool, d.reason,
                               d.raw.get("message", ""))
         return res
+
+
+def _plain_json(obj: Any) -> Any:
+    dump = getattr(obj, "model_dump", None)
+    if callable(dump):
+        return dump()
+    raise TypeError(f"tool_registry.get_tools_schema() returned a {type(obj).__name__}, which is not JSON")
+
+
+def _redact(text: str, secrets: "List[str]") -> str:
+    for k in secrets:
+        if k:
+            text = text.replace(k, "[REDACTED]")
+    return text
 
 
 def _attempt(a: Dict[str, Any]) -> Attempt:
@@ -483,3 +465,143 @@ def _reply(result: Any) -> Dict[str, Any]:
         reply["usage"] = {"prompt_tokens": int(_get(usage, "prompt_tokens") or 0),
                           "completion_tokens": int(_get(usage, "completion_tokens") or 0)}
     return reply
+
+
+class _Selectors:
+    """The native selectors of one ToolSelector, one per endpoint. Holds no
+    reference to the ToolSelector, so close() can be its finalizer."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_key: Dict[Tuple[str, str], Native] = {}
+        self.closed = False
+
+    def use(self, key: Tuple[str, str], config_json: bytes) -> Use:
+        with self._lock:
+            if self.closed:
+                raise ToolSelectError("this ToolSelector is closed", code=2, kind="handle")
+            n = self._by_key.get(key)
+            if n is not None:
+                return Use(n)
+        fresh = Native("toolselect_selector_close", "selector", _lib.call("toolselect_selector_new", config_json)["handle"])
+        with self._lock:
+            n = None if self.closed else self._by_key.setdefault(key, fresh)
+            u = Use(n) if n is not None else None
+        if n is not fresh:
+            fresh.close()  # closed meanwhile, or another thread won the race
+        if u is None:
+            raise ToolSelectError("this ToolSelector is closed", code=2, kind="handle")
+        return u
+
+    def close(self) -> None:
+        with self._lock:
+            self.closed = True
+            natives, self._by_key = list(self._by_key.values()), {}
+        for n in natives:
+            n.close()  # at once, or when the call using it ends
+
+
+class _SchemaCache:
+    """Registries compiled from callers' schema text (llm-common's
+    ``get_tools_schema()``), shared by every selector of the process, so a
+    selector built per task does not compile the catalog again.
+
+    A text is compiled once even when many calls ask for it at the same
+    moment (the first compiles, the others wait for it). The most recently
+    used ``size`` are kept; each use holds its registry open, so an entry
+    evicted while calls use it is closed when the last of them ends.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._lru: "collections.OrderedDict[str, ToolRegistry]" = collections.OrderedDict()
+        self._pending: Dict[str, "concurrent.futures.Future[None]"] = {}
+
+    def use(self, text: str) -> Use:
+        while True:
+            with self._lock:
+                reg = self._lru.get(text)
+                if reg is not None:
+                    self._lru.move_to_end(text)
+                    return reg.use()
+                fut = self._pending.get(text)
+                owner = fut is None
+                if fut is None:
+                    fut = self._pending[text] = concurrent.futures.Future()
+            if not owner:
+                fut.result()  # the owner's compile error is everyone's
+                continue  # found next time round (or evicted already: compile again)
+            try:
+                reg = _compile(text)
+            except BaseException as e:
+                with self._lock:
+                    del self._pending[text]
+                fut.set_exception(e)
+                raise
+            with self._lock:
+                del self._pending[text]
+                self._lru[text] = reg
+                u = reg.use()
+                evicted = []
+                while len(self._lru) > self.size:
+                    evicted.append(self._lru.popitem(last=False)[1])
+            fut.set_result(None)
+            for r in evicted:
+                r.close()
+            return u
+
+    def clear(self) -> None:
+        """Close every cached registry (each when its last call ends)."""
+        with self._lock:
+            regs, self._lru = list(self._lru.values()), collections.OrderedDict()
+        for r in regs:
+            r.close()
+
+    def __len__(self) -> int:
+        return len(self._lru)
+
+
+def _compile(text: str) -> ToolRegistry:
+    """Check and compile a caller's schema text."""
+    # An array goes to the library as is: parsing a large catalog in Python
+    # first would cost more than loading it (the library names the line and
+    # column of any JSON error). Anything else is parsed here only to say
+    # what is wrong with it.
+    if text[:4096].lstrip()[:1] != "[":
+        try:
+            parsed = json.loads(text)
+        except ValueError as e:
+            raise ValueError(f"tool_registry.get_tools_schema() did not return JSON: {e}") from None
+        if not isinstance(parsed, list):
+            raise ValueError("tool_registry.get_tools_schema() must return a JSON array of "
+                             '{"name","description","parameters"}')
+    reg = ToolRegistry()
+    try:
+        reg.load_catalog(text)
+    except ArgumentError as e:
+        reg.close()
+        if "invalid JSON" in str(e):
+            raise ValueError(f"tool_registry.get_tools_schema() did not return JSON: {e}") from None
+        raise
+    except BaseException:
+        reg.close()
+        raise
+    return reg
+
+
+_schemas = _SchemaCache(_SCHEMA_CACHE_SIZE)
+
+
+def _foreign_config(config: Any) -> ToolSelectionConfig:
+    """A config that is not ours (llm-common's pydantic ToolSelectionConfig,
+    or a mapping): its fields, read as ours are."""
+    dump = getattr(config, "model_dump", None)
+    if callable(dump):
+        data = dict(dump())
+    elif isinstance(config, Mapping):
+        data = dict(config)
+    else:
+        raise TypeError(f"config must be a ToolSelectionConfig (or a pydantic model / mapping of its fields), "
+                        f"not {type(config).__name__}")
+    return ToolSelectionConfig(**data)  # which warns about the fields toolselect does not have

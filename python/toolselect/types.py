@@ -1,13 +1,117 @@
-"""Plain data types shared by the selector and the registry."""
+"""Plain data types shared by the selector and the registry.
+
+The ones llm-common code handles (:class:`ToolCall`, :class:`PlannedTask`,
+:class:`SubTask`) answer pydantic's ``model_dump()`` / ``model_dump_json()``
+under llm-common's field names, so code written for its pydantic models
+reads them unchanged.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterable, List, Mapping, Optional
+
+
+def dump(d: Dict[str, Any], mode: str = "python", include: Optional[Iterable[str]] = None,
+         exclude: Optional[Iterable[str]] = None, exclude_none: bool = False,
+         defaults: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    """pydantic's model_dump options (include, exclude, exclude_none,
+    exclude_defaults through ``defaults``, mode) over a plain dict."""
+    if mode not in ("python", "json"):
+        raise ValueError(f"mode must be 'python' or 'json', got {mode!r}")
+    inc = set(include) if include is not None else None
+    exc = set(exclude or ())
+    out = {}
+    for k, v in d.items():
+        if (inc is not None and k not in inc) or k in exc or (exclude_none and v is None):
+            continue
+        if defaults is not None and k in defaults and defaults[k] == v:
+            continue
+        out[k] = v
+    if mode == "json":
+        out = json.loads(json.dumps(out))
+    return out
+
+
+class _Model:
+    """pydantic's reading methods on a dataclass."""
+
+    def model_dump(self, *, mode: str = "python", include: Optional[Iterable[str]] = None,
+                   exclude: Optional[Iterable[str]] = None, exclude_none: bool = False,
+                   exclude_defaults: bool = False, **_: Any) -> Dict[str, Any]:
+        """The fields as a dict (nested models as dicts), with pydantic's options."""
+        defaults = None
+        if exclude_defaults:
+            defaults = {}
+            for f in dataclasses.fields(self):  # type: ignore[arg-type]
+                if f.default is not dataclasses.MISSING:
+                    defaults[f.name] = f.default
+                elif f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
+                    defaults[f.name] = f.default_factory()  # type: ignore[misc]
+        d = {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)  # type: ignore[arg-type]
+             if f.repr}
+        return dump(d, mode, include, exclude, exclude_none, defaults)
+
+    def model_dump_json(self, *, indent: Optional[int] = None, **kw: Any) -> str:
+        """:meth:`model_dump` as JSON text."""
+        return json.dumps(self.model_dump(mode="json", **kw), indent=indent)
+
+    def model_copy(self, *, update: Optional[Mapping[str, Any]] = None, deep: bool = False) -> Any:
+        return dataclasses.replace(self, **dict(update or {}))  # type: ignore[type-var]
+
+    @classmethod
+    def model_validate(cls, obj: Any) -> Any:
+        if isinstance(obj, cls):
+            return obj
+        if not isinstance(obj, Mapping):
+            raise TypeError(f"{cls.__name__}.model_validate takes a mapping, not {type(obj).__name__}")
+        return cls(**dict(obj))
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, _Model):
+        return v.model_dump()
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    return v
+
+
+class Message(dict):  # type: ignore[type-arg]
+    """A chat message handed to the caller's client: a dict (``m["role"]``,
+    ``json.dumps(m)``, ``dict(m)``) that also reads as attributes
+    (``m.role``, ``m.content``, ``m.name``), so clients written for plain
+    dicts and clients written for llm-common's ``LLMMessage`` both work."""
+
+    __slots__ = ()
+
+    @property
+    def role(self) -> str:
+        return self.get("role", "")
+
+    @property
+    def content(self) -> str:
+        return self.get("content", "")
+
+    @property
+    def name(self) -> Optional[str]:
+        return self.get("name")
+
+    def __getattr__(self, key: str) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def model_dump(self, **_: Any) -> Dict[str, Any]:
+        return dict(self)
 
 
 @dataclass
-class SubTask:
+class SubTask(_Model):
     """One step of a planned task."""
 
     id: str
@@ -15,7 +119,7 @@ class SubTask:
 
 
 @dataclass
-class PlannedTask:
+class PlannedTask(_Model):
     """A task to select tools for. Any object with ``description`` and
     ``sub_tasks`` (items with ``description``) is accepted in its place."""
 
@@ -25,7 +129,7 @@ class PlannedTask:
 
 
 @dataclass
-class ToolCall:
+class ToolCall(_Model):
     """One selected call: the tool's canonical name, its arguments (already
     validated against the tool's schema) and the model's reasoning."""
 
@@ -86,6 +190,9 @@ class SelectionResult:
     dropped: List[DroppedCall] = field(default_factory=list)
     offered: List[str] = field(default_factory=list)
     failure: Optional[SelectionFailure] = None
+    #: What the caller's client raised, one per failed chat call, in order
+    #: (each failed attempt's message names the exception type too).
+    client_exceptions: List[BaseException] = field(default_factory=list, repr=False)
 
     @property
     def ok(self) -> bool:

@@ -2,16 +2,13 @@ package embedcache
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/toolselect/toolselect/internal/redistest"
 )
 
 func checkCache(t *testing.T, c interface {
@@ -54,38 +51,8 @@ func TestFile(t *testing.T) {
 	}
 }
 
-// startRedis starts a real redis-server on a free loopback port.
-func startRedis(t *testing.T) string {
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server is not installed (apt-get install -y redis-server); CI installs it")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for i := 0; i < 100; i++ {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return addr
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("redis-server did not start on %s", addr)
-	return ""
-}
-
 func TestRedis(t *testing.T) {
-	addr := startRedis(t)
+	addr := redistest.Start(t)
 	client := redis.NewClient(&redis.Options{Addr: addr})
 	defer client.Close()
 	c := NewRedis(client)

@@ -5,17 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/toolselect/toolselect/internal/redistest"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 )
@@ -173,41 +171,10 @@ func TestOpenRefusesOtherSchemes(t *testing.T) {
 	}
 }
 
-// startRedis starts a real redis-server on a free loopback port (as the
-// embedding cache's tests do).
-func startRedis(t *testing.T) string {
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server is not installed (apt-get install -y redis-server); CI installs it")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for range 100 {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return addr
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("redis-server did not start on %s", addr)
-	return ""
-}
-
 // Two rankers (as two processes would) share one Redis store: what one
 // records, the other learns on Sync.
 func TestRedisStoreSharedByTwoRankers(t *testing.T) {
-	addr := startRedis(t)
+	addr := redistest.Start(t)
 	reg := catalog(t)
 	ctx := context.Background()
 	url := "redis://" + addr + "/0"

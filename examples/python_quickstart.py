@@ -1,0 +1,95 @@
+"""The README's Python quick start as a whole program.
+
+    make python                                   # builds the shared library into python/toolselect
+    PYTHONPATH=python python3 examples/python_quickstart.py
+
+(or install the wheel: `make wheel && pip install dist/toolselect-*.whl`, then run it without
+PYTHONPATH.)
+
+It registers a tool, asks a model which calls the task needs, and runs them. The model endpoint is
+LLM_COMMON_TOOL_SELECTION_BASE_URL (or OPENAI_BASE_URL) when one is set. Without one it starts the
+loopback fake OpenAI-compatible server the tests use (`go run ./internal/faultserver/cmd`, on
+127.0.0.1 only, needs Go), which always answers get_weather for Paris, and says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import toolselect as ts
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def get_weather(city: str) -> str:
+    return f"light rain in {city}, 14°C"
+
+
+async def main() -> int:
+    # 1. One canonical definition per tool; the schema is checked at registration (fail-closed).
+    registry = ts.ToolRegistry()
+    registry.register("get_weather", get_weather, description="Current weather for a city.",
+                      parameters={"type": "object", "properties": {"city": {"type": "string"}},
+                                  "required": ["city"]})
+
+    # 2. The selector reads LLM_COMMON_TOOL_SELECTION_* at call time (checked). With client=None the
+    # library's own HTTP client talks to the endpoint; pass your own client object to use it instead.
+    fake = None
+    if not (os.environ.get("LLM_COMMON_TOOL_SELECTION_BASE_URL") or os.environ.get("OPENAI_BASE_URL")):
+        fake = start_fake_server()
+        os.environ["LLM_COMMON_TOOL_SELECTION_BASE_URL"] = fake.url
+        print("no model endpoint configured: using the loopback fake server "
+              "(set LLM_COMMON_TOOL_SELECTION_BASE_URL for a real one)")
+    try:
+        selector = ts.ToolSelector(client=None)  # the offer budget decides what is offered
+        task = ts.PlannedTask(id="t1", description="Should I take an umbrella in Paris? Check the weather.",
+                              sub_tasks=[ts.SubTask(id="s1", description="look up the weather")])
+        result = await selector.select_tool_calls_detailed(task=task, tool_registry=registry)
+    finally:
+        if fake is not None:
+            fake.close()
+
+    # 3. What was offered, and the calls (every one names an offered tool and passed its schema).
+    print("offered:", ", ".join(result.offered))
+    if result.failure is not None:  # a kind the caller can see: fail_closed, no_eligible_tools, ...
+        print(f"select: no calls ({result.failure.kind}: {result.failure.message})")
+        return 1
+    if not result.calls:
+        print("select: the model chose no call")
+    for call in result.calls:
+        print(f"select: {call.tool} {call.args}")
+        # 4. Run it: the arguments are validated again before the function is called.
+        print(f"run: {call.tool} -> {registry.run(call)}")
+    return 0
+
+
+class _Fake:
+    def __init__(self, proc: subprocess.Popen, url: str) -> None:
+        self.proc, self.url = proc, url
+
+    def close(self) -> None:
+        self.proc.stdin.close()  # the server exits at EOF on stdin
+        self.proc.wait(timeout=10)
+
+
+def start_fake_server() -> _Fake:
+    go = shutil.which("go")
+    if go is None:
+        sys.exit("python_quickstart: no endpoint configured and no Go to start the fake server; "
+                 "set LLM_COMMON_TOOL_SELECTION_BASE_URL")
+    proc = subprocess.Popen([go, "run", "./internal/faultserver/cmd"], cwd=ROOT, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    url = proc.stdout.readline().strip()
+    if not url.startswith("http://127.0.0.1:"):
+        proc.kill()
+        sys.exit(f"python_quickstart: the fake server did not start (printed {url!r})")
+    return _Fake(proc, url)
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

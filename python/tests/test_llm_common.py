@@ -1,0 +1,428 @@
+"""toolselect as a drop-in for llm-common, tried the way its repositories use
+it: the stand-in package under tests/standin is written like llm-common
+(attribute-only LLMMessage, a client reading attributes, BaseTool registry,
+an executor importing ToolSelector at module level and building one per task
+without closing it), and is driven unchanged."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import logging
+import os
+import subprocess
+import sys
+import unittest
+import warnings
+from pathlib import Path
+from typing import Any, List
+
+import toolselect as ts
+import toolselect.llm_common as tslc
+from toolselect import selector as ts_selector
+
+STANDIN = str(Path(__file__).resolve().parent / "standin")
+if STANDIN not in sys.path:
+    sys.path.insert(0, STANDIN)
+
+from llm_common.agents import executor as lc_executor  # noqa: E402  (imported before install, as in an app)
+from llm_common.agents import models as lc_models  # noqa: E402
+from llm_common.agents import runtime as lc_runtime  # noqa: E402
+from llm_common.agents import tool_selector as lc_selector  # noqa: E402
+from llm_common.core.client import LLMClient, ScriptedClient  # noqa: E402
+from llm_common.tools.base import BaseTool, ToolMetadata, ToolRegistry, ToolResult  # noqa: E402
+
+ORIGINAL_SELECTOR = lc_selector.ToolSelector
+ORIGINAL_CONFIG = lc_selector.ToolSelectionConfig
+
+
+class Weather(BaseTool):
+    calls: List[str] = []
+
+    @property
+    def metadata(self) -> ToolMetadata:
+        return ToolMetadata(name="get_weather", description="Current weather for a city",
+                            parameters={"type": "object", "properties": {"city": {"type": "string"}},
+                                        "required": ["city"]})
+
+    async def execute(self, **kwargs: Any) -> ToolResult:
+        Weather.calls.append(kwargs["city"])
+        return ToolResult(success=True, data=f"sunny in {kwargs['city']}")
+
+
+class Search(BaseTool):
+    def __init__(self, name: str = "search") -> None:
+        self.name = name
+
+    @property
+    def metadata(self) -> ToolMetadata:
+        return ToolMetadata(name=self.name, description="Search the web for " + self.name,
+                            parameters={"type": "object", "properties": {"q": {"type": "string"}},
+                                        "required": ["q"]})
+
+    async def execute(self, **kwargs: Any) -> ToolResult:
+        return ToolResult(success=True, data=kwargs["q"])
+
+
+def lc_registry(*tools: BaseTool, as_list: bool = False) -> ToolRegistry:
+    reg = ToolRegistry(as_list=as_list)
+    for t in tools or (Weather(), Search()):
+        reg.register(t)
+    return reg
+
+
+def reply(*calls: Any) -> str:
+    return json.dumps({"calls": [{"tool": t, "args": a, "reasoning": "r"} for t, a in calls]})
+
+
+def lc_task(desc: str = "Umbrella in Lyon?") -> Any:
+    return lc_models.PlannedTask(id="t1", description=desc, sub_tasks=[lc_models.SubTask(id="s1", description="weather")])
+
+
+class Installed(unittest.TestCase):
+    """Each test runs with toolselect installed into the stand-in llm-common."""
+
+    def setUp(self) -> None:
+        self.replaced = tslc.install()
+        self.addCleanup(tslc.uninstall)
+        self.env = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("LLM_COMMON_TOOL_SELECTION_")}
+        self.addCleanup(os.environ.update, self.env)
+
+
+class InstallTest(Installed):
+    def test_install_patches_every_binding_and_uninstall_restores(self) -> None:
+        self.assertIn("llm_common.agents.executor.ToolSelector", self.replaced)
+        self.assertIn("llm_common.agents.runtime.Selector", self.replaced)
+        self.assertIn("llm_common.agents.runtime.ToolSelectionConfig", self.replaced)
+        self.assertIs(lc_selector.ToolSelector, ts.ToolSelector)
+        self.assertIs(lc_executor.ToolSelector, ts.ToolSelector)
+        self.assertIs(lc_runtime.Selector, ts.ToolSelector)
+        self.assertIs(lc_selector.ToolSelectionConfig, ts.ToolSelectionConfig)
+        self.assertTrue(tslc.installed())
+        self.assertEqual(tslc.install(), [])  # idempotent
+        tslc.uninstall()
+        self.assertFalse(tslc.installed())
+        for mod, attr, want in ((lc_selector, "ToolSelector", ORIGINAL_SELECTOR),
+                                (lc_executor, "ToolSelector", ORIGINAL_SELECTOR),
+                                (lc_runtime, "Selector", ORIGINAL_SELECTOR),
+                                (lc_runtime, "ToolSelectionConfig", ORIGINAL_CONFIG),
+                                (lc_selector, "ToolSelectionConfig", ORIGINAL_CONFIG)):
+            self.assertIs(getattr(mod, attr), want, f"{mod.__name__}.{attr}")
+
+    def test_executor_selects_and_runs_through_toolselect(self) -> None:
+        Weather.calls.clear()
+        client = ScriptedClient(reply(("get_weather", {"city": "Lyon"})))
+        ex = lc_executor.AgenticExecutor(client, lc_registry())
+        results = asyncio.run(ex.execute_task(lc_task()))
+        self.assertEqual([r.data for r in results], ["sunny in Lyon"])
+        self.assertEqual(Weather.calls, ["Lyon"])
+        # The prompt is toolselect's (it names the calls contract and the schema), read by attributes.
+        sent = client.sent[0]
+        self.assertEqual([m["role"] for m in sent["messages"]], ["system", "user"])
+        self.assertIn("get_weather", sent["messages"][0]["content"])
+        self.assertEqual(sent["temperature"], 0.0)
+
+    def test_invalid_call_is_refused_not_run(self) -> None:
+        """What llm-common's own selector would hand to the executor (a tool
+        that is not registered, arguments that break the schema) never
+        reaches it through toolselect."""
+        Weather.calls.clear()
+        for bad in (reply(("delete_everything", {})), reply(("get_weather", {"city": 7}))):
+            ex = lc_executor.AgenticExecutor(ScriptedClient(bad), lc_registry())
+            self.assertEqual(asyncio.run(ex.execute_task(lc_task())), [])
+        self.assertEqual(Weather.calls, [])
+
+    def test_runtime_builds_with_llm_common_values(self) -> None:
+        sel = lc_runtime.build_selector(ScriptedClient(reply()), max_calls="3", timeout_s=20.0, fail_closed="true")
+        self.assertIsInstance(sel, ts.ToolSelector)
+        self.assertEqual((sel.config.max_calls, sel.config.timeout_s, sel.config.fail_closed), (3, 20, True))
+
+    def test_registry_schema_as_list(self) -> None:
+        ex = lc_executor.AgenticExecutor(ScriptedClient(reply(("search", {"q": "news"}))),
+                                         lc_registry(as_list=True))
+        self.assertEqual([r.data for r in asyncio.run(ex.execute_task(lc_task("news?")))], ["news"])
+
+    def test_llm_common_config_object_is_read(self) -> None:
+        cfg = ORIGINAL_CONFIG(model="m1", max_calls=2, timeout_s=10, fail_closed=True, temperature=0.1)
+        sel = ts.ToolSelector(ScriptedClient(reply()), cfg)
+        self.assertEqual((sel.config.model, sel.config.max_calls, sel.config.temperature), ("m1", 2, 0.1))
+        self.assertIsInstance(sel.config, ts.ToolSelectionConfig)
+        with self.assertRaisesRegex(ValueError, "max_calls"):
+            ts.ToolSelector(ScriptedClient(reply()), ORIGINAL_CONFIG(max_calls=0))
+
+
+class ImportTest(unittest.TestCase):
+    def test_nothing_imported_until_install(self) -> None:
+        code = ("import sys, toolselect, toolselect.llm_common as m\n"
+                "assert not [k for k in sys.modules if k.split('.')[0] == 'llm_common'], 'imported early'\n"
+                "sys.path.insert(0, sys.argv[1])\n"
+                "print(sorted(m.install()))\n")
+        env = dict(os.environ, PYTHONPATH=str(Path(ts.__file__).resolve().parent.parent))
+        out = subprocess.run([sys.executable, "-c", code, STANDIN], capture_output=True, text=True, env=env,
+                             timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        # Only the defining module was imported, so only its two names were replaced.
+        self.assertEqual(out.stdout.strip(), "['llm_common.agents.tool_selector.ToolSelectionConfig', "
+                                             "'llm_common.agents.tool_selector.ToolSelector']")
+
+    def test_missing_llm_common_is_an_import_error(self) -> None:
+        code = "import toolselect.llm_common as m\ntry:\n    m.install()\nexcept ImportError as e:\n    print('ok', e)\n"
+        env = dict(os.environ, PYTHONPATH=str(Path(ts.__file__).resolve().parent.parent))
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+        self.assertTrue(out.stdout.startswith("ok"), out.stdout + out.stderr)
+
+
+class MessagesTest(unittest.TestCase):
+    def test_attribute_and_mapping_access(self) -> None:
+        seen = []
+
+        class Both:
+            async def chat_completion(self, *, messages: Any, **kw: Any) -> str:
+                for m in messages:
+                    seen.append((m.role, m["role"], m.content == m["content"], m.name, dict(m)["role"]))
+                json.dumps(messages)  # still plain JSON for clients that post them as they are
+                return reply()
+
+        sel = ts.ToolSelector(Both(), ts.ToolSelectionConfig())
+        asyncio.run(sel.select_tool_calls(lc_task(), lc_registry()))
+        self.assertEqual(seen, [("system", "system", True, None, "system"), ("user", "user", True, None, "user")])
+
+    def test_message_factory_kept(self) -> None:
+        from llm_common.core.models import LLMMessage
+        got = []
+
+        class Strict:
+            async def chat_completion(self, *, messages: Any, **kw: Any) -> str:
+                got.extend(type(m) for m in messages)
+                return reply()
+
+        sel = ts.ToolSelector(Strict(), ts.ToolSelectionConfig(), message_factory=LLMMessage)
+        asyncio.run(sel.select_tool_calls(lc_task(), lc_registry()))
+        self.assertEqual(got, [LLMMessage, LLMMessage])
+
+    def test_a_raising_client_is_named(self) -> None:
+        class Broken(LLMClient):
+            async def _send(self, payload: Any, **params: Any) -> Any:
+                return payload[0].role  # a dict has no attribute role: AttributeError
+
+        sel = ts.ToolSelector(Broken(), ts.ToolSelectionConfig(fallback_model="fb"))
+        with self.assertLogs("toolselect", level="WARNING") as logs:
+            res = asyncio.run(sel.select_tool_calls_detailed(lc_task(), lc_registry()))
+        self.assertEqual(res.calls, [])
+        self.assertEqual(res.failure.kind, "fail_closed")
+        self.assertEqual([a.kind for a in res.attempts], ["transport", "transport"])
+        self.assertTrue(all(a.message.startswith("AttributeError: ") for a in res.attempts), res.attempts)
+        self.assertEqual([type(e) for e in res.client_exceptions], [AttributeError, AttributeError])
+        raised = [r for r in logs.output if "raised AttributeError" in r]
+        self.assertEqual(len(raised), 2, logs.output)
+
+
+class ShapesTest(unittest.TestCase):
+    def test_model_dump_uses_llm_commons_field_names(self) -> None:
+        pairs = (
+            (ts.ToolCall("get_weather", {"city": "Lyon"}, "r"),
+             lc_models.ToolCall(tool="get_weather", args={"city": "Lyon"}, reasoning="r")),
+            (ts.SubTask("s1", "weather"), lc_models.SubTask(id="s1", description="weather")),
+            (ts.PlannedTask("t1", "Umbrella in Lyon?", [ts.SubTask("s1", "weather")]), lc_task()),
+        )
+        for ours, theirs in pairs:
+            with self.subTest(type(ours).__name__):
+                self.assertEqual(ours.model_dump(), theirs.model_dump())
+                self.assertEqual(json.loads(ours.model_dump_json()), json.loads(theirs.model_dump_json()))
+        cfg = ts.ToolSelectionConfig().model_dump()
+        theirs = ORIGINAL_CONFIG().model_dump()
+        self.assertEqual({k: cfg[k] for k in theirs}, theirs)
+        self.assertEqual(ts.ToolSelectionConfig(**cfg), ts.ToolSelectionConfig())
+        self.assertEqual(ts.ToolCall("a", {}).model_dump(exclude={"reasoning"}), {"tool": "a", "args": {}})
+
+    def test_config_coerces_like_pydantic_lax_mode(self) -> None:
+        c = ts.ToolSelectionConfig(max_calls="5", timeout_s=30.0, temperature="0.2", fail_closed="false",
+                                   mode="NATIVE", max_response_bytes="2048")
+        self.assertEqual((c.max_calls, c.timeout_s, c.temperature, c.fail_closed, c.mode, c.max_response_bytes),
+                         (5, 30, 0.2, False, "native", 2048))
+        for v, want in (("true", True), ("off", False), (1, True), (0, False), ("YES", True)):
+            self.assertIs(ts.ToolSelectionConfig(fail_closed=v).fail_closed, want, v)
+        c.max_calls = "7"  # assignment is checked too
+        self.assertEqual(c.max_calls, 7)
+
+    def test_config_refuses_out_of_range_and_fail_open_by_accident(self) -> None:
+        for field, bad in (("max_calls", "21"), ("max_calls", 30.5), ("max_calls", True), ("timeout_s", "0"),
+                           ("temperature", "1.5"), ("temperature", float("inf")), ("fail_closed", None),
+                           ("fail_closed", "maybe"), ("fail_closed", 2), ("fail_closed", ""), ("mode", "tools"),
+                           ("model", " "), ("base_url", "ftp://x"), ("mode", None), ("mode", ""),
+                           ("max_calls", None), ("temperature", None)):
+            with self.subTest(field=field, bad=bad), self.assertRaisesRegex(ValueError, field):
+                ts.ToolSelectionConfig(**{field: bad})
+        with self.assertLogs("toolselect", "WARNING") as logs:
+            c = ts.ToolSelectionConfig(fail_closd=False, enabled=True)  # extra fields, as pydantic allows
+        self.assertIn("'enabled', 'fail_closd'", logs.output[0])
+        self.assertIs(c.fail_closed, True)  # an ignored field never makes it fail open
+        c = ts.ToolSelectionConfig()
+        with self.assertRaisesRegex(ValueError, "fail_closed"):
+            c.fail_closed = None
+        self.assertIs(c.fail_closed, True)
+
+    def test_rules_come_from_the_library(self) -> None:
+        """Every field of the Go schema is an attribute, a keyword, a model_dump
+        key and (unless an endpoint secret) a from_env variable."""
+        fields = ts.config.schema()["fields"]
+        dumped = ts.ToolSelectionConfig().model_dump()
+        self.assertEqual(list(dumped), [f["name"] for f in fields])
+        for f in fields:
+            with self.subTest(f["name"]):
+                self.assertEqual(dumped[f["name"]], f["default"])
+                if f["name"] in ts.config.CALL_TIME_FIELDS or f["type"] != "int":
+                    continue
+                env = {f["env"][0]: str(int(f["max"]))}
+                self.assertEqual(getattr(ts.ToolSelectionConfig.from_env(env), f["name"]), int(f["max"]))
+                with self.assertRaisesRegex(ValueError, f["env"][0]):
+                    ts.ToolSelectionConfig.from_env({f["env"][0]: str(int(f["max"]) + 1)})
+
+
+class RegistryTest(unittest.TestCase):
+    def test_base_tools_register_and_run(self) -> None:
+        reg = ts.ToolRegistry()
+        self.addCleanup(reg.close)
+        Weather.calls.clear()
+        reg.register(Weather())
+        reg.register_tool(Search())
+        self.assertEqual(reg.names(), ["get_weather", "search"])
+        out = asyncio.run(reg.arun(ts.ToolCall("get_weather", {"city": "Oslo"})))
+        self.assertEqual(out.data, "sunny in Oslo")
+        with self.assertRaises(ts.InvalidArgumentsError):
+            asyncio.run(reg.arun(ts.ToolCall("get_weather", {"city": 3})))
+        self.assertEqual(Weather.calls, ["Oslo"])
+
+    def test_execute_taking_one_dict(self) -> None:
+        class DictTool:
+            metadata = {"name": "echo", "description": "Echo", "parameters": {"type": "object"}}
+
+            async def execute(self, params: dict) -> Any:
+                return params
+
+        reg = ts.ToolRegistry()
+        self.addCleanup(reg.close)
+        reg.register(DictTool())
+        self.assertEqual(asyncio.run(reg.arun("echo", {"a": 1})), {"a": 1})
+
+
+def _rss_kib() -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def _handles() -> dict:
+    return {k: v for k, v in ts.stats()["handles"].items() if v}
+
+
+class StressTest(Installed):
+    def test_concurrent_first_use_with_eviction_and_gc(self) -> None:
+        """Hundreds of selections at once on registries no selector has
+        compiled yet, more texts than the cache holds (so entries are evicted
+        while calls use them), a selector per task never closed, gc between
+        rounds: no exception, every answer right."""
+        texts = 40  # the cache keeps 16
+        regs = [lc_registry(Weather(), Search(f"search_{i}")) for i in range(texts)]
+
+        async def one(i: int) -> List[Any]:
+            client = ScriptedClient(reply((f"search_{i % texts}", {"q": str(i)})))
+            sel = ts.ToolSelector(client)  # never closed, as llm-common's executor does
+            return await sel.select_tool_calls(lc_task(), regs[i % texts])
+
+        async def round_(n: int) -> List[Any]:
+            return await asyncio.gather(*(one(i) for i in range(n)), return_exceptions=True)
+
+        errors: List[BaseException] = []
+        for r in range(4):
+            ts_selector._schemas.clear()  # every text is new again: first use, concurrently
+            results = asyncio.run(round_(300))
+            errors += [x for x in results if isinstance(x, BaseException)]
+            for i, calls in enumerate(results):
+                if not isinstance(calls, BaseException):
+                    self.assertEqual([(c.tool, c.args) for c in calls], [(f"search_{i % texts}", {"q": str(i)})])
+            gc.collect()
+        self.assertEqual(errors, [])
+        gc.collect()
+        self.assertLessEqual(_handles().get("registry", 0), ts_selector._SCHEMA_CACHE_SIZE)
+        self.assertNotIn("selector", _handles())
+
+    def test_one_compile_per_text_under_concurrent_first_use(self) -> None:
+        compiled = []
+        real = ts_selector._compile
+
+        def counting(text: str) -> Any:
+            compiled.append(text)
+            return real(text)
+
+        ts_selector._compile = counting
+        self.addCleanup(setattr, ts_selector, "_compile", real)
+        reg = lc_registry(Weather(), Search("only_once"))
+
+        async def main() -> List[Any]:
+            sels = [ts.ToolSelector(ScriptedClient(reply(("only_once", {"q": "x"})))) for _ in range(200)]
+            return await asyncio.gather(*(s.select_tool_calls(lc_task(), reg) for s in sels))
+
+        results = asyncio.run(main())
+        self.assertEqual(len(compiled), 1)
+        self.assertTrue(all(len(r) == 1 for r in results))
+
+    def test_close_during_use_waits_for_the_call(self) -> None:
+        reg = ts.ToolRegistry()
+        reg.register(Weather())
+
+        class Slow:
+            async def chat_completion(self, **kw: Any) -> str:
+                await asyncio.sleep(0.05)
+                return reply(("get_weather", {"city": "Rome"}))
+
+        async def main() -> Any:
+            sel = ts.ToolSelector(Slow(), ts.ToolSelectionConfig())
+            with reg.use():  # a call in flight
+                reg.close()
+                self.assertTrue(reg.closed)
+                self.assertIn("registry", _handles())  # still open for the call
+            self.assertRaises(ts.HandleError, lambda: reg.handle)
+            return sel
+
+        before = _handles().get("registry", 0)
+        asyncio.run(main())
+        self.assertEqual(_handles().get("registry", 0), before - 1)
+
+    def test_ten_thousand_unclosed_selectors(self) -> None:
+        """llm-common's executor builds a ToolSelector per task and never
+        closes it: 10,000 such tasks give no warning and no growth in
+        native handles or RSS."""
+        n = int(os.environ.get("TOOLSELECT_UNCLOSED_N", "10000"))
+        reg = lc_registry()
+        client = ScriptedClient(reply(("get_weather", {"city": "Lyon"})))
+        ex = lc_executor.AgenticExecutor(client, reg)
+        task = lc_task()
+
+        async def run(k: int) -> None:
+            for _ in range(k):
+                calls = await ex._resolve_tools(task)
+                assert len(calls) == 1
+                client.sent.clear()
+
+        asyncio.run(run(500))  # warm-up: pools, caches, allocator
+        gc.collect()
+        handles0, rss0 = _handles(), _rss_kib()
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            asyncio.run(run(n))
+            gc.collect()
+        growth = (_rss_kib() - rss0) / 1024
+        print(f"\n  {n} unclosed selectors: RSS {rss0 / 1024:.1f} MiB -> {growth:+.2f} MiB, handles {_handles()}",
+              end=" ", file=sys.stderr)
+        self.assertEqual([str(x.message) for x in w], [])
+        self.assertEqual(_handles(), handles0)
+        self.assertLess(growth, 8.0)
+
+
+if __name__ == "__main__":
+    logging.basicConfig()
+    unittest.main()
