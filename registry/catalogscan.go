@@ -164,9 +164,11 @@ func objectMembers(data []byte, obj span) (map[string]span, error) {
 		if err != nil {
 			return nil, err
 		}
-		var key string
-		if err := json.Unmarshal(data[i:kend], &key); err != nil {
-			return nil, err
+		key, plain := plainString(data[i:kend])
+		if !plain {
+			if err := json.Unmarshal(data[i:kend], &key); err != nil {
+				return nil, err
+			}
 		}
 		i = skipSpace(data, kend)
 		if i >= obj.end || data[i] != ':' {
@@ -280,6 +282,41 @@ func plainString(v []byte) (string, bool) {
 	return string(body), true
 }
 
+// plainStrings returns the strings of a JSON array of plain strings (see
+// plainString), non-nil when empty, as json.Unmarshal would; ok is false
+// for anything else, which is then left to json.Unmarshal.
+func plainStrings(v []byte) (list []string, ok bool) {
+	if len(v) < 2 || v[0] != '[' {
+		return nil, false
+	}
+	list = []string{}
+	i := skipSpace(v, 1)
+	if i < len(v) && v[i] == ']' {
+		return list, i == len(v)-1
+	}
+	for i < len(v) {
+		if v[i] != '"' {
+			return nil, false
+		}
+		end, err := stringEnd(v, i)
+		if err != nil {
+			return nil, false
+		}
+		s, plain := plainString(v[i:end])
+		if !plain {
+			return nil, false
+		}
+		list = append(list, s)
+		i = skipSpace(v, end)
+		if i < len(v) && v[i] == ',' {
+			i = skipSpace(v, i+1)
+			continue
+		}
+		return list, i == len(v)-1 && v[i] == ']'
+	}
+	return nil, false
+}
+
 // fastCanonical decodes a canonical tool from its members when each one is
 // a Tool field's JSON name spelled exactly, given once, holding a plain
 // value of the field's type. ok is false otherwise, and json.Unmarshal then
@@ -307,7 +344,7 @@ func fastCanonical(raw []byte, members map[string]span) (t Tool, ok bool) {
 				t.NoSchemaMode = NoSchemaMode(s)
 			}
 		case "parameters":
-			if !json.Valid(v) {
+			if !validJSON(v) {
 				return Tool{}, false
 			}
 			t.Parameters = append(json.RawMessage(nil), v...)
@@ -329,8 +366,8 @@ func fastCanonical(raw []byte, members map[string]span) (t Tool, ok bool) {
 				t.Safe = b
 			}
 		case "tags", "roles", "capabilities":
-			var list []string
-			if v[0] != '[' || json.Unmarshal(v, &list) != nil {
+			list, plain := plainStrings(v)
+			if !plain && (v[0] != '[' || json.Unmarshal(v, &list) != nil) {
 				return Tool{}, false
 			}
 			switch k {

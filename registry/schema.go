@@ -126,7 +126,7 @@ func checkSchema(raw []byte, lim Limits) (sch *jsonschema.Schema, deferred bool,
 // decidedValid reports whether precheck decides raw valid (within the size
 // limit, valid JSON) and its top-level "required".
 func decidedValid(raw []byte, lim Limits) (bool, []string) {
-	if len(raw) > lim.MaxSchemaBytes || !json.Valid(raw) {
+	if len(raw) > lim.MaxSchemaBytes || !validJSON(raw) {
 		return false, nil
 	}
 	return precheck(raw, lim)

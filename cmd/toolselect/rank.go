@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -178,10 +179,16 @@ func runRank(env *cmdEnv, args []string) int {
 			workers = runtime.GOMAXPROCS(0)
 		}
 		answers := rankAll(ctx, r, qs, opts, workers)
-		enc := json.NewEncoder(env.stdout)
+		// One buffered writer for all the answers (a write per query costs a
+		// system call each on thousands of queries); what was answered
+		// before a failing query is still printed.
+		out := bufio.NewWriterSize(env.stdout, 64<<10)
+		defer out.Flush()
+		enc := json.NewEncoder(out)
 		for i, q := range qs {
 			picks, err := answers[i].picks, answers[i].err
 			if err != nil {
+				out.Flush()
 				return fail(env, "rank", exitFailed, "query %s: %v", q.ID, err)
 			}
 			if *asJSON {
@@ -190,7 +197,7 @@ func runRank(env *cmdEnv, args []string) int {
 					Tools []string `json:"tools"`
 				}{q.ID, nonNil(rank.Names(picks))})
 			} else {
-				fmt.Fprintf(env.stdout, "%s\t%s\n", q.ID, strings.Join(rank.Names(picks), " "))
+				fmt.Fprintf(out, "%s\t%s\n", q.ID, strings.Join(rank.Names(picks), " "))
 			}
 		}
 		return exitOK

@@ -5,123 +5,60 @@
 // The table is derived from CC-CEDICT (https://cc-cedict.org/, by MDBG,
 // licensed CC BY-SA 4.0; see NOTICE): for each of about 176,000 headwords,
 // simplified and traditional, a few English words from its first senses. It
-// is embedded compressed (2.4 MB) and unpacked on first use, which only text
-// holding Chinese characters triggers. gen.go rebuilds it.
+// is embedded as plain sorted text (6.4 MB) and searched in place, so using
+// it costs nothing at start-up. gen.go rebuilds it.
 package cedict
 
 import (
-	"bytes"
-	"compress/gzip"
 	_ "embed"
-	"encoding/binary"
-	"io"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"unicode/utf8"
-	"unsafe"
 )
 
-//go:embed zh_en.txt.gz
-var packed []byte
-
-// table is the unpacked dictionary: lines "headword\tgloss\n" sorted by
-// headword, with the offsets of each line's start and tab.
-type table struct {
-	data  string
-	start []uint32
-	tab   []uint32
-	first map[rune][2]uint32 // first character -> range of lines
-}
-
-var (
-	once   sync.Once
-	loaded *table
-)
-
-func load() *table {
-	once.Do(func() {
-		zr, err := gzip.NewReader(bytes.NewReader(packed))
-		if err != nil {
-			panic("cedict: embedded table: " + err.Error()) // a build defect, caught by the package tests
-		}
-		// gzip's trailer holds the unpacked size: read it in one buffer.
-		size := binary.LittleEndian.Uint32(packed[len(packed)-4:])
-		b := make([]byte, size)
-		if _, err := io.ReadFull(zr, b); err != nil {
-			panic("cedict: embedded table: " + err.Error())
-		}
-		// b is never written again.
-		t := &table{data: unsafe.String(unsafe.SliceData(b), len(b))}
-		n := bytes.Count(b, []byte{'\n'})
-		t.start = make([]uint32, 0, n)
-		t.tab = make([]uint32, 0, n)
-		for i := 0; i < len(t.data); {
-			end := strings.IndexByte(t.data[i:], '\n')
-			if end < 0 {
-				end = len(t.data) - i
-			}
-			line := t.data[i : i+end]
-			if tab := strings.IndexByte(line, '\t'); tab > 0 {
-				t.start = append(t.start, uint32(i))
-				t.tab = append(t.tab, uint32(i+tab))
-			}
-			i += end + 1
-		}
-		// Lines are sorted by bytes, so lines with the same first
-		// character are contiguous.
-		t.first = make(map[rune][2]uint32, 16384)
-		for i := range t.start {
-			r, _ := utf8.DecodeRuneInString(t.head(i))
-			rg, ok := t.first[r]
-			if !ok {
-				rg[0] = uint32(i)
-			}
-			rg[1] = uint32(i + 1)
-			t.first[r] = rg
-		}
-		loaded = t
-	})
-	return loaded
-}
+// data is the dictionary: lines "headword\tgloss\n" sorted by headword
+// bytes, embedded as it is and searched in place. A line is named by the
+// offset of its first byte. Nothing is unpacked or indexed at start-up: a
+// binary search over byte offsets finds the line holding the middle offset
+// by looking back for its newline, so the first Chinese text costs nothing
+// more than the lookups themselves (the compressed table that preceded this
+// cost 60-100 ms to unpack on first use).
+//
+//go:embed zh_en.txt
+var data string
 
 // lookup returns the gloss of headword w, or "".
-func (t *table) lookup(w string) string {
-	if i := t.lowerBound(0, len(t.start), w); i < len(t.start) && t.head(i) == w {
-		return t.gloss(i)
+func lookup(w string) string {
+	if s := lowerBound(0, len(data), w); s < len(data) && head(s) == w {
+		return gloss(s)
 	}
 	return ""
 }
 
 // Gloss returns the English gloss words of a Chinese word, separated by
 // single spaces, or "" when the dictionary does not know the word.
-func Gloss(word string) string { return load().lookup(word) }
+func Gloss(word string) string { return lookup(word) }
 
 // Segment splits text, a run of Chinese characters, into dictionary words by
 // forward maximum matching (the longest known word at each position) and
 // calls emit with the gloss of each. Characters that start no known word are
 // skipped.
 func Segment(text string, emit func(word, gloss string)) {
-	t := load()
 	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		rg, ok := t.first[r]
-		if !ok {
-			i += size
-			continue
-		}
+		_, size := utf8.DecodeRuneInString(text[i:])
 		// Narrow the headwords that start with text[i:j] one character at a
 		// time: the table is sorted, so they are a shrinking range, and a
 		// prefix that is itself a headword is the first of its range.
-		lo, hi := int(rg[0]), int(rg[1])
+		lo, hi := firstRange(text[i : i+size])
 		best, bestEnd := -1, 0
 		for j := i + size; ; {
 			p := text[i:j]
-			lo = t.lowerBound(lo, hi, p)
-			hi = t.prefixEnd(lo, hi, p)
+			lo = lowerBound(lo, hi, p)
+			hi = prefixEnd(lo, hi, p)
 			if lo == hi {
 				break
 			}
-			if t.head(lo) == p {
+			if head(lo) == p {
 				best, bestEnd = lo, j
 			}
 			if j == len(text) {
@@ -134,19 +71,43 @@ func Segment(text string, emit func(word, gloss string)) {
 			i += size
 			continue
 		}
-		emit(text[i:bestEnd], t.gloss(best))
+		emit(text[i:bestEnd], gloss(best))
 		i = bestEnd
 	}
 }
 
-// lowerBound returns the first line in [lo, hi) whose headword is >= p.
-func (t *table) lowerBound(lo, hi int, p string) int {
+// firsts caches, per character of the main CJK blocks (U+3400-U+9FFF), the
+// lines whose headword starts with it, found on the character's first use:
+// lo<<32 | hi+1, 0 while unknown. Racing goroutines store the same value.
+var firsts [0xA000 - 0x3400]atomic.Uint64
+
+// firstRange returns the lines [lo, hi) whose headword starts with c, one
+// character.
+func firstRange(c string) (lo, hi int) {
+	r, _ := utf8.DecodeRuneInString(c)
+	if r < 0x3400 || r >= 0xA000 {
+		lo = lowerBound(0, len(data), c)
+		return lo, prefixEnd(lo, len(data), c)
+	}
+	slot := &firsts[r-0x3400]
+	if v := slot.Load(); v != 0 {
+		return int(v >> 32), int(v&0xFFFFFFFF) - 1
+	}
+	lo = lowerBound(0, len(data), c)
+	hi = prefixEnd(lo, len(data), c)
+	slot.Store(uint64(lo)<<32 | uint64(hi+1))
+	return lo, hi
+}
+
+// lowerBound returns the first line in [lo, hi) whose headword is >= p, or
+// hi; lo and hi are line starts (hi may be len(data)).
+func lowerBound(lo, hi int, p string) int {
 	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if t.head(m) < p {
-			lo = m + 1
+		s := lineAt(lo, lo+(hi-lo)/2)
+		if head(s) < p {
+			lo = next(s)
 		} else {
-			hi = m
+			hi = s
 		}
 	}
 	return lo
@@ -154,26 +115,30 @@ func (t *table) lowerBound(lo, hi int, p string) int {
 
 // prefixEnd returns the first line in [lo, hi) whose headword does not start
 // with p, given that those that do come first.
-func (t *table) prefixEnd(lo, hi int, p string) int {
+func prefixEnd(lo, hi int, p string) int {
 	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if strings.HasPrefix(t.head(m), p) {
-			lo = m + 1
+		s := lineAt(lo, lo+(hi-lo)/2)
+		if strings.HasPrefix(head(s), p) {
+			lo = next(s)
 		} else {
-			hi = m
+			hi = s
 		}
 	}
 	return lo
 }
 
-// head returns the headword of line i.
-func (t *table) head(i int) string { return t.data[t.start[i]:t.tab[i]] }
+// lineAt returns the start of the line holding offset m, which is not
+// before line start lo.
+func lineAt(lo, m int) int { return lo + strings.LastIndexByte(data[lo:m], '\n') + 1 }
 
-// gloss returns the gloss of line i.
-func (t *table) gloss(i int) string {
-	g := t.data[t.tab[i]+1:]
-	if end := strings.IndexByte(g, '\n'); end >= 0 {
-		g = g[:end]
-	}
-	return g
+// next returns the start of the line after the one starting at s.
+func next(s int) int { return s + strings.IndexByte(data[s:], '\n') + 1 }
+
+// head returns the headword of the line starting at s.
+func head(s int) string { return data[s : s+strings.IndexByte(data[s:], '\t')] }
+
+// gloss returns the gloss of the line starting at s.
+func gloss(s int) string {
+	g := data[s+strings.IndexByte(data[s:], '\t')+1:]
+	return g[:strings.IndexByte(g, '\n')]
 }

