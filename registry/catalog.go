@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/toolselect/toolselect/internal/par"
 )
 
 // MaxCatalogBytes caps what ReadCatalog reads (256 MiB: a 100,000-tool
@@ -102,7 +104,7 @@ func ParseCatalog(data []byte) ([]Tool, Format, error) {
 	tools := make([]Tool, len(items))
 	formats := make([]Format, len(items))
 	errs := make([]error, len(items))
-	parallel(len(items), 64, func(i int) {
+	par.For(len(items), 64, func(i int) {
 		tools[i], formats[i], errs[i] = decodeTool(data[items[i].start:items[i].end])
 	})
 	for i, err := range errs {

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"runtime"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -202,40 +200,6 @@ func objectMembers(data []byte, obj span) (map[string]span, error) {
 // repeatedMember is the key objectMembers adds when a name occurs twice
 // (not a possible JSON key: it holds a byte JSON strings cannot).
 const repeatedMember = "\x00repeated"
-
-// parallel runs f(0..n-1) over the cores, in chunks of at least minChunk
-// indexes; small n runs on the calling goroutine.
-func parallel(n, minChunk int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n/minChunk)
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
-	}
-	var next int64
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				lo := int(next)
-				next += int64(minChunk)
-				mu.Unlock()
-				if lo >= n {
-					return
-				}
-				for i := lo; i < min(lo+minChunk, n); i++ {
-					f(i)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-}
 
 // compactValid returns valid JSON without its insignificant white space, or
 // nil when there is none to remove. It does not check the JSON.

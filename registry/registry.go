@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/toolselect/toolselect/internal/par"
 )
 
 // MaxNameBytes is the longest tool name the registry accepts.
@@ -214,7 +216,7 @@ func indexOf(err error) int {
 func (r *Registry) prepareAll(tools []Tool) (prepared []*Entry, errs []error) {
 	prepared = make([]*Entry, len(tools))
 	perTool := make([]error, len(tools))
-	parallel(len(tools), 16, func(i int) {
+	par.For(len(tools), 16, func(i int) {
 		prepared[i], perTool[i] = r.prepare(tools[i], i)
 	})
 	seen := make(map[string]int, len(tools))
