@@ -65,6 +65,23 @@ func ParseRecord(b []byte) (Record, error) {
 	if len(b) > MaxLineBytes {
 		return r, fmt.Errorf("%w: %d bytes, over the limit of %d", ErrMalformed, len(b), MaxLineBytes)
 	}
+	r, ok := parsePlain(b)
+	if !ok {
+		var err error
+		if r, err = decodeRecord(b); err != nil {
+			return r, err
+		}
+	}
+	if err := rank.CheckFeedbackPair(r.Query, r.Tools); err != nil {
+		return r, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return r, nil
+}
+
+// decodeRecord is encoding/json's reading of a record: every shape it
+// accepts, and its exact error for the rest.
+func decodeRecord(b []byte) (Record, error) {
+	var r Record
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
@@ -72,9 +89,6 @@ func ParseRecord(b []byte) (Record, error) {
 	}
 	if dec.More() {
 		return r, fmt.Errorf("%w: more than one JSON value", ErrMalformed)
-	}
-	if err := rank.CheckFeedbackPair(r.Query, r.Tools); err != nil {
-		return r, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	return r, nil
 }
