@@ -113,7 +113,7 @@ type fbPosting struct {
 type fbTask struct {
 	id    uint32
 	query string
-	tf    map[string]uint16
+	tf    []termCount
 	tools []string
 }
 
@@ -151,15 +151,28 @@ func CheckFeedbackPair(query string, tools []string) error {
 	return nil
 }
 
-// termFreq analyses a task text into term counts.
-func termFreq(query string) map[string]uint16 {
-	tf := map[string]uint16{}
-	for _, t := range Terms(query) {
-		if tf[t] < math.MaxUint16 {
-			tf[t]++
+// termCount is one term of a task text and how often it occurs.
+type termCount struct {
+	term string
+	n    uint16
+}
+
+// termFreq analyses a task text into its distinct terms with their counts,
+// sorted by term (a slice, not a map: loading a store makes one per task).
+func termFreq(query string) []termCount {
+	ts := Terms(query)
+	slices.Sort(ts)
+	out := make([]termCount, 0, len(ts))
+	for _, t := range ts {
+		if k := len(out) - 1; k >= 0 && out[k].term == t {
+			if out[k].n < math.MaxUint16 {
+				out[k].n++
+			}
+			continue
 		}
+		out = append(out, termCount{t, 1})
 	}
-	return tf
+	return out
 }
 
 // Add learns that query needed each of tools. It returns how many pairs it
@@ -181,7 +194,7 @@ func (f *Feedback) Add(query string, tools ...string) (int, error) {
 	f.mu.RLock()
 	task := f.tasks[query]
 	f.mu.RUnlock()
-	var tf map[string]uint16
+	var tf []termCount
 	if task == nil {
 		if tf = termFreq(query); len(tf) == 0 {
 			return 0, fmt.Errorf("%w: the query %q has no words to learn from", ErrFeedback, clip(query, 60))
@@ -215,14 +228,14 @@ func (f *Feedback) Add(query string, tools ...string) (int, error) {
 }
 
 // newTask indexes a task text. f.mu is held for writing.
-func (f *Feedback) newTask(query string, tf map[string]uint16) *fbTask {
+func (f *Feedback) newTask(query string, tf []termCount) *fbTask {
 	task := &fbTask{id: f.nextID, query: query, tf: tf}
 	f.nextID++
 	f.tasks[query] = task
 	f.byID[task.id] = task
 	f.norms = append(f.norms, 0)
-	for term, n := range tf {
-		f.post[term] = append(f.post[term], fbPosting{task.id, n})
+	for _, x := range tf {
+		f.post[x.term] = append(f.post[x.term], fbPosting{task.id, x.n})
 	}
 	f.refreshNorms(task)
 	return task
@@ -249,8 +262,8 @@ func (f *Feedback) refreshNorms(task *fbTask) {
 func (f *Feedback) normOf(t *fbTask) float64 {
 	n := float64(len(f.byID))
 	s := 0.0
-	for term, c := range t.tf {
-		w := float64(c) * idfOf(n, len(f.post[term]))
+	for _, x := range t.tf {
+		w := float64(x.n) * idfOf(n, len(f.post[x.term]))
 		s += w * w
 	}
 	return math.Sqrt(s)
@@ -294,7 +307,8 @@ func (f *Feedback) unlearn(task *fbTask, tool string) {
 	}
 	delete(f.tasks, task.query)
 	delete(f.byID, task.id)
-	for term := range task.tf {
+	for _, x := range task.tf {
+		term := x.term
 		p := slices.DeleteFunc(f.post[term], func(x fbPosting) bool { return x.id == task.id })
 		if len(p) == 0 {
 			delete(f.post, term)

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/toolselect/toolselect/internal/par"
 )
 
 // FeedbackOp is one recorded change for Replay: learn the pair (Query,
@@ -27,57 +29,81 @@ func (f *Feedback) Replay(ops []FeedbackOp) (int, error) {
 			return 0, fmt.Errorf("op %d: %w", i+1, err)
 		}
 	}
+	// Which tasks have words to learn from: text analysis, pure, over the
+	// cores and before the lock.
+	var texts []string
+	wordy := map[string]bool{}
+	for _, op := range ops {
+		if _, ok := wordy[op.Query]; !ok && !op.Remove {
+			wordy[op.Query] = false
+			texts = append(texts, op.Query)
+		}
+	}
+	has := make([]bool, len(texts))
+	par.For(len(texts), 256, func(i int) { has[i] = hasWords(texts[i]) })
+	for i, q := range texts {
+		wordy[q] = has[i]
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	// Simulate on names only: each tool's tasks, oldest first.
+	// Simulate on names only: each tool's tasks, oldest first, and which
+	// (tool, task) pairs are held.
+	type pair struct{ tool, query string }
 	held := make(map[string][]string, len(f.byTool))
+	in := map[pair]struct{}{}
 	for tool, ids := range f.byTool {
 		qs := make([]string, len(ids))
 		for i, id := range ids {
 			qs[i] = f.byID[id].query
+			in[pair{tool, qs[i]}] = struct{}{}
 		}
 		held[tool] = qs
 	}
 	unknown, evicted := 0, 0
-	wordy := map[string]bool{}
 	for _, op := range ops {
-		if !op.Remove {
-			w, ok := wordy[op.Query]
-			if !ok {
-				w = hasWords(op.Query)
-				wordy[op.Query] = w
-			}
-			if !w {
-				continue // Add refuses it
-			}
+		if !op.Remove && !wordy[op.Query] {
+			continue // Add refuses it
 		}
 		for _, t := range op.Tools {
-			qs := held[t]
-			i := slices.Index(qs, op.Query)
+			qs, k := held[t], pair{t, op.Query}
+			_, present := in[k]
 			switch {
 			case op.Remove:
-				if i >= 0 {
+				if present {
+					i := slices.Index(qs, op.Query)
 					held[t] = slices.Delete(qs, i, i+1)
+					delete(in, k)
 				}
 			case f.opts.Known != nil && !f.opts.Known(t):
 				unknown++
-			case i < 0:
+			case !present:
 				if len(qs) >= f.opts.PerTool {
+					delete(in, pair{t, qs[0]})
 					qs = qs[1:]
 					evicted++
 				}
 				held[t] = append(qs, op.Query)
+				in[k] = struct{}{}
 			}
 		}
 	}
 	// Analyse the new tasks that survived.
-	tfs := map[string]map[string]uint16{}
+	tfs := map[string][]termCount{}
+	texts = texts[:0]
 	for _, qs := range held {
 		for _, q := range qs {
-			if _, ok := f.tasks[q]; !ok && tfs[q] == nil {
-				tfs[q] = termFreq(q)
+			if _, ok := f.tasks[q]; !ok {
+				if _, queued := tfs[q]; !queued {
+					tfs[q] = nil
+					texts = append(texts, q)
+				}
 			}
 		}
+	}
+	freqs := make([][]termCount, len(texts))
+	par.For(len(texts), 64, func(i int) { freqs[i] = termFreq(texts[i]) })
+	for i, q := range texts {
+		tfs[q] = freqs[i]
 	}
 	// Keep, per tool, the longest run of its held tasks that is already
 	// there in order; forget the rest, then learn the remainder in order,

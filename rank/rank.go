@@ -283,6 +283,23 @@ func (r *Ranker) Rank(ctx context.Context, input any, opts *Options) ([]Pick, er
 	return r.rank(ctx, r.Catalog(), InputText(input), opts, nil)
 }
 
+// Prepare builds now what the first query would otherwise build: the
+// scorer's index over the registry's current tools (for scorers that keep
+// one, such as bm25 and keyword) and the prerequisite table. It lets a caller
+// overlap that work with other start-up work, such as loading feedback;
+// it is safe to call concurrently with queries.
+func (r *Ranker) Prepare(opts *Options) error {
+	o := opts.withDefaults()
+	c := r.Catalog()
+	if !o.NoPrerequisites {
+		prerequisites(c)
+	}
+	if p, ok := o.Scorer.(interface{ prepare(*Catalog) error }); ok {
+		return p.prepare(c)
+	}
+	return nil
+}
+
 // rank is the whole pipeline over one catalog version; only, if set, further
 // restricts the tools to catalog positions for which it is true.
 func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Options, only func(pos int) bool) ([]Pick, error) {

@@ -43,14 +43,15 @@ func runEval(env *cmdEnv, args []string) int {
 		return fail(env, "eval", exitUsage, "%v", err)
 	}
 	opts := f.options(sc)
-	if opts.Feedback, code, ok = fbf.load(env, "eval", reg); !ok {
+	r := rank.New(reg)
+	if opts.Feedback, code, ok = fbf.loadWhile(env, "eval", reg, func() error { return r.Prepare(opts) }); !ok {
 		return code
 	}
 	scorerName := sc.Name()
 	if opts.Feedback != nil {
 		scorerName = opts.Feedback.Scorer(sc).Name()
 	}
-	res, err := rank.Evaluate(context.Background(), rank.New(reg), qs, opts)
+	res, err := rank.Evaluate(context.Background(), r, qs, opts)
 	if err != nil {
 		return fail(env, "eval", exitFailed, "%v", err)
 	}

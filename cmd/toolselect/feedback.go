@@ -43,6 +43,24 @@ func (f *feedbackFlag) load(env *cmdEnv, name string, reg *registry.Registry) (*
 	return fb, 0, true
 }
 
+// loadWhile is load with work (building the index) done at the same time
+// on another goroutine, so a large store costs little more than the longer
+// of the two. work's error is reported only when the store loaded, as the
+// command's failure (exit 1).
+func (f *feedbackFlag) loadWhile(env *cmdEnv, name string, reg *registry.Registry, work func() error) (*rank.Feedback, int, bool) {
+	if f.spec == "" {
+		return nil, 0, true
+	}
+	done := make(chan error, 1)
+	go func() { done <- work() }()
+	fb, code, ok := f.load(env, name, reg)
+	werr := <-done
+	if ok && werr != nil {
+		return nil, fail(env, name, exitFailed, "%v", werr), false
+	}
+	return fb, code, ok
+}
+
 // selectFeedback opens the store LLM_COMMON_TOOL_SELECTION_FEEDBACK names
 // for select: the selection is recorded there, and the ranking learns from
 // it. Nothing when the variable is unset.

@@ -162,10 +162,10 @@ func runRank(env *cmdEnv, args []string) int {
 	}
 	opts := f.options(sc)
 	opts.Debug = *debug
-	if opts.Feedback, code, ok = fbf.load(env, "rank", reg); !ok {
+	r := rank.New(reg)
+	if opts.Feedback, code, ok = fbf.loadWhile(env, "rank", reg, func() error { return r.Prepare(opts) }); !ok {
 		return code
 	}
-	r := rank.New(reg)
 	ctx := context.Background()
 	if *queries != "" {
 		qs, err := rank.LoadQueries(*queries)
