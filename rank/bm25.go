@@ -223,19 +223,23 @@ func (d *docTerms) text(f int, text string) {
 // analyzeEntry makes e the current document of d.
 func analyzeEntry(e *registry.Entry, d *docTerms) {
 	d.reset()
-	entryText(e, &d.dec, d.text)
+	entryText(e, &d.dec, d.text, nil)
 }
 
 // entryText calls emit with each searchable text of e and the field it is
 // indexed under: the name (without its namespace), the namespace, the
 // description, the schema's property names and texts, the tags. The string
-// is only valid during the call.
-func entryText(e *registry.Entry, buf *[]byte, emit func(f int, text string)) {
+// is only valid during the call. When done is not nil and says true, the rest
+// is skipped (the schema is the costly part to read).
+func entryText(e *registry.Entry, buf *[]byte, emit func(f int, text string), done func() bool) {
 	t := e.Def()
 	ns, local := splitNamespace(t.Name)
 	emit(fieldName, local)
 	emit(fieldTags, ns)
 	emit(fieldDesc, t.Description)
+	if done != nil && done() {
+		return
+	}
 	if t.HasSchema() {
 		b := func(s []byte) {
 			if len(s) > 0 {
@@ -267,14 +271,16 @@ func surfaceWords(e *registry.Entry, terms []string) []string {
 			return
 		}
 		tk.words(text, func(w []byte) {
-			if is, ok := want[termOf(w)]; ok {
-				for _, i := range is {
-					out[i] = string(w)
+			if t := termOf(w); t != "" {
+				if is, ok := want[t]; ok {
+					for _, i := range is {
+						out[i] = string(w)
+					}
+					delete(want, t)
 				}
-				delete(want, termOf(w))
 			}
 		})
-	})
+	}, func() bool { return len(want) == 0 })
 	return out
 }
 
