@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/toolselect/toolselect/internal/jsonscan"
 	"github.com/toolselect/toolselect/internal/par"
 )
 
@@ -70,7 +71,7 @@ func LoadCatalogFile(path string) ([]Tool, Format, error) {
 // characters) where the catalog goes wrong.
 func ParseCatalog(data []byte) ([]Tool, Format, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	start := skipSpace(data, 0)
+	start := jsonscan.SkipSpace(data, 0)
 	if start == len(data) {
 		return nil, "", errors.New("catalog is empty")
 	}
@@ -81,8 +82,8 @@ func ParseCatalog(data []byte) ([]Tool, Format, error) {
 	case '[':
 		var end int
 		items, end, err = splitArray(data, start)
-		if err == nil && skipSpace(data, end) != len(data) {
-			err = syntaxAt(data, skipSpace(data, end), "invalid JSON: unexpected data after the catalog's JSON array")
+		if err == nil && jsonscan.SkipSpace(data, end) != len(data) {
+			err = syntaxAt(data, jsonscan.SkipSpace(data, end), "invalid JSON: unexpected data after the catalog's JSON array")
 		}
 	case '{':
 		inArray = false

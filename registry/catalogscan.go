@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/toolselect/toolselect/internal/jsonscan"
 )
 
 // span is where one JSON value lies in a catalog: data[start:end].
@@ -31,13 +33,6 @@ func syntaxAt(data []byte, off int, msg string) error {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && isSpace(data[i]) {
-		i++
-	}
-	return i
-}
 
 // valueEnd returns the end of the JSON value starting at data[i] (i is not
 // white space and is inside data).
@@ -99,7 +94,7 @@ func stringEnd(data []byte, i int) (int, error) {
 // '[' and the offset just after its ']'.
 func splitArray(data []byte, start int) ([]span, int, error) {
 	var items []span
-	i := skipSpace(data, start+1)
+	i := jsonscan.SkipSpace(data, start+1)
 	if i < len(data) && data[i] == ']' {
 		return items, i + 1, nil
 	}
@@ -112,13 +107,13 @@ func splitArray(data []byte, start int) ([]span, int, error) {
 			return nil, 0, err
 		}
 		items = append(items, span{i, end})
-		i = skipSpace(data, end)
+		i = jsonscan.SkipSpace(data, end)
 		if i == len(data) {
 			continue
 		}
 		switch data[i] {
 		case ',':
-			i = skipSpace(data, i+1)
+			i = jsonscan.SkipSpace(data, i+1)
 		case ']':
 			return items, i + 1, nil
 		default:
@@ -131,7 +126,7 @@ func splitArray(data []byte, start int) ([]span, int, error) {
 // concatenated objects) starting at data[start].
 func splitValues(data []byte, start int) ([]span, error) {
 	var out []span
-	for i := start; i < len(data); i = skipSpace(data, i) {
+	for i := start; i < len(data); i = jsonscan.SkipSpace(data, i) {
 		end, err := valueEnd(data, i)
 		if err != nil {
 			return nil, err
@@ -150,7 +145,7 @@ func objectMembers(data []byte, obj span) (map[string]span, error) {
 	if data[obj.start] != '{' {
 		return nil, fmt.Errorf("not an object")
 	}
-	i := skipSpace(data, obj.start+1)
+	i := jsonscan.SkipSpace(data, obj.start+1)
 	if i < obj.end && data[i] == '}' {
 		return out, nil
 	}
@@ -168,11 +163,11 @@ func objectMembers(data []byte, obj span) (map[string]span, error) {
 				return nil, err
 			}
 		}
-		i = skipSpace(data, kend)
+		i = jsonscan.SkipSpace(data, kend)
 		if i >= obj.end || data[i] != ':' {
 			return nil, fmt.Errorf("not an object")
 		}
-		i = skipSpace(data, i+1)
+		i = jsonscan.SkipSpace(data, i+1)
 		if i >= obj.end {
 			return nil, fmt.Errorf("not an object")
 		}
@@ -184,9 +179,9 @@ func objectMembers(data []byte, obj span) (map[string]span, error) {
 			out[repeatedMember] = span{}
 		}
 		out[key] = span{i, vend}
-		i = skipSpace(data, vend)
+		i = jsonscan.SkipSpace(data, vend)
 		if i < obj.end && data[i] == ',' {
-			i = skipSpace(data, i+1)
+			i = jsonscan.SkipSpace(data, i+1)
 			continue
 		}
 		if i < obj.end && data[i] == '}' {
@@ -228,57 +223,19 @@ func compactValid(b []byte) []byte {
 	return append(out, b[last:]...)
 }
 
-// plainString returns the content of a JSON string holding no escape, no
-// control character and only valid UTF-8 (so decoding it changes nothing).
+// plainString returns the content of the JSON string v (a whole span) when
+// jsonscan decodes it exactly as json.Unmarshal would.
 func plainString(v []byte) (string, bool) {
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return "", false
-	}
-	body := v[1 : len(v)-1]
-	for _, c := range body {
-		if c < 0x20 || c == '\\' || c == '"' {
-			return "", false
-		}
-	}
-	if !utf8.Valid(body) {
-		return "", false
-	}
-	return string(body), true
+	s, end, ok := jsonscan.String(v, 0)
+	return s, ok && end == len(v)
 }
 
-// plainStrings returns the strings of a JSON array of plain strings (see
-// plainString), non-nil when empty, as json.Unmarshal would; ok is false
+// plainStrings returns the strings of the JSON array v (a whole span) of
+// such strings, non-nil when empty, as json.Unmarshal would; ok is false
 // for anything else, which is then left to json.Unmarshal.
-func plainStrings(v []byte) (list []string, ok bool) {
-	if len(v) < 2 || v[0] != '[' {
-		return nil, false
-	}
-	list = []string{}
-	i := skipSpace(v, 1)
-	if i < len(v) && v[i] == ']' {
-		return list, i == len(v)-1
-	}
-	for i < len(v) {
-		if v[i] != '"' {
-			return nil, false
-		}
-		end, err := stringEnd(v, i)
-		if err != nil {
-			return nil, false
-		}
-		s, plain := plainString(v[i:end])
-		if !plain {
-			return nil, false
-		}
-		list = append(list, s)
-		i = skipSpace(v, end)
-		if i < len(v) && v[i] == ',' {
-			i = skipSpace(v, i+1)
-			continue
-		}
-		return list, i == len(v)-1 && v[i] == ']'
-	}
-	return nil, false
+func plainStrings(v []byte) ([]string, bool) {
+	list, end, ok := jsonscan.Strings(v, 0)
+	return list, ok && end == len(v)
 }
 
 // fastCanonical decodes a canonical tool from its members when each one is

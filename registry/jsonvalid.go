@@ -1,5 +1,7 @@
 package registry
 
+import "github.com/toolselect/toolselect/internal/jsonscan"
+
 // validJSON reports whether b is one valid JSON value, exactly as
 // encoding/json.Valid decides (the same grammar, whitespace and nesting limit
 // of 10,000; like it, bytes inside strings are not checked as UTF-8). It
@@ -10,7 +12,7 @@ package registry
 func validJSON(b []byte) bool {
 	const maxDepth = 10000
 	var stack []byte // '{' or '[' per open container
-	i := skipSpace(b, 0)
+	i := jsonscan.SkipSpace(b, 0)
 	for {
 		// A value starts at i.
 		if i >= len(b) {
@@ -22,7 +24,7 @@ func validJSON(b []byte) bool {
 				return false
 			}
 			stack = append(stack, '{')
-			i = skipSpace(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 			if i < len(b) && b[i] == '}' {
 				stack = stack[:len(stack)-1]
 				i++
@@ -32,17 +34,17 @@ func validJSON(b []byte) bool {
 			if i = scanString(b, i); i < 0 {
 				return false
 			}
-			if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+			if i = jsonscan.SkipSpace(b, i); i >= len(b) || b[i] != ':' {
 				return false
 			}
-			i = skipSpace(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 			continue
 		case c == '[':
 			if len(stack) == maxDepth {
 				return false
 			}
 			stack = append(stack, '[')
-			i = skipSpace(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 			if i < len(b) && b[i] == ']' {
 				stack = stack[:len(stack)-1]
 				i++
@@ -77,7 +79,7 @@ func validJSON(b []byte) bool {
 		}
 		// A value ended at i: close containers, or go on to the next element.
 		for {
-			i = skipSpace(b, i)
+			i = jsonscan.SkipSpace(b, i)
 			if len(stack) == 0 {
 				return i == len(b)
 			}
@@ -93,15 +95,15 @@ func validJSON(b []byte) bool {
 			if b[i] != ',' {
 				return false
 			}
-			i = skipSpace(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 			if top == '{' {
 				if i = scanString(b, i); i < 0 {
 					return false
 				}
-				if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+				if i = jsonscan.SkipSpace(b, i); i >= len(b) || b[i] != ':' {
 					return false
 				}
-				i = skipSpace(b, i+1)
+				i = jsonscan.SkipSpace(b, i+1)
 			}
 			break
 		}
