@@ -644,7 +644,9 @@ func (v *bm25View) search(ctx context.Context, q *Query, k int, keep func(pos in
 	inv := 1 / ideal
 	for i, it := range items {
 		hits[i] = Hit{Pos: it.pos, Score: clamp01(float64(it.score) * inv)}
-		hits[i].Matched = v.matched(qts, it.doc)
+		if !q.NoMatched {
+			hits[i].Matched = v.matched(qts, it.doc)
+		}
 		if q.Debug {
 			hits[i].Components = v.components(qts, it.doc, inv)
 		}

@@ -77,6 +77,11 @@ type Options struct {
 	// Feedback, if set, fuses what past selections taught with the Scorer
 	// (see Feedback.Scorer); the scorer is then named "<scorer>+feedback".
 	Feedback *Feedback
+	// NoReasons leaves scored picks' Reason empty, for callers that show
+	// only the tools and scores (toolselect rank --queries): finding the
+	// words that matched, as the tool writes them, is a quarter of a bm25
+	// query's time. Debug wins over it.
+	NoReasons bool
 }
 
 func (o *Options) withDefaults() Options {
@@ -140,6 +145,9 @@ type Provenance struct {
 type Query struct {
 	Text  string
 	Debug bool
+	// NoMatched tells a scorer that Hit.Matched will not be read (the caller
+	// asked for no reasons); a scorer may leave it empty.
+	NoMatched bool
 
 	once  sync.Once
 	terms []string
@@ -363,7 +371,7 @@ func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Option
 		if o.Timeout > 0 {
 			sctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		}
-		q := &Query{Text: text, Debug: o.Debug}
+		q := &Query{Text: text, Debug: o.Debug, NoMatched: o.NoReasons && !o.Debug}
 		k := want + len(picks)
 		if o.Reranker != nil && o.RerankTop > k {
 			k = o.RerankTop
@@ -390,8 +398,11 @@ func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Option
 				if taken[h.Pos] || h.Score <= 0 || (o.MinScore > 0 && h.Score < o.MinScore) {
 					continue
 				}
-				p := Pick{Tool: entries[h.Pos].Name(), Entry: entries[h.Pos], Score: h.Score, Reason: scoreReason(scorerName, h, entries[h.Pos]),
+				p := Pick{Tool: entries[h.Pos].Name(), Entry: entries[h.Pos], Score: h.Score,
 					Provenance: Provenance{Scorer: scorerName, Source: SourceScore}}
+				if !o.NoReasons || o.Debug {
+					p.Reason = scoreReason(scorerName, h, entries[h.Pos])
+				}
 				if o.Debug {
 					p.Provenance.Matched = h.Matched
 					p.Provenance.Components = h.Components

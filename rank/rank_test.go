@@ -467,3 +467,34 @@ func TestReasonShowsWordsAsWritten(t *testing.T) {
 		t.Fatalf("reason %q: want the words as the tool writes them", r)
 	}
 }
+
+// NoReasons drops only the explanations: the same tools, order and scores
+// come back, and Debug still explains.
+func TestNoReasonsKeepsPicks(t *testing.T) {
+	reg := testRegistry(t)
+	for _, q := range []string{"current weather", "send an email", "weather.get_forecast for Paris", "nothing matches zzz"} {
+		full, err := Rank(context.Background(), reg, q, &Options{MaxCandidates: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bare, err := Rank(context.Background(), reg, q, &Options{MaxCandidates: 5, NoReasons: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(full) != len(bare) {
+			t.Fatalf("%q: %d picks with reasons, %d without", q, len(full), len(bare))
+		}
+		for i := range full {
+			if full[i].Tool != bare[i].Tool || full[i].Score != bare[i].Score || full[i].Provenance.Source != bare[i].Provenance.Source {
+				t.Errorf("%q pick %d: %+v vs %+v", q, i, full[i], bare[i])
+			}
+			if full[i].Provenance.Source == SourceScore && (full[i].Reason == "" || bare[i].Reason != "") {
+				t.Errorf("%q pick %d: reasons %q / %q", q, i, full[i].Reason, bare[i].Reason)
+			}
+		}
+	}
+	dbg, _ := Rank(context.Background(), reg, "current weather", &Options{NoReasons: true, Debug: true})
+	if len(dbg) == 0 || dbg[0].Reason == "" || len(dbg[0].Provenance.Matched) == 0 {
+		t.Errorf("Debug must win over NoReasons: %+v", dbg)
+	}
+}

@@ -65,6 +65,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	catalog := fs.String("catalog", "", "catalog file")
 	queries := fs.String("queries", "", "queries (JSON Lines with \"query\"); optional")
 	validOut := fs.String("valid-out", "", "also write the registered tools here as JSON Lines (a catalog every tool of which registers)")
+	reasons := fs.Bool("reasons", false, "explain each pick as a single rank does (toolselect rank --queries prints names only, so by default the queries run without reasons, as it runs them)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run here (for go tool pprof)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -127,7 +128,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	afterReg := heap()
 	r := rank.For(reg)
-	opts := &rank.Options{MaxCandidates: 10}
+	opts := &rank.Options{MaxCandidates: 10, NoReasons: !*reasons}
 	// The index is built on the first ranking; this one's own query costs
 	// about one query median (tens of µs), noise at this scale.
 	measure(&rep.Index, func() { _, err = r.Rank(context.Background(), "warm up", opts) })

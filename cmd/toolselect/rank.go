@@ -178,7 +178,10 @@ func runRank(env *cmdEnv, args []string) int {
 		if f.scorer == "" || f.scorer == "bm25" || f.scorer == "keyword" {
 			workers = runtime.GOMAXPROCS(0)
 		}
-		answers := rankAll(ctx, r, qs, opts, workers)
+		// Only the names are printed: the reasons would be thrown away.
+		batch := *opts
+		batch.NoReasons = true
+		answers := rankAll(ctx, r, qs, &batch, workers)
 		// One buffered writer for all the answers (a write per query costs a
 		// system call each on thousands of queries); what was answered
 		// before a failing query is still printed.
