@@ -115,6 +115,11 @@ int toolselect_registry_register(uint64_t registry, const char *tool_json, char 
  * TS_ERR_ARGUMENT if the text is not a catalog; TS_ERR_REJECTED if a tool is refused. */
 int toolselect_registry_load_catalog(uint64_t registry, const char *catalog, char **out);
 
+/* toolselect_registry_load_catalog for a file the library reads itself (no
+ * copy of the text through the caller; errors name the file and line).
+ * TS_ERR_ARGUMENT also when the file cannot be read. */
+int toolselect_registry_load_catalog_file(uint64_t registry, const char *path, char **out);
+
 /* Result: the tools as [{"name","description","parameters"}] (schemas verbatim). */
 int toolselect_registry_schema(uint64_t registry, char **out);
 

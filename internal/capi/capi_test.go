@@ -2,6 +2,9 @@ package capi
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -96,6 +99,33 @@ func TestRegistryRefusals(t *testing.T) {
 	if m := decode(t, r); r.Code != OK || m["format"] != "mcp" || m["registered"].(float64) != 1 {
 		t.Fatalf("mcp catalog: %s", r.Body)
 	}
+}
+
+// The file export reads what the text export reads, names the file and the
+// line of a bad tool, and registers nothing when one tool is refused.
+func TestRegistryLoadCatalogFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "tools.jsonl")
+	bad := filepath.Join(dir, "bad.jsonl")
+	line := `{"name":"%s","description":"d","parameters":{"type":"object"}}` + "\n"
+	os.WriteFile(good, []byte(fmt.Sprintf(line, "t1")+fmt.Sprintf(line, "t2")), 0o600)
+	os.WriteFile(bad, []byte(fmt.Sprintf(line, "b1")+`{"name":"b2","parameters":{"type":"object"},}`+"\n"), 0o600)
+	h := newRegistry(t)
+	r := RegistryLoadCatalogFile(h, []byte(good), true)
+	if m := decode(t, r); r.Code != OK || m["format"] != "canonical" || m["registered"].(float64) != 2 {
+		t.Fatalf("file catalog: %s", r.Body)
+	}
+	h2 := newRegistry(t)
+	wantErr(t, RegistryLoadCatalogFile(h2, []byte(bad), true), ErrArgument, "bad.jsonl")
+	wantErr(t, RegistryLoadCatalogFile(h2, []byte(bad), true), ErrArgument, "line 2")
+	wantErr(t, RegistryLoadCatalogFile(h2, []byte(filepath.Join(dir, "missing.jsonl")), true), ErrArgument, "missing.jsonl")
+	wantErr(t, RegistryLoadCatalogFile(h2, nil, false), ErrArgument, "path is NULL")
+	wantErr(t, RegistryLoadCatalogFile(h2, []byte{}, true), ErrArgument, "path is empty")
+	wantErr(t, RegistryLoadCatalogFile(h2, []byte(good+"\xff"), true), ErrArgument, "catalog")
+	if string(RegistrySchema(h2).Body) != "[]" {
+		t.Errorf("a refused file must register nothing: %s", RegistrySchema(h2).Body)
+	}
+	wantErr(t, RegistryLoadCatalogFile(h, []byte(good), true), ErrRejected, "t1") // already registered: all or none
 }
 
 func TestBadInputs(t *testing.T) {

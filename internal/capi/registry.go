@@ -119,6 +119,32 @@ func RegistryLoadCatalog(h uint64, data []byte, present bool) Result {
 	return Ok(map[string]any{"registered": len(tools), "format": format})
 }
 
+// RegistryLoadCatalogFile is RegistryLoadCatalog for a file the library
+// reads itself: the text crosses no boundary (one read into Go memory instead
+// of a read by the caller, a copy in and a UTF-8 pass), and errors name the
+// file. A file that is not there or not readable is ErrArgument.
+func RegistryLoadCatalogFile(h uint64, path []byte, present bool) Result {
+	reg, r := getRegistry(h)
+	if r != nil {
+		return *r
+	}
+	// A path is bytes, as the file system has it (not necessarily UTF-8).
+	if !present {
+		return Fail(ErrArgument, "path is NULL")
+	}
+	if len(path) == 0 {
+		return Fail(ErrArgument, "path is empty")
+	}
+	tools, format, err := registry.LoadCatalogFile(string(path))
+	if err != nil {
+		return Fail(ErrArgument, "catalog: %v", err)
+	}
+	if err := reg.RegisterAll(tools); err != nil {
+		return rejected(err)
+	}
+	return Ok(map[string]any{"registered": len(tools), "format": format})
+}
+
 // RegistrySchema returns `[{"name","description","parameters"}]`.
 func RegistrySchema(h uint64) Result {
 	reg, r := getRegistry(h)

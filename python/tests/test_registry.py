@@ -106,6 +106,32 @@ class RegistryTest(unittest.TestCase):
             self.assertIn("f", reg)
             self.assertNotIn("g", reg)
 
+    def test_load_catalog_file(self):
+        # A path is read by the library itself; errors name the file and the
+        # line, and the OSErrors of a missing file stay what they were.
+        import pathlib
+        import tempfile
+        line = '{"name":"%s","description":"d","parameters":{"type":"object"}}\n'
+        with tempfile.TemporaryDirectory() as d:
+            good = pathlib.Path(d, "tools.jsonl")
+            good.write_text(line % "t1" + line % "t2")
+            bad = pathlib.Path(d, "bad.jsonl")
+            bad.write_text(line % "b1" + '{"name":"b2","parameters":{"type":"object"},}\n')
+            for source in (good, str(good)):
+                with ts.ToolRegistry() as reg:
+                    self.assertEqual(reg.load_catalog(source), 2)
+                    self.assertEqual(reg.names(), ["t1", "t2"])
+            with ts.ToolRegistry() as reg:
+                with self.assertRaises(ts.ToolSelectError) as cm:
+                    reg.load_catalog(bad)
+                self.assertIn("bad.jsonl", str(cm.exception))
+                self.assertIn("line 2", str(cm.exception))
+                self.assertEqual(len(reg), 0)
+                with self.assertRaises(FileNotFoundError):
+                    reg.load_catalog(pathlib.Path(d, "missing.jsonl"))
+                with self.assertRaises(IsADirectoryError):
+                    reg.load_catalog(d)
+
     def test_close_is_idempotent_and_context_manager(self):
         reg = make_registry()
         reg.close()

@@ -38,6 +38,7 @@ _SIGNATURES = {
     "toolselect_registry_new": ([c_char_p, _out], c_int),
     "toolselect_registry_register": ([c_uint64, c_char_p, _out], c_int),
     "toolselect_registry_load_catalog": ([c_uint64, c_char_p, _out], c_int),
+    "toolselect_registry_load_catalog_file": ([c_uint64, c_char_p, _out], c_int),
     "toolselect_registry_schema": ([c_uint64, _out], c_int),
     "toolselect_registry_view": ([c_uint64, c_char_p, _out], c_int),
     "toolselect_registry_validate": ([c_uint64, c_char_p, c_char_p, _out], c_int),

@@ -180,10 +180,14 @@ class ToolRegistry(Handle):
         or the catalog text itself (canonical JSON array or JSON Lines, an
         OpenAI or Anthropic tools array, or an MCP tools/list result)."""
         if isinstance(source, os.PathLike) or (isinstance(source, str) and not source.lstrip().startswith(("[", "{"))):
-            with open(source, "rb") as fh:
-                data = fh.read()
-        else:
-            data = source.encode("utf-8") if isinstance(source, str) else source
+            # The library reads the file itself: the text never passes through
+            # Python, and errors name the file and line.
+            # Opening it here first keeps the OSError a caller may catch
+            # (FileNotFoundError, IsADirectoryError, PermissionError).
+            open(source, "rb").close()
+            path = os.fsencode(source)
+            return int(self._call("toolselect_registry_load_catalog_file", path)["registered"])
+        data = source.encode("utf-8") if isinstance(source, str) else source
         return int(self._call("toolselect_registry_load_catalog", data)["registered"])
 
     def bind(self, name: str, fn: Callable[..., Any]) -> None:
