@@ -19,7 +19,8 @@ type Catalog struct {
 
 	namesOnce sync.Once
 	byName    map[string]int
-	maxWords  int // most space-separated words in a name
+	maxWords  int            // most space-separated words in a name
+	multi     map[string]int // first word of a name of several words -> most words after it
 
 	mu         sync.Mutex
 	states     map[string]*stateCell
@@ -87,8 +88,13 @@ func (c *Catalog) Pos(name string) (int, bool) {
 			if _, dup := c.byName[e.Name()]; !dup {
 				c.byName[e.Name()] = i
 			}
-			if n := len(strings.Fields(e.Name())); n > c.maxWords {
-				c.maxWords = min(n, 8)
+			if w := strings.Fields(e.Name()); len(w) > 1 {
+				n := min(len(w), 8)
+				c.maxWords = max(c.maxWords, n)
+				if c.multi == nil {
+					c.multi = map[string]int{}
+				}
+				c.multi[w[0]] = max(c.multi[w[0]], n)
 			}
 		}
 	})

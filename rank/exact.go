@@ -40,7 +40,8 @@ func exactNames(c *Catalog, text string) []int {
 	var out []int
 	seen := map[int]bool{}
 	for i := range toks {
-		for n := c.maxWords; n >= 1; n-- {
+		// Names of several words are tried only from a word that starts one.
+		for n := max(c.multi[toks[i].s], 1); n >= 1; n-- {
 			if i+n > len(toks) {
 				continue
 			}

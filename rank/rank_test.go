@@ -498,3 +498,34 @@ func TestNoReasonsKeepsPicks(t *testing.T) {
 		t.Errorf("Debug must win over NoReasons: %+v", dbg)
 	}
 }
+
+// Names that hold spaces match as a run of whole words, the longest first at
+// each word, and only from the word that starts them (a name inside a longer
+// one still counts where its own first word stands).
+func TestExactNamesOfSeveralWords(t *testing.T) {
+	reg := registry.New(nil)
+	for _, n := range []string{"Web Search", "Web Search Pro", "Get Weather", "Search"} {
+		if err := reg.Register(tool(n, "a tool")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := NewStatic(reg.Entries()).Catalog()
+	names := func(text string) []string {
+		var out []string
+		for _, pos := range exactNames(c, text) {
+			out = append(out, c.entries[pos].Name())
+		}
+		return out
+	}
+	for text, want := range map[string][]string{
+		"use Web Search Pro now":           {"Web Search Pro", "Search"},
+		"use Web Search, then Get Weather": {"Web Search", "Search", "Get Weather"},
+		"a Web page; Search it":            {"Search"},
+		"Pro Search Web":                   {"Search"},
+		"Get  Weather twice: Get Weather.": {"Get Weather"},
+	} {
+		if got := names(text); !slices.Equal(got, want) {
+			t.Errorf("%q: got %v, want %v", text, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"hash/maphash"
 	"strings"
 	"sync"
 	"unicode"
@@ -45,11 +46,19 @@ var stopwords = func() map[string]struct{} {
 
 // stemCache maps a lower-cased word to its stem, or to "" for a stopword.
 // Words repeat heavily across tool catalogs and queries; a hit costs one map
-// read and no allocation.
-var stemCache = struct {
+// read and no allocation. It is split into shards by the word's hash: the
+// index build's workers meet thousands of new words at once, and with one
+// lock their inserts queued behind each other (a cold 10k build took 30 ms
+// longer on two cores than one whose stems were already cached).
+var stemCache [stemShards]struct {
 	sync.RWMutex
 	m map[string]string
-}{m: map[string]string{}}
+	_ [64]byte // keep neighbouring shards' locks off one cache line
+}
+
+const stemShards = 64
+
+var stemSeed = maphash.MakeSeed()
 
 // maxStemCache bounds the cache; past it, stems are computed without caching.
 const maxStemCache = 1 << 18
@@ -57,9 +66,10 @@ const maxStemCache = 1 << 18
 // termOf returns the index term of a lower-cased word: "" for a stopword,
 // else its stem.
 func termOf(w []byte) string {
-	stemCache.RLock()
-	t, ok := stemCache.m[string(w)]
-	stemCache.RUnlock()
+	sh := &stemCache[maphash.Bytes(stemSeed, w)%stemShards]
+	sh.RLock()
+	t, ok := sh.m[string(w)]
+	sh.RUnlock()
 	if ok {
 		return t
 	}
@@ -72,11 +82,14 @@ func termOf(w []byte) string {
 			t = english.Stem(word, false)
 		}
 	}
-	stemCache.Lock()
-	if len(stemCache.m) < maxStemCache {
-		stemCache.m[word] = t
+	sh.Lock()
+	if sh.m == nil {
+		sh.m = map[string]string{}
 	}
-	stemCache.Unlock()
+	if len(sh.m) < maxStemCache/stemShards {
+		sh.m[word] = t
+	}
+	sh.Unlock()
 	return t
 }
 
