@@ -42,6 +42,11 @@ type prereq struct {
 // picks of a query need theirs, so they are worked out on first use, per
 // tool and per (namespace, parameter), and remembered: building the index
 // costs one pass over the names.
+//
+// Concurrent queries share it. Each table is read and written under mu, but
+// what goes into it is worked out outside the lock (see memo): a batch of
+// queries over both cores once spent a fifth of its time here, the second
+// core waiting for the first to finish a tool's prerequisites.
 type prereqIndex struct {
 	cat     *Catalog
 	entries []*registry.Entry
@@ -49,15 +54,30 @@ type prereqIndex struct {
 	nsOf    []string         // position -> namespace
 
 	mu     sync.Mutex
-	terms  map[int]*toolTerms // position -> analysed terms (name and description only without a bm25 index)
-	yields map[string][]int   // namespace + "\x00" + parameter -> producer positions
-	of     map[int][]prereq   // position -> prerequisites
+	params map[int]map[string]bool // position -> terms of its parameter names
+	text   map[int]map[string]bool // position -> terms of its local name and description (without a bm25 index)
+	yields map[string][]int        // namespace + "\x00" + parameter -> producer positions
+	of     map[int][]prereq        // position -> prerequisites
 }
 
-// toolTerms are the terms prerequisites look at in one tool.
-type toolTerms struct {
-	text   map[string]bool // of its local name and description
-	params map[string]bool // of its parameter names
+// memo returns m[k], working it out with f on a miss. f runs outside mu, so
+// two callers may both work out the same key; f depends only on the catalog
+// version, so both get the same value, and the first one stored is kept.
+func memo[K comparable, V any](mu *sync.Mutex, m map[K]V, k K, f func() V) V {
+	mu.Lock()
+	v, ok := m[k]
+	mu.Unlock()
+	if ok {
+		return v
+	}
+	v = f()
+	mu.Lock()
+	defer mu.Unlock()
+	if prev, ok := m[k]; ok {
+		return prev
+	}
+	m[k] = v
+	return v
 }
 
 // prerequisites returns the prerequisite index of c, built once per catalog
@@ -73,7 +93,7 @@ func prerequisites(c *Catalog) *prereqIndex {
 
 func newPrereqIndex(entries []*registry.Entry) *prereqIndex {
 	x := &prereqIndex{entries: entries, members: map[string][]int{}, nsOf: make([]string, len(entries)),
-		terms: map[int]*toolTerms{}, yields: map[string][]int{}, of: map[int][]prereq{}}
+		params: map[int]map[string]bool{}, text: map[int]map[string]bool{}, yields: map[string][]int{}, of: map[int][]prereq{}}
 	for pos, e := range entries {
 		ns, _ := splitNamespace(e.Name())
 		x.nsOf[pos] = ns
@@ -92,26 +112,19 @@ func newPrereqIndex(entries []*registry.Entry) *prereqIndex {
 // prereqsOf returns the tools that yield the parameters the tool at pos
 // requires, in catalog order.
 func (x *prereqIndex) prereqsOf(pos int) []prereq {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if l, ok := x.of[pos]; ok {
-		return l
-	}
-	var out []prereq
-	ns := x.nsOf[pos]
-	if _, ok := x.members[ns]; ok {
+	return memo(&x.mu, x.of, pos, func() []prereq {
+		ns := x.nsOf[pos]
+		if _, ok := x.members[ns]; !ok {
+			return nil
+		}
+		var out []prereq
 		required := slices.Sorted(slices.Values(x.entries[pos].Required()))
 		chosen := chosenParams(x.entries[pos])
 		for _, p := range slices.Compact(required) {
 			if chosen[p] {
 				continue
 			}
-			key := ns + "\x00" + p
-			producers, done := x.yields[key]
-			if !done {
-				producers = x.producersOf(ns, p)
-				x.yields[key] = producers
-			}
+			producers := memo(&x.mu, x.yields, ns+"\x00"+p, func() []int { return x.producersOf(ns, p) })
 		next:
 			for _, b := range producers {
 				for j := range out {
@@ -124,9 +137,8 @@ func (x *prereqIndex) prereqsOf(pos int) []prereq {
 			}
 		}
 		slices.SortFunc(out, func(a, b prereq) int { return a.pos - b.pos })
-	}
-	x.of[pos] = out
-	return out
+		return out
+	})
 }
 
 // chosenParams returns the parameters of a tool whose value the caller
@@ -175,29 +187,33 @@ func chosenParams(e *registry.Entry) map[string]bool {
 	return out
 }
 
-// termsOf analyses the tool at pos once. Its text terms are only filled
-// when the catalog has no default bm25 index to read them from.
-func (x *prereqIndex) termsOf(pos int, withText bool) *toolTerms {
-	t, ok := x.terms[pos]
-	if !ok {
-		t = &toolTerms{params: map[string]bool{}}
+// paramsOf returns the terms of the parameter names of the tool at pos,
+// analysed once.
+func (x *prereqIndex) paramsOf(pos int) map[string]bool {
+	return memo(&x.mu, x.params, pos, func() map[string]bool {
+		t := map[string]bool{}
 		if def := x.entries[pos].Def(); def.HasSchema() {
 			var buf []byte
 			schemaText(def.Parameters, &buf, func(name []byte) {
-				analyze(string(name), func(term string) { t.params[term] = true })
+				analyze(string(name), func(term string) { t[term] = true })
 			}, func([]byte) {})
 		}
-		x.terms[pos] = t
-	}
-	if withText && t.text == nil {
+		return t
+	})
+}
+
+// textOf returns the terms of the local name and description of the tool at
+// pos, analysed once (only needed when the catalog has no bm25 index).
+func (x *prereqIndex) textOf(pos int) map[string]bool {
+	return memo(&x.mu, x.text, pos, func() map[string]bool {
 		def := x.entries[pos].Def()
-		t.text = map[string]bool{}
+		t := map[string]bool{}
 		_, local := splitNamespace(def.Name)
-		note := func(term string) { t.text[term] = true }
+		note := func(term string) { t[term] = true }
 		analyze(local, note)
 		analyze(def.Description, note)
-	}
-	return t
+		return t
+	})
 }
 
 // mentionsAll reports whether the tool at pos has every term in its local
@@ -220,9 +236,9 @@ func (x *prereqIndex) mentionsAll(pos int, terms []string) bool {
 			return true
 		}
 	}
-	t := x.termsOf(pos, true)
+	t := x.textOf(pos)
 	for _, term := range terms {
-		if !t.text[term] {
+		if !t[term] {
 			return false
 		}
 	}
@@ -255,7 +271,7 @@ func (x *prereqIndex) producersOf(ns, p string) []int {
 		if !x.mentionsAll(b, terms) {
 			continue
 		}
-		takes := x.termsOf(b, false).params
+		takes := x.paramsOf(b)
 		ok := true
 		for _, term := range terms {
 			if takes[term] {
