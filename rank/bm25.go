@@ -499,7 +499,13 @@ type bm25View struct {
 	params BM25Params
 	pos    []int32              // doc id -> catalog position, -1 when absent
 	norm   [][numFields]float32 // doc id -> weight_f / (1 - b_f + b_f*len_f/avg_f)
-	pool   sync.Pool            // *scratch
+	// wtf holds, beside each posting, its document's weighted term
+	// frequency under this view's norms (sum over fields of tf_f*norm_f, the
+	// very float32 expression a query would work out). A query then reads
+	// the postings in order and nothing else per posting: the norms, read at
+	// random by document, were most of a query's time.
+	wtf  [][]float32 // by term id, parallel to idx.postings
+	pool sync.Pool   // *scratch
 }
 
 type scratch struct {
@@ -534,9 +540,30 @@ func newView(idx *bm25Index, entries []*registry.Entry, p BM25Params) *bm25View 
 			v.norm[id][f] = float32(p.Weights[f] / n)
 		}
 	}
+	total := 0
+	for _, l := range idx.postings {
+		total += len(l)
+	}
+	backing := make([]float32, total)
+	v.wtf = make([][]float32, len(idx.postings))
+	off := 0
+	for tid, l := range idx.postings {
+		w := backing[off : off+len(l) : off+len(l)]
+		off += len(l)
+		for j, p := range l {
+			w[j] = v.weightedTF(p)
+		}
+		v.wtf[tid] = w
+	}
 	n := len(idx.docs)
 	v.pool.New = func() any { return &scratch{acc: make([]float32, n)} }
 	return v
+}
+
+// weightedTF is a posting's term frequency weighted by field and length.
+func (v *bm25View) weightedTF(p posting) float32 {
+	nrm := &v.norm[p.doc]
+	return float32(p.tf[0])*nrm[0] + float32(p.tf[1])*nrm[1] + float32(p.tf[2])*nrm[2] + float32(p.tf[3])*nrm[3]
 }
 
 // queryTerm is one distinct analysed query term.
@@ -612,9 +639,9 @@ func (v *bm25View) search(ctx context.Context, q *Query, k int, keep func(pos in
 			return nil, ctx.Err()
 		}
 		w := float32(qt.idf * qtfWeight(qt.qtf) * (v.params.K1 + 1))
-		for _, p := range v.idx.postings[qt.id] {
-			nrm := &v.norm[p.doc]
-			tf := float32(p.tf[0])*nrm[0] + float32(p.tf[1])*nrm[1] + float32(p.tf[2])*nrm[2] + float32(p.tf[3])*nrm[3]
+		wtf := v.wtf[qt.id]
+		for j, p := range v.idx.postings[qt.id] {
+			tf := wtf[j]
 			s := w * tf / (tf + k1)
 			if acc[p.doc] == 0 {
 				touched = append(touched, p.doc)
