@@ -2,7 +2,7 @@
 # Whole-process A/B of toolselect binaries: runs `BIN rank --catalog C
 # --queries Q --k 10 --json` for each binary in turn, N rounds interleaved (so
 # the machine's load falls on all of them alike), and prints each binary's
-# median, min and max wall time and peak RSS.
+# median, min and max wall time, median CPU time (user + system) and peak RSS.
 #
 #   bench/ab_rank.sh [-n N] [-d DIR] BIN...     (DIR holds tools.jsonl and queries.jsonl;
 #                                                 default .cache/scale/10k from make bench-scale)
@@ -29,18 +29,19 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for _ in $(seq "$n"); do
   for b in "$@"; do
-    /usr/bin/time -f "$b %e %M" -a -o "$out" "$b" rank --catalog "$dir/tools.jsonl" \
+    /usr/bin/time -f "$b %e %M %U %S" -a -o "$out" "$b" rank --catalog "$dir/tools.jsonl" \
       --queries "$dir/queries.jsonl" --k 10 --json >/dev/null 2>&1
   done
 done
 python3 - "$out" <<'PY'
 import collections, statistics, sys
-wall, rss = collections.defaultdict(list), collections.defaultdict(list)
+wall, rss, cpu = collections.defaultdict(list), collections.defaultdict(list), collections.defaultdict(list)
 for line in open(sys.argv[1]):
-    b, w, m = line.split()
+    b, w, m, u, s = line.split()
     wall[b].append(float(w))
     rss[b].append(int(m) / 1024)
+    cpu[b].append(float(u) + float(s))
 for b in wall:
     print(f"{b}: median {statistics.median(wall[b]):.3f} s (min {min(wall[b]):.2f}, max {max(wall[b]):.2f}; "
-          f"n={len(wall[b])}), peak RSS median {statistics.median(rss[b]):.0f} MiB")
+          f"n={len(wall[b])}), CPU median {statistics.median(cpu[b]):.2f} s, peak RSS median {statistics.median(rss[b]):.0f} MiB")
 PY

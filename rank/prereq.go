@@ -119,12 +119,23 @@ func (x *prereqIndex) prereqsOf(pos int) []prereq {
 		}
 		var out []prereq
 		required := slices.Sorted(slices.Values(x.entries[pos].Required()))
-		chosen := chosenParams(x.entries[pos])
+		// Few parameters have producers, and which are chosen takes decoding
+		// the tool's schema: that is worked out only once one has some.
+		var chosen map[string]bool
 		for _, p := range slices.Compact(required) {
+			producers := memo(&x.mu, x.yields, ns+"\x00"+p, func() []int { return x.producersOf(ns, p) })
+			if len(producers) == 0 {
+				continue
+			}
+			if chosen == nil {
+				chosen = chosenParams(x.entries[pos])
+				if chosen == nil {
+					chosen = map[string]bool{}
+				}
+			}
 			if chosen[p] {
 				continue
 			}
-			producers := memo(&x.mu, x.yields, ns+"\x00"+p, func() []int { return x.producersOf(ns, p) })
 		next:
 			for _, b := range producers {
 				for j := range out {
