@@ -110,6 +110,12 @@ func RegistryLoadCatalog(h uint64, data []byte, present bool) Result {
 		return *r
 	}
 	tools, format, err := registry.ParseCatalog(data)
+	return registerCatalog(reg, tools, format, err)
+}
+
+// registerCatalog registers a parsed catalog, all or none: the one ending of
+// both catalog loads.
+func registerCatalog(reg *registry.Registry, tools []registry.Tool, format registry.Format, err error) Result {
 	if err != nil {
 		return Fail(ErrArgument, "catalog: %v", err)
 	}
@@ -136,13 +142,7 @@ func RegistryLoadCatalogFile(h uint64, path []byte, present bool) Result {
 		return Fail(ErrArgument, "path is empty")
 	}
 	tools, format, err := registry.LoadCatalogFile(string(path))
-	if err != nil {
-		return Fail(ErrArgument, "catalog: %v", err)
-	}
-	if err := reg.RegisterAll(tools); err != nil {
-		return rejected(err)
-	}
-	return Ok(map[string]any{"registered": len(tools), "format": format})
+	return registerCatalog(reg, tools, format, err)
 }
 
 // RegistrySchema returns `[{"name","description","parameters"}]`.
