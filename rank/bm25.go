@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"unsafe"
@@ -109,10 +110,13 @@ func (s *BM25) Score(ctx context.Context, c *Catalog, q *Query, k int, keep func
 }
 
 // posting is one (term, document) pair: the term's frequency in each field,
-// saturated at 255.
+// saturated at 255, and the first word of the document that analyses to the
+// term, as written there (lower-cased): what a reason shows ("matched
+// parking", not "park") without reading the tool's text again.
 type posting struct {
-	doc uint32
-	tf  [numFields]uint8
+	doc  uint32
+	tf   [numFields]uint8
+	word uint32 // index in bm25Index.words
 }
 
 // bm25Index is immutable once built; an update makes a new index that shares
@@ -125,6 +129,8 @@ type bm25Index struct {
 	flen     [][numFields]uint16
 	sumLen   [numFields]float64
 	live     int
+	words    []string          // the raw words postings point to
+	wordIDs  map[string]uint32 // raw word -> index in words
 }
 
 // docTerms analyses documents one after another. It interns terms: every
@@ -135,15 +141,17 @@ type bm25Index struct {
 // their frequencies per field.
 type docTerms struct {
 	tk    tokenizer
-	word  map[string]int32 // raw lower-cased word -> term id, -1 for a stopword
-	ids   map[string]int32 // term -> term id
-	terms []string         // term id -> term
+	word  map[string]wordRef // raw lower-cased word -> its term and its own id
+	ids   map[string]int32   // term -> term id
+	terms []string           // term id -> term
+	raws  []string           // raw word id -> raw word (words of stopwords excluded)
 
 	// the current document
 	slot  []int32  // term id -> index in order, valid when stamp matches cur
 	stamp []uint32 // term id -> document stamp
 	cur   uint32
 	order []int32 // distinct term ids in order of appearance
+	first []int32 // parallel to order: the raw word id of the term's first word
 	tfs   [][numFields]uint8
 	lens  [numFields]uint16
 
@@ -152,8 +160,12 @@ type docTerms struct {
 	dec   []byte // schemaText's decoding buffer
 }
 
+// wordRef is what a raw word analyses to: its term id (-1 for a stopword) and
+// the word's own id in docTerms.raws.
+type wordRef struct{ term, raw int32 }
+
 func newDocTerms() *docTerms {
-	d := &docTerms{word: make(map[string]int32, 1024), ids: make(map[string]int32, 1024)}
+	d := &docTerms{word: make(map[string]wordRef, 1024), ids: make(map[string]int32, 1024)}
 	d.tk.glosses = map[string]string{}
 	d.emit = d.addWord
 	return d
@@ -166,6 +178,7 @@ func (d *docTerms) reset() {
 		d.cur = 1
 	}
 	d.order = d.order[:0]
+	d.first = d.first[:0]
 	d.tfs = d.tfs[:0]
 	d.lens = [numFields]uint16{}
 }
@@ -175,27 +188,30 @@ func (d *docTerms) term(id int32) string { return d.terms[id] }
 
 // addWord adds a raw word to the current field.
 func (d *docTerms) addWord(w []byte) {
-	id, ok := d.word[string(w)]
+	ref, ok := d.word[string(w)]
 	if !ok {
-		id = -1
+		sw := string(w) // one copy, for both the table and the map key
+		ref = wordRef{term: -1, raw: -1}
 		if t := termOf(w); t != "" {
-			var known bool
-			if id, known = d.ids[t]; !known {
+			id, known := d.ids[t]
+			if !known {
 				id = int32(len(d.terms))
 				d.ids[t] = id
 				d.terms = append(d.terms, t)
 				d.slot = append(d.slot, 0)
 				d.stamp = append(d.stamp, 0)
 			}
+			ref = wordRef{term: id, raw: int32(len(d.raws))}
+			d.raws = append(d.raws, sw)
 		}
-		d.word[string(w)] = id
+		d.word[sw] = ref
 	}
-	if id >= 0 {
-		d.add(d.field, id)
+	if ref.term >= 0 {
+		d.add(d.field, ref.term, ref.raw)
 	}
 }
 
-func (d *docTerms) add(f int, id int32) {
+func (d *docTerms) add(f int, id, raw int32) {
 	var i int32
 	if d.stamp[id] == d.cur {
 		i = d.slot[id]
@@ -204,6 +220,7 @@ func (d *docTerms) add(f int, id int32) {
 		d.stamp[id] = d.cur
 		d.slot[id] = i
 		d.order = append(d.order, id)
+		d.first = append(d.first, raw)
 		d.tfs = append(d.tfs, [numFields]uint8{})
 	}
 	if d.tfs[i][f] < 255 {
@@ -319,9 +336,25 @@ func updateIndex(old *bm25Index, entries []*registry.Entry) *bm25Index {
 		flen:     append([][numFields]uint16(nil), old.flen...),
 		sumLen:   old.sumLen,
 		live:     old.live,
+		words:    old.words,
+		wordIDs:  old.wordIDs,
 	}
 	copied := map[uint32]bool{} // posting lists already copied by this update
-	termsCopied := false
+	termsCopied, wordsCopied := false, false
+	wordID := func(w string) uint32 {
+		id, ok := idx.wordIDs[w]
+		if !ok {
+			if !wordsCopied {
+				idx.wordIDs = maps.Clone(idx.wordIDs)
+				idx.words = slices.Clip(idx.words)
+				wordsCopied = true
+			}
+			id = uint32(len(idx.words))
+			idx.wordIDs[w] = id
+			idx.words = append(idx.words, w)
+		}
+		return id
+	}
 	d := newDocTerms()
 	sort.Slice(removed, func(i, j int) bool { return removed[i] < removed[j] })
 	for _, id := range removed {
@@ -371,7 +404,7 @@ func updateIndex(old *bm25Index, entries []*registry.Entry) *bm25Index {
 				list = append(make([]posting, 0, len(list)+1), list...)
 				copied[tid] = true
 			}
-			idx.postings[tid] = append(list, posting{doc: id, tf: d.tfs[ti]})
+			idx.postings[tid] = append(list, posting{doc: id, tf: d.tfs[ti], word: wordID(d.raws[d.first[ti]])})
 		}
 		idx.appendDoc(e, id, d.lens)
 	}
@@ -439,7 +472,7 @@ func buildIndexWith(entries []*registry.Entry, procs int) *bm25Index {
 			for id := r.lo; id < r.hi; id++ {
 				analyzeEntry(idx.docs[id], r.d)
 				for ti, tid := range r.d.order {
-					r.pairs = append(r.pairs, pair{uint32(tid), posting{doc: uint32(id), tf: r.d.tfs[ti]}})
+					r.pairs = append(r.pairs, pair{uint32(tid), posting{doc: uint32(id), tf: r.d.tfs[ti], word: uint32(r.d.first[ti])}})
 				}
 				idx.flen[id] = r.d.lens
 			}
@@ -452,6 +485,7 @@ func buildIndexWith(entries []*registry.Entry, procs int) *bm25Index {
 		}
 	}
 	idx.terms = make(map[string]uint32, len(runs[0].d.terms))
+	idx.wordIDs = make(map[string]uint32, len(runs[0].d.raws))
 	var counts []uint32
 	total := 0
 	for w := range runs {
@@ -466,8 +500,19 @@ func buildIndexWith(entries []*registry.Entry, procs int) *bm25Index {
 			}
 			remap[local] = g
 		}
+		words := make([]uint32, len(r.d.raws))
+		for local, w := range r.d.raws {
+			g, ok := idx.wordIDs[w]
+			if !ok {
+				g = uint32(len(idx.words))
+				idx.wordIDs[w] = g
+				idx.words = append(idx.words, w)
+			}
+			words[local] = g
+		}
 		for i := range r.pairs {
 			r.pairs[i].tid = remap[r.pairs[i].tid]
+			r.pairs[i].p.word = words[r.pairs[i].p.word]
 			counts[r.pairs[i].tid]++
 		}
 		total += len(r.pairs)
@@ -672,7 +717,7 @@ func (v *bm25View) search(ctx context.Context, q *Query, k int, keep func(pos in
 	for i, it := range items {
 		hits[i] = Hit{Pos: it.pos, Score: clamp01(float64(it.score) * inv)}
 		if !q.NoMatched {
-			hits[i].Matched = v.matched(qts, it.doc)
+			hits[i].Matched, hits[i].Words = v.matched(qts, it.doc)
 		}
 		if q.Debug {
 			hits[i].Components = v.components(qts, it.doc, inv)
@@ -681,15 +726,16 @@ func (v *bm25View) search(ctx context.Context, q *Query, k int, keep func(pos in
 	return hits, nil
 }
 
-// matched lists the query terms found in doc.
-func (v *bm25View) matched(qts []queryTerm, doc uint32) []string {
-	var out []string
+// matched lists the query terms found in doc, and each as doc first writes
+// it.
+func (v *bm25View) matched(qts []queryTerm, doc uint32) (terms, words []string) {
 	for _, qt := range qts {
-		if _, ok := findPosting(v.idx.postings[qt.id], doc); ok {
-			out = append(out, qt.term)
+		if p, ok := findPosting(v.idx.postings[qt.id], doc); ok {
+			terms = append(terms, qt.term)
+			words = append(words, v.idx.words[p.word])
 		}
 	}
-	return out
+	return terms, words
 }
 
 // components splits a document's normalised score by field.

@@ -164,9 +164,13 @@ func (q *Query) Terms() []string {
 
 // Hit is one tool a scorer found: its catalog position and a score in 0..1.
 type Hit struct {
-	Pos        int
-	Score      float64
-	Matched    []string
+	Pos     int
+	Score   float64
+	Matched []string
+	// Words, when the scorer knows them, are the Matched terms as the tool
+	// first writes them (same order: "parking" for "park"); reasons show
+	// them. Without them a reason reads the tool's text to find them.
+	Words      []string
 	Components map[string]float64
 	// Note, if set, is added to the pick's reason (e.g. what feedback said).
 	Note string
@@ -471,7 +475,10 @@ func scoreReason(scorer string, h Hit, e *registry.Entry) string {
 	if len(h.Matched) == 0 {
 		return fmt.Sprintf("%s score %.3f", scorer, h.Score)
 	}
-	m := surfaceWords(e, h.Matched)
+	m := h.Words
+	if len(m) != len(h.Matched) {
+		m = surfaceWords(e, h.Matched)
+	}
 	more := ""
 	if len(m) > 6 {
 		more = fmt.Sprintf(" +%d more", len(m)-6)
