@@ -322,6 +322,7 @@ func (h *Hybrid) Score(ctx context.Context, c *Catalog, q *Query, k int, keep fu
 			}
 			f.Score += w / (rk + float64(r+1))
 			f.Matched = append(f.Matched, hit.Matched...)
+			f.Words = append(f.Words, hit.Words...) // a reason falls back to the text if some are missing
 			f.Components[name] = hit.Score
 			f.Components[name+"_rank"] = float64(r + 1)
 		}
@@ -340,7 +341,7 @@ func (h *Hybrid) Score(ctx context.Context, c *Catalog, q *Query, k int, keep fu
 	hits := make([]Hit, len(items))
 	for i, it := range items {
 		f := fused[it.pos]
-		hits[i] = Hit{Pos: it.pos, Score: clamp01(float64(it.score)), Matched: f.Matched}
+		hits[i] = Hit{Pos: it.pos, Score: clamp01(float64(it.score)), Matched: f.Matched, Words: f.Words}
 		if q.Debug {
 			hits[i].Components = f.Components
 		}
