@@ -25,6 +25,7 @@ type PrefilterFunc = func(ctx context.Context, query string, eligible []*registr
 func (r *Ranker) Prefilter(opts *Options) PrefilterFunc {
 	o := opts.withDefaults()
 	o.AllowUnsafe, o.Roles, o.Capabilities = true, nil, nil
+	o.NoReasons = true // only the tools come out
 	return func(ctx context.Context, query string, eligible []*registry.Entry) ([]*registry.Entry, error) {
 		if len(eligible) == 0 {
 			return nil, nil
