@@ -346,6 +346,9 @@ func updateIndex(old *bm25Index, entries []*registry.Entry) *bm25Index {
 		if !ok {
 			if !wordsCopied {
 				idx.wordIDs = maps.Clone(idx.wordIDs)
+				if idx.wordIDs == nil {
+					idx.wordIDs = map[string]uint32{}
+				}
 				idx.words = slices.Clip(idx.words)
 				wordsCopied = true
 			}

@@ -69,3 +69,29 @@ func TestIndexWordsAreSurfaceWords(t *testing.T) {
 	}
 	check("update", newView(upd, next, p), next)
 }
+
+// An index of no tools updated with a few is updated in place, and its
+// postings' words are those of the tools.
+func TestUpdateFromEmptyIndex(t *testing.T) {
+	entries, _ := benchCatalog(t, 5)
+	empty := buildIndex(nil)
+	idx := updateIndex(empty, entries)
+	if idx == empty || len(idx.docs) != len(entries) {
+		t.Fatalf("update: %d docs", len(idx.docs))
+	}
+	built := buildIndex(entries)
+	for term, tid := range built.terms {
+		a, b := idx.postings[idx.terms[term]], built.postings[tid]
+		if len(a) != len(b) {
+			t.Fatalf("%q: %d postings after the update, %d after a build", term, len(a), len(b))
+		}
+		for i := range a {
+			if a[i].doc != b[i].doc || a[i].tf != b[i].tf || idx.words[a[i].word] != built.words[b[i].word] {
+				t.Errorf("%q posting %d: update %+v %q, build %+v %q", term, i, a[i], idx.words[a[i].word], b[i], built.words[b[i].word])
+			}
+		}
+	}
+	if len(empty.words) != 0 || len(empty.wordIDs) != 0 {
+		t.Error("the update changed the old index")
+	}
+}
