@@ -80,6 +80,9 @@ func TestUpdateFromEmptyIndex(t *testing.T) {
 		t.Fatalf("update: %d docs", len(idx.docs))
 	}
 	built := buildIndex(entries)
+	if !reflect.DeepEqual(idx.words, built.words) {
+		t.Errorf("word table after the update %q, after a build %q", idx.words, built.words)
+	}
 	for term, tid := range built.terms {
 		a, b := idx.postings[idx.terms[term]], built.postings[tid]
 		if len(a) != len(b) {
