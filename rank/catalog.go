@@ -19,8 +19,7 @@ type Catalog struct {
 
 	namesOnce sync.Once
 	byName    map[string]int
-	maxWords  int            // most space-separated words in a name
-	multi     map[string]int // first word of a name of several words -> most words after it
+	multi     map[string]int // first word of a name of several words -> its most words (at most 8)
 
 	mu         sync.Mutex
 	states     map[string]*stateCell
@@ -83,14 +82,12 @@ func (c *Catalog) Generation() uint64 { return c.gen }
 func (c *Catalog) Pos(name string) (int, bool) {
 	c.namesOnce.Do(func() {
 		c.byName = make(map[string]int, len(c.entries))
-		c.maxWords = 1
 		for i, e := range c.entries {
 			if _, dup := c.byName[e.Name()]; !dup {
 				c.byName[e.Name()] = i
 			}
 			if w := strings.Fields(e.Name()); len(w) > 1 {
 				n := min(len(w), 8)
-				c.maxWords = max(c.maxWords, n)
 				if c.multi == nil {
 					c.multi = map[string]int{}
 				}

@@ -104,6 +104,9 @@ func (o *Options) withDefaults() Options {
 	if v.RerankTop <= 0 {
 		v.RerankTop = 2 * v.MaxCandidates
 	}
+	if v.Debug {
+		v.NoReasons = false // Debug explains everything
+	}
 	return v
 }
 
@@ -375,7 +378,7 @@ func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Option
 		if o.Timeout > 0 {
 			sctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		}
-		q := &Query{Text: text, Debug: o.Debug, NoMatched: o.NoReasons && !o.Debug}
+		q := &Query{Text: text, Debug: o.Debug, NoMatched: o.NoReasons}
 		k := want + len(picks)
 		if o.Reranker != nil && o.RerankTop > k {
 			k = o.RerankTop
@@ -404,7 +407,7 @@ func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Option
 				}
 				p := Pick{Tool: entries[h.Pos].Name(), Entry: entries[h.Pos], Score: h.Score,
 					Provenance: Provenance{Scorer: scorerName, Source: SourceScore}}
-				if !o.NoReasons || o.Debug {
+				if !o.NoReasons {
 					p.Reason = scoreReason(scorerName, h, entries[h.Pos])
 				}
 				if o.Debug {

@@ -149,11 +149,32 @@ func (r *Registry) Register(t Tool) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, dup := r.byName[t.Name]; dup {
-		return &RegistrationError{Tool: t.Name, Index: -1, Reason: "the name is already registered", Err: ErrDuplicateName}
+	if errs := r.dropRegistered([]*Entry{e}, -1); len(errs) > 0 {
+		return errs[0]
 	}
 	r.add(e)
 	return nil
+}
+
+// dropRegistered refuses, and sets to nil, each prepared entry whose name is
+// already registered; index is the catalog index the first entry stands at
+// (-1: not from a batch). r.mu is held.
+func (r *Registry) dropRegistered(prepared []*Entry, index int) []error {
+	var errs []error
+	for i, e := range prepared {
+		if e == nil {
+			continue
+		}
+		if _, dup := r.byName[e.tool.Name]; dup {
+			at := -1
+			if index >= 0 {
+				at = index + i
+			}
+			errs = append(errs, &RegistrationError{Tool: e.tool.Name, Index: at, Reason: "the name is already registered", Err: ErrDuplicateName})
+			prepared[i] = nil
+		}
+	}
+	return errs
 }
 
 // RegisterAll adds a batch of tools atomically: either every tool is added,
@@ -163,14 +184,7 @@ func (r *Registry) RegisterAll(tools []Tool) error {
 	prepared, errs := r.prepareAll(tools)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i, e := range prepared {
-		if e == nil {
-			continue
-		}
-		if _, dup := r.byName[e.tool.Name]; dup {
-			errs = append(errs, &RegistrationError{Tool: e.tool.Name, Index: i, Reason: "the name is already registered", Err: ErrDuplicateName})
-		}
-	}
+	errs = append(errs, r.dropRegistered(prepared, 0)...)
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
@@ -186,19 +200,9 @@ func (r *Registry) RegisterValid(tools []Tool) []error {
 	prepared, refused := r.prepareAll(tools)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	keep := prepared[:0:0]
-	for i, e := range prepared {
-		if e == nil {
-			continue
-		}
-		if _, dup := r.byName[e.tool.Name]; dup {
-			refused = append(refused, &RegistrationError{Tool: e.tool.Name, Index: i, Reason: "the name is already registered", Err: ErrDuplicateName})
-			continue
-		}
-		keep = append(keep, e)
-	}
+	refused = append(refused, r.dropRegistered(prepared, 0)...)
 	slices.SortFunc(refused, func(a, b error) int { return indexOf(a) - indexOf(b) })
-	r.addAll(keep)
+	r.addAll(prepared) // refused entries are nil; addAll skips them
 	return refused
 }
 

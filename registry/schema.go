@@ -115,11 +115,7 @@ func checkSchema(raw []byte, lim Limits) (sch *jsonschema.Schema, deferred bool,
 	if ok, required := decidedValid(raw, lim); ok {
 		return nil, true, required, nil
 	}
-	doc, err := decodeSchema(raw, lim)
-	if err != nil {
-		return nil, false, nil, err
-	}
-	sch, err = compileDoc(doc, lim)
+	sch, err = compileSchema(raw, lim)
 	return sch, false, nil, err
 }
 
