@@ -68,6 +68,19 @@ class FeedbackTest(unittest.TestCase):
             stats = sel.add_feedback(q, ["get_weather"], remove=True)
             self.assertGreaterEqual(stats["pairs"], 1)
 
+    def test_feedback_by_hand_reaches_the_selector_that_selects(self):
+        # With the caller's client and an endpoint in the environment, the
+        # feedback added by hand lifts the tool in this same selector.
+        q = "is it going to snow on my ski trip"
+        env = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", P + "BASE_URL": "http://127.0.0.1:9/v1"}
+        with mock.patch.dict(os.environ, env), \
+                self.selector(FakeClient(calls_json(("get_weather", {"city": "Chamonix"})))) as sel:
+            res = run(sel.select_tool_calls_detailed(task=ts.PlannedTask(id="1", description=q), tool_registry=self.reg))
+            self.assertNotEqual(res.offered, ["get_weather"])
+            sel.add_feedback("will it snow during my ski trip", ["get_weather"])
+            res = run(sel.select_tool_calls_detailed(task=ts.PlannedTask(id="2", description=q), tool_registry=self.reg))
+            self.assertEqual(res.offered, ["get_weather"])
+
     def test_bad_feedback_is_a_value_error(self):
         with self.selector(FakeClient()) as sel:
             for query, tools in (("", ["get_weather"]), ("weather", []), ("x " * 40000, ["get_weather"])):

@@ -179,7 +179,7 @@ class ToolSelector:
         if isinstance(tools, str) or not all(isinstance(t, str) for t in tools):
             raise TypeError("tools must be a sequence of tool names")
         rec = {"query": query, "tools": list(tools), "remove": bool(remove)}
-        with self._selector_use(*self._endpoint()) as h:
+        with self._selector_use(*self._native_key()) as h:
             # A bad pair raises toolselect.ArgumentError, a ValueError.
             return _lib.call("toolselect_selector_add_feedback", h, json.dumps(rec).encode("utf-8"))
 
@@ -269,6 +269,14 @@ class ToolSelector:
         cfg = {k: v for k, v in cfg.items() if v is not None}
         return self._natives.use((base_url, api_key), json.dumps(cfg).encode("utf-8"))
 
+    def _native_key(self) -> Tuple[str, str]:
+        """Which native selector serves this one: with the caller's client
+        the endpoint is not ours to use (only the key, to redact it); without
+        one, the configured endpoint. add_feedback must reach the same native
+        selector as the selections, or the two learn apart."""
+        base, key = self._endpoint()
+        return ("", key) if self.client is not None else (base, key)
+
     def _endpoint(self) -> Tuple[str, str]:
         base = self.config.base_url or env_value("base_url")
         key = self.config.api_key or env_value("api_key")
@@ -314,12 +322,12 @@ class ToolSelector:
         source = self._schema_of(tool_registry)
         # The configured key is not sent anywhere in session mode; the Go
         # session gets it only to redact it from what the client reports.
-        key = self._endpoint()[1]
+        native = self._native_key()
 
         def begin() -> Dict[str, Any]:
             # The session holds the Go registry and selector itself: the
             # handles are needed only until it exists.
-            with self._registry_use(source) as reg, self._selector_use("", key) as sel:
+            with self._registry_use(source) as reg, self._selector_use(*native) as sel:
                 return _lib.call("toolselect_session_begin", sel, reg, request)
 
         act = await _native(begin)
