@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolselect/toolselect/selector"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the human output (testdata/*.golden)")
@@ -245,4 +247,23 @@ func TestSelectHuman(t *testing.T) {
 	require.Equal(t, exitFailed, r.code, r.stderr)
 	b.WriteString("$ toolselect select --catalog unsafe.json ... (no eligible tool)\n" + r.stdout)
 	golden(t, "select_human", b.String())
+}
+
+// A selection whose feedback could not be recorded says so, in both outputs.
+func TestSelectShowsFeedbackError(t *testing.T) {
+	out := selectOutput{Calls: []selector.ToolCall{{Tool: "get_metrics", Args: json.RawMessage(`{}`)}},
+		Attempts: []selector.Attempt{{Model: "m", OK: true}}, FeedbackError: "feedback store: write /x: no space left on device"}
+	var b strings.Builder
+	printSelect(&b, out)
+	if !strings.Contains(b.String(), "not recorded as feedback: feedback store: write /x: no space left on device") {
+		t.Errorf("human output:\n%s", b.String())
+	}
+	j, _ := json.Marshal(out)
+	if !strings.Contains(string(j), `"feedback_error":"feedback store: write /x`) {
+		t.Errorf("json: %s", j)
+	}
+	out.FeedbackError = ""
+	if j, _ := json.Marshal(out); strings.Contains(string(j), "feedback_error") {
+		t.Errorf("json without an error: %s", j)
+	}
 }

@@ -243,6 +243,10 @@ func runRank(env *cmdEnv, args []string) int {
 // --allow-unsafe shows them". It ranks again with the filters open and asks
 // registry.Eligibility, the eligibility rule itself, why each newcomer was out.
 func hiddenNotes(ctx context.Context, r *rank.Ranker, reg *registry.Registry, query string, opts *rank.Options, picks []rank.Pick) ([]string, error) {
+	rule := registry.Eligibility{AllowUnsafe: opts.AllowUnsafe, Roles: opts.Roles, Capabilities: opts.Capabilities}
+	if _, excluded := rule.Filter(reg.Entries()); len(excluded) == 0 {
+		return nil, nil // nothing is hidden: no second ranking
+	}
 	open := *opts
 	open.AllowUnsafe, open.Capabilities = true, nil
 	seen := map[string]bool{}
@@ -262,7 +266,6 @@ func hiddenNotes(ctx context.Context, r *rank.Ranker, reg *registry.Registry, qu
 	for _, p := range picks {
 		shown[p.Tool] = true
 	}
-	rule := registry.Eligibility{AllowUnsafe: opts.AllowUnsafe, Roles: opts.Roles, Capabilities: opts.Capabilities}
 	count := map[string]int{}
 	var roles []string
 	for _, p := range all {

@@ -28,6 +28,9 @@ type selectOutput struct {
 	Attempts []selector.Attempt  `json:"attempts"`
 	Offered  []string            `json:"offered"`
 	Error    *selector.ErrorInfo `json:"error"`
+	// FeedbackError says why recording the selection in the feedback store
+	// failed (the calls stand).
+	FeedbackError string `json:"feedback_error,omitempty"`
 }
 
 // endpointHint is printed when no endpoint is configured.
@@ -148,6 +151,7 @@ func runSelect(env *cmdEnv, args []string) int {
 		if res.Attempts != nil {
 			out.Attempts = res.Attempts
 		}
+		out.FeedbackError = res.FeedbackError
 	}
 	if env.humanOutput(*asJSON) {
 		printSelect(redactingWriter{w: env.stdout, secrets: apiKeys(env)}, out)

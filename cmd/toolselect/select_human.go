@@ -29,6 +29,9 @@ func printSelect(w io.Writer, out selectOutput) {
 			}
 		}
 	}
+	if out.FeedbackError != "" {
+		fmt.Fprintf(w, "not recorded as feedback: %s\n", oneLineText(out.FeedbackError))
+	}
 	if len(out.Offered) > 0 {
 		fmt.Fprintf(w, "offered %d %s: %s\n", len(out.Offered), plural(len(out.Offered), "tool", "tools"), nameList(out.Offered, 12))
 	}
