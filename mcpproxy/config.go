@@ -161,8 +161,8 @@ func (c *Config) Validate() error {
 	switch c.Expose.Mode {
 	case "", "meta":
 	case "top":
-		if c.Expose.TopK <= 0 {
-			return errors.New("expose.topK must be positive in \"top\" mode")
+		if c.Expose.TopK <= 0 || c.Expose.TopK > MaxFindLimit {
+			return fmt.Errorf("expose.topK must be 1..%d in \"top\" mode (the most a ranking returns)", MaxFindLimit)
 		}
 		if strings.TrimSpace(c.Expose.Query) == "" {
 			return errors.New("expose.query is required in \"top\" mode")

@@ -97,6 +97,28 @@ func serveTestUpstream() {
 				})
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "added"}}}, nil
 		})
+	var listsBroken atomic.Bool
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if listsBroken.Load() && (method == "prompts/list" || method == "resources/list") {
+				return nil, fmt.Errorf("test-upstream: %s is broken", method)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	s.AddTool(&mcp.Tool{Name: "break_lists", Description: "Make prompts/list and resources/list fail from now on, then announce changed lists", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			listsBroken.Store(true)
+			s.AddPrompt(&mcp.Prompt{Name: "unseen_prompt", Description: "Listed by nobody"},
+				func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+					return &mcp.GetPromptResult{}, nil
+				})
+			s.AddResource(&mcp.Resource{URI: "zoo://animals/unseen", Name: "unseen", MIMEType: "text/plain"},
+				func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+					return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "?"}}}, nil
+				})
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "broken"}}}, nil
+		})
 	s.AddTool(&mcp.Tool{Name: "bad_schema", Description: "A tool whose schema the registry refuses", InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"https://example.com/x.json"}}}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{}, nil

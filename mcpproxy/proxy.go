@@ -64,8 +64,7 @@ type Options struct {
 
 // route says where a namespaced tool is served.
 type route struct {
-	up   *upstream // nil for a catalog-only tool
-	tool string    // the upstream's own name
+	up *upstream // nil for a catalog-only tool
 }
 
 // Proxy imports upstream MCP tools, resources and prompts and serves them
@@ -277,7 +276,7 @@ func (p *Proxy) importTools(u *upstream, tools []*mcp.Tool) {
 		}
 		names = append(names, name)
 		p.mu.Lock()
-		p.routes[name] = route{up: u, tool: mt.Name}
+		p.routes[name] = route{up: u}
 		p.mu.Unlock()
 		_ = p.ex.Handle(name, u.handler(mt.Name)) // registered just above
 	}
@@ -347,8 +346,11 @@ func (p *Proxy) syncExposed(ctx context.Context) {
 	}
 	if p.topMode() {
 		found, err := p.ex.FindTool(ctx, p.cfg.Expose.Query, p.cfg.Expose.TopK)
-		if err != nil {
+		switch {
+		case err != nil:
 			p.log.Warn("ranking for the exposed top tools failed", "error", err)
+		case len(found) == 0:
+			p.log.Warn("no tool ranked for the exposed top tools' query; only the keep-list is exposed", "query", p.cfg.Expose.Query)
 		}
 		for _, f := range found {
 			if e, ok := p.reg.Get(f.Name); ok {
@@ -446,6 +448,14 @@ func (p *Proxy) render(res executor.Result, err error) *mcp.CallToolResult {
 	}
 	if found, ok := res.Value.([]executor.FoundTool); ok && !res.IsError {
 		out := map[string]any{"tools": found}
+		if len(found) == 0 {
+			// No tools is an answer that says why.
+			out["note"] = "no tool this proxy would run matched the query well enough; try other words (what the tool does, not the task)"
+			if down := p.downUpstreams(); len(down) > 0 {
+				out["note"] = out["note"].(string) + "; upstreams currently down (their tools are missing): " + strings.Join(down, ", ")
+				out["upstreamsDown"] = down
+			}
+		}
 		text, _ := json.Marshal(out)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: out}
 	}
@@ -454,6 +464,9 @@ func (p *Proxy) render(res executor.Result, err error) *mcp.CallToolResult {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 	}
 	text := res.Content()
+	if text == "" && err != nil {
+		text = err.Error() // never an error result that says nothing
+	}
 	var structured map[string]any
 	if json.Unmarshal([]byte(text), &structured) != nil {
 		// A tool's own failure (upstream down, timeout): the executor's

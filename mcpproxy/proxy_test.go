@@ -3,6 +3,7 @@ package mcpproxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -370,5 +371,42 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached in 15s")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// "top" mode asks for at most as many tools as a ranking returns.
+func TestExposeTopKBounds(t *testing.T) {
+	for _, k := range []int{0, MaxFindLimit + 1} {
+		c := &Config{Upstreams: []Upstream{{Name: "a", Command: "x"}}, Expose: Exposure{Mode: "top", TopK: k, Query: "q"}}
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "expose.topK must be 1..50") {
+			t.Errorf("topK %d: %v", k, err)
+		}
+	}
+	c := &Config{Upstreams: []Upstream{{Name: "a", Command: "x"}}, Expose: Exposure{Mode: "top", TopK: MaxFindLimit, Query: "q"}}
+	if err := c.Validate(); err != nil {
+		t.Errorf("topK %d: %v", MaxFindLimit, err)
+	}
+}
+
+// An error result always says what went wrong, even when the executor's
+// result carries no text of its own.
+func TestRenderNeverAnEmptyError(t *testing.T) {
+	p := &Proxy{}
+	out := p.render(executor.Result{Tool: "t"}, errors.New("boom: the meta entry could not be built"))
+	if !out.IsError || len(out.Content) == 0 || out.Content[0].(*mcp.TextContent).Text != "boom: the meta entry could not be built" {
+		t.Fatalf("render: %+v", out)
+	}
+}
+
+// find_tool with nothing to offer says why instead of a bare empty list.
+func TestRenderEmptyFindSaysWhy(t *testing.T) {
+	p := &Proxy{}
+	out := p.render(executor.Result{Tool: FindToolName, Value: []executor.FoundTool{}}, nil)
+	if out.IsError || !strings.Contains(out.Content[0].(*mcp.TextContent).Text, `"note":"no tool this proxy would run matched`) {
+		t.Fatalf("render: %+v", out.Content[0])
+	}
+	out = p.render(executor.Result{Tool: FindToolName, Value: []executor.FoundTool{{Name: "a"}}}, nil)
+	if strings.Contains(out.Content[0].(*mcp.TextContent).Text, "note") {
+		t.Fatalf("a list with tools needs no note: %+v", out.Content[0])
 	}
 }

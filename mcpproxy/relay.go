@@ -102,7 +102,8 @@ func (p *Proxy) upstreamPrompt(name string) (*upstream, string, bool) {
 
 // importResources lists the upstream's resources and resource templates (if
 // it declares resources) and serves them under proxy URIs, removing the ones
-// it no longer lists.
+// it no longer lists. A listing that fails changes nothing: what was served
+// stays served (as a failed tools refresh keeps the tools).
 // force lists even when the upstream did not declare resources (it sent
 // resources/list_changed, so it has them now).
 func (p *Proxy) importResources(ctx context.Context, u *upstream, sess *mcp.ClientSession, force bool) {
@@ -111,15 +112,15 @@ func (p *Proxy) importResources(ctx context.Context, u *upstream, sess *mcp.Clie
 	if caps := sessCaps(sess); force || caps != nil && caps.Resources != nil {
 		for r, err := range sess.Resources(ctx, nil) {
 			if err != nil {
-				p.log.Warn("mcp upstream: listing resources failed", "upstream", u.cfg.Name, "error", err)
-				break
+				p.log.Warn("mcp upstream: listing resources failed; keeping the ones served", "upstream", u.cfg.Name, "error", err)
+				return
 			}
 			resources = append(resources, r)
 		}
 		for t, err := range sess.ResourceTemplates(ctx, nil) {
 			if err != nil {
-				p.log.Warn("mcp upstream: listing resource templates failed", "upstream", u.cfg.Name, "error", err)
-				break
+				p.log.Warn("mcp upstream: listing resource templates failed; keeping the ones served", "upstream", u.cfg.Name, "error", err)
+				return
 			}
 			templates = append(templates, t)
 		}
@@ -171,20 +172,25 @@ func addTemplate(s *mcp.Server, t *mcp.ResourceTemplate, tmpl string, h mcp.Reso
 }
 
 // importPrompts lists the upstream's prompts (if it declares prompts) and
-// serves them as UPSTREAM__NAME (force: as for importResources).
+// serves them as UPSTREAM__NAME (force, and a failed listing: as for
+// importResources).
 func (p *Proxy) importPrompts(ctx context.Context, u *upstream, sess *mcp.ClientSession, force bool) {
-	var names []string
+	var prompts []*mcp.Prompt
 	if caps := sessCaps(sess); force || caps != nil && caps.Prompts != nil {
 		for pr, err := range sess.Prompts(ctx, nil) {
 			if err != nil {
-				p.log.Warn("mcp upstream: listing prompts failed", "upstream", u.cfg.Name, "error", err)
-				break
+				p.log.Warn("mcp upstream: listing prompts failed; keeping the ones served", "upstream", u.cfg.Name, "error", err)
+				return
 			}
-			c := *pr
-			c.Name = u.cfg.Name + p.cfg.separator() + pr.Name
-			p.server.AddPrompt(&c, p.getPrompt)
-			names = append(names, c.Name)
+			prompts = append(prompts, pr)
 		}
+	}
+	var names []string
+	for _, pr := range prompts {
+		c := *pr
+		c.Name = u.cfg.Name + p.cfg.separator() + pr.Name
+		p.server.AddPrompt(&c, p.getPrompt)
+		names = append(names, c.Name)
 	}
 	u.mu.Lock()
 	old := u.prompts

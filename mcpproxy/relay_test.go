@@ -345,6 +345,30 @@ func TestListChangedRelayed(t *testing.T) {
 	}
 }
 
+// TestFailedListingKeepsWhatIsServed: when the upstream's prompts or
+// resources cannot be listed after it announced a change, the proxy keeps
+// serving what it served (as a failed tools refresh keeps the tools).
+func TestFailedListingKeepsWhatIsServed(t *testing.T) {
+	p := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}})
+	var n notes
+	cs := connectWith(t, p, n.options())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if res := call(t, cs, CallToolName, map[string]any{"name": "t__break_lists", "arguments": map[string]any{}}); res.IsError {
+		t.Fatalf("break_lists: %s", text(res))
+	}
+	// The upstream announced both changes; give the proxy its (failing) re-listings.
+	time.Sleep(300 * time.Millisecond)
+	got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "t__hello_prompt"})
+	if err != nil || len(got.Messages) != 1 {
+		t.Fatalf("t__hello_prompt after a failed listing: %v %v", got, err)
+	}
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "zoo://t__animals/lion"})
+	if err != nil || read.Contents[0].Text != "mane" {
+		t.Fatalf("zoo://t__animals/lion after a failed listing: %v %v", read, err)
+	}
+}
+
 // TestProgressOverHTTP: over streamable HTTP the upstream's progress travels
 // on the client request's own stream.
 func TestProgressOverHTTP(t *testing.T) {
