@@ -320,14 +320,21 @@ func (e *Executor) Allowed(name string) error {
 	if !ok {
 		return invalid(&Call{Tool: name}, name, fmt.Errorf("%w %q", registry.ErrUnknownTool, name))
 	}
-	c := &Call{Tool: entry.Name()}
-	if e.binding(entry.Name()) == nil {
-		return refused(c, entry.Name(), fmt.Errorf("%w %q", ErrNoHandler, entry.Name()))
-	}
-	if _, err := e.checkStatic(entry); err != nil {
-		return refused(c, entry.Name(), err)
+	if err := e.refusal(entry, e.binding(entry.Name()) != nil); err != nil {
+		return refused(&Call{Tool: entry.Name()}, entry.Name(), err)
 	}
 	return nil
+}
+
+// refusal is why this executor would not run a registered tool before
+// looking at arguments (nil: it would): no binding, or the static policy.
+// Allowed and find_tool's hidden set both ask it.
+func (e *Executor) refusal(entry *registry.Entry, bound bool) error {
+	if !bound {
+		return fmt.Errorf("%w %q", ErrNoHandler, entry.Name())
+	}
+	_, err := e.checkStatic(entry)
+	return err
 }
 
 // hiddenCache remembers which registry tools the executor would refuse, per
@@ -355,11 +362,7 @@ func (e *Executor) hiddenTools() map[string]struct{} {
 	names := map[string]struct{}{}
 	e.mu.RLock()
 	for _, en := range entries {
-		if e.bindings[en.Name()] == nil {
-			names[en.Name()] = struct{}{}
-			continue
-		}
-		if _, err := e.checkStatic(en); err != nil {
+		if e.refusal(en, e.bindings[en.Name()] != nil) != nil {
 			names[en.Name()] = struct{}{}
 		}
 	}
