@@ -94,13 +94,13 @@ func (s *BM25) index(c *Catalog) (*bm25View, error) {
 	return v.(*bm25View), nil
 }
 
-// Score implements Scorer.
 // prepare builds the index of c (Ranker.Prepare).
 func (s *BM25) prepare(c *Catalog) error {
 	_, err := s.index(c)
 	return err
 }
 
+// Score implements Scorer.
 func (s *BM25) Score(ctx context.Context, c *Catalog, q *Query, k int, keep func(pos int) bool) ([]Hit, error) {
 	v, err := s.index(c)
 	if err != nil {

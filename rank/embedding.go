@@ -283,15 +283,24 @@ type Hybrid struct {
 // Name implements Scorer.
 func (h *Hybrid) Name() string { return "hybrid" }
 
+// lexical is the bm25 half of the hybrid.
+func (h *Hybrid) lexical() *BM25 {
+	if h.BM25 == nil {
+		return defaultScorer
+	}
+	return h.BM25
+}
+
+// prepare builds the bm25 half's index (Ranker.Prepare); the embeddings are
+// fetched on the first query, which may go to a remote service.
+func (h *Hybrid) prepare(c *Catalog) error { return h.lexical().prepare(c) }
+
 // Score implements Scorer.
 func (h *Hybrid) Score(ctx context.Context, c *Catalog, q *Query, k int, keep func(pos int) bool) ([]Hit, error) {
 	if h.Embedding == nil {
 		return nil, errors.New("hybrid scorer has no Embedding scorer")
 	}
-	lex := h.BM25
-	if lex == nil {
-		lex = defaultScorer
-	}
+	lex := h.lexical()
 	rk := float64(h.K)
 	if rk <= 0 {
 		rk = 60

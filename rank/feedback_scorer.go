@@ -12,6 +12,9 @@ type feedbackScorer struct {
 	fb   *Feedback
 }
 
+// prepare builds the base scorer's index (Ranker.Prepare).
+func (s *feedbackScorer) prepare(c *Catalog) error { return prepareScorer(s.base, c) }
+
 // Scorer returns base fused with f (see the package comment of feedback.go):
 // the result orders tools by base + (1-base)*Weight*gain.
 func (f *Feedback) Scorer(base Scorer) Scorer {

@@ -18,20 +18,22 @@ func NewKeyword() Keyword { return Keyword{} }
 func (Keyword) Name() string { return "keyword" }
 
 // keywordState is the keyword scorer's per-catalog state: each tool's terms,
-// by catalog position and by entry (for the next catalog version to reuse).
+// each with the first word of the tool that analyses to it (what a reason
+// shows), by catalog position and by entry (for the next catalog version to
+// reuse).
 type keywordState struct {
-	docs    []map[string]struct{}
-	byEntry map[*registry.Entry]map[string]struct{}
+	docs    []map[string]string
+	byEntry map[*registry.Entry]map[string]string
 }
 
-// Score implements Scorer.
-func (k Keyword) Score(ctx context.Context, c *Catalog, q *Query, n int, keep func(pos int) bool) ([]Hit, error) {
+// state returns the keyword state of c, building or updating it on first use.
+func (Keyword) state(c *Catalog) (*keywordState, error) {
 	v, err := c.State("keyword", func(prev any) (any, error) {
 		st := &keywordState{
-			docs:    make([]map[string]struct{}, len(c.entries)),
-			byEntry: make(map[*registry.Entry]map[string]struct{}, len(c.entries)),
+			docs:    make([]map[string]string, len(c.entries)),
+			byEntry: make(map[*registry.Entry]map[string]string, len(c.entries)),
 		}
-		var old map[*registry.Entry]map[string]struct{}
+		var old map[*registry.Entry]map[string]string
 		if p, ok := prev.(*keywordState); ok {
 			old = p.byEntry
 		}
@@ -40,9 +42,9 @@ func (k Keyword) Score(ctx context.Context, c *Catalog, q *Query, n int, keep fu
 			m, ok := old[e]
 			if !ok {
 				analyzeEntry(e, d)
-				m = make(map[string]struct{}, len(d.order))
-				for _, t := range d.order {
-					m[d.term(t)] = struct{}{}
+				m = make(map[string]string, len(d.order))
+				for j, t := range d.order {
+					m[d.term(t)] = d.raws[d.first[j]]
 				}
 			}
 			st.docs[i], st.byEntry[e] = m, m
@@ -52,7 +54,21 @@ func (k Keyword) Score(ctx context.Context, c *Catalog, q *Query, n int, keep fu
 	if err != nil {
 		return nil, err
 	}
-	st := v.(*keywordState)
+	return v.(*keywordState), nil
+}
+
+// prepare builds the state of c (Ranker.Prepare).
+func (k Keyword) prepare(c *Catalog) error {
+	_, err := k.state(c)
+	return err
+}
+
+// Score implements Scorer.
+func (k Keyword) Score(ctx context.Context, c *Catalog, q *Query, n int, keep func(pos int) bool) ([]Hit, error) {
+	st, err := k.state(c)
+	if err != nil {
+		return nil, err
+	}
 	terms := uniq(q.Terms())
 	if len(terms) == 0 || n <= 0 {
 		return nil, nil
@@ -81,8 +97,9 @@ func (k Keyword) Score(ctx context.Context, c *Catalog, q *Query, n int, keep fu
 	for i, it := range items {
 		hits[i] = Hit{Pos: it.pos, Score: float64(it.score)}
 		for _, t := range terms {
-			if _, ok := st.docs[it.pos][t]; ok {
+			if w, ok := st.docs[it.pos][t]; ok {
 				hits[i].Matched = append(hits[i].Matched, t)
+				hits[i].Words = append(hits[i].Words, w)
 			}
 		}
 		if q.Debug {

@@ -300,7 +300,8 @@ func (r *Ranker) Rank(ctx context.Context, input any, opts *Options) ([]Pick, er
 
 // Prepare builds now what the first query would otherwise build: the
 // scorer's index over the registry's current tools (for scorers that keep
-// one, such as bm25 and keyword) and the prerequisite table. It lets a caller
+// one: bm25, keyword, the lexical half of hybrid, and each of them under
+// feedback) and the prerequisite table. It lets a caller
 // overlap that work with other start-up work, such as loading feedback;
 // it is safe to call concurrently with queries.
 func (r *Ranker) Prepare(opts *Options) error {
@@ -309,7 +310,12 @@ func (r *Ranker) Prepare(opts *Options) error {
 	if !o.NoPrerequisites {
 		prerequisites(c)
 	}
-	if p, ok := o.Scorer.(interface{ prepare(*Catalog) error }); ok {
+	return prepareScorer(o.Scorer, c)
+}
+
+// prepareScorer builds a scorer's per-catalog index if it keeps one.
+func prepareScorer(s Scorer, c *Catalog) error {
+	if p, ok := s.(interface{ prepare(*Catalog) error }); ok {
 		return p.prepare(c)
 	}
 	return nil

@@ -529,3 +529,43 @@ func TestExactNamesOfSeveralWords(t *testing.T) {
 		}
 	}
 }
+
+// Prepare builds the lexical index of every scorer that keeps one, also
+// under feedback, so the first query does not pay for it.
+func TestPrepareBuildsTheIndex(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts *Options
+		key  string
+	}{
+		{"bm25", &Options{}, "bm25"},
+		{"bm25+feedback", &Options{Feedback: NewFeedback(nil)}, "bm25"},
+		{"keyword", &Options{Scorer: Keyword{}}, "keyword"},
+		{"keyword+feedback", &Options{Scorer: Keyword{}, Feedback: NewFeedback(nil)}, "keyword"},
+		{"hybrid", &Options{Scorer: &Hybrid{Embedding: &Embedding{}}}, "bm25"},
+	} {
+		r := New(testRegistry(t))
+		if err := r.Prepare(tc.opts); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if r.Catalog().built(tc.key) == nil {
+			t.Errorf("%s: no %s index after Prepare", tc.name, tc.key)
+		}
+	}
+}
+
+// The keyword scorer's reasons show the words as the tool writes them, as
+// bm25's do, without reading the tool again.
+func TestKeywordWordsAreSurfaceWords(t *testing.T) {
+	reg := testRegistry(t)
+	c := New(reg).Catalog()
+	hits, err := Keyword{}.Score(context.Background(), c, NewQuery("getting the current weather conditions and forecasts"), 5, nil)
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("hits %v, err %v", hits, err)
+	}
+	for _, h := range hits {
+		if want := surfaceWords(c.entries[h.Pos], h.Matched); !slices.Equal(h.Words, want) {
+			t.Errorf("%s: words %q, surfaceWords %q", c.entries[h.Pos].Name(), h.Words, want)
+		}
+	}
+}
