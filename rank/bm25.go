@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/toolselect/toolselect/internal/par"
 	"github.com/toolselect/toolselect/registry"
 )
 
@@ -463,25 +464,19 @@ func buildIndexWith(entries []*registry.Entry, procs int) *bm25Index {
 	}
 	workers := max(1, min(procs, len(idx.docs)/parallelBuildMin))
 	runs := make([]run, workers)
-	var wg sync.WaitGroup
-	for w := range runs {
+	par.For(len(runs), 1, func(w int) {
 		r := &runs[w]
 		r.lo, r.hi = len(idx.docs)*w/workers, len(idx.docs)*(w+1)/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.d = newDocTerms()
-			r.pairs = make([]pair, 0, (r.hi-r.lo)*40)
-			for id := r.lo; id < r.hi; id++ {
-				analyzeEntry(idx.docs[id], r.d)
-				for ti, tid := range r.d.order {
-					r.pairs = append(r.pairs, pair{uint32(tid), posting{doc: uint32(id), tf: r.d.tfs[ti], word: uint32(r.d.first[ti])}})
-				}
-				idx.flen[id] = r.d.lens
+		r.d = newDocTerms()
+		r.pairs = make([]pair, 0, (r.hi-r.lo)*40)
+		for id := r.lo; id < r.hi; id++ {
+			analyzeEntry(idx.docs[id], r.d)
+			for ti, tid := range r.d.order {
+				r.pairs = append(r.pairs, pair{uint32(tid), posting{doc: uint32(id), tf: r.d.tfs[ti], word: uint32(r.d.first[ti])}})
 			}
-		}()
-	}
-	wg.Wait()
+			idx.flen[id] = r.d.lens
+		}
+	})
 	for _, lens := range idx.flen {
 		for f := range numFields {
 			idx.sumLen[f] += float64(lens[f])

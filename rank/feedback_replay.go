@@ -173,17 +173,3 @@ func wordsIn(s string) bool {
 	})
 	return found
 }
-
-// replaySlowly is Replay by Add and Remove, one op at a time (tests).
-func (f *Feedback) replaySlowly(ops []FeedbackOp) int {
-	n := 0
-	for _, op := range ops {
-		if op.Remove {
-			f.Remove(op.Query, op.Tools...)
-			continue
-		}
-		k, _ := f.Add(op.Query, op.Tools...)
-		n += k
-	}
-	return n
-}

@@ -243,3 +243,18 @@ func dump(f *Feedback) string {
 	fmt.Fprintf(&b, "pairs %d unknown %d evicted %d", f.pairs, st.Unknown, st.Evicted)
 	return b.String()
 }
+
+// replaySlowly is Replay by Add and Remove, one op at a time: what Replay
+// must agree with.
+func (f *Feedback) replaySlowly(ops []FeedbackOp) int {
+	n := 0
+	for _, op := range ops {
+		if op.Remove {
+			f.Remove(op.Query, op.Tools...)
+			continue
+		}
+		k, _ := f.Add(op.Query, op.Tools...) // a wordless op adds nothing, as in Replay
+		n += k
+	}
+	return n
+}

@@ -476,24 +476,23 @@ func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Option
 // as the tool writes them (the index matches stems: "service", not "servic"),
 // then the scorer's note if any.
 func scoreReason(scorer string, h Hit, e *registry.Entry) string {
+	s := fmt.Sprintf("%s score %.3f", scorer, h.Score)
+	if len(h.Matched) > 0 {
+		m := h.Words
+		if len(m) != len(h.Matched) {
+			m = surfaceWords(e, h.Matched)
+		}
+		more := ""
+		if len(m) > 6 {
+			more = fmt.Sprintf(" +%d more", len(m)-6)
+			m = m[:6]
+		}
+		s += "; matched " + strings.Join(m, ", ") + more
+	}
 	if h.Note != "" {
-		h2 := h
-		h2.Note = ""
-		return scoreReason(scorer, h2, e) + "; " + h.Note
+		s += "; " + h.Note
 	}
-	if len(h.Matched) == 0 {
-		return fmt.Sprintf("%s score %.3f", scorer, h.Score)
-	}
-	m := h.Words
-	if len(m) != len(h.Matched) {
-		m = surfaceWords(e, h.Matched)
-	}
-	more := ""
-	if len(m) > 6 {
-		more = fmt.Sprintf(" +%d more", len(m)-6)
-		m = m[:6]
-	}
-	return fmt.Sprintf("%s score %.3f; matched %s%s", scorer, h.Score, strings.Join(m, ", "), more)
+	return s
 }
 
 // eligible applies the filters that run before scoring: the one

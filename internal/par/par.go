@@ -5,6 +5,7 @@ package par
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // For runs f(0..n-1) over the cores, in chunks of at least minChunk
@@ -17,18 +18,14 @@ func For(n, minChunk int, f func(i int)) {
 		}
 		return
 	}
-	var next int64
-	var mu sync.Mutex
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				mu.Lock()
-				lo := int(next)
-				next += int64(minChunk)
-				mu.Unlock()
+				lo := int(next.Add(int64(minChunk)) - int64(minChunk))
 				if lo >= n {
 					return
 				}
