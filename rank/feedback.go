@@ -213,18 +213,26 @@ func (f *Feedback) Add(query string, tools ...string) (int, error) {
 			f.unlearn(f.byID[ids[0]], t)
 			f.stats.Evicted++
 		}
-		if task = f.tasks[query]; task == nil {
-			if tf == nil {
-				tf = termFreq(query)
-			}
-			task = f.newTask(query, tf)
-		}
-		task.tools = append(task.tools, t)
-		f.byTool[t] = append(f.byTool[t], task.id)
-		f.pairs++
+		f.learn(query, tf, t)
 		added++
 	}
 	return added, nil
+}
+
+// learn adds the pair (query, tool), indexing the task first if it is new
+// (tf: its term frequencies, worked out here when nil). f.mu is held for
+// writing.
+func (f *Feedback) learn(query string, tf []termCount, tool string) {
+	task := f.tasks[query]
+	if task == nil {
+		if tf == nil {
+			tf = termFreq(query)
+		}
+		task = f.newTask(query, tf)
+	}
+	task.tools = append(task.tools, tool)
+	f.byTool[tool] = append(f.byTool[tool], task.id)
+	f.pairs++
 }
 
 // newTask indexes a task text. f.mu is held for writing.

@@ -132,17 +132,7 @@ func (f *Feedback) Replay(ops []FeedbackOp) (int, error) {
 	added := 0
 	for tool, qs := range held {
 		for _, q := range qs[from[tool]:] {
-			task := f.tasks[q]
-			if task == nil {
-				tf := tfs[q]
-				if tf == nil {
-					tf = termFreq(q)
-				}
-				task = f.newTask(q, tf)
-			}
-			task.tools = append(task.tools, tool)
-			f.byTool[tool] = append(f.byTool[tool], task.id)
-			f.pairs++
+			f.learn(q, tfs[q], tool)
 			added++
 		}
 	}
