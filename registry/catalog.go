@@ -202,12 +202,17 @@ func decodeTool(raw []byte) (Tool, Format, error) {
 	}
 	has := func(key string) bool { _, ok := members[key]; return ok }
 	str := func(key string) string {
-		var s string
-		if m, ok := members[key]; ok {
+		m, ok := members[key]
+		if !ok {
+			return ""
+		}
+		s, plain := plainString(raw[m.start:m.end])
+		if !plain {
 			_ = json.Unmarshal(raw[m.start:m.end], &s)
 		}
 		return s
 	}
+	typ := str("type")
 	nameOf := func() string {
 		if n := str("name"); n != "" {
 			return n
@@ -215,7 +220,7 @@ func decodeTool(raw []byte) (Tool, Format, error) {
 		return "(no name)"
 	}
 	switch {
-	case has("function") && str("type") == "function":
+	case has("function") && typ == "function":
 		// OpenAI Chat Completions (or Ollama): {"type":"function","function":{...}}.
 		var o struct {
 			Function *struct {
@@ -266,8 +271,8 @@ func decodeTool(raw []byte) (Tool, Format, error) {
 		}
 		m.Annotations.Apply(&t)
 		return t, FormatMCP, nil
-	case str("type") != "" && str("type") != "function":
-		return Tool{}, "", fmt.Errorf("tool %q has type %q: only function tools can be registered (provider built-in tools have no schema to check calls against)", nameOf(), str("type"))
+	case typ != "" && typ != "function":
+		return Tool{}, "", fmt.Errorf("tool %q has type %q: only function tools can be registered (provider built-in tools have no schema to check calls against)", nameOf(), typ)
 	}
 	t, ok := fastCanonical(raw, members)
 	if !ok {
@@ -279,7 +284,7 @@ func decodeTool(raw []byte) (Tool, Format, error) {
 		t = Tool(p)
 	}
 	t.Parameters = nullToNil(t.Parameters)
-	if str("type") == "function" && has("strict") && !has("safe") {
+	if typ == "function" && has("strict") && !has("safe") {
 		return t, FormatOpenAIResponses, nil
 	}
 	return t, FormatCanonical, nil

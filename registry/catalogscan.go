@@ -32,8 +32,6 @@ func syntaxAt(data []byte, off int, msg string) error {
 	return fmt.Errorf("catalog line %d, column %d: %s", line, col, msg)
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
 // valueEnd returns the end of the JSON value starting at data[i] (i is not
 // white space and is inside data).
 func valueEnd(data []byte, i int) (int, error) {
@@ -64,7 +62,7 @@ func valueEnd(data []byte, i int) (int, error) {
 		return 0, syntaxAt(data, i, fmt.Sprintf("invalid JSON: unexpected %q", c))
 	}
 	j := i
-	for j < len(data) && !isSpace(data[j]) && bytes.IndexByte([]byte(`{}[],:"`), data[j]) < 0 {
+	for j < len(data) && !jsonscan.IsSpace(data[j]) && bytes.IndexByte([]byte(`{}[],:"`), data[j]) < 0 {
 		j++
 	}
 	return j, nil
@@ -209,7 +207,7 @@ func compactValid(b []byte) []byte {
 					i++
 				}
 			}
-		case isSpace(c):
+		case jsonscan.IsSpace(c):
 			if out == nil {
 				out = make([]byte, 0, len(b))
 			}

@@ -31,13 +31,14 @@ func (l Limits) ClipArgs(raw json.RawMessage) json.RawMessage {
 		c := raw[i]
 		switch c {
 		case '"':
-			j := endOfString(raw, i)
+			j, _ := stringEnd(raw, i) // raw is valid JSON: no error
 			out.Write(raw[i:j])
 			i = j - 1
 		case '{', '[':
 			if depth == l.MaxArgsDepth {
 				out.Write(marker)
-				i = endOfValue(raw, i) - 1
+				j, _ := valueEnd(raw, i)
+				i = j - 1
 				clipped = true
 				continue
 			}
@@ -59,36 +60,4 @@ func (l Limits) ClipArgs(raw json.RawMessage) json.RawMessage {
 func omitted(msg string) json.RawMessage {
 	b, _ := json.Marshal(map[string]string{"omitted": msg})
 	return b
-}
-
-// endOfString returns the index just past the string starting at raw[i] ('"').
-func endOfString(raw []byte, i int) int {
-	for j := i + 1; j < len(raw); j++ {
-		switch raw[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return len(raw)
-}
-
-// endOfValue returns the index just past the object or array starting at raw[i].
-func endOfValue(raw []byte, i int) int {
-	depth := 0
-	for j := i; j < len(raw); j++ {
-		switch raw[j] {
-		case '"':
-			j = endOfString(raw, j) - 1
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return j + 1
-			}
-		}
-	}
-	return len(raw)
 }

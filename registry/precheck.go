@@ -3,6 +3,8 @@ package registry
 import (
 	"slices"
 	"strconv"
+
+	"github.com/toolselect/toolselect/internal/jsonscan"
 )
 
 // Registration checks every schema against the JSON Schema meta-schema and
@@ -46,11 +48,7 @@ type prechecker struct {
 	required []string
 }
 
-func (p *prechecker) ws() {
-	for p.i < len(p.b) && isSpace(p.b[p.i]) {
-		p.i++
-	}
-}
+func (p *prechecker) ws() { p.i = jsonscan.SkipSpace(p.b, p.i) }
 
 func (p *prechecker) at(c byte) bool {
 	p.ws()
@@ -142,7 +140,7 @@ func (p *prechecker) elements(depth int, f func() bool) (int, bool) {
 func (p *prechecker) scalar() []byte {
 	p.ws()
 	start := p.i
-	for p.i < len(p.b) && !isSpace(p.b[p.i]) && p.b[p.i] != ',' && p.b[p.i] != '}' && p.b[p.i] != ']' {
+	for p.i < len(p.b) && !jsonscan.IsSpace(p.b[p.i]) && p.b[p.i] != ',' && p.b[p.i] != '}' && p.b[p.i] != ']' {
 		p.i++
 	}
 	return p.b[start:p.i]

@@ -10,11 +10,14 @@ import "unicode/utf8"
 // SkipSpace returns the index of the first byte at or after i that is not
 // JSON white space.
 func SkipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+	for i < len(b) && IsSpace(b[i]) {
 		i++
 	}
 	return i
 }
+
+// IsSpace reports whether c is JSON white space.
+func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // String reads the JSON string at b[i] that is valid UTF-8 and whose
 // escapes are the simple ones or \u outside the surrogate range (json.Marshal
