@@ -14,16 +14,58 @@ import (
 // "feedback" store in its config.
 var learners sync.Map // *selector.ToolSelector -> *feedbackstore.Learner
 
-// openFeedback loads the store a selector config names (nil when none).
-func openFeedback(cfg selector.Config) (*feedbackstore.Learner, []selector.Option, error) {
+// shared holds one learner per store spec for every selector of the process
+// naming it. llm-common builds a selector per task: each used to open the
+// store again and replay all of it, and learned apart from the others until
+// it next recorded something.
+var shared = struct {
+	sync.Mutex
+	m map[string]*sharedLearner
+}{m: map[string]*sharedLearner{}}
+
+type sharedLearner struct {
+	l    *feedbackstore.Learner
+	refs int
+}
+
+// openFeedback returns the learner of the store a selector config names (nil
+// when none): the one the process already holds, brought up to date with
+// what was appended since (as opening it would), or a new one.
+func openFeedback(cfg selector.Config) (*feedbackstore.Learner, error) {
 	if cfg.Feedback == "" {
-		return nil, nil, nil
+		return nil, nil
+	}
+	shared.Lock()
+	defer shared.Unlock()
+	if s := shared.m[cfg.Feedback]; s != nil {
+		if err := s.l.Sync(context.Background()); err != nil {
+			return nil, err
+		}
+		s.refs++
+		return s.l, nil
 	}
 	l, err := feedbackstore.OpenLearner(context.Background(), cfg.Feedback, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return l, []selector.Option{selector.WithFeedback(l)}, nil
+	shared.m[cfg.Feedback] = &sharedLearner{l: l, refs: 1}
+	return l, nil
+}
+
+// closeFeedback gives back a learner from openFeedback; the store closes with
+// the last selector using it.
+func closeFeedback(l *feedbackstore.Learner) {
+	shared.Lock()
+	defer shared.Unlock()
+	for spec, s := range shared.m {
+		if s.l == l {
+			if s.refs--; s.refs == 0 {
+				delete(shared.m, spec)
+				l.Close()
+			}
+			return
+		}
+	}
 }
 
 func learnerOf(s *selector.ToolSelector) *feedbackstore.Learner {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/toolselect/toolselect/rank"
+	"github.com/toolselect/toolselect/rank/feedbackstore"
 	"github.com/toolselect/toolselect/registry"
 	"github.com/toolselect/toolselect/selector"
 )
@@ -45,18 +46,20 @@ func SelectorNew(cfgJSON []byte, present bool) Result {
 	if err != nil {
 		return Fail(ErrArgument, "config_json: %v", err)
 	}
-	l, fbOpts, err := openFeedback(cfg)
+	l, err := openFeedback(cfg)
 	if err != nil {
 		return Fail(ErrArgument, "config_json: feedback: %v", err)
 	}
+	opts := []selector.Option{selector.WithLogger(quiet)}
 	var ranked rank.Options
 	if l != nil {
 		ranked.Feedback = l.Feedback()
+		opts = append(opts, selector.WithFeedback(l))
 	}
-	s, err := selector.New(client, &cfg, append(fbOpts, selector.WithLogger(quiet), selector.WithRanker(rank.NewOffering(&ranked)))...)
+	s, err := selector.New(client, &cfg, append(opts, selector.WithRanker(rank.NewOffering(&ranked)))...)
 	if err != nil {
 		if l != nil {
-			l.Close()
+			closeFeedback(l)
 		}
 		return Fail(ErrArgument, "config_json: %v", err)
 	}
@@ -72,7 +75,7 @@ func SelectorClose(h uint64) Result {
 	res := table.remove(h, KindSelector)
 	if r == nil && res.Code == OK {
 		if l, ok := learners.LoadAndDelete(v.(*selector.ToolSelector)); ok {
-			l.(interface{ Close() error }).Close()
+			closeFeedback(l.(*feedbackstore.Learner))
 		}
 	}
 	return res

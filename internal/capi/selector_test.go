@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -200,4 +203,47 @@ func TestConfigSchemaNamesWhatSelectorNewAccepts(t *testing.T) {
 	var h struct{ Handle uint64 }
 	_ = json.Unmarshal(r.Body, &h)
 	SelectorClose(h.Handle)
+}
+
+// Selectors naming the same feedback store share one learner: what one
+// records the others rank with at once, the store is read once, and it
+// closes with the last of them.
+func TestSelectorsShareTheirFeedbackStore(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "fb.jsonl")
+	if err := os.WriteFile(store, []byte(`{"query":"will it snow on my ski trip","tools":["get_weather"]}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := []byte(`{"model":"m","feedback":` + strconv.Quote(store) + `}`)
+	a := handleOf(t, SelectorNew(cfg, true))
+	b := handleOf(t, SelectorNew(cfg, true))
+	la, _ := table.get(a, KindSelector)
+	lb, _ := table.get(b, KindSelector)
+	if learnerOf(la.(*selector.ToolSelector)) != learnerOf(lb.(*selector.ToolSelector)) {
+		t.Fatal("two selectors on one store have two learners")
+	}
+	r := SelectorAddFeedback(a, []byte(`{"query":"send the report by email","tools":["send_email"]}`), true)
+	if m := decode(t, r); r.Code != OK || m["pairs"].(float64) != 2 {
+		t.Fatalf("add feedback on a: %s", r.Body)
+	}
+	if st := learnerOf(lb.(*selector.ToolSelector)).Feedback().Stats(); st.Pairs != 2 {
+		t.Errorf("b's feedback has %d pairs, want 2 (a's record included)", st.Pairs)
+	}
+	SelectorClose(a)
+	if r := SelectorAddFeedback(b, []byte(`{"query":"read the file","tools":["read_file"]}`), true); r.Code != OK {
+		t.Fatalf("b after a closed: %s", r.Body)
+	}
+	SelectorClose(b)
+	shared.Lock()
+	n := len(shared.m)
+	shared.Unlock()
+	if n != 0 {
+		t.Errorf("%d shared learners left after both selectors closed", n)
+	}
+	// A selector opened afterwards reads the store anew, with all three records.
+	c := handleOf(t, SelectorNew(cfg, true))
+	defer SelectorClose(c)
+	lc, _ := table.get(c, KindSelector)
+	if st := learnerOf(lc.(*selector.ToolSelector)).Feedback().Stats(); st.Pairs != 3 {
+		t.Errorf("a new selector's feedback has %d pairs, want 3", st.Pairs)
+	}
 }
