@@ -25,7 +25,7 @@ test:
 	@GO=$(GO) PYTHON=$(PYTHON) FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/run.sh
 
 vet:
-	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 

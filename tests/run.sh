@@ -44,14 +44,8 @@ fi
 
 step vet "vet (gofmt, go vet)"
 t0=$(date +%s)
-out=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*'))
 vet_fail=0
-if [ -n "$out" ]; then
-	echo "gofmt needed:"
-	echo "$out"
-	vet_fail=1
-fi
-$GO vet ./... || vet_fail=1
+make --no-print-directory vet GO="$GO" || vet_fail=1 # the Makefile's vet: gofmt, then go vet
 printf 'count\t%d\t%d\t0\ntime\t%d\n' $((1 - vet_fail)) $vet_fail $(($(date +%s) - t0)) >"$report/vet.tsv"
 [ $vet_fail -eq 1 ] && printf 'fail\tgofmt or go vet\n' >>"$report/vet.tsv"
 

@@ -256,11 +256,6 @@ class ToolSelectionConfig:
             raise TypeError(f"ToolSelectionConfig.model_validate takes a mapping, not {type(obj).__name__}")
         return cls(**dict(obj))
 
-    @classmethod
-    def model_fields_names(cls) -> Tuple[str, ...]:
-        """The field names, in Go's order."""
-        return tuple(f["name"] for f in _fields())
-
     def model_copy(self, *, update: Optional[Mapping[str, Any]] = None, deep: bool = False) -> "ToolSelectionConfig":
         """A copy with ``update`` applied (and checked)."""
         d = self.to_json()
@@ -288,13 +283,15 @@ class ToolSelectionConfig:
 
     def __setattr__(self, name: str, value: Any) -> None:
         # Assignment is checked as construction is (pydantic's validate_assignment).
-        for f in _fields():
-            if f["name"] == name:
-                try:
-                    value = _coerce(f, value)
-                except _Bad:
-                    raise ValueError(f"{name} must be {f['want']}{_shown(f, value)}") from None
-                break
+        try:
+            f = _field(name)
+        except KeyError:
+            f = None
+        if f is not None:
+            try:
+                value = _coerce(f, value)
+            except _Bad:
+                raise ValueError(f"{name} must be {f['want']}{_shown(f, value)}") from None
         object.__setattr__(self, name, value)
 
     def __eq__(self, other: object) -> bool:

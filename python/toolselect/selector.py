@@ -28,6 +28,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 from . import _lib
 from ._handle import Native, Use
 from .config import ToolSelectionConfig, env_value
+from .config import _field as _config_field
 from .errors import ArgumentError, ToolSelectError
 from .registry import ToolRegistry
 from .types import Attempt, DroppedCall, Message, SelectionFailure, SelectionResult, ToolCall
@@ -126,9 +127,10 @@ class ToolSelector:
         self.roles = list(roles or [])
         self.allow_unsafe = bool(allow_unsafe)
         self.capabilities = list(capabilities or [])
-        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or not 0 <= top_k <= 1000):
+        top = _config_field("top_k")["max"]  # Go's bound (selector.MaxTopK), read from its schema
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or not 0 <= top_k <= top):
             raise ValueError(f"top_k must be None (the offer budget), 0 (every eligible tool) or an integer "
-                             f"from 1 to 1000, got {top_k!r}")
+                             f"from 1 to {top}, got {top_k!r}")
         self.top_k = top_k
         self.log = logger or log
         # The native selectors live in a separate object so that a quiet
@@ -171,16 +173,14 @@ class ToolSelector:
         Raises ValueError without a store, for an empty query or no tools."""
         if self._natives.closed:
             raise ToolSelectError("this ToolSelector is closed", code=2, kind="handle")
-        if not self.config.feedback:
-            raise ValueError("add_feedback needs a feedback store: set ToolSelectionConfig.feedback "
-                             "(or LLM_COMMON_TOOL_SELECTION_FEEDBACK)")
         if not isinstance(query, str):
             raise TypeError("query must be a string")
         if isinstance(tools, str) or not all(isinstance(t, str) for t in tools):
             raise TypeError("tools must be a sequence of tool names")
         rec = {"query": query, "tools": list(tools), "remove": bool(remove)}
         with self._selector_use(*self._native_key()) as h:
-            # A bad pair raises toolselect.ArgumentError, a ValueError.
+            # A bad pair, or no store in the config, raises
+            # toolselect.ArgumentError, a ValueError (the library's rule).
             return _lib.call("toolselect_selector_add_feedback", h, json.dumps(rec).encode("utf-8"))
 
     def close(self) -> None:
