@@ -37,7 +37,7 @@ func (p *Proxy) handleMeta(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	res, _, err := p.ex.HandleMeta(ctx, executor.Call{Tool: req.Params.Name, Args: req.Params.Arguments})
 	d := time.Since(start)
 	if req.Params.Name == FindToolName {
-		p.stats.findOutcome(d, res.IsError)
+		p.stats.find(d, res.IsError)
 	} else {
 		p.stats.call(string(res.Outcome), d)
 	}

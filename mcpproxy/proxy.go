@@ -423,7 +423,7 @@ func mcpToolOf(e *registry.Entry) (*mcp.Tool, bool) {
 func (p *Proxy) FindTool(ctx context.Context, query string, limit int) ([]executor.FoundTool, error) {
 	start := time.Now()
 	found, err := p.ex.FindTool(ctx, query, limit)
-	p.stats.find(time.Since(start), err)
+	p.stats.find(time.Since(start), err != nil)
 	return found, err
 }
 

@@ -3,7 +3,6 @@ package mcpproxy
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -142,25 +141,14 @@ func newRecorder() *recorder {
 	return &recorder{outcomes: map[string]int{}}
 }
 
-func (r *recorder) find(d time.Duration, err error) {
+func (r *recorder) find(d time.Duration, failed bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.finds.add(d)
-	if err != nil {
+	if failed {
 		r.findErrs++
 	}
 }
-
-// findOutcome counts a find_tool answered through the executor's HandleMeta.
-func (r *recorder) findOutcome(d time.Duration, isError bool) {
-	var err error
-	if isError {
-		err = errFindFailed
-	}
-	r.find(d, err)
-}
-
-var errFindFailed = errors.New("find_tool failed")
 
 // call counts a call by its executor.Outcome.
 func (r *recorder) call(outcome string, d time.Duration) {

@@ -130,3 +130,20 @@ func ExampleSchema() {
 	}
 	// Output: max_calls int 5 1 20 [LLM_COMMON_TOOL_SELECTION_MAX_CALLS]
 }
+
+// The validate tags' literal bounds (struct tags cannot name constants) are
+// the exported ones callers check against.
+func TestSchemaBoundsAreTheConstants(t *testing.T) {
+	want := map[string]float64{"offer_tokens": MaxOfferTokens, "top_k": MaxTopK, "max_searches": MaxMaxSearches}
+	for _, f := range Schema().Fields {
+		if m, ok := want[f.Name]; ok {
+			if f.Max == nil || *f.Max != m {
+				t.Errorf("%s: schema max %v, constant %v", f.Name, f.Max, m)
+			}
+			delete(want, f.Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("fields missing from the schema: %v", want)
+	}
+}

@@ -14,7 +14,8 @@ const AnswerSchema = `{"type":"object","properties":{"calls":{"type":"array","it
 
 // AnswerSchemaSearch is AnswerSchema with the search round: when the offer is
 // a ranked part of the catalog, the model may answer {"calls":[],"search":"..."}.
-const AnswerSchemaSearch = `{"type":"object","properties":{"calls":{"type":"array","items":{"type":"object","properties":{"tool":{"type":"string","description":"the exact name of one of the tools listed"},"args":{"type":"object","description":"arguments satisfying that tool's parameters schema"},"reasoning":{"type":"string","description":"why this call is needed, in one sentence"}},"required":["tool","args"],"additionalProperties":false}},"search":{"type":"string","description":"only with no calls: words for the capability you need, to search the full catalog"}},"required":["calls"],"additionalProperties":false}`
+var AnswerSchemaSearch = strings.Replace(AnswerSchema, `},"required":["calls"]`,
+	`,"search":{"type":"string","description":"only with no calls: words for the capability you need, to search the full catalog"}},"required":["calls"]`, 1)
 
 // SearchToolName is the function native mode offers for the search round.
 const SearchToolName = "search_tools"
