@@ -206,6 +206,14 @@ func startProxy(t *testing.T, cfg *Config) *Proxy {
 // connectMemory connects an SDK client to the proxy in memory.
 func connectMemory(t *testing.T, p *Proxy, version string) *mcp.ClientSession {
 	t.Helper()
+	return connectSession(t, p, nil, version)
+}
+
+// connectSession connects an SDK client (with handlers opts, at protocol
+// version, "" for the SDK's own) to the proxy in memory, closed when the
+// test ends.
+func connectSession(t *testing.T, p *Proxy, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
+	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := p.Server().Connect(ctx, st, nil)
@@ -213,12 +221,11 @@ func connectMemory(t *testing.T, p *Proxy, version string) *mcp.ClientSession {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
-	var opts *mcp.ClientSessionOptions
+	var sopts *mcp.ClientSessionOptions
 	if version != "" {
-		opts = &mcp.ClientSessionOptions{ProtocolVersion: version}
+		sopts = &mcp.ClientSessionOptions{ProtocolVersion: version}
 	}
-	cs, err := c.Connect(ctx, ct, opts)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts).Connect(ctx, ct, sopts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,19 +63,7 @@ func (n *notes) snapshot() (updated []string, progress []*mcp.ProgressNotificati
 // connectWith connects an SDK client with handlers to the proxy in memory.
 func connectWith(t *testing.T, p *Proxy, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	ct, st := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	ss, err := p.Server().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "relay-test", Version: "1"}, opts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return connectSession(t, p, opts, "2025-11-25")
 }
 
 // TestRelayRealPeers: resources, templates, prompts, completion,
