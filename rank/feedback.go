@@ -151,6 +151,20 @@ func CheckFeedbackPair(query string, tools []string) error {
 	return nil
 }
 
+// CheckLearnable says why a query cannot be learned from (nil when it can):
+// it needs a word that is not a stopword. Add refuses such a query, Replay
+// skips it, and a store's learner refuses to record it.
+func CheckLearnable(query string) error {
+	if !hasWords(query) {
+		return noWords(query)
+	}
+	return nil
+}
+
+func noWords(query string) error {
+	return fmt.Errorf("%w: the query %q has no words to learn from", ErrFeedback, clip(query, 60))
+}
+
 // termCount is one term of a task text and how often it occurs.
 type termCount struct {
 	term string
@@ -197,7 +211,7 @@ func (f *Feedback) Add(query string, tools ...string) (int, error) {
 	var tf []termCount
 	if task == nil {
 		if tf = termFreq(query); len(tf) == 0 {
-			return 0, fmt.Errorf("%w: the query %q has no words to learn from", ErrFeedback, clip(query, 60))
+			return 0, noWords(query)
 		}
 	}
 	f.mu.Lock()

@@ -251,3 +251,21 @@ func TestRedisStoreSharedByTwoRankers(t *testing.T) {
 		t.Errorf("malformed element: %v, want a LineError at 42", err)
 	}
 }
+
+// A query with no words to learn from is refused when recorded, not stored
+// to be skipped by every replay.
+func TestLearnerRefusesWordlessQuery(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fb.jsonl")
+	l, err := OpenLearner(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	err = l.Record(context.Background(), "the of and", []string{"x"})
+	if !errors.Is(err, rank.ErrFeedback) || !strings.Contains(err.Error(), "no words to learn from") {
+		t.Fatalf("wordless record: %v", err)
+	}
+	if b, _ := os.ReadFile(path); len(b) != 0 {
+		t.Errorf("the store got %q", b)
+	}
+}
