@@ -213,6 +213,27 @@ def scale(a):
             print(f"load {py[0]['tools']} tools: Go parse+register {g:.0f} ms; Python load_catalog(path) {pf:.0f} ms"
                   f" (+{(pf / g - 1) * 100:.0f}%); get_tools_schema() string ({py[0]['schema_bytes'] / 1e6:.1f} MB) {ps:.0f} ms"
                   f" (+{(ps / g - 1) * 100:.0f}%)")
+            # What a user waits for: whole processes, alternating. Go: the
+            # command line loading the catalog and checking one call; Python:
+            # the interpreter, `import toolselect`, the same load and check.
+            with open(valid) as f:
+                first = json.loads(f.readline())["name"]
+            whole = {
+                "go": [a.toolselect, "validate", "--catalog", valid, "--tool", first, "--args", "{}"],
+                "python": [sys.executable, "-c", f"import toolselect as ts; r = ts.ToolRegistry(); "
+                                                 f"r.load_catalog({valid!r}); r.validate({first!r}, {{}})"],
+                "interpreter": [sys.executable, "-c", "pass"],
+            }
+            took = {k: [] for k in whole}
+            for _ in range(a.runs):
+                for k, cmd in whole.items():
+                    t0 = time.perf_counter()
+                    subprocess.run(cmd, env=env, capture_output=True)
+                    took[k].append((time.perf_counter() - t0) * 1e3)
+            w = {k: med(v) for k, v in took.items()}
+            row["python"]["whole_ms"] = w
+            print(f"whole process, load + one check: Go {w['go']:.0f} ms; Python {w['python']:.0f} ms"
+                  f" (+{(w['python'] / w['go'] - 1) * 100:.0f}%; the interpreter alone {w['interpreter']:.0f} ms)")
         if a.mcp:
             m = med([mcp_first_answer(a.toolselect, f"{d}/tools.jsonl") for _ in range(a.runs)])
             row["mcp_first_answer_s"] = m

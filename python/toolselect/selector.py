@@ -13,7 +13,6 @@ fail-closed), which always runs in Go:
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import concurrent.futures
 import functools
@@ -55,6 +54,7 @@ def _executor() -> concurrent.futures.ThreadPoolExecutor:
 
 
 async def _native(fn: Callable[..., Any], *args: Any) -> Any:
+    import asyncio  # here, not at import: a process that only loads catalogs need not pay for it
     loop = asyncio.get_running_loop()
     return await loop.run_in_executor(_executor(), functools.partial(fn, *args))
 
@@ -288,6 +288,7 @@ class ToolSelector:
     # -- built-in HTTP client --------------------------------------------------
 
     async def _select_http(self, tool_registry: Any, request: bytes) -> Dict[str, Any]:
+        import asyncio  # here, not at import: a process that only loads catalogs need not pay for it
         base, key = self._endpoint()  # read at call time, on the caller's thread
         source = self._schema_of(tool_registry)
 
@@ -344,6 +345,7 @@ class ToolSelector:
         return act
 
     async def _chat(self, act: Dict[str, Any], raised: List[BaseException]) -> Dict[str, Any]:
+        import asyncio  # here, not at import: a process that only loads catalogs need not pay for it
         params = act.get("params") or {}
         timeout = float(params.get("timeout_s") or self.config.timeout_s)
         make = self.message_factory
@@ -426,6 +428,7 @@ def _attempt(a: Dict[str, Any]) -> Attempt:
 
 
 def _client_error(e: BaseException) -> Dict[str, Any]:
+    import asyncio  # here, not at import: a process that only loads catalogs need not pay for it
     status = getattr(e, "status_code", None) or getattr(e, "status", None)
     name = type(e).__name__.lower()
     if isinstance(e, (TimeoutError, asyncio.TimeoutError)) or "timeout" in name:
