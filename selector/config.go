@@ -68,6 +68,9 @@ const (
 	EnvOfferTokens      = "LLM_COMMON_TOOL_SELECTION_OFFER_TOKENS"
 	EnvTopK             = "LLM_COMMON_TOOL_SELECTION_TOP_K"
 	EnvMaxSearches      = "LLM_COMMON_TOOL_SELECTION_MAX_SEARCHES"
+	EnvProvider         = "LLM_COMMON_TOOL_SELECTION_PROVIDER"
+	EnvReasoning        = "LLM_COMMON_TOOL_SELECTION_REASONING"
+	EnvMaxTokens        = "LLM_COMMON_TOOL_SELECTION_MAX_TOKENS"
 	EnvOpenAIBaseURL    = "OPENAI_BASE_URL"
 	EnvOpenAIAPIKey     = "OPENAI_API_KEY"
 )
@@ -124,6 +127,19 @@ type Config struct {
 	// default 1). In Go, 0 means the default: turn searching off with
 	// NoSearches (-1).
 	MaxSearches int `json:"-" validate:"min=-1,max=10"`
+	// Provider picks the provider dialect (docs/providers.md): what a request
+	// carries and how a reply is read. The zero value is ProviderAuto (the
+	// constructors store "auto" as ""; JSON writes "auto"), which decides from the base URL's host, then the model name; a server
+	// it does not recognise gets the generic OpenAI-compatible dialect.
+	Provider Provider `json:"provider" validate:"omitempty,oneof=auto generic openai deepseek zai qwen vllm ollama lmstudio llamacpp openrouter mistral"`
+	// Reasoning is how much the model may think before it selects:
+	// ReasoningOff (the zero value; "off" is stored as "") maps to each dialect's lowest
+	// setting; low, medium, high ask for more; ReasoningProvider sends nothing.
+	Reasoning Reasoning `json:"reasoning" validate:"omitempty,oneof=off low medium high provider"`
+	// MaxTokens is the reply's token limit, sent in the dialect's field
+	// (max_tokens or max_completion_tokens; reasoning tokens count against
+	// it); 0, the default, sends none, so the server's own limit applies (0-1,000,000).
+	MaxTokens int `json:"max_tokens" validate:"min=0,max=1000000"`
 }
 
 // Searches returns how many search rounds an attempt may make (0: off).
@@ -153,6 +169,36 @@ func DefaultConfig() Config {
 	}
 }
 
+// normalize makes the spelled-out defaults of Provider and Reasoning
+// ("auto", "off", any case) their zero values, so that a Config read from
+// the environment or JSON equals one built in Go.
+func (c *Config) normalize() {
+	c.Provider = Provider(strings.ToLower(strings.TrimSpace(string(c.Provider))))
+	c.Reasoning = Reasoning(strings.ToLower(strings.TrimSpace(string(c.Reasoning))))
+	if c.Provider == ProviderAuto {
+		c.Provider = ""
+	}
+	if c.Reasoning == ReasoningOff {
+		c.Reasoning = ""
+	}
+}
+
+// reasoning is Reasoning with the zero value spelled out (ReasoningOff).
+func (c Config) reasoning() Reasoning {
+	if c.Reasoning == "" {
+		return ReasoningOff
+	}
+	return c.Reasoning
+}
+
+// provider is Provider with the zero value spelled out (ProviderAuto).
+func (c Config) provider() Provider {
+	if c.Provider == "" {
+		return ProviderAuto
+	}
+	return c.Provider
+}
+
 // withDefaults fills the fields whose zero value is never valid.
 func (c Config) withDefaults() Config {
 	d := DefaultConfig()
@@ -180,6 +226,7 @@ func (c Config) withDefaults() Config {
 	if c.MaxSearches == 0 {
 		c.MaxSearches = d.MaxSearches
 	}
+	c.normalize()
 	return c
 }
 
@@ -233,6 +280,9 @@ var configFields = map[string]fieldInfo{
 	"OfferTokens":      {EnvOfferTokens, "an integer number of tokens from 1 to 10000000", false},
 	"TopK":             {EnvTopK, "an integer from 1 to 1000", false},
 	"MaxSearches":      {EnvMaxSearches, "an integer from 0 (no search round) to 10", false},
+	"Provider":         {EnvProvider, "one of auto, generic, openai, deepseek, zai, qwen, vllm, ollama, lmstudio, llamacpp, openrouter, mistral", false},
+	"Reasoning":        {EnvReasoning, "one of off, low, medium, high, provider", false},
+	"MaxTokens":        {EnvMaxTokens, "an integer number of tokens from 0 (none sent) to 1000000", false},
 }
 
 func configErr(field, value, problem string) *ConfigError {
@@ -357,6 +407,9 @@ type envConfig struct {
 	OfferTokens      int     `env:"LLM_COMMON_TOOL_SELECTION_OFFER_TOKENS" envDefault:"10000"`
 	TopK             int     `env:"LLM_COMMON_TOOL_SELECTION_TOP_K" envDefault:"10"`
 	MaxSearches      int     `env:"LLM_COMMON_TOOL_SELECTION_MAX_SEARCHES" envDefault:"1"`
+	Provider         string  `env:"LLM_COMMON_TOOL_SELECTION_PROVIDER" envDefault:"auto"`
+	Reasoning        string  `env:"LLM_COMMON_TOOL_SELECTION_REASONING" envDefault:"off"`
+	MaxTokens        int     `env:"LLM_COMMON_TOOL_SELECTION_MAX_TOKENS" envDefault:"0"`
 }
 
 // ParseBool reads a boolean setting: 1/true/t/yes/y/on and 0/false/f/no/n/off,
@@ -428,7 +481,11 @@ func configFromEnv(environ map[string]string) (Config, error) {
 		Feedback:         ec.Feedback,
 		OfferTokens:      ec.OfferTokens,
 		TopK:             ec.TopK,
+		Provider:         Provider(ec.Provider),
+		Reasoning:        Reasoning(ec.Reasoning),
+		MaxTokens:        ec.MaxTokens,
 	}
+	c.normalize()
 	if c.MaxSearches, err = searchesFromWire(ec.MaxSearches); err != nil {
 		return Config{}, err
 	}
@@ -509,6 +566,7 @@ func ConfigFromJSON(data []byte) (Config, error) {
 		}
 	}
 	c.Mode = strings.ToLower(strings.TrimSpace(c.Mode))
+	c.normalize()
 	if err := c.Validate(); err != nil {
 		return Config{}, err
 	}
@@ -527,6 +585,22 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		APIKey      string `json:"api_key,omitempty"`
 		APIKeySet   bool   `json:"api_key_set"`
 	}{plain: plain(c), FailClosed: !c.FailOpen, MaxSearches: c.Searches(), APIKeySet: c.APIKey != ""})
+}
+
+// MarshalJSON writes the zero Provider as "auto".
+func (p Provider) MarshalJSON() ([]byte, error) {
+	if p == "" {
+		p = ProviderAuto
+	}
+	return json.Marshal(string(p))
+}
+
+// MarshalJSON writes the zero Reasoning as "off".
+func (r Reasoning) MarshalJSON() ([]byte, error) {
+	if r == "" {
+		r = ReasoningOff
+	}
+	return json.Marshal(string(r))
 }
 
 // String describes the configuration with the API key redacted.
@@ -555,5 +629,8 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("offer_tokens", c.OfferTokens),
 		slog.Int("top_k", c.TopK),
 		slog.Int("max_searches", c.Searches()),
+		slog.String("provider", string(c.provider())),
+		slog.String("reasoning", string(c.reasoning())),
+		slog.Int("max_tokens", c.MaxTokens),
 	)
 }

@@ -1,6 +1,7 @@
 package selector
 
 import (
+	"encoding/json"
 	"reflect"
 	"strconv"
 	"strings"
@@ -102,6 +103,17 @@ func Schema() ConfigSchema {
 			dv = fv.Interface()
 		} else if !fv.IsNil() {
 			dv = fv.Elem().Interface()
+		}
+		if m, ok := dv.(json.Marshaler); ok && typ == "string" { // Provider, Reasoning: "" is written "auto", "off"
+			if b, err := m.MarshalJSON(); err == nil {
+				var str string
+				if json.Unmarshal(b, &str) == nil {
+					dv = str
+				}
+			}
+		}
+		if typ == "string" && dv != nil {
+			dv = reflect.ValueOf(dv).String()
 		}
 		if typ == "string" && dv == "" {
 			dv = nil

@@ -34,10 +34,17 @@ const (
 	KindValidation FailureKind = "validation"
 	// KindSearch: ranking the catalog for the model's search failed.
 	KindSearch FailureKind = "search"
+	// KindTruncated: the reply stopped at the token limit (finish_reason
+	// "length") without a usable answer; the message names the limit and the
+	// tokens spent.
+	KindTruncated FailureKind = "truncated"
+	// KindConfig: the request was refused before it was sent because of a
+	// setting (the message names it), e.g. by go-openai's own checks.
+	KindConfig FailureKind = "config"
 )
 
 // FailureKinds lists every kind, in documentation order.
-var FailureKinds = []FailureKind{KindTransport, KindTimeout, KindCanceled, KindHTTPStatus, KindResponseTooLarge, KindEmptyChoices, KindParse, KindValidation, KindSearch}
+var FailureKinds = []FailureKind{KindTransport, KindTimeout, KindCanceled, KindHTTPStatus, KindResponseTooLarge, KindEmptyChoices, KindParse, KindValidation, KindSearch, KindTruncated, KindConfig}
 
 // The kinds of a selection that ended with no calls without asking a model
 // (SelectionError.Kind, and "error.kind" in JSON). A selection that asked a
@@ -156,6 +163,13 @@ type Attempt struct {
 	// (or the offer was already every eligible tool): the attempt ended with
 	// no calls, the model's decision.
 	UnansweredSearch string
+	// Dialect is the provider dialect the requests were shaped for; empty
+	// for the generic OpenAI-compatible dialect.
+	Dialect string
+	// Adapted lists what this attempt changed after a 400 named a field it
+	// sent (e.g. "temperature: omitted"), or what earlier attempts on the same
+	// base URL and model had learned. It is not a fallback.
+	Adapted []string
 }
 
 // Search is one search round: the model's words and the canonical names of
@@ -178,6 +192,8 @@ type attemptJSON struct {
 	Rejected         []DroppedCall `json:"rejected,omitempty"`
 	Searches         []Search      `json:"searches,omitempty"`
 	UnansweredSearch string        `json:"unanswered_search,omitempty"`
+	Dialect          string        `json:"dialect,omitempty"`
+	Adapted          []string      `json:"adapted,omitempty"`
 }
 
 // ErrorInfo is an error as JSON: {"kind","message"}.
@@ -194,6 +210,7 @@ func (a Attempt) MarshalJSON() ([]byte, error) {
 		LatencyMS:    float64(a.Latency.Microseconds()) / 1000,
 		PromptTokens: a.PromptTokens, CompletionTokens: a.CompletionTokens,
 		Rejected: a.Rejected, Searches: a.Searches, UnansweredSearch: a.UnansweredSearch,
+		Dialect: a.Dialect, Adapted: a.Adapted,
 	}
 	if !a.OK {
 		j.Error = &ErrorInfo{Kind: string(a.Kind), Message: a.Message}
@@ -209,7 +226,7 @@ func (a *Attempt) UnmarshalJSON(data []byte) error {
 	}
 	*a = Attempt{Model: j.Model, OK: j.OK, Latency: time.Duration(j.LatencyMS * float64(time.Millisecond)),
 		PromptTokens: j.PromptTokens, CompletionTokens: j.CompletionTokens, Rejected: j.Rejected,
-		Searches: j.Searches, UnansweredSearch: j.UnansweredSearch}
+		Searches: j.Searches, UnansweredSearch: j.UnansweredSearch, Dialect: j.Dialect, Adapted: j.Adapted}
 	if j.Error != nil {
 		a.Kind, a.Message = FailureKind(j.Error.Kind), j.Error.Message
 	}

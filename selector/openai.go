@@ -60,8 +60,6 @@ func NewOpenAIClient(cfg Config, httpClient *http.Client) (ChatClient, error) {
 	return &openAIClient{client: openai.NewClientWithConfig(oc), doer: doer, apiKey: cfg.APIKey}, nil
 }
 
-type temperatureKey struct{}
-
 // retryAfterKey holds a *retryAfter in a request's context: the guarded doer
 // records there the Retry-After of a failed response, which go-openai's
 // errors do not carry.
@@ -96,6 +94,12 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 }
 
 // Chat sends one chat completion. Failures are *ChatError values.
+//
+// go-openai builds and sends the request and reads error statuses; the
+// dialect's fields are set on the body as it leaves (bodyOverlay), and a 2xx
+// body is read by the selector's one reply reader (readCompletion), so a
+// provider's reply shape (content parts, object arguments, an error in a 200,
+// a stream) is read the same way for every driver.
 func (c *openAIClient) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error) {
 	if req.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -103,15 +107,19 @@ func (c *openAIClient) Chat(ctx context.Context, req ChatRequest) (ChatResponse,
 		defer cancel()
 	}
 	creq := openai.ChatCompletionRequest{
-		Model:       req.Model,
-		Temperature: float32(req.Temperature),
-		Messages:    make([]openai.ChatCompletionMessage, len(req.Messages)),
+		Model:    req.Model,
+		Messages: make([]openai.ChatCompletionMessage, len(req.Messages)),
 	}
 	for i, m := range req.Messages {
-		creq.Messages[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+		cm := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ReasoningContent: m.ReasoningContent, ToolCallID: m.ToolCallID}
+		for _, tc := range m.ToolCalls {
+			cm.ToolCalls = append(cm.ToolCalls, openai.ToolCall{ID: tc.ID, Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments}})
+		}
+		creq.Messages[i] = cm
 	}
-	if req.ResponseFormat != "" {
-		creq.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatType(req.ResponseFormat)}
+	if req.ResponseFormat == "json_object" {
+		creq.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
 	}
 	for i, raw := range req.Tools {
 		var t struct {
@@ -131,21 +139,50 @@ func (c *openAIClient) Chat(ctx context.Context, req ChatRequest) (ChatResponse,
 	}
 	start := time.Now()
 	ra := &retryAfter{}
-	rctx := context.WithValue(context.WithValue(ctx, temperatureKey{}, req.Temperature), retryAfterKey{}, ra)
-	resp, err := c.client.CreateChatCompletion(rctx, creq)
+	ov := &bodyOverlay{set: map[string]json.RawMessage{}}
+	if !req.OmitTemperature {
+		ov.set["temperature"] = json.RawMessage(strconv.FormatFloat(req.Temperature, 'f', -1, 64))
+	}
+	for k, v := range req.Params {
+		ov.set[k] = v
+	}
+	for k, v := range req.ExtraBody {
+		ov.set[k] = v
+	}
+	rctx := context.WithValue(context.WithValue(ctx, overlayKey{}, ov), retryAfterKey{}, ra)
+	_, err := c.client.CreateChatCompletion(rctx, creq)
 	if err != nil {
 		return ChatResponse{}, c.chatError(ctx, err, time.Since(start), ra)
 	}
-	out := ChatResponse{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
-	if len(resp.Choices) == 0 {
-		return out, &ChatError{Kind: KindEmptyChoices, Message: "the completion has no choices", Err: ErrEmptyChoices}
+	if ov.body == nil {
+		return ChatResponse{}, &ChatError{Kind: KindTransport, Message: "the response body was not read"}
 	}
-	msg := resp.Choices[0].Message
-	out.Content = msg.Content
-	for _, tc := range msg.ToolCalls {
-		out.ToolCalls = append(out.ToolCalls, NativeCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	out, err := readCompletion(ov.body)
+	if err != nil {
+		var ce *ChatError
+		if errors.As(err, &ce) {
+			ce.Message = truncate(redact(ce.Message, c.apiKey), 1024)
+		}
+		return out, err
 	}
 	return out, nil
+}
+
+// goOpenAIChecks are go-openai's own refusals of a request before it is sent
+// (its reasoning-model checks), each with the setting that causes it.
+var goOpenAIChecks = []struct {
+	err     error
+	setting string
+}{
+	{openai.ErrReasoningModelLimitationsOther, EnvTemperature + " (OpenAI reasoning models take only their default temperature)"},
+	{openai.ErrO1BetaLimitationsOther, EnvTemperature + " (OpenAI reasoning models take only their default temperature)"},
+	{openai.ErrReasoningModelMaxTokensDeprecated, EnvMaxTokens + " (this model takes max_completion_tokens)"},
+	{openai.ErrReasoningSamplingUnsupported, EnvTemperature + " (omitted when reasoning is on)"},
+	{openai.ErrReasoningEffortUnsupported, EnvReasoning},
+	{openai.ErrReasoningToolsRequireResponses, EnvMode + " or " + EnvReasoning + " (native tool calls with reasoning need OpenAI's Responses API: use mode json, or reasoning off)"},
+	{openai.ErrReasoningModelLimitationsLogprobs, "logprobs"},
+	{openai.ErrO1BetaLimitationsTools, EnvMode},
+	{openai.ErrO1BetaLimitationsMessageTypes, EnvModel + " (this model takes no system message)"},
 }
 
 // chatError classifies a go-openai error, keeping the server's message and
@@ -173,6 +210,11 @@ func (c *openAIClient) chatError(ctx context.Context, err error, elapsed time.Du
 		apiErr *openai.APIError
 		ne     net.Error
 	)
+	for _, chk := range goOpenAIChecks {
+		if errors.Is(err, chk.err) {
+			return mk(KindConfig, 0, fmt.Sprintf("the request was refused before sending by the go-openai client: %v; check %s", err, chk.setting), ErrInvalidConfig)
+		}
+	}
 	switch {
 	case errors.Is(err, ErrResponseTooLarge):
 		msg := err.Error()
@@ -286,17 +328,31 @@ func jsonMessage(raw json.RawMessage) string {
 	return ""
 }
 
-// guardedDoer is the HTTP layer under go-openai: it puts the exact configured
-// temperature on the wire and bounds response bodies.
+// guardedDoer is the HTTP layer under go-openai: it puts the dialect's
+// fields (and the exact temperature) on the wire, bounds response bodies, and
+// keeps a 2xx body for the selector's reply reader.
 type guardedDoer struct {
 	client *http.Client
 	limit  int64
 }
 
-// Do sends req with the exact temperature and returns a size-limited body.
+// overlayKey holds a *bodyOverlay in a request's context.
+type overlayKey struct{}
+
+// bodyOverlay is what the doer sets on a request body, and where it leaves
+// the 2xx response body.
+type bodyOverlay struct {
+	set  map[string]json.RawMessage
+	body []byte
+}
+
+// Do sends req with the overlay's fields and returns a size-limited body.
+// A 2xx body is read whole (within the limit) into the overlay, and go-openai
+// is handed an empty object in its place: the reply is read by readCompletion.
 func (d *guardedDoer) Do(req *http.Request) (*http.Response, error) {
-	if t, ok := req.Context().Value(temperatureKey{}).(float64); ok && req.Body != nil {
-		if err := setTemperature(req, t); err != nil {
+	ov, _ := req.Context().Value(overlayKey{}).(*bodyOverlay)
+	if ov != nil && req.Body != nil {
+		if err := setFields(req, ov.set); err != nil {
 			return nil, err
 		}
 	}
@@ -314,13 +370,26 @@ func (d *guardedDoer) Do(req *http.Request) (*http.Response, error) {
 		return nil, &tooLargeError{limit: d.limit, length: resp.ContentLength}
 	}
 	resp.Body = &limitedBody{rc: resp.Body, left: d.limit, limit: d.limit}
+	if ov != nil && resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		ov.body = body
+		resp.Body = io.NopCloser(strings.NewReader("{}"))
+		resp.ContentLength = 2
+		resp.Header.Set("Content-Type", "application/json")
+	}
 	return resp, nil
 }
 
-// setTemperature rewrites the JSON request body so that "temperature" holds
-// t exactly: go-openai's float32 field with omitempty drops 0 and turns 0.1
-// into 0.10000000149011612.
-func setTemperature(req *http.Request, t float64) error {
+// setFields rewrites the JSON request body with set's fields: "temperature"
+// then holds the configured value exactly (go-openai's float32 field with
+// omitempty drops 0 and turns 0.1 into 0.10000000149011612), and no field is
+// sent that the overlay does not set (go-openai's temperature is left 0, so
+// omitted).
+func setFields(req *http.Request, set map[string]json.RawMessage) error {
 	body, err := io.ReadAll(req.Body)
 	req.Body.Close()
 	if err != nil {
@@ -330,7 +399,9 @@ func setTemperature(req *http.Request, t float64) error {
 	if err := json.Unmarshal(body, &m); err != nil {
 		return fmt.Errorf("selector: request body is not a JSON object: %w", err)
 	}
-	m["temperature"] = json.RawMessage(strconv.FormatFloat(t, 'f', -1, 64))
+	for k, v := range set {
+		m[k] = v
+	}
 	body, err = json.Marshal(m)
 	if err != nil {
 		return err

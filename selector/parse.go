@@ -50,7 +50,30 @@ func stripFence(s string) string {
 // and an optional string "reasoning". An optional string "search" (null or
 // blank: none) asks for a search round. Unknown keys are ignored. Anything
 // else is a parse error.
+//
+// Exactly one such object may also sit among prose, or in a closed fence
+// followed by prose: it is read when the whole reply is not the contract.
+// Two or more candidates stay a parse error (never guess).
 func parseReply(content string) ([]rawCall, string, error) {
+	calls, search, err := parseContract(content)
+	if err == nil || strings.TrimSpace(content) == "" {
+		return calls, search, err
+	}
+	switch cands := callsCandidates(content); len(cands) {
+	case 0:
+		return nil, "", err
+	case 1:
+		if strings.TrimSpace(stripFence(content)) == cands[0] {
+			return nil, "", err // the whole reply is that object: its own error stands
+		}
+		return parseContract(cands[0])
+	default:
+		return nil, "", parseErrorf("the reply holds %d JSON objects with \"calls\"; want exactly one (toolselect does not guess which)", len(cands))
+	}
+}
+
+// parseContract reads a reply that is exactly the contract (optionally fenced).
+func parseContract(content string) ([]rawCall, string, error) {
 	body := stripFence(content)
 	if body == "" {
 		return nil, "", parseErrorf("the reply is empty; want a JSON object {\"calls\":[...]}")

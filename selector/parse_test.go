@@ -22,6 +22,15 @@ func TestParseReply(t *testing.T) {
 		{"extra keys ignored", `{"calls":[{"tool":"a","args":{},"id":7}],"note":"x"}`, []rawCall{{"a", []byte(`{}`), ""}}},
 		{"numbers kept verbatim", `{"calls":[{"tool":"a","args":{"n":12345678901234567890}}]}`, []rawCall{{"a", []byte(`{"n":12345678901234567890}`), ""}}},
 		{"empty calls", `{"calls":[]}`, []rawCall{}},
+		// Exactly one calls object among prose is read (issue 20): the
+		// shapes models actually send.
+		{"prose before json", `Here: {"calls":[]}`, []rawCall{}},
+		{"trailing text", `{"calls":[{"tool":"a","args":{}}]} and more`, []rawCall{{"a", []byte(`{}`), ""}}},
+		{"inside a sentence", `I will call {"calls":[{"tool":"a","args":{"q":"}{"}}]} now.`, []rawCall{{"a", []byte(`{"q":"}{"}`), ""}}},
+		{"closed fence then prose", "```json\n{\"calls\":[{\"tool\":\"a\",\"args\":{}}]}\n```\nThis checks the weather.", []rawCall{{"a", []byte(`{}`), ""}}},
+		{"unclosed fence", "```json\n{\"calls\":[]}", []rawCall{}},
+		{"fence with other lang", "```python\n{\"calls\":[]}\n```", []rawCall{}},
+		{"other objects beside it", `Note {"x":1} then {"calls":[{"tool":"a"}]}`, []rawCall{{"a", []byte(`{}`), ""}}},
 	}
 	for _, tc := range ok {
 		t.Run(tc.name, func(t *testing.T) {
@@ -38,14 +47,14 @@ func TestParseReply(t *testing.T) {
 	bad := map[string]string{
 		"empty":                    "",
 		"prose":                    "Sure! Here are the calls.",
-		"prose before json":        `Here: {"calls":[]}`,
 		"array":                    `[{"tool":"a"}]`,
 		"invalid json":             `{"calls":[`,
 		"no calls key":             `{"tool":"a","args":{}}`,
 		"calls null":               `{"calls":null}`,
 		"calls object":             `{"calls":{"tool":"a"}}`,
-		"trailing text":            `{"calls":[]} and more`,
 		"two objects":              `{"calls":[]}{"calls":[]}`,
+		"two candidates in prose":  `Either {"calls":[{"tool":"a"}]} or {"calls":[{"tool":"b"}]}.`,
+		"one candidate, invalid":   `Here: {"calls":[{"args":{}}]} done`,
 		"call not object":          `{"calls":["a"]}`,
 		"tool missing":             `{"calls":[{"args":{}}]}`,
 		"tool not string":          `{"calls":[{"tool":1,"args":{}}]}`,
@@ -55,8 +64,6 @@ func TestParseReply(t *testing.T) {
 		"args string not object":   `{"calls":[{"tool":"a","args":"[1]"}]}`,
 		"args string invalid json": `{"calls":[{"tool":"a","args":"{x"}]}`,
 		"reasoning not string":     `{"calls":[{"tool":"a","args":{},"reasoning":{"a":1}}]}`,
-		"unclosed fence":           "```json\n{\"calls\":[]}",
-		"fence with other lang":    "```python\n{\"calls\":[]}\n```",
 	}
 	for name, reply := range bad {
 		t.Run("bad/"+name, func(t *testing.T) {

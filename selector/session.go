@@ -57,15 +57,22 @@ type Result struct {
 type chatJSON struct {
 	Action   string     `json:"action"`
 	Model    string     `json:"model"`
+	Dialect  string     `json:"dialect,omitempty"`
 	Messages []Message  `json:"messages"`
 	Params   chatParams `json:"params"`
 }
 
 type chatParams struct {
-	Temperature    float64           `json:"temperature"`
-	ResponseFormat *responseFormat   `json:"response_format,omitempty"`
+	Temperature    *float64          `json:"temperature,omitempty"`
+	ResponseFormat any               `json:"response_format,omitempty"`
 	TimeoutS       float64           `json:"timeout_s"`
 	Tools          []json.RawMessage `json:"tools,omitempty"`
+	// The dialect's fields (docs/providers.md): OpenAI's own as keywords,
+	// the provider's in extra_body, as the OpenAI SDKs take them.
+	MaxTokens           json.RawMessage            `json:"max_tokens,omitempty"`
+	MaxCompletionTokens json.RawMessage            `json:"max_completion_tokens,omitempty"`
+	ReasoningEffort     json.RawMessage            `json:"reasoning_effort,omitempty"`
+	ExtraBody           map[string]json.RawMessage `json:"extra_body,omitempty"`
 }
 
 type responseFormat struct {
@@ -85,15 +92,25 @@ func (a Action) MarshalJSON() ([]byte, error) {
 		if a.Chat == nil {
 			return nil, errors.New("selector: chat action without a request")
 		}
+		c := a.Chat
 		p := chatParams{
-			Temperature: a.Chat.Temperature,
-			TimeoutS:    a.Chat.Timeout.Seconds(),
-			Tools:       a.Chat.Tools,
+			TimeoutS:            c.Timeout.Seconds(),
+			Tools:               c.Tools,
+			MaxTokens:           c.Params["max_tokens"],
+			MaxCompletionTokens: c.Params["max_completion_tokens"],
+			ReasoningEffort:     c.Params["reasoning_effort"],
+			ExtraBody:           c.ExtraBody,
 		}
-		if a.Chat.ResponseFormat != "" {
-			p.ResponseFormat = &responseFormat{Type: a.Chat.ResponseFormat}
+		if !c.OmitTemperature {
+			t := c.Temperature
+			p.Temperature = &t
 		}
-		return json.Marshal(chatJSON{Action: ActionChat, Model: a.Chat.Model, Messages: a.Chat.Messages, Params: p})
+		if rf, ok := c.Params["response_format"]; ok {
+			p.ResponseFormat = rf
+		} else if c.ResponseFormat != "" {
+			p.ResponseFormat = &responseFormat{Type: c.ResponseFormat}
+		}
+		return json.Marshal(chatJSON{Action: ActionChat, Model: c.Model, Dialect: c.Dialect, Messages: c.Messages, Params: p})
 	case ActionDone:
 		r := a.Result
 		if r == nil {
@@ -166,6 +183,10 @@ type Session struct {
 	searches   []Search
 	promptTok  int
 	complTok   int
+	have       adaptation // the adaptations the attempt's requests carry
+	adapted    []string   // their descriptions, for the attempt record
+	dialect    dialect    // the attempt's dialect
+	replay     []Message  // a continued conversation's turns after the user prompt (DeepSeek's tool loop)
 }
 
 // offer is the tools of one request, and how the model's names map back.
@@ -394,6 +415,9 @@ func (ss *Session) advance() {
 			continue
 		}
 		ss.cur, ss.searches, ss.promptTok, ss.complTok = ss.first, nil, 0, 0
+		ss.replay = nil
+		ss.have = learnedFor(ss.cfg.BaseURL, model)
+		ss.adapted = adaptationNames(ss.have, "learned earlier: ")
 		ss.sentAt = ss.now()
 		ss.attemptEnd = ss.sentAt.Add(timeout)
 		ss.pending = ss.chat(model, timeout)
@@ -403,7 +427,8 @@ func (ss *Session) advance() {
 	ss.finish(&Result{}, &SelectionError{Attempts: ss.attempts})
 }
 
-// chat is the request for the current offer.
+// chat is the request for the current offer, shaped for model's dialect
+// with the attempt's adaptations.
 func (ss *Session) chat(model string, timeout time.Duration) *ChatRequest {
 	req := &ChatRequest{
 		Model:       model,
@@ -411,12 +436,67 @@ func (ss *Session) chat(model string, timeout time.Duration) *ChatRequest {
 		Temperature: ss.cfg.Temperature,
 		Timeout:     timeout,
 	}
+	if len(ss.replay) > 0 {
+		req.Messages = append(append([]Message(nil), ss.cur.messages[:1]...), ss.user0())
+		req.Messages = append(req.Messages, ss.replay...)
+	}
 	if ss.cfg.Mode == ModeNative {
 		req.Tools = ss.cur.tools
 	} else {
 		req.ResponseFormat = "json_object"
 	}
+	ss.dialect = shape(&ss.cfg, req, ss.cur.search, ss.have)
 	return req
+}
+
+// user0 is the user prompt without a search note.
+func (ss *Session) user0() Message { return Message{Role: "user", Content: ss.user} }
+
+// adaptationNames describes the adaptations in a, each with prefix.
+func adaptationNames(a adaptation, prefix string) []string {
+	var out []string
+	for _, n := range []struct {
+		bit  adaptation
+		name string
+	}{
+		{adaptNoTemperature, "temperature: omitted"},
+		{adaptTokenField, "token limit field swapped"},
+		{adaptJSONSchema, "response_format: json_object -> json_schema"},
+		{adaptNoResponseFormat, "response_format: omitted"},
+		{adaptNoReasoning, "reasoning control: omitted"},
+	} {
+		if a&n.bit != 0 {
+			out = append(out, prefix+n.name)
+		}
+	}
+	return out
+}
+
+// adapt retries the pending request once without (or with the documented
+// alternative to) the field a 400 named, within the attempt's timeout, and
+// remembers it for the base URL and model. ok is false when the failure is
+// not such a 400.
+func (ss *Session) adapt(req *ChatRequest, err error) (Action, bool) {
+	var ce *ChatError
+	if !errors.As(err, &ce) || ce.Kind != KindHTTPStatus || (ce.StatusCode != 400 && ce.StatusCode != 422) {
+		return Action{}, false
+	}
+	a, what, ok := adaptTo(ce.Message, req, ss.have)
+	if !ok {
+		return Action{}, false
+	}
+	left := ss.attemptEnd.Sub(ss.now())
+	if left <= 0 {
+		return Action{}, false
+	}
+	ss.have |= a
+	ss.adapted = append(ss.adapted, what)
+	learn(ss.cfg.BaseURL, req.Model, a)
+	ss.log.LogAttrs(ss.ctx, slog.LevelWarn, "tool selection: the server refused a request field; retrying without it",
+		slog.String("model", req.Model), slog.String("dialect", req.Dialect), slog.String("adapted", what),
+		slog.String("error", truncate(redact(ce.Message, ss.cfg.APIKey), 300)))
+	ss.pending = ss.chat(req.Model, left)
+	return ss.Next(), true
 }
 
 // Feed gives the outcome of the pending chat (a response, or the error the
@@ -430,8 +510,16 @@ func (ss *Session) Feed(resp ChatResponse, err error) Action {
 	ss.pending = nil
 	ss.promptTok += resp.PromptTokens
 	ss.complTok += resp.CompletionTokens
+	if err != nil {
+		if next, ok := ss.adapt(req, err); ok {
+			return next
+		}
+	}
 	a := Attempt{Model: req.Model, Latency: ss.now().Sub(ss.sentAt),
-		PromptTokens: ss.promptTok, CompletionTokens: ss.complTok, Searches: ss.searches}
+		PromptTokens: ss.promptTok, CompletionTokens: ss.complTok, Searches: ss.searches, Adapted: ss.adapted}
+	if !ss.dialect.plain {
+		a.Dialect = ss.dialect.name
+	}
 	if err != nil {
 		a.Kind, a.Message = classify(err)
 		return ss.fail(a)
@@ -439,24 +527,36 @@ func (ss *Session) Feed(resp ChatResponse, err error) Action {
 	var raw []rawCall
 	var search string
 	var perr error
+	content, thought := splitThinking(resp.Content)
+	reasoning := resp.Reasoning + thought
 	if ss.cfg.Mode == ModeNative {
 		raw, perr = hydrateNative(resp.ToolCalls)
 		raw, search = splitSearch(raw, func(name string) bool { _, ok := ss.cur.byName[name]; return ok })
+		if perr == nil && len(resp.ToolCalls) == 0 && strings.TrimSpace(content) == "" {
+			perr = ss.noAnswer(resp, reasoning, nil)
+		}
 	} else {
-		raw, search, perr = parseReply(resp.Content)
-		if perr != nil && ss.cfg.APIKey != "" && strings.Contains(resp.Content, ss.cfg.APIKey) {
+		raw, search, perr = parseReply(content)
+		if perr != nil && ss.cfg.APIKey != "" && strings.Contains(content, ss.cfg.APIKey) {
 			// The message quotes the start of the reply; quote it redacted, so
 			// that a cut inside the key cannot leave a prefix of it.
-			_, _, perr = parseReply(redact(resp.Content, ss.cfg.APIKey))
+			_, _, perr = parseReply(redact(content, ss.cfg.APIKey))
+		}
+		if perr != nil {
+			perr = ss.noAnswer(resp, reasoning, perr)
 		}
 	}
 	if perr != nil {
 		a.Kind, a.Message = KindParse, perr.Error()
+		var te *truncatedError
+		if errors.As(perr, &te) {
+			a.Kind = KindTruncated
+		}
 		return ss.fail(a)
 	}
 	if len(raw) == 0 && search != "" {
 		if ss.cur.search {
-			return ss.searchRound(req.Model, search, a)
+			return ss.searchRound(req.Model, search, a, resp)
 		}
 		// No round left: the model's answer is "no calls".
 		a.UnansweredSearch = truncate(redact(search, ss.cfg.APIKey), maxSearchBytes)
@@ -505,7 +605,12 @@ const maxSearchBytes = 1024
 // searchRound ranks the eligible tools with the model's words and asks the
 // same model again, within what is left of the attempt's timeout. When the
 // words match nothing the offer stays as it was, and the model is told so.
-func (ss *Session) searchRound(model, query string, a Attempt) Action {
+//
+// With thinking on in a dialect that requires it (DeepSeek), a native-mode
+// round continues the conversation instead: the assistant turn that asked for
+// the search is sent back with its reasoning_content and the search call,
+// and the note answers that call.
+func (ss *Session) searchRound(model, query string, a Attempt, resp ChatResponse) Action {
 	query = truncate(redact(query, ss.cfg.APIKey), maxSearchBytes)
 	picked, err := ss.rank(ss.ctx, query)
 	if err != nil {
@@ -533,8 +638,65 @@ func (ss *Session) searchRound(model, query string, a Attempt) Action {
 		a.Kind, a.Message = KindTimeout, "the attempt's timeout ran out before the search round could be asked"
 		return ss.fail(a)
 	}
+	if r := ss.cfg.reasoning(); ss.cfg.Mode == ModeNative && ss.dialect.replayReasoning &&
+		r != ReasoningOff && r != ReasoningProvider && resp.Reasoning != "" {
+		for _, tc := range resp.ToolCalls {
+			if tc.Name == SearchToolName {
+				ss.replay = append(ss.replay,
+					Message{Role: "assistant", Content: resp.Content, ReasoningContent: resp.Reasoning, ToolCalls: []NativeCall{tc}},
+					Message{Role: "tool", ToolCallID: tc.ID, Content: strings.TrimSpace(searchNote(query, len(picked) > 0))})
+				break
+			}
+		}
+	}
 	ss.pending = ss.chat(model, left)
 	return ss.Next()
+}
+
+// truncatedError is a reply cut at the token limit with no usable answer.
+type truncatedError struct{ msg string }
+
+func (e *truncatedError) Error() string { return e.msg }
+
+// noAnswer explains a reply with no usable answer: cut at the token limit
+// (finish_reason "length": a *truncatedError naming the limit and the tokens
+// spent), or empty with reasoning text (the model thought and did not
+// answer: how to turn thinking off). perr is the parse error, if any; nil
+// is returned when none of these applies.
+func (ss *Session) noAnswer(resp ChatResponse, reasoning string, perr error) error {
+	limit := "the server's own limit (none was sent)"
+	if ss.cfg.MaxTokens > 0 {
+		limit = fmt.Sprintf("%d tokens (%s)", ss.cfg.MaxTokens, EnvMaxTokens)
+	}
+	spent := "an unreported number of"
+	if resp.CompletionTokens > 0 {
+		spent = fmt.Sprint(resp.CompletionTokens)
+	}
+	if resp.FinishReason == "length" {
+		what := "no answer"
+		if perr != nil && strings.TrimSpace(resp.Content) != "" {
+			what = "an unusable answer (" + perr.Error() + ")"
+		}
+		msg := fmt.Sprintf("the reply stopped at the token limit, %s, after %s completion tokens, with %s", limit, spent, what)
+		if strings.TrimSpace(reasoning) != "" {
+			msg += fmt.Sprintf("; %d bytes of it were reasoning: %s", len(reasoning), thinkingHint(ss.cfg))
+		}
+		return &truncatedError{msg}
+	}
+	if answer, _ := splitThinking(resp.Content); strings.TrimSpace(reasoning) != "" && strings.TrimSpace(answer) == "" {
+		return parseErrorf("the reply is empty: the model wrote %d bytes of reasoning and no answer (calls are never taken from reasoning); %s",
+			len(reasoning), thinkingHint(ss.cfg))
+	}
+	return perr
+}
+
+// thinkingHint says how to turn thinking off for the configured dialect.
+func thinkingHint(cfg Config) string {
+	if cfg.reasoning() != ReasoningOff {
+		return fmt.Sprintf("set %s=off to turn thinking off", EnvReasoning)
+	}
+	return fmt.Sprintf("thinking was asked to be off (%s=off) but the model thought anyway: set %s to the server's provider so its switch is sent, raise %s, or pick a model without thinking",
+		EnvReasoning, EnvProvider, EnvMaxTokens)
 }
 
 // check resolves each call against the offered tools and validates its args.

@@ -79,6 +79,13 @@ type Ranker interface {
 type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// ReasoningContent is an assistant turn's reasoning, sent back where the
+	// dialect requires it (DeepSeek, thinking on, a continued tool loop).
+	ReasoningContent string `json:"reasoning_content,omitempty"`
+	// ToolCalls are an assistant turn's native calls, in a continued conversation.
+	ToolCalls []NativeCall `json:"tool_calls,omitempty"`
+	// ToolCallID answers a call, on a "tool" message.
+	ToolCallID string `json:"tool_call_id,omitempty"`
 }
 
 // ChatRequest is what the selector asks a ChatClient to send.
@@ -89,8 +96,27 @@ type ChatRequest struct {
 	Messages []Message
 	// Temperature must reach the wire as given, 0 included.
 	Temperature float64
-	// ResponseFormat is "json_object" (JSON mode) or "" (native mode).
+	// ResponseFormat is "json_object" (JSON mode), "json_schema" (JSON mode
+	// where the dialect takes only that; Params["response_format"] holds the
+	// whole value with the calls schema) or "" (native mode, or a dialect
+	// that takes no format).
 	ResponseFormat string
+	// Dialect names the provider dialect the request was shaped for; empty
+	// for the plain OpenAI chat request (the generic dialect, and OpenAI's
+	// chat models). See docs/providers.md.
+	Dialect string
+	// OmitTemperature: the dialect (or an adaptation) sends no temperature,
+	// as OpenAI's reasoning models take only their default.
+	OmitTemperature bool
+	// Params are further OpenAI request fields the dialect sends, as JSON by
+	// name: max_tokens or max_completion_tokens, reasoning_effort, a
+	// json_schema response_format.
+	Params map[string]json.RawMessage
+	// ExtraBody are provider fields outside OpenAI's API (DeepSeek's and
+	// Z.ai's "thinking", DashScope's "enable_thinking", vLLM's and
+	// llama.cpp's "chat_template_kwargs", OpenRouter's "reasoning"): what
+	// the OpenAI SDKs call extra_body. They go at the top level of the body.
+	ExtraBody map[string]json.RawMessage
 	// Tools are OpenAI chat `tools` entries (native mode only), names provider-mapped.
 	Tools []json.RawMessage
 	// Timeout bounds this attempt: the smaller of Config.TimeoutS and the time
@@ -105,6 +131,20 @@ type NativeCall struct {
 	Arguments string `json:"arguments"`
 }
 
+// MarshalJSON writes the call as an OpenAI assistant message's tool call:
+// {"id","type":"function","function":{"name","arguments"}}.
+func (c NativeCall) MarshalJSON() ([]byte, error) {
+	type fn struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	return json.Marshal(struct {
+		ID       string `json:"id,omitempty"`
+		Type     string `json:"type"`
+		Function fn     `json:"function"`
+	}{c.ID, "function", fn{c.Name, c.Arguments}})
+}
+
 // ChatResponse is the first choice of a chat completion.
 type ChatResponse struct {
 	// Content is the assistant message text.
@@ -113,6 +153,11 @@ type ChatResponse struct {
 	ToolCalls []NativeCall
 	// PromptTokens and CompletionTokens report usage when the server does.
 	PromptTokens, CompletionTokens int
+	// Reasoning is the model's reasoning text (reasoning_content, reasoning,
+	// thinking parts, a think block): kept apart, never read for calls.
+	Reasoning string
+	// FinishReason is the choice's finish_reason ("stop", "length", ...).
+	FinishReason string
 }
 
 // ChatClient sends one chat completion. Implementations report failures with

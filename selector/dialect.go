@@ -1,0 +1,400 @@
+package selector
+
+import (
+	"encoding/json"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Provider picks a provider dialect (Config.Provider,
+// LLM_COMMON_TOOL_SELECTION_PROVIDER): what a request carries and how a reply
+// is read. ProviderAuto decides from the base URL's host, then the model name.
+type Provider string
+
+// The providers. docs/providers.md gives each one's rules and their sources.
+const (
+	ProviderAuto       Provider = "auto"
+	ProviderGeneric    Provider = "generic"
+	ProviderOpenAI     Provider = "openai"
+	ProviderDeepSeek   Provider = "deepseek"
+	ProviderZAI        Provider = "zai"
+	ProviderQwen       Provider = "qwen"
+	ProviderVLLM       Provider = "vllm"
+	ProviderOllama     Provider = "ollama"
+	ProviderLMStudio   Provider = "lmstudio"
+	ProviderLlamaCpp   Provider = "llamacpp"
+	ProviderOpenRouter Provider = "openrouter"
+	ProviderMistral    Provider = "mistral"
+)
+
+// Providers lists every Provider value, auto first.
+var providers = []Provider{ProviderAuto, ProviderGeneric, ProviderOpenAI, ProviderDeepSeek, ProviderZAI, ProviderQwen,
+	ProviderVLLM, ProviderOllama, ProviderLMStudio, ProviderLlamaCpp, ProviderOpenRouter, ProviderMistral}
+
+// Reasoning says how much a model may think before it selects
+// (Config.Reasoning, LLM_COMMON_TOOL_SELECTION_REASONING). Selection is a
+// short, structured answer: thinking spends the token budget and the time,
+// so it is off unless asked for.
+type Reasoning string
+
+// The reasoning levels.
+const (
+	// ReasoningOff maps to each dialect's lowest setting (off where it can be turned off). The default.
+	ReasoningOff Reasoning = "off"
+	// ReasoningLow, ReasoningMedium and ReasoningHigh ask for that much thinking where the dialect has a control.
+	ReasoningLow    Reasoning = "low"
+	ReasoningMedium Reasoning = "medium"
+	ReasoningHigh   Reasoning = "high"
+	// ReasoningProvider sends no reasoning control: the provider's default applies.
+	ReasoningProvider Reasoning = "provider"
+)
+
+var reasoningLevels = []Reasoning{ReasoningOff, ReasoningLow, ReasoningMedium, ReasoningHigh, ReasoningProvider}
+
+// dialect is one row of the dialect table: what a request to a provider
+// carries, and what its replies need. Every rule cites its source in
+// testdata/providers/ and docs/providers.md.
+type dialect struct {
+	// name is what attempts and spans report: the provider, or
+	// "openai-reasoning" for OpenAI's reasoning models.
+	name string
+	// plain: the request is the plain OpenAI chat request (generic, and
+	// OpenAI's chat models); records and actions then name no dialect, so
+	// they read as they did before dialects existed.
+	plain bool
+	// omitTemperature: the models take only their default temperature.
+	omitTemperature bool
+	// tokenField carries Config.MaxTokens: "max_tokens" or "max_completion_tokens".
+	tokenField string
+	// jsonSchema: JSON mode asks with response_format json_schema (the calls
+	// schema) instead of json_object, which the server refuses.
+	jsonSchema bool
+	// thinking returns the request fields that set the reasoning level for
+	// model (nil: the dialect has no control, send nothing).
+	thinking func(level Reasoning, model string) map[string]any
+	// replayReasoning: with thinking on, a continued conversation must send
+	// each earlier assistant turn's reasoning_content back (DeepSeek).
+	replayReasoning bool
+	// noFormatWhenThinking: structured output is refused in thinking mode
+	// (DashScope), so JSON mode sends no response_format while thinking.
+	noFormatWhenThinking bool
+}
+
+// effort is the usual low/medium/high mapping of a level that is not off.
+func effort(level Reasoning) string { return string(level) }
+
+// openAIReasoningEffort is the lowest reasoning_effort each OpenAI reasoning
+// family takes, for ReasoningOff: "none" from gpt-5.1 on, "minimal" for
+// gpt-5, "low" for the o-series.
+func openAIReasoningEffort(model string) string {
+	m := strings.ToLower(model)
+	switch {
+	case strings.HasPrefix(m, "gpt-5."), strings.HasPrefix(m, "gpt-6"):
+		return "none"
+	case strings.HasPrefix(m, "gpt-5"):
+		return "minimal"
+	}
+	return "low"
+}
+
+// isOpenAIReasoningModel reports the OpenAI reasoning families: gpt-5*, o1*, o3*, o4*.
+func isOpenAIReasoningModel(model string) bool {
+	m := strings.ToLower(model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 { // "openai/o3-mini" behind a router
+		m = m[i+1:]
+	}
+	if strings.HasPrefix(m, "gpt-5") || strings.HasPrefix(m, "gpt-6") {
+		return !strings.Contains(m, "-chat") // gpt-5-chat-latest is a chat model
+	}
+	for _, p := range []string{"o1", "o3", "o4"} {
+		if strings.HasPrefix(m, p) && (len(m) == 2 || m[2] == '-') {
+			return true
+		}
+	}
+	return false
+}
+
+// dialectFor returns the dialect of a request to model under cfg.
+func dialectFor(cfg *Config, model string) dialect {
+	p := cfg.provider()
+	if p == ProviderAuto {
+		p = detectProvider(cfg.BaseURL, model)
+	}
+	switch p {
+	case ProviderOpenAI:
+		if isOpenAIReasoningModel(model) {
+			return dialect{name: "openai-reasoning", omitTemperature: true, tokenField: "max_completion_tokens",
+				thinking: func(level Reasoning, model string) map[string]any {
+					if level == ReasoningOff {
+						return map[string]any{"reasoning_effort": openAIReasoningEffort(model)}
+					}
+					return map[string]any{"reasoning_effort": effort(level)}
+				}}
+		}
+		return dialect{name: string(ProviderOpenAI), plain: true, tokenField: "max_completion_tokens"}
+	case ProviderDeepSeek:
+		return dialect{name: string(p), tokenField: "max_tokens", replayReasoning: true, thinking: thinkingSwitch(true)}
+	case ProviderZAI:
+		return dialect{name: string(p), tokenField: "max_tokens", thinking: thinkingSwitch(false)}
+	case ProviderQwen:
+		return dialect{name: string(p), tokenField: "max_tokens", noFormatWhenThinking: true,
+			thinking: func(level Reasoning, _ string) map[string]any {
+				return map[string]any{"enable_thinking": level != ReasoningOff}
+			}}
+	case ProviderVLLM, ProviderLlamaCpp:
+		return dialect{name: string(p), tokenField: "max_tokens",
+			thinking: func(level Reasoning, _ string) map[string]any {
+				return map[string]any{"chat_template_kwargs": map[string]any{"enable_thinking": level != ReasoningOff}}
+			}}
+	case ProviderOllama:
+		return dialect{name: string(p), tokenField: "max_tokens",
+			thinking: func(level Reasoning, _ string) map[string]any {
+				if level == ReasoningOff {
+					return map[string]any{"reasoning_effort": "none"}
+				}
+				return map[string]any{"reasoning_effort": effort(level)}
+			}}
+	case ProviderLMStudio:
+		return dialect{name: string(p), tokenField: "max_tokens", jsonSchema: true}
+	case ProviderOpenRouter:
+		return dialect{name: string(p), tokenField: "max_tokens",
+			thinking: func(level Reasoning, _ string) map[string]any {
+				if level == ReasoningOff {
+					return map[string]any{"reasoning": map[string]any{"enabled": false}}
+				}
+				return map[string]any{"reasoning": map[string]any{"effort": effort(level)}}
+			}}
+	case ProviderMistral:
+		return dialect{name: string(p), tokenField: "max_tokens"}
+	}
+	if isOpenAIReasoningModel(model) { // an OpenAI reasoning model behind a proxy (LiteLLM, Azure, a gateway)
+		d := dialectFor(&Config{Provider: ProviderOpenAI}, model)
+		return d
+	}
+	return dialect{name: string(ProviderGeneric), plain: true, tokenField: "max_tokens"}
+}
+
+// thinkingSwitch is DeepSeek's and Z.ai's {"thinking":{"type":"enabled|disabled"}};
+// withEffort adds reasoning_effort when thinking is on (DeepSeek).
+func thinkingSwitch(withEffort bool) func(Reasoning, string) map[string]any {
+	return func(level Reasoning, _ string) map[string]any {
+		if level == ReasoningOff {
+			return map[string]any{"thinking": map[string]any{"type": "disabled"}}
+		}
+		out := map[string]any{"thinking": map[string]any{"type": "enabled"}}
+		if withEffort {
+			out["reasoning_effort"] = effort(level)
+		}
+		return out
+	}
+}
+
+// hostProviders maps a base URL's host (or a parent domain of it) to its provider.
+var hostProviders = map[string]Provider{
+	"api.openai.com":              ProviderOpenAI,
+	"openai.azure.com":            ProviderOpenAI,
+	"api.deepseek.com":            ProviderDeepSeek,
+	"api.z.ai":                    ProviderZAI,
+	"open.bigmodel.cn":            ProviderZAI,
+	"dashscope.aliyuncs.com":      ProviderQwen,
+	"dashscope-intl.aliyuncs.com": ProviderQwen,
+	"dashscope-us.aliyuncs.com":   ProviderQwen,
+	"openrouter.ai":               ProviderOpenRouter,
+	"api.mistral.ai":              ProviderMistral,
+}
+
+// portProviders are local servers recognised by their documented default
+// port (Ollama 11434, LM Studio 1234). Ports that many servers share (8000,
+// 8080) decide nothing.
+var portProviders = map[string]Provider{"11434": ProviderOllama, "1234": ProviderLMStudio}
+
+// detectProvider is ProviderAuto: the base URL's host (an empty base URL is
+// api.openai.com), then its port for local servers; then the model name for
+// OpenAI's reasoning models; anything else is generic.
+func detectProvider(baseURL, model string) Provider {
+	if strings.TrimSpace(baseURL) == "" {
+		return ProviderOpenAI
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return ProviderGeneric
+	}
+	host := strings.ToLower(u.Hostname())
+	for h := host; h != ""; {
+		if p, ok := hostProviders[h]; ok {
+			return p
+		}
+		_, parent, ok := strings.Cut(h, ".")
+		if !ok {
+			break
+		}
+		h = parent
+	}
+	if p, ok := portProviders[u.Port()]; ok && isLocalHost(host) {
+		return p
+	}
+	if isOpenAIReasoningModel(model) {
+		return ProviderOpenAI
+	}
+	return ProviderGeneric
+}
+
+func isLocalHost(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".local") || strings.HasSuffix(host, ".internal") || !strings.Contains(host, ".") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && (ip.IsLoopback() || ip.IsPrivate())
+}
+
+// The adaptations a 400 may ask for, at most once each per attempt.
+type adaptation uint8
+
+const (
+	adaptNoTemperature adaptation = 1 << iota
+	adaptTokenField
+	adaptJSONSchema
+	adaptNoResponseFormat
+	adaptNoReasoning
+)
+
+// reasoningKeys are the request fields a thinking control may set.
+var reasoningKeys = []string{"reasoning_effort", "thinking", "enable_thinking", "chat_template_kwargs", "reasoning"}
+
+// learned remembers, for the process's life, the adaptations each base URL
+// and model needed: key baseURL + "\n" + model.
+var learned sync.Map
+
+func learnedKey(baseURL, model string) string { return baseURL + "\n" + model }
+
+func learnedFor(baseURL, model string) adaptation {
+	if v, ok := learned.Load(learnedKey(baseURL, model)); ok {
+		return v.(adaptation)
+	}
+	return 0
+}
+
+func learn(baseURL, model string, a adaptation) {
+	key := learnedKey(baseURL, model)
+	for {
+		old, loaded := learned.LoadOrStore(key, a)
+		if !loaded {
+			return
+		}
+		if learned.CompareAndSwap(key, old, old.(adaptation)|a) {
+			return
+		}
+	}
+}
+
+// shape fills a chat request's dialect fields for model: temperature,
+// response format, token limit and reasoning control, with the adaptations
+// in have applied. It returns the dialect.
+func shape(cfg *Config, req *ChatRequest, search bool, have adaptation) dialect {
+	d := dialectFor(cfg, req.Model)
+	req.Dialect = d.name
+	if d.plain {
+		req.Dialect = ""
+	}
+	req.Params, req.ExtraBody = nil, nil
+	set := func(k string, v any) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return
+		}
+		if slices.Contains(openAIRequestKeys, k) {
+			if req.Params == nil {
+				req.Params = map[string]json.RawMessage{}
+			}
+			req.Params[k] = b
+			return
+		}
+		if req.ExtraBody == nil {
+			req.ExtraBody = map[string]json.RawMessage{}
+		}
+		req.ExtraBody[k] = b
+	}
+	req.OmitTemperature = d.omitTemperature || have&adaptNoTemperature != 0
+	level := cfg.reasoning()
+	thinkingOn := level != ReasoningOff
+	if d.thinking != nil && level != ReasoningProvider && have&adaptNoReasoning == 0 {
+		for k, v := range d.thinking(level, req.Model) {
+			set(k, v)
+		}
+	}
+	if d.thinking == nil || level == ReasoningProvider || have&adaptNoReasoning != 0 {
+		thinkingOn = false // nothing was asked of the server
+	}
+	if req.ResponseFormat != "" {
+		switch {
+		case have&adaptNoResponseFormat != 0 || (d.noFormatWhenThinking && thinkingOn):
+			req.ResponseFormat = ""
+		case d.jsonSchema || have&adaptJSONSchema != 0:
+			req.ResponseFormat = "json_schema"
+			schema := AnswerSchema
+			if search {
+				schema = AnswerSchemaSearch
+			}
+			set("response_format", map[string]any{"type": "json_schema", "json_schema": map[string]any{
+				"name": "tool_calls", "strict": false, "schema": json.RawMessage(schema)}})
+		}
+	}
+	if cfg.MaxTokens > 0 {
+		field := d.tokenField
+		if have&adaptTokenField != 0 {
+			field = otherTokenField(field)
+		}
+		set(field, cfg.MaxTokens)
+	}
+	return d
+}
+
+func otherTokenField(f string) string {
+	if f == "max_tokens" {
+		return "max_completion_tokens"
+	}
+	return "max_tokens"
+}
+
+// openAIRequestKeys are the chat request fields OpenAI's API defines: the
+// OpenAI SDKs take them as keyword arguments. Others go in ExtraBody (the
+// SDKs' extra_body).
+var openAIRequestKeys = []string{"max_tokens", "max_completion_tokens", "reasoning_effort", "response_format"}
+
+// adaptTo decides the adaptation a 400 asks for: the first field we sent
+// that the server's message names, changed in its documented way. ok is
+// false when the message names nothing we can change, or only what was
+// already adapted.
+func adaptTo(msg string, req *ChatRequest, have adaptation) (adaptation, string, bool) {
+	m := strings.ToLower(msg)
+	if !req.OmitTemperature && have&adaptNoTemperature == 0 && strings.Contains(m, "temperature") {
+		return adaptNoTemperature, "temperature: omitted", true
+	}
+	for _, f := range []string{"max_tokens", "max_completion_tokens"} {
+		if _, sent := req.Params[f]; sent && have&adaptTokenField == 0 && strings.Contains(m, f) {
+			return adaptTokenField, f + " -> " + otherTokenField(f), true
+		}
+	}
+	if req.ResponseFormat != "" && (strings.Contains(m, "response_format") || strings.Contains(m, "json_object") ||
+		strings.Contains(m, "json_schema") || strings.Contains(m, "response format")) {
+		if req.ResponseFormat == "json_object" && have&adaptJSONSchema == 0 {
+			return adaptJSONSchema, "response_format: json_object -> json_schema", true
+		}
+		if have&adaptNoResponseFormat == 0 {
+			return adaptNoResponseFormat, "response_format: omitted", true
+		}
+	}
+	if have&adaptNoReasoning == 0 {
+		for _, k := range reasoningKeys {
+			_, p := req.Params[k]
+			_, e := req.ExtraBody[k]
+			if (p || e) && (strings.Contains(m, k) || strings.Contains(m, "thinking") || strings.Contains(m, "reasoning")) {
+				return adaptNoReasoning, k + ": omitted", true
+			}
+		}
+	}
+	return 0, "", false
+}

@@ -1,0 +1,431 @@
+package selector
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// This file is the one reader of what a provider sends back: the Go
+// transport hands it the raw body of a 2xx response, and a non-Go driver
+// (Python) feeds it the completion its own client returned. Every provider
+// difference in reply shape is settled here, before the `calls` contract is
+// checked (docs/providers.md lists each with its source):
+//
+//   - "content" as a string, or as a list of parts (Mistral's
+//     [{"type":"thinking",...},{"type":"text","text":"..."}]): the text parts
+//     are joined; thinking parts go to Reasoning;
+//   - the reasoning fields "reasoning_content" (DeepSeek, Z.ai, Qwen, vLLM,
+//     llama.cpp) and "reasoning" (OpenRouter, Ollama) go to Reasoning, never
+//     to the answer;
+//   - "error" in a 200 body, top-level or in the first choice (OpenRouter):
+//     a failure carrying the provider's message and code;
+//   - tool_calls[].function.arguments as a JSON string or an object
+//     (llama.cpp builds that return objects);
+//   - a body streamed as server-sent events although none was asked for:
+//     its deltas are put back together;
+//   - "finish_reason" and "usage" are kept.
+
+// wireCompletion is a chat completion as providers write it, read leniently.
+type wireCompletion struct {
+	Choices *[]struct {
+		Message      *replyMessage   `json:"message"`
+		Delta        *replyMessage   `json:"delta"`
+		FinishReason *string         `json:"finish_reason"`
+		Error        json.RawMessage `json:"error"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+type replyMessage struct {
+	Content          json.RawMessage `json:"content"`
+	ReasoningContent json.RawMessage `json:"reasoning_content"`
+	Reasoning        json.RawMessage `json:"reasoning"`
+	ToolCalls        []struct {
+		Index    *int            `json:"index"`
+		ID       string          `json:"id"`
+		Name     string          `json:"name"`
+		Args     json.RawMessage `json:"arguments"`
+		Function *struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"function"`
+	} `json:"tool_calls"`
+}
+
+// readCompletion reads a 2xx response body: a chat completion, or one sent as
+// a stream of server-sent events. The error is a *ChatError.
+func readCompletion(body []byte) (ChatResponse, error) {
+	body = bytes.TrimSpace(body)
+	if isEventStream(body) {
+		return readStream(body)
+	}
+	var c wireCompletion
+	if err := json.Unmarshal(body, &c); err != nil {
+		return ChatResponse{}, &ChatError{Kind: KindTransport, Message: "the response is not a chat completion: " + err.Error()}
+	}
+	return c.response()
+}
+
+// response turns a decoded completion into the first choice's answer.
+func (c *wireCompletion) response() (ChatResponse, error) {
+	var out ChatResponse
+	if c.Usage != nil {
+		out.PromptTokens, out.CompletionTokens = c.Usage.PromptTokens, c.Usage.CompletionTokens
+	}
+	if err := providerError(c.Error); err != nil {
+		return out, err
+	}
+	if c.Choices == nil || len(*c.Choices) == 0 {
+		return out, &ChatError{Kind: KindEmptyChoices, Message: "the completion has no choices", Err: ErrEmptyChoices}
+	}
+	ch := (*c.Choices)[0]
+	if err := providerError(ch.Error); err != nil {
+		return out, err
+	}
+	if ch.FinishReason != nil {
+		out.FinishReason = *ch.FinishReason
+	}
+	m := ch.Message
+	if m == nil {
+		m = ch.Delta
+	}
+	if m == nil {
+		return out, nil
+	}
+	if err := m.into(&out); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// into adds the message's answer, reasoning and tool calls to out.
+func (m *replyMessage) into(out *ChatResponse) error {
+	text, thinking, err := contentText(m.Content)
+	if err != nil {
+		return &ChatError{Kind: KindTransport, Message: "the completion's content: " + err.Error()}
+	}
+	out.Content += text
+	for _, r := range []json.RawMessage{m.ReasoningContent, m.Reasoning} {
+		s, _, _ := contentText(r)
+		thinking += s
+	}
+	out.Reasoning += thinking
+	for i, tc := range m.ToolCalls {
+		name, args := tc.Name, tc.Args
+		if tc.Function != nil {
+			name, args = tc.Function.Name, tc.Function.Arguments
+		}
+		s, err := argumentsText(args)
+		if err != nil {
+			return &ChatError{Kind: KindTransport, Message: fmt.Sprintf("tool_calls[%d].function.arguments: %v", i, err)}
+		}
+		out.ToolCalls = append(out.ToolCalls, NativeCall{ID: tc.ID, Name: name, Arguments: s})
+	}
+	return nil
+}
+
+// argumentsText returns native arguments as the JSON text of the object: a
+// JSON string is unquoted, an object is kept as written, absent or null is "".
+func argumentsText(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0 || isNull(raw):
+		return "", nil
+	case isJSONString(raw):
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", err
+		}
+		return s, nil
+	}
+	return string(raw), nil
+}
+
+// contentText reads "content" (or a reasoning field): a string, null, or a
+// list of parts. Text parts ({"type":"text","text":...}, or bare strings)
+// are the answer; thinking parts ({"type":"thinking","thinking":...} with
+// text or a list of text parts) are reasoning; other parts are ignored.
+func contentText(raw json.RawMessage) (text, thinking string, err error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || isNull(raw) {
+		return "", "", nil
+	}
+	switch raw[0] {
+	case '"':
+		err = json.Unmarshal(raw, &text)
+		return text, "", err
+	case '[':
+		var parts []json.RawMessage
+		if err := json.Unmarshal(raw, &parts); err != nil {
+			return "", "", err
+		}
+		var tb, rb strings.Builder
+		for _, p := range parts {
+			var part struct {
+				Type     string          `json:"type"`
+				Text     json.RawMessage `json:"text"`
+				Thinking json.RawMessage `json:"thinking"`
+			}
+			if isJSONString(p) {
+				var s string
+				_ = json.Unmarshal(p, &s)
+				tb.WriteString(s)
+				continue
+			}
+			if json.Unmarshal(p, &part) != nil {
+				continue
+			}
+			switch part.Type {
+			case "text", "output_text", "":
+				s, _, _ := contentText(part.Text)
+				tb.WriteString(s)
+			case "thinking", "reasoning":
+				s, inner, _ := contentText(part.Thinking)
+				rb.WriteString(s + inner)
+				if len(part.Thinking) == 0 {
+					s, _, _ = contentText(part.Text)
+					rb.WriteString(s)
+				}
+			}
+		}
+		return tb.String(), rb.String(), nil
+	}
+	return "", "", fmt.Errorf("want a string or a list of parts, got %s", jsonKindOf(raw))
+}
+
+// providerError reads an "error" member of a 200 body: nil when absent or
+// null, else a *ChatError of kind http_status carrying the provider's
+// message and code (a numeric code from 100 to 599 is the status; others are
+// quoted in the message, and the status is 200).
+func providerError(raw json.RawMessage) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || isNull(raw) || string(raw) == "{}" || string(raw) == `""` {
+		return nil
+	}
+	msg := jsonMessage(raw)
+	status, code := 200, ""
+	var e struct {
+		Code json.RawMessage `json:"code"`
+	}
+	if json.Unmarshal(raw, &e) == nil && len(e.Code) > 0 && !isNull(e.Code) {
+		if n, err := strconv.Atoi(strings.Trim(string(e.Code), `"`)); err == nil && n >= 100 && n <= 599 {
+			status = n
+		} else {
+			code = strings.Trim(string(e.Code), `"`)
+		}
+	}
+	if msg == "" {
+		msg = "the provider reported an error without a message"
+	}
+	text := fmt.Sprintf("HTTP 200 with an error in the body: %s", msg)
+	if status != 200 {
+		text = fmt.Sprintf("HTTP 200 with an error in the body (code %d): %s", status, msg)
+	} else if code != "" {
+		text = fmt.Sprintf("HTTP 200 with an error in the body (code %s): %s", code, msg)
+	}
+	return &ChatError{Kind: KindHTTPStatus, StatusCode: status, Message: truncate(text, 1024)}
+}
+
+// isEventStream reports whether a body is server-sent events ("data: ..." lines).
+func isEventStream(body []byte) bool {
+	return bytes.HasPrefix(body, []byte("data:")) || bytes.HasPrefix(body, []byte("event:")) || bytes.HasPrefix(body, []byte(":"))
+}
+
+// readStream puts a streamed completion back together: content and reasoning
+// deltas are concatenated, tool calls are assembled by index (name, and
+// argument fragments in order), the last finish_reason and usage are kept.
+func readStream(body []byte) (ChatResponse, error) {
+	var out ChatResponse
+	type call struct {
+		id, name string
+		args     strings.Builder
+	}
+	var calls []*call
+	byIndex := map[int]*call{}
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 64<<10), len(body)+1)
+	chunks := 0
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		data, ok := bytes.CutPrefix(line, []byte("data:"))
+		if !ok {
+			continue
+		}
+		data = bytes.TrimSpace(data)
+		if string(data) == "[DONE]" || len(data) == 0 {
+			continue
+		}
+		var c wireCompletion
+		if err := json.Unmarshal(data, &c); err != nil {
+			return out, &ChatError{Kind: KindTransport, Message: fmt.Sprintf("the response was streamed (not asked for) and event %d is not JSON: %v", chunks+1, err)}
+		}
+		chunks++
+		if c.Usage != nil {
+			out.PromptTokens, out.CompletionTokens = c.Usage.PromptTokens, c.Usage.CompletionTokens
+		}
+		if err := providerError(c.Error); err != nil {
+			return out, err
+		}
+		if c.Choices == nil || len(*c.Choices) == 0 {
+			continue
+		}
+		ch := (*c.Choices)[0]
+		if err := providerError(ch.Error); err != nil {
+			return out, err
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			out.FinishReason = *ch.FinishReason
+		}
+		m := ch.Delta
+		if m == nil {
+			m = ch.Message
+		}
+		if m == nil {
+			continue
+		}
+		text, thinking, _ := contentText(m.Content)
+		out.Content += text
+		out.Reasoning += thinking
+		for _, r := range []json.RawMessage{m.ReasoningContent, m.Reasoning} {
+			s, _, _ := contentText(r)
+			out.Reasoning += s
+		}
+		for i, tc := range m.ToolCalls {
+			idx := i
+			if tc.Index != nil {
+				idx = *tc.Index
+			}
+			cl := byIndex[idx]
+			if cl == nil {
+				cl = &call{}
+				byIndex[idx] = cl
+				calls = append(calls, cl)
+			}
+			name, args := tc.Name, tc.Args
+			if tc.Function != nil {
+				name, args = tc.Function.Name, tc.Function.Arguments
+			}
+			if tc.ID != "" {
+				cl.id = tc.ID
+			}
+			if name != "" {
+				cl.name = name
+			}
+			s, err := argumentsText(args)
+			if err != nil {
+				return out, &ChatError{Kind: KindTransport, Message: fmt.Sprintf("streamed tool_calls[%d].function.arguments: %v", idx, err)}
+			}
+			cl.args.WriteString(s)
+		}
+	}
+	if chunks == 0 {
+		return out, &ChatError{Kind: KindTransport, Message: "the response was streamed (not asked for) and holds no completion event"}
+	}
+	for _, cl := range calls {
+		out.ToolCalls = append(out.ToolCalls, NativeCall{ID: cl.id, Name: cl.name, Arguments: cl.args.String()})
+	}
+	return out, nil
+}
+
+// jsonKindOf names a JSON value's kind for messages.
+func jsonKindOf(raw json.RawMessage) string {
+	switch {
+	case len(raw) == 0:
+		return "nothing"
+	case raw[0] == '{':
+		return "an object"
+	case raw[0] == '[':
+		return "an array"
+	case raw[0] == '"':
+		return "a string"
+	case isNull(raw):
+		return "null"
+	case string(raw) == "true" || string(raw) == "false":
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// The answer inside a reply's text (JSON mode).
+
+// splitThinking sets aside a leading think block ("<think>...</think>"), or
+// the text up to a lone "</think>" (Qwen3's templates open the block in the
+// prompt, so the reply holds only the closing tag). It returns the answer
+// and the reasoning set aside. An opening tag that is never closed means the
+// whole reply is reasoning (cut off, or thinking without an answer).
+func splitThinking(content string) (answer, reasoning string) {
+	s := strings.TrimLeft(content, " \t\r\n")
+	const open, closeTag = "<think>", "</think>"
+	if rest, ok := strings.CutPrefix(s, open); ok {
+		if i := strings.Index(rest, closeTag); i >= 0 {
+			return rest[i+len(closeTag):], rest[:i]
+		}
+		return "", rest
+	}
+	if i := strings.Index(s, closeTag); i >= 0 && !strings.Contains(s[:i], open) {
+		return s[i+len(closeTag):], s[:i]
+	}
+	return content, ""
+}
+
+// callsCandidates returns every top-level JSON object in s (outside JSON
+// strings, balanced braces) that decodes as an object with a "calls" member.
+func callsCandidates(s string) []string {
+	var out []string
+	for i := 0; i < len(s); i++ {
+		if s[i] != '{' {
+			continue
+		}
+		end := objectEnd(s, i)
+		if end < 0 {
+			continue
+		}
+		cand := s[i:end]
+		var top map[string]json.RawMessage
+		if json.Unmarshal([]byte(cand), &top) == nil {
+			if _, ok := top["calls"]; ok {
+				out = append(out, cand)
+			}
+			i = end - 1 // an object's members are not candidates of their own
+		}
+	}
+	return out
+}
+
+// objectEnd returns the index just past the object starting at s[i] ('{'),
+// or -1 when its braces never balance.
+func objectEnd(s string, i int) int {
+	depth, inStr, esc := 0, false, false
+	for j := i; j < len(s); j++ {
+		c := s[j]
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '{':
+			depth++
+		case c == '}':
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		}
+	}
+	return -1
+}
