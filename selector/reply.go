@@ -69,9 +69,27 @@ func readCompletion(body []byte) (ChatResponse, error) {
 	}
 	var c wireCompletion
 	if err := json.Unmarshal(body, &c); err != nil {
+		// One whole completion framed as a stream: the object, then only
+		// "data: [DONE]" (routers that stream a non-streamed answer).
+		dec := json.NewDecoder(bytes.NewReader(body))
+		var c2 wireCompletion
+		if dec.Decode(&c2) == nil && onlyDone(body[dec.InputOffset():]) {
+			return c2.response()
+		}
 		return ChatResponse{}, &ChatError{Kind: KindTransport, Message: "the response is not a chat completion: " + err.Error()}
 	}
 	return c.response()
+}
+
+// onlyDone reports whether rest holds nothing but stream terminators.
+func onlyDone(rest []byte) bool {
+	for _, line := range bytes.Split(rest, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) != 0 && string(line) != "data: [DONE]" && string(line) != "data:[DONE]" {
+			return false
+		}
+	}
+	return true
 }
 
 // response turns a decoded completion into the first choice's answer.

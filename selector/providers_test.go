@@ -1,0 +1,180 @@
+package selector
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/toolselect/toolselect/internal/providerreplica"
+)
+
+// providersDir holds one file per provider behaviour (issue 20), replayed here
+// through the real go-openai client, and by the CLI and Python tests.
+const providersDir = "../testdata/providers"
+
+// caseConfig is the case's configuration over the defaults, pointed at srv.
+func caseConfig(t *testing.T, c providerreplica.Case, srv *providerreplica.Server) *Config {
+	t.Helper()
+	settings := map[string]any{}
+	for k, v := range c.Config {
+		settings[k] = v
+	}
+	settings["base_url"] = srv.URL
+	settings["api_key"] = "sk-test-SECRET-0123456789"
+	b, err := json.Marshal(settings)
+	require.NoError(t, err)
+	cfg, err := ConfigFromJSON(b)
+	require.NoError(t, err, "case config %s", b)
+	return &cfg
+}
+
+func TestProviderDialects(t *testing.T) {
+	cases, err := providerreplica.Load(providersDir)
+	require.NoError(t, err)
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			learned.Clear()
+			srv, err := c.Serve()
+			require.NoError(t, err)
+			defer srv.Close()
+			cfg := caseConfig(t, c, srv)
+			client, err := NewOpenAIClient(*cfg, http.DefaultClient)
+			require.NoError(t, err)
+			s, err := New(client, cfg, quiet())
+			require.NoError(t, err)
+			res, err := s.Select(context.Background(), testRequest(t))
+			checkCase(t, c, srv, res, err)
+			if len(c.Expect.Adapted) > 0 {
+				// Remembered for the base URL and model: the next selection
+				// sends the adapted request at once.
+				before := len(srv.Requests())
+				res, err = s.Select(context.Background(), testRequest(t))
+				require.NoError(t, err)
+				assert.Len(t, srv.Requests(), before+1, "an adaptation is remembered")
+				require.NotEmpty(t, res.Attempts)
+				assert.Contains(t, strings.Join(res.Attempts[0].Adapted, ";"), "learned earlier")
+			}
+		})
+	}
+}
+
+// checkCase asserts a case's outcome and what each request carried.
+func checkCase(t *testing.T, c providerreplica.Case, srv *providerreplica.Server, res *Result, err error) {
+	t.Helper()
+	reqs := srv.Requests()
+	require.NotEmpty(t, reqs, "no request reached the server")
+	if c.Expect.Adapted == nil {
+		for i, body := range reqs {
+			assert.Empty(t, c.Check(body), "request %d", i)
+		}
+	} else {
+		assert.Empty(t, c.Check(reqs[len(reqs)-1]), "the adapted request")
+	}
+	if c.Expect.Requests > 0 {
+		assert.Len(t, reqs, c.Expect.Requests, "requests sent")
+	}
+	require.NotNil(t, res)
+	last := res.Attempts[len(res.Attempts)-1]
+	if c.Expect.Kind != "" {
+		require.Error(t, err)
+		var se *SelectionError
+		require.True(t, errors.As(err, &se), "%v", err)
+		assert.Equal(t, FailureKind(c.Expect.Kind), last.Kind, last.Message)
+		for _, w := range c.Expect.MessageContains {
+			assert.Contains(t, last.Message, w)
+		}
+		assert.NotContains(t, last.Message, "sk-test-SECRET")
+	} else {
+		require.NoError(t, err)
+		got := make([]map[string]any, len(res.Calls))
+		for i, call := range res.Calls {
+			var args map[string]any
+			require.NoError(t, json.Unmarshal(call.Args, &args))
+			got[i] = map[string]any{"tool": call.Tool, "args": args}
+		}
+		assert.True(t, providerreplica.Same(got, c.Expect.Calls), "calls %v, want %v", got, c.Expect.Calls)
+	}
+	assert.Equal(t, c.Expect.Dialect, last.Dialect)
+	assert.Equal(t, c.Expect.Adapted, last.Adapted)
+}
+
+// The same cases through the sans-I/O session, fed the completions as a
+// non-Go driver would (the reply reader is one for both).
+func TestProviderDialectsFedAsJSON(t *testing.T) {
+	cases, err := providerreplica.Load(providersDir)
+	require.NoError(t, err)
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			learned.Clear()
+			srv, err := c.Serve()
+			require.NoError(t, err)
+			defer srv.Close()
+			cfg := caseConfig(t, c, srv)
+			s, err := New(nil, cfg, quiet())
+			require.NoError(t, err)
+			ss, err := s.Begin(context.Background(), testRequest(t))
+			require.NoError(t, err)
+			for act := ss.Next(); act.Kind == ActionChat; {
+				doc := driveOnce(t, srv.URL, act)
+				act, err = ss.FeedJSON(doc)
+				require.NoError(t, err)
+			}
+			act := ss.Next()
+			checkCase(t, c, srv, act.Result, act.Err)
+		})
+	}
+}
+
+// driveOnce sends a chat action as a plain HTTP client would (params as
+// keywords, extra_body flattened) and returns what to feed: the completion
+// body, or the error report.
+func driveOnce(t *testing.T, baseURL string, act Action) []byte {
+	t.Helper()
+	var a struct {
+		Model    string          `json:"model"`
+		Messages json.RawMessage `json:"messages"`
+		Params   map[string]json.RawMessage
+	}
+	require.NoError(t, json.Unmarshal(act.JSON(), &a))
+	body := map[string]json.RawMessage{"model": mustJSON(a.Model), "messages": a.Messages, "stream": json.RawMessage("false")}
+	for k, v := range a.Params {
+		switch k {
+		case "timeout_s":
+		case "extra_body":
+			var extra map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal(v, &extra))
+			for ek, ev := range extra {
+				body[ek] = ev
+			}
+		default:
+			body[k] = v
+		}
+	}
+	b, _ := json.Marshal(body)
+	resp, err := http.Post(baseURL+"/chat/completions", "application/json", strings.NewReader(string(b)))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	if resp.StatusCode >= 400 {
+		msg := serverMessage(raw)
+		out, _ := json.Marshal(map[string]any{"error": map[string]any{"kind": "http_status", "message": msg, "status_code": resp.StatusCode}})
+		return out
+	}
+	if !json.Valid(raw) {
+		// A driver whose client reads streams hands over the assembled reply.
+		r, err := readCompletion(raw)
+		require.NoError(t, err)
+		out, _ := json.Marshal(map[string]any{"content": r.Content, "finish_reason": r.FinishReason})
+		return out
+	}
+	return raw
+}
+
+func mustJSON(v any) json.RawMessage { b, _ := json.Marshal(v); return b }
