@@ -63,12 +63,12 @@ func runSelect(env *cmdEnv, args []string) int {
 		fmt.Fprintln(w, "Exit status: 0 selection succeeded (even with no calls: the model's decision), 3 no calls otherwise")
 		fmt.Fprintln(w, "(error.kind fail_closed, no_eligible_tools or no_ranked_tools), 2 usage, catalog or configuration error.")
 		fmt.Fprintln(w, "The model and endpoint come from the environment:")
-		for _, v := range []string{selector.EnvBaseURL + " / " + selector.EnvOpenAIBaseURL, selector.EnvAPIKey + " / " + selector.EnvOpenAIAPIKey,
-			selector.EnvModel, selector.EnvFallbackModel, selector.EnvMaxCalls, selector.EnvTimeoutS, selector.EnvFailClosed,
-			selector.EnvTemperature, selector.EnvMode, selector.EnvMaxResponseBytes,
-			selector.EnvOfferTokens, selector.EnvTopK, selector.EnvMaxSearches, selector.EnvFeedback} {
-			fmt.Fprintln(w, "  "+v)
+		for _, f := range selector.Schema().Fields {
+			if len(f.Env) > 0 {
+				fmt.Fprintln(w, "  "+strings.Join(f.Env, " / "))
+			}
 		}
+		fmt.Fprintln(w, "Providers and reasoning models: see docs/providers.md ("+selector.EnvProvider+", "+selector.EnvReasoning+").")
 		fmt.Fprintln(w, "\nflags:")
 		fs.PrintDefaults()
 	}
@@ -192,14 +192,15 @@ func (k *offerK) Set(s string) error {
 	return nil
 }
 
-// selectorEnvVars are the variables the selector reads.
-var selectorEnvVars = []string{
-	selector.EnvModel, selector.EnvFallbackModel, selector.EnvMaxCalls, selector.EnvTimeoutS,
-	selector.EnvFailClosed, selector.EnvTemperature, selector.EnvBaseURL, selector.EnvAPIKey,
-	selector.EnvMode, selector.EnvMaxResponseBytes, selector.EnvOpenAIBaseURL, selector.EnvOpenAIAPIKey,
-	selector.EnvOfferTokens, selector.EnvTopK, selector.EnvMaxSearches,
-	selector.EnvFeedback,
-}
+// selectorEnvVars are the variables the selector reads: every setting's,
+// as the configuration schema publishes them.
+var selectorEnvVars = func() []string {
+	var out []string
+	for _, f := range selector.Schema().Fields {
+		out = append(out, f.Env...)
+	}
+	return out
+}()
 
 // environMap reads names through env.getenv so tests control the environment.
 func environMap(env *cmdEnv, names []string) map[string]string {

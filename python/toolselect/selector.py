@@ -349,13 +349,28 @@ class ToolSelector:
         params = act.get("params") or {}
         timeout = float(params.get("timeout_s") or self.config.timeout_s)
         make = self.message_factory
-        messages = [make(role=m["role"], content=m["content"]) if make else Message(m) for m in act["messages"]]
+        # A turn of a continued conversation (DeepSeek's tool loop) carries
+        # reasoning_content and tool_calls: it goes as a dict, whatever the factory.
+        messages = [make(role=m["role"], content=m["content"]) if make and set(m) <= {"role", "content"} else Message(m)
+                    for m in act["messages"]]
+        fn = self.client.chat_completion
         kw: Dict[str, Any] = {"messages": messages, "model": act["model"],
-                              "temperature": params.get("temperature", self.config.temperature),
                               "response_format": params.get("response_format"), "timeout": timeout}
+        # The provider dialect decides what the request carries (docs/providers.md):
+        # no temperature for OpenAI's reasoning models; the token limit's field;
+        # reasoning_effort; provider fields in extra_body, as the OpenAI SDKs take them.
+        if "temperature" in params:
+            kw["temperature"] = params["temperature"]
         if params.get("tools"):
             kw["tools"] = params["tools"]
-        fn = self.client.chat_completion
+        for key in _DIALECT_PARAMS:
+            if key in params:
+                if _accepts(fn, key):
+                    kw[key] = params[key]
+                else:
+                    self.log.warning("tool selection: the client's chat_completion takes no %r, which the %s dialect "
+                                     "sends (%r); the request goes without it", key, act.get("dialect") or "generic",
+                                     params[key])
         try:
             if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None)):
                 result = await asyncio.wait_for(fn(**kw), timeout)
@@ -406,6 +421,24 @@ class ToolSelector:
         return res
 
 
+#: Request fields a dialect may add beyond messages, model, temperature,
+#: response_format, tools and timeout: passed to the client when its
+#: ``chat_completion`` takes them (by name, or ``**kwargs``).
+_DIALECT_PARAMS = ("max_tokens", "max_completion_tokens", "reasoning_effort", "extra_body")
+
+
+def _accepts(fn: Callable[..., Any], name: str) -> bool:
+    """Whether ``fn`` takes keyword ``name`` (by name, or through ``**kwargs``)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return True  # no signature to read (a C function): let the call say
+    for p in sig.parameters.values():
+        if p.kind is inspect.Parameter.VAR_KEYWORD or (p.name == name and p.kind is not inspect.Parameter.POSITIONAL_ONLY):
+            return True
+    return False
+
+
 def _plain_json(obj: Any) -> Any:
     dump = getattr(obj, "model_dump", None)
     if callable(dump):
@@ -450,16 +483,44 @@ def _get(obj: Any, name: str) -> Any:
 
 
 def _reply(result: Any) -> Dict[str, Any]:
-    """Turn whatever the client returned into the session's feed document."""
+    """Turn whatever the client returned into the session's feed document.
+
+    A whole completion (a mapping with ``choices`` or ``error``, or an
+    OpenAI SDK object with ``model_dump``) goes to the library as it is: Go's
+    one reply reader handles the providers' shapes (content as a list of
+    parts, reasoning fields, object arguments, an error in a 200 body).
+    Anything else is read field by field."""
     if isinstance(result, (str, bytes)):
         return {"content": result.decode("utf-8") if isinstance(result, bytes) else result}
+    whole = result
+    dump = getattr(result, "model_dump", None)
+    if not isinstance(result, Mapping) and callable(dump):
+        try:
+            whole = dump()
+        except Exception:  # noqa: BLE001 - not a pydantic completion: read it field by field
+            whole = None
+    if isinstance(whole, Mapping) and ("choices" in whole or "error" in whole):
+        try:
+            json.dumps(whole)
+            return dict(whole)
+        except (TypeError, ValueError):
+            pass
     choices = _get(result, "choices")
     msg = result
     if choices is not None and _get(result, "content") is None:
         if not choices:
             return {"choices": []}
         msg = _get(choices[0], "message") or choices[0]
-    reply: Dict[str, Any] = {"content": _get(msg, "content") or ""}
+    content = _get(msg, "content")
+    reply: Dict[str, Any] = {"content": content if isinstance(content, list) else (content or "")}
+    for key in ("reasoning_content", "reasoning"):
+        val = _get(msg, key)
+        if isinstance(val, str) and val:
+            reply[key] = val
+    if choices:
+        finish = _get(choices[0], "finish_reason")
+        if isinstance(finish, str):
+            reply["finish_reason"] = finish
     calls = _get(msg, "tool_calls")
     if calls:
         out = []

@@ -1,0 +1,210 @@
+"""The provider behaviours of testdata/providers (issue 20), through both
+drivers: the built-in Go transport (``client=None``) and the caller's own
+client (the session's chat action carries the dialect's parameters, which the
+client passes on). The loopback replica of each provider is the Go one the Go
+and CLI tests use (``internal/providerreplica/cmd``), built once here."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+import urllib.error
+import urllib.request
+from typing import Any, Dict, List, Optional
+from unittest import mock
+
+import toolselect as ts
+
+from .helpers import make_registry
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CASES = os.path.join(ROOT, "testdata", "providers")
+CLEAN_ENV = {k: "" for k in ("LLM_COMMON_TOOL_SELECTION_BASE_URL", "LLM_COMMON_TOOL_SELECTION_API_KEY",
+                             "OPENAI_BASE_URL", "OPENAI_API_KEY")}
+#: Cases whose body is not one JSON completion: a caller's own client reads
+#: its HTTP itself (the OpenAI SDK refuses such bodies), so only the built-in
+#: transport is asked to read them.
+TRANSPORT_ONLY = {"stream-not-asked-for", "json-with-done-terminator"}
+
+_replica_bin: Optional[str] = None
+
+
+def replica_bin() -> str:
+    global _replica_bin
+    if _replica_bin is None:
+        go = shutil.which("go") or ("/usr/local/go/bin/go" if os.path.exists("/usr/local/go/bin/go") else None)
+        if go is None:
+            raise unittest.SkipTest("needs Go to build the provider replica (internal/providerreplica/cmd)")
+        out = os.path.join(tempfile.mkdtemp(prefix="ts-replica-"), "providerreplica")
+        subprocess.run([go, "build", "-o", out, "./internal/providerreplica/cmd"], cwd=ROOT, check=True)
+        _replica_bin = out
+    return _replica_bin
+
+
+class Replica:
+    """One case served by the Go replica on 127.0.0.1."""
+
+    def __init__(self, path: str) -> None:
+        self.proc = subprocess.Popen([replica_bin(), path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        self.url = self.proc.stdout.readline().strip()
+        self._requests: Optional[List[Dict[str, Any]]] = None
+
+    def requests(self) -> List[Dict[str, Any]]:
+        if self._requests is None:
+            out, _ = self.proc.communicate(timeout=30)
+            self._requests = json.loads(out.strip().splitlines()[-1])
+        return self._requests
+
+
+def lookup(body: Dict[str, Any], path: str) -> Any:
+    cur: Any = body
+    for part in path.split("."):
+        if not isinstance(cur, dict) or part not in cur:
+            return KeyError
+        cur = cur[part]
+    return cur
+
+
+class HTTPError(Exception):
+    """What an SDK raises for an error status: the status and the body."""
+
+    def __init__(self, status: int, body: str) -> None:
+        super().__init__(f"Error code: {status} - {body}")
+        self.status_code = status
+
+
+class OwnClient:
+    """A caller's client, as OpenAI-SDK-shaped as it gets without the SDK:
+    standard fields as keywords, provider fields in ``extra_body``."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self.kwargs: List[Dict[str, Any]] = []
+
+    async def chat_completion(self, messages, model, temperature=None, response_format=None, timeout=None,
+                              tools=None, max_tokens=None, max_completion_tokens=None, reasoning_effort=None,
+                              extra_body=None):
+        self.kwargs.append({"temperature": temperature, "reasoning_effort": reasoning_effort, "extra_body": extra_body})
+        body: Dict[str, Any] = {"model": model, "messages": [dict(m) for m in messages], "stream": False}
+        for k, v in (("temperature", temperature), ("response_format", response_format), ("tools", tools),
+                     ("max_tokens", max_tokens), ("max_completion_tokens", max_completion_tokens),
+                     ("reasoning_effort", reasoning_effort)):
+            if v is not None:
+                body[k] = v
+        body.update(extra_body or {})
+        req = urllib.request.Request(self.base_url + "/chat/completions", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+
+        def send() -> Any:
+            try:
+                with urllib.request.urlopen(req, timeout=timeout) as r:
+                    return json.loads(r.read())
+            except urllib.error.HTTPError as e:
+                raise HTTPError(e.code, e.read().decode()) from None
+
+        return await asyncio.get_running_loop().run_in_executor(None, send)
+
+
+class ProviderCasesTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.reg = make_registry()
+        self.addCleanup(self.reg.close)
+
+    def cases(self):
+        names = sorted(f for f in os.listdir(CASES) if f.endswith(".json"))
+        self.assertGreaterEqual(len(names), 15)
+        for f in names:
+            with open(os.path.join(CASES, f)) as fh:
+                yield f[:-5], os.path.join(CASES, f), json.load(fh)
+
+    def run_case(self, name: str, path: str, case: Dict[str, Any], own: bool) -> None:
+        rep = Replica(path)
+        cfg = dict(case["config"])
+        cfg.setdefault("provider", "auto")
+        client = OwnClient(rep.url) if own else None
+        if own:
+            cfg.pop("base_url", None)
+        else:
+            cfg.update(base_url=rep.url, api_key="sk-local")
+        sel = ts.ToolSelector(client=client, config=ts.ToolSelectionConfig(**cfg))
+        self.addCleanup(sel.close)
+        with mock.patch.dict(os.environ, CLEAN_ENV):
+            res = asyncio.run(sel.select_tool_calls_detailed(task=ts.PlannedTask(id="t1", description="What is the weather in Paris?"),
+                                                             tool_registry=self.reg))
+        reqs = rep.requests()
+        self.assertTrue(reqs, "no request reached the replica")
+        expect = case["expect"]
+        last = res.attempts[-1]
+        if expect.get("kind"):
+            self.assertIsNotNone(res.failure, res)
+            self.assertEqual(last.kind, expect["kind"], last.message)
+            for w in expect.get("message_contains", []):
+                self.assertIn(w, last.message)
+        else:
+            self.assertIsNone(res.failure, res.failure)
+            got = [{"tool": c.tool, "args": c.args} for c in res.calls]
+            self.assertEqual(got, expect["calls"])
+        self.assertEqual(last.raw.get("dialect", ""), expect.get("dialect", ""))
+        self.assertEqual(last.raw.get("adapted"), expect.get("adapted"))
+        final = reqs[-1]
+        for k, v in (case.get("request", {}).get("has") or {}).items():
+            self.assertEqual(lookup(final, k), v, f"{k} in {final}")
+        for k in case.get("request", {}).get("absent") or []:
+            self.assertIs(lookup(final, k), KeyError, f"{k} must be absent")
+
+    def test_builtin_transport(self) -> None:
+        for name, path, case in self.cases():
+            with self.subTest(case=name):
+                self.run_case(name, path, case, own=False)
+
+    def test_own_client(self) -> None:
+        for name, path, case in self.cases():
+            if name in TRANSPORT_ONLY:
+                continue
+            with self.subTest(case=name):
+                self.run_case(name, path, case, own=True)
+
+    def test_own_client_gets_dialect_params(self) -> None:
+        path = os.path.join(CASES, "deepseek-v4-thinks-by-default.json")
+        rep = Replica(path)
+        client = OwnClient(rep.url)
+        sel = ts.ToolSelector(client=client, config=ts.ToolSelectionConfig(provider="deepseek", model="deepseek-v4-flash"))
+        self.addCleanup(sel.close)
+        calls = asyncio.run(sel.select_tool_calls(task=ts.PlannedTask(id="t1", description="What is the weather in Paris?"), tool_registry=self.reg))
+        rep.requests()
+        self.assertEqual([c.tool for c in calls], ["get_weather"])
+        self.assertEqual(client.kwargs[0]["extra_body"], {"thinking": {"type": "disabled"}})
+
+    def test_reasoning_model_gets_no_temperature(self) -> None:
+        path = os.path.join(CASES, "openai-o3-mini-refuses-temperature.json")
+        rep = Replica(path)
+        client = OwnClient(rep.url)
+        sel = ts.ToolSelector(client=client, config=ts.ToolSelectionConfig(provider="openai", model="o3-mini"))
+        self.addCleanup(sel.close)
+        calls = asyncio.run(sel.select_tool_calls(task=ts.PlannedTask(id="t1", description="What is the weather in Paris?"), tool_registry=self.reg))
+        self.assertEqual(len(rep.requests()), 1)
+        self.assertEqual([c.tool for c in calls], ["get_weather"])
+        self.assertIsNone(client.kwargs[0]["temperature"])
+        self.assertEqual(client.kwargs[0]["reasoning_effort"], "low")
+
+    def test_config_settings(self) -> None:
+        c = ts.ToolSelectionConfig()
+        self.assertEqual((c.provider, c.reasoning, c.max_tokens), ("auto", "off", 0))
+        with mock.patch.dict(os.environ, {"LLM_COMMON_TOOL_SELECTION_PROVIDER": "DeepSeek",
+                                          "LLM_COMMON_TOOL_SELECTION_REASONING": "high",
+                                          "LLM_COMMON_TOOL_SELECTION_MAX_TOKENS": "2048"}):
+            c = ts.ToolSelectionConfig.from_env()
+        self.assertEqual((c.provider, c.reasoning, c.max_tokens), ("deepseek", "high", 2048))
+        with self.assertRaises(ValueError) as cm:
+            ts.ToolSelectionConfig(provider="bedrock")
+        self.assertIn("provider must be one of auto, generic, openai", str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()

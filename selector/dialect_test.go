@@ -1,0 +1,169 @@
+package selector
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolselect/toolselect/rank"
+)
+
+func TestDetectProvider(t *testing.T) {
+	for _, tc := range []struct {
+		url, model string
+		want       Provider
+	}{
+		{"", "gpt-4o-mini", ProviderOpenAI},
+		{"https://api.openai.com/v1", "o3-mini", ProviderOpenAI},
+		{"https://my-res.openai.azure.com/openai/v1", "gpt-5", ProviderOpenAI},
+		{"https://api.deepseek.com", "deepseek-v4-flash", ProviderDeepSeek},
+		{"https://api.z.ai/api/paas/v4", "glm-4.5-air", ProviderZAI},
+		{"https://open.bigmodel.cn/api/paas/v4", "glm-4.6", ProviderZAI},
+		{"https://dashscope-intl.aliyuncs.com/compatible-mode/v1", "qwen-plus", ProviderQwen},
+		{"https://openrouter.ai/api/v1", "deepseek/deepseek-chat", ProviderOpenRouter},
+		{"https://api.mistral.ai/v1", "magistral-medium-2509", ProviderMistral},
+		{"http://localhost:11434/v1", "qwen3:4b", ProviderOllama},
+		{"http://127.0.0.1:1234/v1", "qwen/qwen3-4b", ProviderLMStudio},
+		{"http://gpu-box:8000/v1", "Qwen/Qwen3-8B", ProviderGeneric},   // vLLM's port is shared: not guessed
+		{"https://llm.example.com/v1", "o4-mini", ProviderOpenAI},      // a gateway in front of OpenAI's reasoning model
+		{"https://llm.example.com/v1", "glm-4.5-air", ProviderGeneric}, // provider fields only to a provider known to take them
+		{"https://example.com:11434/v1", "x", ProviderGeneric},         // a public host on Ollama's port is not Ollama
+	} {
+		assert.Equal(t, tc.want, detectProvider(tc.url, tc.model), "%s %s", tc.url, tc.model)
+	}
+	assert.True(t, isOpenAIReasoningModel("openai/o3-mini"))
+	assert.False(t, isOpenAIReasoningModel("gpt-5-chat-latest"))
+	assert.False(t, isOpenAIReasoningModel("o1x"))
+	assert.Equal(t, "none", openAIReasoningEffort("gpt-5.1"))
+	assert.Equal(t, "minimal", openAIReasoningEffort("gpt-5-nano"))
+	assert.Equal(t, "low", openAIReasoningEffort("o4-mini"))
+}
+
+// A 400 that names nothing the selector sent stays a failure: no retry.
+func TestAdaptOnlyWhatTheServerNames(t *testing.T) {
+	learned.Clear()
+	ws := newWire(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+		writeJSON(w, 400, map[string]any{"error": map[string]any{"message": "The model `nope` does not exist"}})
+	})
+	sel := wireSelector(t, ws, nil)
+	res, err := sel.Select(context.Background(), testRequest(t))
+	require.Error(t, err)
+	assert.Len(t, ws.requests(), 2, "primary and fallback once each: nothing adapted")
+	for _, a := range res.Attempts {
+		assert.Equal(t, KindHTTPStatus, a.Kind)
+		assert.Empty(t, a.Adapted)
+	}
+}
+
+// An adaptation retries the same model inside the attempt: it is not a
+// fallback, and the fallback model is not asked.
+func TestAdaptationIsNotAFallback(t *testing.T) {
+	learned.Clear()
+	ws := newWire(t, func(w http.ResponseWriter, _ *http.Request, raw []byte) {
+		var body map[string]any
+		require.NoError(t, json.Unmarshal(raw, &body))
+		if _, ok := body["temperature"]; ok {
+			writeJSON(w, 400, map[string]any{"error": map[string]any{"message": "Unsupported parameter: 'temperature' is not supported with this model.", "param": "temperature"}})
+			return
+		}
+		completion(w, validReply)
+	})
+	sel := wireSelector(t, ws, nil)
+	res, err := sel.Select(context.Background(), testRequest(t))
+	require.NoError(t, err)
+	require.Len(t, res.Attempts, 1)
+	assert.True(t, res.Attempts[0].OK)
+	assert.Equal(t, []string{"temperature: omitted"}, res.Attempts[0].Adapted)
+	reqs := ws.requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, reqs[0]["model"], reqs[1]["model"])
+	assert.Equal(t, "primary", reqs[1]["model"])
+}
+
+// With thinking on, DeepSeek requires every earlier assistant turn's
+// reasoning_content back in a tool loop: a native search round continues the
+// conversation with the turn that asked for the search, its reasoning, and
+// the note as the tool's answer.
+func TestDeepSeekSearchRoundReplaysReasoning(t *testing.T) {
+	learned.Clear()
+	reg := assistantRegistry(t)
+	var bodies []map[string]any
+	ws := newWire(t, func(w http.ResponseWriter, _ *http.Request, raw []byte) {
+		var body map[string]any
+		require.NoError(t, json.Unmarshal(raw, &body))
+		bodies = append(bodies, body)
+		msgs := body["messages"].([]any)
+		for _, m := range msgs {
+			mm := m.(map[string]any)
+			if mm["role"] == "assistant" && mm["tool_calls"] != nil && mm["reasoning_content"] == nil {
+				writeJSON(w, 400, map[string]any{"error": map[string]any{"message": "Missing `reasoning_content` field in the assistant message"}})
+				return
+			}
+		}
+		name, args := SearchToolName, `{"query":"weather forecast rain"}`
+		if len(msgs) > 2 {
+			name, args = "get_weather", `{"city":"Lyon","days":2}`
+		}
+		writeJSON(w, 200, map[string]any{"id": "c", "object": "chat.completion", "created": 1, "model": "m",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "tool_calls", "message": map[string]any{
+				"role": "assistant", "content": "", "reasoning_content": "The catalog lacks a weather tool; search.",
+				"tool_calls": []any{map[string]any{"id": "call_7", "type": "function",
+					"function": map[string]any{"name": name, "arguments": args}}}}}},
+			"usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 10}})
+	})
+	sel := wireSelector(t, ws, func(c *Config) {
+		c.Mode, c.OfferTokens, c.TopK, c.Provider, c.Reasoning = ModeNative, 300, 3, ProviderDeepSeek, ReasoningHigh
+	}, WithRanker(rank.NewOffering(nil)))
+	res, err := sel.Select(context.Background(), umbrellaRequest(reg))
+	require.NoError(t, err)
+	require.Len(t, res.Calls, 1)
+	assert.Equal(t, "get_weather", res.Calls[0].Tool)
+	require.Len(t, bodies, 2)
+	assert.Equal(t, map[string]any{"type": "enabled"}, bodies[1]["thinking"])
+	msgs := bodies[1]["messages"].([]any)
+	require.Len(t, msgs, 4, "system, user, the assistant turn, the tool's answer")
+	asst, tool := msgs[2].(map[string]any), msgs[3].(map[string]any)
+	assert.Equal(t, "assistant", asst["role"])
+	assert.Equal(t, "The catalog lacks a weather tool; search.", asst["reasoning_content"])
+	assert.Equal(t, SearchToolName, asst["tool_calls"].([]any)[0].(map[string]any)["function"].(map[string]any)["name"])
+	assert.Equal(t, "tool", tool["role"])
+	assert.Equal(t, "call_7", tool["tool_call_id"])
+	assert.Contains(t, tool["content"], "weather forecast rain")
+	assert.Equal(t, "deepseek", res.Attempts[0].Dialect)
+}
+
+// Thinking off (the default): the search round starts a new request, as for
+// every other dialect, so no reasoning is sent back.
+func TestDeepSeekThinkingOffNoReplay(t *testing.T) {
+	learned.Clear()
+	reg := assistantRegistry(t)
+	ws := newWire(t, weatherModel(t, true, false))
+	sel := wireSelector(t, ws, func(c *Config) {
+		c.Mode, c.OfferTokens, c.TopK, c.Provider = ModeNative, 300, 3, ProviderDeepSeek
+	}, WithRanker(rank.NewOffering(nil)))
+	_, err := sel.Select(context.Background(), umbrellaRequest(reg))
+	require.NoError(t, err)
+	reqs := ws.requests()
+	require.Len(t, reqs, 2)
+	assert.Len(t, reqs[1]["messages"].([]any), 2)
+	assert.Equal(t, map[string]any{"type": "disabled"}, reqs[1]["thinking"])
+}
+
+// go-openai's own refusals are configuration errors naming the setting.
+func TestGoOpenAIChecksAreConfigErrors(t *testing.T) {
+	learned.Clear()
+	ws := newWire(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { completion(w, validReply) })
+	// gpt-6-astra: go-openai refuses native tools with reasoning on before sending.
+	sel := wireSelector(t, ws, func(c *Config) {
+		c.Model, c.FallbackModel, c.Mode, c.Provider, c.Reasoning = "gpt-6-astra", "", ModeNative, ProviderGeneric, ReasoningProvider
+	})
+	res, err := sel.Select(context.Background(), testRequest(t))
+	require.Error(t, err)
+	assert.Equal(t, KindConfig, res.Attempts[0].Kind, res.Attempts[0].Message)
+	assert.Contains(t, res.Attempts[0].Message, EnvMode)
+	assert.Empty(t, ws.requests(), "refused before sending")
+}
