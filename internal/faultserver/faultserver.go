@@ -284,7 +284,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, fault string, re
 	case Reset:
 		reset(w)
 	case Status400:
-		openAIErr(400, "Invalid value for 'response_format'")
+		openAIErr(400, "Invalid value for 'messages[0].name': a string of at most 64 characters")
 	case Status401:
 		openAIErr(401, "Incorrect API key provided")
 	case Status404:

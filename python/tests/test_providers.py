@@ -193,6 +193,31 @@ class ProviderCasesTest(unittest.TestCase):
         self.assertIsNone(client.kwargs[0]["temperature"])
         self.assertEqual(client.kwargs[0]["reasoning_effort"], "low")
 
+    def test_llm_common_response_raw_completion_is_read(self) -> None:
+        # llm-common's LLMResponse: content flattened, the provider's
+        # completion in metadata["raw_response"]: the raw one is read, so a
+        # reasoning-only reply says so instead of "the reply is empty".
+        class LLMResponse:
+            def __init__(self, raw: Dict[str, Any]) -> None:
+                self.content = raw["choices"][0]["message"]["content"] or ""
+                self.finish_reason = raw["choices"][0]["finish_reason"]
+                self.metadata = {"raw_response": raw}
+
+        raw = {"choices": [{"index": 0, "finish_reason": "length", "message": {
+            "role": "assistant", "content": "", "reasoning_content": "thinking " * 100}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 512}}
+
+        class Client:
+            async def chat_completion(self, messages, model=None, temperature=None, max_tokens=None, **kwargs):
+                return LLMResponse(raw)
+
+        sel = ts.ToolSelector(client=Client(), config=ts.ToolSelectionConfig(model="deepseek-v4-flash", provider="deepseek"))
+        self.addCleanup(sel.close)
+        res = asyncio.run(sel.select_tool_calls_detailed(task=ts.PlannedTask(id="t1", description="weather in Paris"),
+                                                         tool_registry=self.reg))
+        self.assertEqual(res.attempts[0].kind, "truncated")
+        self.assertIn("512 completion tokens", res.attempts[0].message)
+
     def test_config_settings(self) -> None:
         c = ts.ToolSelectionConfig()
         self.assertEqual((c.provider, c.reasoning, c.max_tokens), ("auto", "off", 0))

@@ -499,6 +499,10 @@ def _reply(result: Any) -> Dict[str, Any]:
             whole = dump()
         except Exception:  # noqa: BLE001 - not a pydantic completion: read it field by field
             whole = None
+    meta = _get(result, "metadata")
+    raw = _get(meta, "raw_response") if meta is not None else None
+    if isinstance(raw, Mapping) and "choices" in raw:
+        whole = raw  # llm-common's LLMResponse keeps the provider's completion here
     if isinstance(whole, Mapping) and ("choices" in whole or "error" in whole):
         try:
             json.dumps(whole)
@@ -517,10 +521,9 @@ def _reply(result: Any) -> Dict[str, Any]:
         val = _get(msg, key)
         if isinstance(val, str) and val:
             reply[key] = val
-    if choices:
-        finish = _get(choices[0], "finish_reason")
-        if isinstance(finish, str):
-            reply["finish_reason"] = finish
+    finish = _get(choices[0], "finish_reason") if choices else _get(result, "finish_reason")
+    if isinstance(finish, str):
+        reply["finish_reason"] = finish
     calls = _get(msg, "tool_calls")
     if calls:
         out = []
