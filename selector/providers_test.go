@@ -34,7 +34,9 @@ func caseConfig(t *testing.T, c providerreplica.Case, srv *providerreplica.Serve
 	return &cfg
 }
 
-func TestProviderDialects(t *testing.T) {
+// eachCase runs fn on every case with its replica started and the process's
+// learned adaptations forgotten.
+func eachCase(t *testing.T, fn func(t *testing.T, c providerreplica.Case, srv *providerreplica.Server, cfg *Config)) {
 	cases, err := providerreplica.Load(providersDir)
 	require.NoError(t, err)
 	for _, c := range cases {
@@ -43,7 +45,14 @@ func TestProviderDialects(t *testing.T) {
 			srv, err := c.Serve()
 			require.NoError(t, err)
 			defer srv.Close()
-			cfg := caseConfig(t, c, srv)
+			fn(t, c, srv, caseConfig(t, c, srv))
+		})
+	}
+}
+
+func TestProviderDialects(t *testing.T) {
+	eachCase(t, func(t *testing.T, c providerreplica.Case, srv *providerreplica.Server, cfg *Config) {
+		{
 			client, err := NewOpenAIClient(*cfg, http.DefaultClient)
 			require.NoError(t, err)
 			s, err := New(client, cfg, quiet())
@@ -60,8 +69,8 @@ func TestProviderDialects(t *testing.T) {
 				require.NotEmpty(t, res.Attempts)
 				assert.Contains(t, strings.Join(res.Attempts[0].Adapted, ";"), "learned earlier")
 			}
-		})
-	}
+		}
+	})
 }
 
 // checkCase asserts a case's outcome and what each request carried.
@@ -107,15 +116,8 @@ func checkCase(t *testing.T, c providerreplica.Case, srv *providerreplica.Server
 // The same cases through the sans-I/O session, fed the completions as a
 // non-Go driver would (the reply reader is one for both).
 func TestProviderDialectsFedAsJSON(t *testing.T) {
-	cases, err := providerreplica.Load(providersDir)
-	require.NoError(t, err)
-	for _, c := range cases {
-		t.Run(c.Name, func(t *testing.T) {
-			learned.Clear()
-			srv, err := c.Serve()
-			require.NoError(t, err)
-			defer srv.Close()
-			cfg := caseConfig(t, c, srv)
+	eachCase(t, func(t *testing.T, c providerreplica.Case, srv *providerreplica.Server, cfg *Config) {
+		{
 			s, err := New(nil, cfg, quiet())
 			require.NoError(t, err)
 			ss, err := s.Begin(context.Background(), testRequest(t))
@@ -127,8 +129,8 @@ func TestProviderDialectsFedAsJSON(t *testing.T) {
 			}
 			act := ss.Next()
 			checkCase(t, c, srv, act.Result, act.Err)
-		})
-	}
+		}
+	})
 }
 
 // driveOnce sends a chat action as a plain HTTP client would (params as

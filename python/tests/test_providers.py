@@ -170,25 +170,25 @@ class ProviderCasesTest(unittest.TestCase):
             with self.subTest(case=name):
                 self.run_case(name, path, case, own=True)
 
-    def test_own_client_gets_dialect_params(self) -> None:
-        path = os.path.join(CASES, "deepseek-v4-thinks-by-default.json")
-        rep = Replica(path)
+    def own_select(self, case: str, **cfg: Any):
+        """One selection of a case's replica through OwnClient: the client,
+        the calls and the requests the replica received."""
+        rep = Replica(os.path.join(CASES, case + ".json"))
         client = OwnClient(rep.url)
-        sel = ts.ToolSelector(client=client, config=ts.ToolSelectionConfig(provider="deepseek", model="deepseek-v4-flash"))
+        sel = ts.ToolSelector(client=client, config=ts.ToolSelectionConfig(**cfg))
         self.addCleanup(sel.close)
-        calls = asyncio.run(sel.select_tool_calls(task=ts.PlannedTask(id="t1", description="What is the weather in Paris?"), tool_registry=self.reg))
-        rep.requests()
+        calls = asyncio.run(sel.select_tool_calls(task=ts.PlannedTask(id="t1", description="What is the weather in Paris?"),
+                                                  tool_registry=self.reg))
+        return client, calls, rep.requests()
+
+    def test_own_client_gets_dialect_params(self) -> None:
+        client, calls, _ = self.own_select("deepseek-v4-thinks-by-default", provider="deepseek", model="deepseek-v4-flash")
         self.assertEqual([c.tool for c in calls], ["get_weather"])
         self.assertEqual(client.kwargs[0]["extra_body"], {"thinking": {"type": "disabled"}})
 
     def test_reasoning_model_gets_no_temperature(self) -> None:
-        path = os.path.join(CASES, "openai-o3-mini-refuses-temperature.json")
-        rep = Replica(path)
-        client = OwnClient(rep.url)
-        sel = ts.ToolSelector(client=client, config=ts.ToolSelectionConfig(provider="openai", model="o3-mini"))
-        self.addCleanup(sel.close)
-        calls = asyncio.run(sel.select_tool_calls(task=ts.PlannedTask(id="t1", description="What is the weather in Paris?"), tool_registry=self.reg))
-        self.assertEqual(len(rep.requests()), 1)
+        client, calls, reqs = self.own_select("openai-o3-mini-refuses-temperature", provider="openai", model="o3-mini")
+        self.assertEqual(len(reqs), 1)
         self.assertEqual([c.tool for c in calls], ["get_weather"])
         self.assertIsNone(client.kwargs[0]["temperature"])
         self.assertEqual(client.kwargs[0]["reasoning_effort"], "low")
