@@ -34,7 +34,13 @@ func main() {}
 // cycle's mark assist). Collecting once here, while the heap is a megabyte or
 // two, costs under a millisecond at load and keeps that wait out of the
 // caller's first call (bench/fts5_vs_rank.py --python).
-func init() { runtime.GC() }
+//
+// Telemetry is set up here too, from the host process's OTEL_* environment
+// (docs/observability.md): with none set, nothing is installed.
+func init() {
+	capi.StartTelemetry()
+	runtime.GC()
+}
 
 // in copies a NUL-terminated C string into Go memory; present is false for NULL.
 func in(p *C.char) (b []byte, present bool) {
@@ -79,6 +85,12 @@ func guard(rc *C.int, out **C.char) {
 func toolselect_version(out **C.char) (rc C.int) {
 	defer guard(&rc, out)
 	return emit(capi.Version(version, runtime.Version()), out)
+}
+
+//export toolselect_telemetry_flush
+func toolselect_telemetry_flush(out **C.char) (rc C.int) {
+	defer guard(&rc, out)
+	return emit(capi.FlushTelemetry(), out)
 }
 
 //export toolselect_free

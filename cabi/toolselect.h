@@ -84,6 +84,12 @@ int toolselect_free(char *p);
 /* Result: {"version":"0.1.0","go":"go1.26.x","abi":1}. */
 int toolselect_version(char **out);
 
+/* Export the OpenTelemetry spans and metrics the library still holds, within
+ * 5 s (docs/observability.md). Telemetry is set up when the library loads,
+ * from the process's OTEL_* environment; with none set this does nothing.
+ * Result: {"flushed":true}; TS_ERR_ARGUMENT names an unusable OTEL_* setting. */
+int toolselect_telemetry_flush(char **out);
+
 /* Result: {"handles":{"registry":N,...},"strings":N}: open handles per kind and
  * returned strings not yet freed (for leak checks). */
 int toolselect_stats(char **out);

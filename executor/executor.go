@@ -27,6 +27,8 @@
 package executor
 
 import (
+	"go.opentelemetry.io/otel/trace"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -263,7 +265,8 @@ func (e *Executor) Hydrate(ctx context.Context, c Call) (*Invocation, error) {
 	inv, rec, err := e.hydrate(ctx, &c)
 	if err != nil {
 		rec.Start = start
-		e.record(ctx, rec, time.Since(start), err)
+		_, span := startToolSpan(ctx, rec.ID, rec.Tool, start)
+		e.record(ctx, span, rec, time.Since(start), err)
 		return nil, err
 	}
 	inv.hydrated = time.Since(start)
@@ -368,8 +371,9 @@ func (e *Executor) Run(ctx context.Context, inv *Invocation) (Result, error) {
 	start := time.Now()
 	rec := Record{ID: inv.ID, Tool: inv.Tool, Args: inv.Args, OriginalArgs: inv.OriginalArgs,
 		Validated: inv.Validated, Repaired: inv.Repaired, Policy: inv.policy, Start: start.Add(-inv.hydrated)}
+	ctx, span := startToolSpan(ctx, inv.ID, inv.Tool, rec.Start)
 	done := func(res Result, err error) (Result, error) {
-		e.record(ctx, rec, inv.hydrated+time.Since(start), err, res)
+		e.record(ctx, span, rec, inv.hydrated+time.Since(start), err, res)
 		return res, err
 	}
 	c := &Call{ID: inv.ID, Tool: inv.Tool}
@@ -463,9 +467,11 @@ func (e *Executor) execute(ctx context.Context, inv *Invocation) (Result, error)
 	return res, nil
 }
 
-// record completes and delivers one audit record.
-func (e *Executor) record(ctx context.Context, rec Record, d time.Duration, err error, res ...Result) {
-	if e.opts.Audit == nil {
+// record completes and delivers one audit record, and ends the call's
+// execute_tool span with the same outcome.
+func (e *Executor) record(ctx context.Context, span trace.Span, rec Record, d time.Duration, err error, res ...Result) {
+	if e.opts.Audit == nil && !span.IsRecording() {
+		span.End()
 		return
 	}
 	rec.Duration = d
@@ -478,6 +484,10 @@ func (e *Executor) record(ctx context.Context, rec Record, d time.Duration, err 
 		rec.Outcome, rec.Error = OutcomeRefused, err.Error()
 	case len(res) > 0:
 		rec.Outcome, rec.Error = res[0].Outcome, res[0].Error
+	}
+	endToolSpan(span, rec, res...)
+	if e.opts.Audit == nil {
+		return
 	}
 	// The audit must not be cut short by the very cancellation it records.
 	e.opts.Audit.Audit(context.WithoutCancel(ctx), rec)

@@ -121,3 +121,18 @@ func (o *Offering) size(e *registry.Entry, f registry.Format, count bool) (viewS
 	o.mu.Unlock()
 	return v, nil
 }
+
+// Tokens counts the tokens of entries written in format f, with the
+// tokenizer and the per-tool cache Fits uses. The selector asks it only when
+// a trace records the offer's size.
+func (o *Offering) Tokens(entries []*registry.Entry, f registry.Format) (int, error) {
+	total := 0
+	for _, e := range entries {
+		v, err := o.size(e, f, true)
+		if err != nil {
+			return 0, err
+		}
+		total += v.tokens
+	}
+	return total, nil
+}

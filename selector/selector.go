@@ -104,7 +104,7 @@ func (s *ToolSelector) Select(ctx context.Context, req Request) (*Result, error)
 			continue
 		}
 		actx, cancel := context.WithTimeout(ctx, act.Chat.Timeout)
-		resp, err := s.client.Chat(actx, *act.Chat)
+		resp, err := s.client.Chat(ss.chatContext(actx), *act.Chat)
 		cancel()
 		act = ss.Feed(resp, err)
 	}

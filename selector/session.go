@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/toolselect/toolselect/registry"
 )
 
@@ -183,6 +185,9 @@ type Session struct {
 	searches   []Search
 	promptTok  int
 	complTok   int
+	span       trace.Span // the selection's span (telemetry.go)
+	chatSpan   trace.Span // the pending request's span
+	began      time.Time
 	have       adaptation // the adaptations the attempt's requests carry
 	adapted    []string   // their descriptions, for the attempt record
 	dialect    dialect    // the attempt's dialect
@@ -217,7 +222,8 @@ func (s *ToolSelector) Begin(ctx context.Context, req Request) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
-	ss := &Session{cfg: s.cfg, log: s.log, ctx: context.WithoutCancel(ctx), reg: req.Registry, now: s.now, user: user}
+	ss := &Session{cfg: s.cfg, log: s.log, reg: req.Registry, now: s.now, user: user}
+	ss.ctx = context.WithoutCancel(ss.traceBegin(ctx, req.Registry.Len()))
 	ss.models = []string{s.cfg.Model}
 	if s.cfg.FallbackModel != "" {
 		ss.models = append(ss.models, s.cfg.FallbackModel)
@@ -238,13 +244,16 @@ func (s *ToolSelector) Begin(ctx context.Context, req Request) (*Session, error)
 	}
 	entries, err := ss.firstOffer(ctx, s, &req)
 	if err != nil {
+		ss.traceAbort(err)
 		return nil, err
 	}
 	canSearch := ss.subset && ss.cfg.Searches() > 0
 	if ss.first, err = ss.newOffer(entries, canSearch, ""); err != nil {
+		ss.traceAbort(err)
 		return nil, err
 	}
 	ss.cur = ss.first
+	ss.traceOffer(s.ranker, entries)
 	s.log.LogAttrs(ctx, slog.LevelDebug, "tool selection: begin",
 		slog.String("task_id", req.Task.ID), slog.Int("registered", len(all)),
 		slog.Int("eligible", len(eligible)), slog.Int("offered", len(entries)),
@@ -446,6 +455,7 @@ func (ss *Session) chat(model string, timeout time.Duration) *ChatRequest {
 		req.ResponseFormat = "json_object"
 	}
 	ss.dialect = shape(&ss.cfg, req, ss.cur.search, ss.have)
+	ss.traceChat(req)
 	return req
 }
 
@@ -508,6 +518,7 @@ func (ss *Session) Feed(resp ChatResponse, err error) Action {
 	}
 	req := ss.pending
 	ss.pending = nil
+	ss.traceFed(resp, err)
 	ss.promptTok += resp.PromptTokens
 	ss.complTok += resp.CompletionTokens
 	if err != nil {
@@ -791,6 +802,7 @@ func (ss *Session) finish(r *Result, err error) {
 		r.Offered = ss.cur.names
 	}
 	ss.done = &Action{Kind: ActionDone, Result: r, Err: err}
+	ss.traceFinish(r, err)
 	if err != nil {
 		ss.log.LogAttrs(ss.ctx, slog.LevelError, "tool selection failed closed: no calls returned",
 			slog.Int("attempts", len(ss.attempts)), slog.Int("offered", len(ss.cur.names)), slog.String("error", err.Error()))

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,9 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/toolselect/toolselect/internal/telemetry"
 )
 
 // Exit codes shared by every command.
@@ -62,7 +66,21 @@ func register(c command) {
 
 func main() {
 	env := &cmdEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, tty: isTerminal(os.Stdout)}
-	os.Exit(run(env, os.Args[1:]))
+	// Traces and metrics go out over OTLP when the standard OTEL_*
+	// environment asks for it (docs/observability.md); otherwise nothing is
+	// installed and nothing is exported.
+	shutdown, err := telemetry.Setup(context.Background(), os.Getenv, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toolselect:", err)
+		os.Exit(exitUsage)
+	}
+	code := run(env, os.Args[1:])
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	if err := shutdown(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "toolselect: exporting telemetry:", err)
+	}
+	cancel()
+	os.Exit(code)
 }
 
 func run(env *cmdEnv, args []string) int {

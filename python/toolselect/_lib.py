@@ -32,6 +32,7 @@ _out = POINTER(c_void_p)
 # name -> (argtypes, restype); mirrors cabi/toolselect.h one line per prototype.
 _SIGNATURES = {
     "toolselect_version": ([_out], c_int),
+    "toolselect_telemetry_flush": ([_out], c_int),
     "toolselect_free": ([c_void_p], c_int),
     "toolselect_stats": ([_out], c_int),
     "toolselect_echo": ([c_char_p, _out], c_int),
@@ -125,7 +126,27 @@ def _load() -> ctypes.CDLL:
             fn.restype = restype
         _loaded_pid = os.getpid()
         _lib = handle
+        _telemetry_at_exit()
         return handle
+
+
+def _telemetry_at_exit() -> None:
+    """With OpenTelemetry export asked for (the library set it up from the
+    OTEL_* environment when it loaded), export what it still holds when the
+    interpreter exits: the library is never unloaded, so nothing else would."""
+    if not any(os.environ.get(k, "").strip() not in ("", "none") for k in (
+            "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_TRACES_EXPORTER")):
+        return
+    import atexit
+
+    def flush() -> None:
+        if _lib is not None and _loaded_pid == os.getpid():
+            try:
+                raw_call("toolselect_telemetry_flush")
+            except Exception:  # noqa: BLE001 - never fail the interpreter's exit
+                pass
+
+    atexit.register(flush)
 
 
 Arg = Union[str, bytes, None]

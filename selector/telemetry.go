@@ -1,0 +1,213 @@
+package selector
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/toolselect/toolselect/internal/telemetry"
+	"github.com/toolselect/toolselect/registry"
+)
+
+// A selection is traced through the global OpenTelemetry providers
+// (docs/observability.md): one "toolselect.select" span from Begin to the
+// outcome, with a GenAI client span "chat MODEL" per model request under it.
+// Both drivers get them, since the Session makes them. Selections are
+// counted and timed by outcome kind. No prompt, reply or argument is
+// recorded unless OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true,
+// and the API key never is.
+
+// tokenCounter is what a Ranker may offer to count the offer's tokens for a
+// trace (rank.Offering does).
+type tokenCounter interface {
+	Tokens(entries []*registry.Entry, f registry.Format) (int, error)
+}
+
+var selectionMetrics = sync.OnceValue(func() (m struct {
+	count    metric.Int64Counter
+	duration metric.Float64Histogram
+}) {
+	meter := telemetry.Meter()
+	m.count, _ = meter.Int64Counter("toolselect.selections", metric.WithUnit("{selection}"),
+		metric.WithDescription("Tool selections by outcome kind"))
+	m.duration, _ = meter.Float64Histogram("toolselect.selection.duration", metric.WithUnit("s"),
+		metric.WithDescription("Tool selection latency by outcome kind, from Begin to the outcome"))
+	return m
+})
+
+// clientKind is the model request span's kind, made once.
+var clientKind = trace.WithSpanKind(trace.SpanKindClient)
+
+// outcomeSets caches the metric attribute option of each outcome, so a
+// selection records its metrics without allocating.
+var outcomeSets sync.Map // string -> metric.MeasurementOption
+
+func outcomeSet(outcome string) metric.MeasurementOption {
+	if v, ok := outcomeSets.Load(outcome); ok {
+		return v.(metric.MeasurementOption)
+	}
+	v, _ := outcomeSets.LoadOrStore(outcome, metric.WithAttributeSet(attribute.NewSet(telemetry.Outcome.String(outcome))))
+	return v.(metric.MeasurementOption)
+}
+
+// traceBegin starts the selection span; it returns the context under it.
+func (ss *Session) traceBegin(ctx context.Context, registered int) context.Context {
+	ss.began = ss.now()
+	ctx, ss.span = telemetry.Tracer().Start(ctx, "toolselect.select")
+	if ss.span.IsRecording() { // attributes cost allocations: only for a span that keeps them
+		ss.span.SetAttributes(telemetry.RegisteredSize.Int(registered), attribute.String("toolselect.mode", ss.cfg.Mode))
+	}
+	return ctx
+}
+
+// traceOffer records the first offer on the selection span.
+func (ss *Session) traceOffer(ranker Ranker, entries []*registry.Entry) {
+	if !ss.span.IsRecording() {
+		return
+	}
+	ss.span.SetAttributes(telemetry.OfferSize.Int(len(entries)), telemetry.OfferRanked.Bool(ss.subset))
+	if tc, ok := ranker.(tokenCounter); ok {
+		if n, err := tc.Tokens(entries, viewFormat(ss.cfg.Mode)); err == nil {
+			ss.span.SetAttributes(telemetry.OfferTokens.Int(n))
+		}
+	}
+}
+
+// traceChat starts the client span of the pending request (ending one left
+// open by an adaptation's retry).
+func (ss *Session) traceChat(req *ChatRequest) {
+	if ss.chatSpan != nil {
+		ss.chatSpan.End()
+	}
+	_, ss.chatSpan = telemetry.Tracer().Start(ss.ctx, "chat", clientKind)
+	if !ss.chatSpan.IsRecording() {
+		return
+	}
+	ss.chatSpan.SetName("chat " + req.Model) // the convention's "{operation} {model}", built only when kept
+	provider := req.Dialect
+	if provider == "" || provider == "openai-reasoning" {
+		provider = string(dialectFor(&ss.cfg, req.Model).provider())
+	}
+	attrs := []attribute.KeyValue{
+		telemetry.GenAIOperationName.String("chat"),
+		telemetry.GenAIRequestModel.String(req.Model),
+		telemetry.GenAIProviderName.String(provider),
+		telemetry.Dialect.String(dialectFor(&ss.cfg, req.Model).name),
+	}
+	if u, err := url.Parse(ss.cfg.BaseURL); err == nil && u.Hostname() != "" {
+		attrs = append(attrs, telemetry.ServerAddress.String(u.Hostname()))
+	}
+	if len(ss.adapted) > 0 {
+		attrs = append(attrs, telemetry.Adapted.StringSlice(ss.adapted))
+	}
+	ss.chatSpan.SetAttributes(attrs...)
+	if telemetry.CaptureContent() {
+		if b, err := json.Marshal(req.Messages); err == nil {
+			ss.chatSpan.SetAttributes(telemetry.GenAIInputMessages.String(redact(string(b), ss.cfg.APIKey)))
+		}
+	}
+}
+
+// traceFed ends the pending request's span with its usage and outcome.
+func (ss *Session) traceFed(resp ChatResponse, err error) {
+	s := ss.chatSpan
+	ss.chatSpan = nil
+	if s == nil {
+		return
+	}
+	defer s.End()
+	if !s.IsRecording() {
+		return
+	}
+	s.SetAttributes(telemetry.GenAIUsageInputTokens.Int(resp.PromptTokens), telemetry.GenAIUsageOutputTokens.Int(resp.CompletionTokens))
+	if resp.FinishReason != "" {
+		s.SetAttributes(telemetry.GenAIResponseFinish.StringSlice([]string{resp.FinishReason}))
+	}
+	if err != nil {
+		kind, msg := classify(err)
+		s.SetAttributes(telemetry.ErrorType.String(string(kind)))
+		s.SetStatus(codes.Error, truncate(redact(msg, ss.cfg.APIKey), 256))
+		return
+	}
+	if telemetry.CaptureContent() {
+		s.SetAttributes(telemetry.GenAIOutputMessages.String(truncate(redact(resp.Content, ss.cfg.APIKey), 64<<10)))
+	}
+}
+
+// traceFinish ends the selection span and records the selection's metrics.
+func (ss *Session) traceFinish(r *Result, err error) {
+	if ss.chatSpan != nil {
+		ss.chatSpan.End()
+		ss.chatSpan = nil
+	}
+	outcome := "ok"
+	if err != nil {
+		outcome = ErrorKind(err)
+	} else if len(r.Calls) == 0 {
+		outcome = "no_calls"
+	}
+	m := selectionMetrics()
+	set := outcomeSet(outcome)
+	m.count.Add(ss.ctx, 1, set)
+	if !ss.began.IsZero() {
+		m.duration.Record(ss.ctx, ss.now().Sub(ss.began).Seconds(), set)
+	}
+	if ss.span == nil {
+		return
+	}
+	defer ss.span.End()
+	if !ss.span.IsRecording() {
+		return
+	}
+	searches := 0
+	for _, a := range r.Attempts {
+		searches += len(a.Searches)
+	}
+	reasons := map[string]bool{}
+	for _, d := range r.Dropped {
+		reasons[string(d.Reason)] = true
+	}
+	dropped := make([]string, 0, len(reasons))
+	for k := range reasons {
+		dropped = append(dropped, k)
+	}
+	sort.Strings(dropped)
+	ss.span.SetAttributes(telemetry.Outcome.String(outcome), telemetry.Attempts.Int(len(r.Attempts)),
+		telemetry.Searches.Int(searches), telemetry.CallsKept.Int(len(r.Calls)),
+		telemetry.CallsDropped.Int(len(r.Dropped)), telemetry.DropReasons.StringSlice(dropped))
+	if err != nil {
+		ss.span.SetAttributes(telemetry.ErrorType.String(outcome))
+		ss.span.SetStatus(codes.Error, truncate(redact(err.Error(), ss.cfg.APIKey), 256))
+	}
+}
+
+// traceAbort ends the selection span of a Begin that returned an error.
+func (ss *Session) traceAbort(err error) {
+	ss.span.SetAttributes(telemetry.ErrorType.String(ErrorKind(err)))
+	ss.span.SetStatus(codes.Error, truncate(redact(err.Error(), ss.cfg.APIKey), 256))
+	ss.span.End()
+}
+
+// chatContext is ctx carrying the pending request's span, for the client.
+func (ss *Session) chatContext(ctx context.Context) context.Context {
+	if ss.chatSpan == nil {
+		return ctx
+	}
+	return trace.ContextWithSpan(ctx, ss.chatSpan)
+}
+
+// provider is the dialect's provider family, for gen_ai.provider.name.
+func (d dialect) provider() Provider {
+	if strings.HasPrefix(d.name, "openai") {
+		return ProviderOpenAI
+	}
+	return Provider(d.name)
+}
