@@ -39,7 +39,7 @@ func (p *Proxy) handleMeta(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if req.Params.Name == FindToolName {
 		p.stats.find(d, res.IsError)
 	} else {
-		p.stats.call(string(res.Outcome), d)
+		p.stats.call(p.toolLabel(res.Tool), string(res.Outcome), d)
 	}
 	return p.render(res, err), nil
 }

@@ -78,7 +78,9 @@ type Proxy struct {
 	ex     *executor.Executor
 	server *mcp.Server
 	stats  *recorder
-	relay  *relay
+	// metrics are the Prometheus instruments served at /metrics (telemetry.go).
+	metrics *metrics
+	relay   *relay
 
 	ups    []*upstream
 	byName map[string]*upstream
@@ -155,6 +157,10 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 		CompletionHandler:  p.complete,
 	})
 	p.server.AddReceivingMiddleware(p.middleware)
+	// Added last, so outermost: the server span covers the whole request.
+	p.server.AddReceivingMiddleware(p.traceMiddleware)
+	p.metrics = newMetrics(p)
+	p.stats.m = p.metrics
 	if !p.topMode() {
 		p.server.AddTool(findToolDef(), p.handleMeta)
 		p.server.AddTool(callToolDef(), p.handleMeta)
@@ -437,7 +443,7 @@ func (p *Proxy) FindTool(ctx context.Context, query string, limit int) ([]execut
 func (p *Proxy) CallTool(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
 	start := time.Now()
 	res, err := p.ex.CallTool(ctx, name, args)
-	p.stats.call(string(res.Outcome), time.Since(start))
+	p.stats.call(p.toolLabel(res.Tool), string(res.Outcome), time.Since(start))
 	return p.render(res, err)
 }
 

@@ -261,6 +261,7 @@ func (p *Proxy) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptio
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", p.HTTPHandler(opts))
+	mux.Handle("GET /metrics", p.MetricsHandler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	if ready != nil {
 		ready(ln.Addr())

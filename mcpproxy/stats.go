@@ -102,6 +102,7 @@ type recorder struct {
 	calls    latencies
 	outcomes map[string]int // executor.Outcome -> count
 	catalog  CatalogStats
+	m        *metrics // the Prometheus instruments, fed from here too
 }
 
 type latencies struct {
@@ -148,14 +149,20 @@ func (r *recorder) find(d time.Duration, failed bool) {
 	if failed {
 		r.findErrs++
 	}
+	if r.m != nil {
+		r.m.find.Observe(d.Seconds())
+	}
 }
 
-// call counts a call by its executor.Outcome.
-func (r *recorder) call(outcome string, d time.Duration) {
+// call counts a call of tool (a label: Proxy.toolLabel) by its executor.Outcome.
+func (r *recorder) call(tool, outcome string, d time.Duration) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.calls.add(d)
 	r.outcomes[outcome]++
+	r.mu.Unlock()
+	if r.m != nil {
+		r.m.observeCall(tool, outcome, d)
+	}
 }
 
 func (r *recorder) refusedCatalog(path string, err error) {

@@ -1,6 +1,8 @@
 package mcpproxy
 
 import (
+	"go.opentelemetry.io/otel/codes"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -313,11 +315,17 @@ func (u *upstream) call(ctx context.Context, tool string, args []byte) (*mcp.Cal
 	u.mu.Lock()
 	u.calls++
 	u.mu.Unlock()
+	ctx, span := traceUpstreamCall(ctx, u.cfg.Name, tool, params)
+	defer span.End()
 	res, err := sess.CallTool(ctx, params)
 	if err == nil {
+		if res != nil && res.IsError {
+			span.SetStatus(codes.Error, "tool result with isError")
+		}
 		settle()
 		return res, nil
 	}
+	span.SetStatus(codes.Error, err.Error())
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
 		go u.checkAlive(sess)
