@@ -1,6 +1,9 @@
 package capi
 
 import (
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -90,6 +93,23 @@ func SelectorClose(h uint64) Result {
 type requestJSON struct {
 	selector.Request
 	TopK *int `json:"top_k"`
+	// Traceparent and Tracestate carry the caller's W3C trace context
+	// (Python's current span, when OpenTelemetry is imported there): the
+	// selection's spans continue that trace.
+	Traceparent string `json:"traceparent"`
+	Tracestate  string `json:"tracestate"`
+}
+
+// traceContext is ctx continuing the caller's trace context, if any.
+func (in *requestJSON) traceContext(ctx context.Context) context.Context {
+	if in.Traceparent == "" {
+		return ctx
+	}
+	carrier := propagation.MapCarrier{"traceparent": in.Traceparent}
+	if in.Tracestate != "" {
+		carrier["tracestate"] = in.Tracestate
+	}
+	return propagation.TraceContext{}.Extract(ctx, carrier)
 }
 
 // offerAll is the prefilter of "top_k": 0.
@@ -98,30 +118,30 @@ func offerAll(_ context.Context, _ string, eligible []*registry.Entry) ([]*regis
 }
 
 // request decodes a selection request and resolves its handles.
-func request(sel, reg uint64, req []byte, present bool) (*selector.ToolSelector, selector.Request, *Result) {
+func request(sel, reg uint64, req []byte, present bool) (*selector.ToolSelector, selector.Request, context.Context, *Result) {
 	var in requestJSON
 	v, r := table.get(sel, KindSelector)
 	if r != nil {
-		return nil, in.Request, r
+		return nil, in.Request, nil, r
 	}
 	rg, r := getRegistry(reg)
 	if r != nil {
-		return nil, in.Request, r
+		return nil, in.Request, nil, r
 	}
 	if r := JSON("request_json", req, present, nil); r != nil {
-		return nil, in.Request, r
+		return nil, in.Request, nil, r
 	}
 	dec := json.NewDecoder(bytes.NewReader(req))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
 		r := Fail(ErrArgument, "request_json: %v", err)
-		return nil, in.Request, &r
+		return nil, in.Request, nil, &r
 	}
 	out := in.Request
 	if in.TopK != nil {
 		if *in.TopK < 0 || *in.TopK > selector.MaxTopK {
 			r := Fail(ErrArgument, "request_json: top_k must be from 0 (every eligible tool) to %d, got %d", selector.MaxTopK, *in.TopK)
-			return nil, out, &r
+			return nil, out, nil, &r
 		}
 		out.Prefilter = offerAll
 		if *in.TopK > 0 {
@@ -133,7 +153,7 @@ func request(sel, reg uint64, req []byte, present bool) (*selector.ToolSelector,
 		}
 	}
 	out.Registry = rg
-	return v.(*selector.ToolSelector), out, nil
+	return v.(*selector.ToolSelector), out, in.traceContext(context.Background()), nil
 }
 
 // SelectorSelect runs a selection with the selector's HTTP client. cancel is
@@ -141,17 +161,16 @@ func request(sel, reg uint64, req []byte, present bool) (*selector.ToolSelector,
 // in the body; a request the selector cannot use is ErrArgument; a cancelled
 // call is ErrCanceled.
 func SelectorSelect(sel, reg uint64, req []byte, present bool, cancel uint64) Result {
-	s, rq, r := request(sel, reg, req, present)
+	s, rq, ctx, r := request(sel, reg, req, present)
 	if r != nil {
 		return *r
 	}
-	ctx := context.Background()
 	if cancel != 0 {
 		v, r := table.get(cancel, KindCancel)
 		if r != nil {
 			return *r
 		}
-		ctx = v.(*token).ctx
+		ctx = trace.ContextWithRemoteSpanContext(v.(*token).ctx, trace.SpanContextFromContext(ctx))
 	}
 	res, err := s.Select(ctx, rq)
 	if ctx.Err() != nil {
@@ -173,11 +192,11 @@ type session struct {
 // SessionBegin starts a sans-I/O selection; the body is the first action with
 // "session": the new handle.
 func SessionBegin(sel, reg uint64, req []byte, present bool) Result {
-	s, rq, r := request(sel, reg, req, present)
+	s, rq, ctx, r := request(sel, reg, req, present)
 	if r != nil {
 		return *r
 	}
-	ss, err := s.Begin(context.Background(), rq)
+	ss, err := s.Begin(ctx, rq)
 	if err != nil {
 		return Fail(ErrArgument, "%v", err)
 	}

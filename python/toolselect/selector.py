@@ -20,6 +20,7 @@ import inspect
 import json
 import logging
 import os
+import sys
 import threading
 import weakref
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -238,6 +239,7 @@ class ToolSelector:
             req["capabilities"] = self.capabilities
         if self.top_k is not None:
             req["top_k"] = self.top_k
+        req.update(_trace_context())
         return req
 
     def _schema_of(self, tool_registry: Any) -> Any:
@@ -419,6 +421,24 @@ class ToolSelector:
                 self.log.info("tool selection dropped a call to %r (%s): %s", d.tool, d.reason,
                               d.raw.get("message", ""))
         return res
+
+
+def _trace_context() -> Dict[str, str]:
+    """The caller's W3C trace context, when the application uses
+    OpenTelemetry (``opentelemetry`` already imported; never imported here):
+    the library's selection spans then continue the caller's trace."""
+    if "opentelemetry" not in sys.modules:
+        return {}
+    try:
+        from opentelemetry import propagate  # type: ignore[import-not-found]
+    except Exception:  # noqa: BLE001 - an unusable install is no trace context
+        return {}
+    carrier: Dict[str, str] = {}
+    try:
+        propagate.inject(carrier)
+    except Exception:  # noqa: BLE001
+        return {}
+    return {k: v for k, v in carrier.items() if k in ("traceparent", "tracestate") and isinstance(v, str)}
 
 
 #: Request fields a dialect may add beyond messages, model, temperature,
