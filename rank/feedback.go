@@ -99,8 +99,13 @@ type Feedback struct {
 	byTool map[string][]uint32    // tool -> its tasks, oldest first
 	nextID uint32
 	pairs  int
-	normN  int // tasks when the norms were last all computed
-	stats  FeedbackStats
+	// normsStale: a task came or went since the norms were computed. The
+	// norms use the idf of the tasks held, so any change moves them; they are
+	// worked out again, all of them, by the next query (fresh), which makes
+	// a similarity a function of the pairs held alone, whatever order or
+	// batching (Add, Replay, the cores) brought them there.
+	normsStale bool
+	stats      FeedbackStats
 }
 
 // fbPosting is one (term, task) pair.
@@ -173,8 +178,10 @@ type termCount struct {
 
 // termFreq analyses a task text into its distinct terms with their counts,
 // sorted by term (a slice, not a map: loading a store makes one per task).
-func termFreq(query string) []termCount {
-	ts := Terms(query)
+func termFreq(query string) []termCount { return countTerms(Terms(query)) }
+
+// countTerms sorts ts and counts each distinct term.
+func countTerms(ts []string) []termCount {
 	slices.Sort(ts)
 	out := make([]termCount, 0, len(ts))
 	for _, t := range ts {
@@ -259,25 +266,27 @@ func (f *Feedback) newTask(query string, tf []termCount) *fbTask {
 	for _, x := range tf {
 		f.post[x.term] = append(f.post[x.term], fbPosting{task.id, x.n})
 	}
-	f.refreshNorms(task)
+	f.normsStale = true
 	return task
 }
 
-// refreshNorms computes the norm of a new task with the idf of now, and
-// every norm again when the number of tasks has doubled or halved since they
-// were last all computed (so the idf they used has drifted), which keeps
-// the cost of a norm constant per task over time. f.mu is held for writing.
-func (f *Feedback) refreshNorms(task *fbTask) {
-	n := len(f.byID)
-	if n >= 2*f.normN || n <= f.normN/2 {
-		f.normN = max(n, 1)
-		for _, t := range f.byID {
-			f.norms[t.id] = f.normOf(t)
+// fresh brings the norms up to date when a task came or went since they
+// were computed, and returns with f.mu held for reading. Computing every
+// norm costs one pass over the held tasks' terms (well under a millisecond
+// for thousands of tasks), paid by the first query after a change.
+func (f *Feedback) fresh() {
+	f.mu.RLock()
+	for f.normsStale {
+		f.mu.RUnlock()
+		f.mu.Lock()
+		if f.normsStale {
+			for _, t := range f.byID {
+				f.norms[t.id] = f.normOf(t)
+			}
+			f.normsStale = false
 		}
-		return
-	}
-	if task != nil {
-		f.norms[task.id] = f.normOf(task)
+		f.mu.Unlock()
+		f.mu.RLock()
 	}
 }
 
@@ -338,7 +347,7 @@ func (f *Feedback) unlearn(task *fbTask, tool string) {
 			f.post[term] = p
 		}
 	}
-	f.refreshNorms(nil)
+	f.normsStale = true
 }
 
 // Stats returns the counts of f.
@@ -363,16 +372,15 @@ func (f *Feedback) similar(q *Query) map[string]float64 {
 	if len(terms) == 0 {
 		return nil
 	}
-	f.mu.RLock()
+	f.fresh()
 	defer f.mu.RUnlock()
 	n := float64(len(f.byID))
 	if n == 0 {
 		return nil
 	}
-	qtf := map[string]float64{}
-	for _, t := range terms {
-		qtf[t]++
-	}
+	// The query's distinct terms in term order: floating-point sums taken
+	// in one order, so the same query always scores the same.
+	qtf := countTerms(slices.Clone(terms))
 	qnorm := 0.0
 	accp, _ := f.pool.Get().(*[]float64)
 	if accp == nil {
@@ -385,10 +393,10 @@ func (f *Feedback) similar(q *Query) map[string]float64 {
 	acc := *accp
 	var touched []uint32
 	common := max(len(f.byID)/100, 64)
-	for t, c := range qtf {
-		p := f.post[t]
+	for _, x := range qtf {
+		p := f.post[x.term]
 		w := idfOf(n, len(p))
-		qw := c * w
+		qw := float64(x.n) * w
 		qnorm += qw * qw
 		// A word most learned tasks hold says little about which one the
 		// query repeats: it counts in the query's norm only.

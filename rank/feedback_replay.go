@@ -90,8 +90,8 @@ func (f *Feedback) Replay(ops []FeedbackOp) (int, error) {
 	// Analyse the new tasks that survived.
 	tfs := map[string][]termCount{}
 	texts = texts[:0]
-	for _, qs := range held {
-		for _, q := range qs {
+	for _, tool := range slices.Sorted(maps.Keys(held)) {
+		for _, q := range held[tool] {
 			if _, ok := f.tasks[q]; !ok {
 				if _, queued := tfs[q]; !queued {
 					tfs[q] = nil
@@ -109,7 +109,7 @@ func (f *Feedback) Replay(ops []FeedbackOp) (int, error) {
 	// there in order; forget the rest, then learn the remainder in order,
 	// so each tool's tasks end oldest first exactly as held.
 	from := map[string]int{}
-	for _, tool := range slices.Collect(maps.Keys(f.byTool)) {
+	for _, tool := range slices.Sorted(maps.Keys(f.byTool)) {
 		ids, h := slices.Clone(f.byTool[tool]), held[tool]
 		kept, j := 0, 0
 		for kept < len(h) {
@@ -130,7 +130,10 @@ func (f *Feedback) Replay(ops []FeedbackOp) (int, error) {
 		}
 	}
 	added := 0
-	for tool, qs := range held {
+	// Tools in name order, so that task ids (and everything kept in id
+	// order) do not depend on map iteration.
+	for _, tool := range slices.Sorted(maps.Keys(held)) {
+		qs := held[tool]
 		for _, q := range qs[from[tool]:] {
 			f.learn(q, tfs[q], tool)
 			added++

@@ -269,3 +269,53 @@ func TestLearnerRefusesWordlessQuery(t *testing.T) {
 		t.Errorf("the store got %q", b)
 	}
 }
+
+// A JSON Lines store and a Redis store holding the same records give the
+// same rankings, byte for byte (issue 25).
+func TestFileAndRedisStoresRankAlike(t *testing.T) {
+	addr := redistest.Start(t)
+	reg := catalog(t)
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "past.jsonl")
+	url := "redis://" + addr + "/3"
+	stores := []string{file, url}
+	words := []string{"weather", "forecast", "email", "report", "file", "read", "trip", "plan", "city", "team", "disk", "message"}
+	tools := []string{"get_forecast", "send_email", "read_file", "trip_planner"}
+	for _, spec := range stores {
+		s, err := Open(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 300 {
+			q := fmt.Sprintf("%s %s %s", words[i%len(words)], words[(i*7+3)%len(words)], words[(i*5+1)%len(words)])
+			r := Record{Query: q, Tools: []string{tools[(i*3)%len(tools)]}, Remove: i%23 == 0}
+			if err := s.Append(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.Close()
+	}
+	var outs []string
+	for _, spec := range stores {
+		l, err := OpenLearner(ctx, spec, rank.NewFeedback(&rank.FeedbackOptions{PerTool: 16}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		r := rank.New(reg)
+		for _, q := range []string{"weather in paris", "email the team a report", "plan a trip", "read a message from disk", "forecast report"} {
+			picks, err := r.Rank(ctx, q, &rank.Options{MaxCandidates: 4, MinScore: -1, Feedback: l.Feedback()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range picks {
+				fmt.Fprintf(&b, "%s %s %.17g %s\n", q, p.Tool, p.Score, p.Reason)
+			}
+		}
+		l.Close()
+		outs = append(outs, b.String())
+	}
+	if outs[0] != outs[1] {
+		t.Fatalf("the file and Redis stores rank differently:\n%s\n---\n%s", outs[0], outs[1])
+	}
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// `toolselect rank --queries ... --feedback ... --json` is a pure function of
+// its files (issue 25): run twice, and with 1 and 2 cores, the output is the
+// same byte for byte on the shared bfcl set with half its queries' gold tools
+// as past selections.
+func TestRankQueriesWithFeedbackIsDeterministic(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "shared", "data", "bfcl")
+	if d := os.Getenv("TOOLSELECT_DATA"); d != "" {
+		dir = filepath.Join(d, "bfcl")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "queries.jsonl")); err != nil {
+		t.Skipf("shared data not found at %s (set TOOLSELECT_DATA)", dir)
+	}
+	f, err := os.Open(filepath.Join(dir, "queries.jsonl"))
+	require.NoError(t, err)
+	defer f.Close()
+	var past strings.Builder
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	n := 0
+	for sc.Scan() {
+		var q struct {
+			Query string   `json:"query"`
+			Gold  []string `json:"gold"`
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &q))
+		if n++; n%2 == 0 || len(q.Gold) == 0 {
+			continue
+		}
+		b, _ := json.Marshal(map[string]any{"query": q.Query, "tools": q.Gold})
+		past.Write(b)
+		past.WriteByte('\n')
+	}
+	feedback := writeTemp(t, "past.jsonl", past.String())
+	args := []string{"rank", "--catalog", filepath.Join(dir, "tools.jsonl"), "--queries", filepath.Join(dir, "queries.jsonl"),
+		"--feedback", feedback, "--k", "10", "--json"}
+	var want string
+	for i, procs := range []int{2, 2, 1} {
+		prev := runtime.GOMAXPROCS(procs)
+		r := execCLI(t, nil, "", args...)
+		runtime.GOMAXPROCS(prev)
+		require.Equal(t, exitOK, r.code, r.stderr)
+		if i == 0 {
+			want = r.stdout
+			require.Greater(t, strings.Count(want, "\n"), 100)
+			continue
+		}
+		if r.stdout != want {
+			a, b := strings.Split(want, "\n"), strings.Split(r.stdout, "\n")
+			for j := range min(len(a), len(b)) {
+				if a[j] != b[j] {
+					t.Fatalf("run %d (GOMAXPROCS=%d) differs at line %d:\n%s\n%s", i+1, procs, j+1, a[j], b[j])
+				}
+			}
+			t.Fatalf("run %d differs in length", i+1)
+		}
+	}
+}
