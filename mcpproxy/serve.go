@@ -176,6 +176,18 @@ type HTTPOptions struct {
 	// SessionTimeout closes idle sessions (default 30 minutes; negative
 	// keeps them forever).
 	SessionTimeout time.Duration
+	// Auth, when set, is required of every request to /mcp and /metrics
+	// (ListenAndServe; auth.go).
+	Auth *Auth
+	// MaxBodyBytes bounds a request body (default DefaultMaxBodyBytes, 4 MiB):
+	// a larger one gets 413.
+	MaxBodyBytes int64
+	// MaxSessions bounds the sessions open at once (default
+	// DefaultMaxSessions, 256): the next initialize gets 503.
+	MaxSessions int
+	// ReadHeaderTimeout cuts off a client that has not sent its headers in
+	// time (default DefaultReadHeaderTimeout, 10 s).
+	ReadHeaderTimeout time.Duration
 }
 
 // The first protocol version served without sessions.
@@ -252,17 +264,41 @@ func quoteHeader(s string) string {
 	}, s) + "\""
 }
 
-// ListenAndServe serves HTTPHandler at path /mcp on addr until ctx is done. ready, if
-// not nil, receives the bound address (useful with port 0).
+// ListenAndServe serves HTTPHandler at path /mcp, and the Prometheus
+// metrics at /metrics, on addr until ctx is done, behind opts.Auth when set,
+// with a request body limit, a cap on open sessions and a header read
+// timeout (HTTPOptions). ready, if not nil, receives the bound address
+// (useful with port 0).
 func (p *Proxy) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptions, ready func(net.Addr)) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
+	var o HTTPOptions
+	if opts != nil {
+		o = *opts
+	}
+	if err := o.Auth.Validate(); err != nil {
+		ln.Close()
+		return err
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.ReadHeaderTimeout <= 0 {
+		o.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", p.HTTPHandler(opts))
+	mux.Handle("/mcp", p.capSessions(o.MaxSessions, p.HTTPHandler(&o)))
 	mux.Handle("GET /metrics", p.MetricsHandler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	var h http.Handler = mux
+	if o.Auth != nil {
+		h = o.Auth.middleware(h)
+	}
+	srv := &http.Server{Handler: limitBody(o.MaxBodyBytes, h), ReadHeaderTimeout: o.ReadHeaderTimeout}
 	if ready != nil {
 		ready(ln.Addr())
 	}

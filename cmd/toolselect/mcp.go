@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"sort"
@@ -42,6 +43,96 @@ type mcpFlags struct {
 	timeout                                       time.Duration
 	exposeTop                                     int
 	drain                                         time.Duration
+
+	// The HTTP front door (mcp only): who may use it, and its limits.
+	authTokenFile, oauthIssuer, oauthResource string
+	oauthClientID, oauthClientSecretFile      string
+	oauthScopes                               stringList
+	allowUnauthenticated                      bool
+	maxBodyBytes                              int64
+	maxSessions                               int
+	readHeaderTimeout                         time.Duration
+}
+
+// listenAddr is the HTTP address the flags or the config file ask for ("" for stdio).
+func (f *mcpFlags) listenAddr() string {
+	if f.listen != "" {
+		return f.listen
+	}
+	if f.config != "" {
+		if c, err := mcpproxy.LoadConfig(f.config); err == nil {
+			return c.Listen
+		}
+	}
+	return ""
+}
+
+// envAuthToken holds the bearer token when --auth-token-file is not given
+// (the proxy requires it; "mcp stats --url" sends it).
+const envAuthToken = "TOOLSELECT_MCP_AUTH_TOKEN"
+
+// bindHTTP adds the HTTP front door's flags.
+func (f *mcpFlags) bindHTTP(fs *flag.FlagSet) {
+	fs.StringVar(&f.authTokenFile, "auth-token-file", "", "require \"Authorization: Bearer TOKEN\" on HTTP, the token read from `FILE` (or $"+envAuthToken+")")
+	fs.StringVar(&f.oauthIssuer, "oauth-issuer", "", "OAuth 2.1 resource-server mode: accept tokens of the authorization server at `URL` (checked by its introspection endpoint)")
+	fs.StringVar(&f.oauthResource, "oauth-resource", "", "this server's canonical `URL` (e.g. https://host/mcp): the audience tokens must name (with --oauth-issuer)")
+	fs.Var(&f.oauthScopes, "oauth-scope", "a `SCOPE` every token must hold (repeatable; with --oauth-issuer)")
+	fs.StringVar(&f.oauthClientID, "oauth-client-id", "", "client `ID` for the introspection endpoint (with --oauth-issuer)")
+	fs.StringVar(&f.oauthClientSecretFile, "oauth-client-secret-file", "", "client secret for the introspection endpoint, read from `FILE`")
+	fs.BoolVar(&f.allowUnauthenticated, "allow-unauthenticated", false, "serve a non-loopback --listen address without authentication (refused otherwise)")
+	fs.Int64Var(&f.maxBodyBytes, "max-body-bytes", mcpproxy.DefaultMaxBodyBytes, "HTTP: a request body over `N` bytes gets 413")
+	fs.IntVar(&f.maxSessions, "max-sessions", mcpproxy.DefaultMaxSessions, "HTTP: at most `N` sessions open at once (the next initialize gets 503)")
+	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", mcpproxy.DefaultReadHeaderTimeout, "HTTP: cut off a client that has not sent its headers within `D`")
+}
+
+// httpAuth builds the front door's authentication from the flags and the
+// environment; nil when none is configured.
+func (f *mcpFlags) httpAuth(env *cmdEnv) (*mcpproxy.Auth, error) {
+	token, err := f.authToken(env)
+	if err != nil {
+		return nil, err
+	}
+	var a *mcpproxy.Auth
+	if token != "" {
+		a = &mcpproxy.Auth{Token: token}
+	}
+	if f.oauthIssuer != "" || f.oauthResource != "" {
+		if a != nil {
+			return nil, fmt.Errorf("--auth-token-file (or $%s) and --oauth-issuer are exclusive", envAuthToken)
+		}
+		if f.oauthIssuer == "" || f.oauthResource == "" {
+			return nil, fmt.Errorf("the OAuth mode needs both --oauth-issuer and --oauth-resource")
+		}
+		o := &mcpproxy.OAuth{Issuer: f.oauthIssuer, Resource: f.oauthResource, Scopes: f.oauthScopes, ClientID: f.oauthClientID}
+		if f.oauthClientSecretFile != "" {
+			b, err := os.ReadFile(f.oauthClientSecretFile)
+			if err != nil {
+				return nil, fmt.Errorf("--oauth-client-secret-file: %v", err)
+			}
+			o.ClientSecret = strings.TrimSpace(string(b))
+		}
+		a = &mcpproxy.Auth{OAuth: o}
+	}
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// authToken is the bearer token: --auth-token-file's content, else $TOOLSELECT_MCP_AUTH_TOKEN.
+func (f *mcpFlags) authToken(env *cmdEnv) (string, error) {
+	if f.authTokenFile != "" {
+		b, err := os.ReadFile(f.authTokenFile)
+		if err != nil {
+			return "", fmt.Errorf("--auth-token-file: %v", err)
+		}
+		t := strings.TrimSpace(string(b))
+		if t == "" {
+			return "", fmt.Errorf("--auth-token-file %s is empty", f.authTokenFile)
+		}
+		return t, nil
+	}
+	return strings.TrimSpace(env.getenv(envAuthToken)), nil
 }
 
 func (f *mcpFlags) bind(fs *flag.FlagSet) {
@@ -179,11 +270,24 @@ func runMCP(env *cmdEnv, args []string) int {
 	fs := newFlags(env, "mcp", mcpSynopsis)
 	var f mcpFlags
 	f.bind(fs)
+	f.bindHTTP(fs)
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
 		return fail(env, "mcp", exitUsage, "unexpected argument %q (run \"toolselect mcp --help\")", fs.Arg(0))
+	}
+	// Who may use the HTTP front door is settled before anything starts.
+	httpAuth, err := f.httpAuth(env)
+	if err != nil {
+		return fail(env, "mcp", exitUsage, "%v", err)
+	}
+	if listen := f.listenAddr(); listen != "" && httpAuth == nil && !mcpproxy.IsLoopback(listen) {
+		if !f.allowUnauthenticated {
+			return fail(env, "mcp", exitUsage, "refusing to serve %s without authentication: anyone who reaches it could call every upstream tool; "+
+				"give --auth-token-file FILE (or $%s) or --oauth-issuer URL --oauth-resource URL, listen on 127.0.0.1, or pass --allow-unauthenticated", listen, envAuthToken)
+		}
+		fmt.Fprintf(env.stderr, "toolselect mcp: WARNING: serving %s without authentication (--allow-unauthenticated)\n", listen)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -199,11 +303,11 @@ func runMCP(env *cmdEnv, args []string) int {
 		return exitOK
 	}
 	host, _, _ := net.SplitHostPort(cfg.Listen)
-	opts := &mcpproxy.HTTPOptions{}
+	opts := &mcpproxy.HTTPOptions{Auth: httpAuth, MaxBodyBytes: f.maxBodyBytes, MaxSessions: f.maxSessions, ReadHeaderTimeout: f.readHeaderTimeout}
 	if host != "" {
 		opts.AllowedHosts = []string{host}
 	}
-	err := p.ListenAndServe(ctx, cfg.Listen, opts, func(a net.Addr) {
+	err = p.ListenAndServe(ctx, cfg.Listen, opts, func(a net.Addr) {
 		fmt.Fprintf(env.stderr, "toolselect mcp: listening on http://%s/mcp\n", a)
 	})
 	if err != nil {
@@ -216,7 +320,8 @@ func runMCPStats(env *cmdEnv, args []string) int {
 	fs := newFlags(env, "mcp stats", `[--url http://HOST:PORT/mcp] | [--config FILE] [--upstream ...] [--catalog FILE] ...`)
 	var f mcpFlags
 	f.bind(fs)
-	urlFlag := fs.String("url", "", "read the stats of a running proxy at this streamable HTTP `URL`")
+	urlFlag := fs.String("url", "", "read the stats of a running proxy at this streamable HTTP `URL` (with the bearer token of --auth-token-file or $"+envAuthToken+")")
+	fs.StringVar(&f.authTokenFile, "auth-token-file", "", "the proxy's bearer token, read from `FILE` (or $"+envAuthToken+")")
 	asJSON := fs.Bool("json", false, "print the statistics as JSON (the default when stdout is not a terminal)")
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
@@ -224,7 +329,11 @@ func runMCPStats(env *cmdEnv, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *urlFlag != "" {
-		text, err := remoteStats(ctx, *urlFlag)
+		token, err := f.authToken(env)
+		if err != nil {
+			return fail(env, "mcp stats", exitUsage, "%v", err)
+		}
+		text, err := remoteStats(ctx, *urlFlag, token)
 		if err != nil {
 			return fail(env, "mcp stats", exitFailed, "%v", err)
 		}
@@ -323,11 +432,15 @@ func printStats(w io.Writer, s mcpproxy.Stats) {
 }
 
 // remoteStats reads the stats resource of a running proxy.
-func remoteStats(ctx context.Context, url string) (string, error) {
+func remoteStats(ctx context.Context, url, token string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	c := mcp.NewClient(&mcp.Implementation{Name: "toolselect-mcp-stats", Version: mcpproxy.Version}, nil)
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	tr := &mcp.StreamableClientTransport{Endpoint: url}
+	if token != "" {
+		tr.HTTPClient = &http.Client{Transport: bearerTransport{token: token, base: http.DefaultTransport}}
+	}
+	cs, err := c.Connect(ctx, tr, nil)
 	if err != nil {
 		return "", fmt.Errorf("connecting to %s: %v", url, err)
 	}
@@ -340,4 +453,16 @@ func remoteStats(ctx context.Context, url string) (string, error) {
 		return "", fmt.Errorf("%s is empty", mcpproxy.StatsURI)
 	}
 	return res.Contents[0].Text, nil
+}
+
+// bearerTransport adds the proxy's bearer token to every request.
+type bearerTransport struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
 }
