@@ -104,6 +104,15 @@ type Config struct {
 	// Catalogs are catalog files (any format registry.ReadCatalog reads)
 	// imported without an upstream: findable and counted, not callable.
 	Catalogs []string `json:"catalogs,omitempty"`
+	// Pins is a pin file (registry.Pins): each upstream or catalog tool's
+	// definition is pinned on first sight, and a tool whose definition later
+	// differs is held (not listed, not findable, a call is a tool error)
+	// until approved. Empty means no pinning.
+	Pins string `json:"pins,omitempty"`
+	// StrictDescriptions holds, too, tools whose description carries
+	// invisible or bidirectional control characters or an HTML comment
+	// (flagged in stats and the pin file either way). Needs Pins.
+	StrictDescriptions bool `json:"strictDescriptions,omitempty"`
 }
 
 // separator returns the configured or default separator.

@@ -2,6 +2,7 @@ package mcpproxy
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,6 +34,16 @@ func callToolDef() *mcp.Tool {
 // one outcome vocabulary (executor.Outcome).
 func (p *Proxy) handleMeta(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	ctx = withOrigin(ctx, req)
+	if req.Params.Name == CallToolName {
+		var target struct {
+			Name string `json:"name"`
+		}
+		if raw, err := json.Marshal(req.Params.Arguments); err == nil && json.Unmarshal(raw, &target) == nil {
+			if r := p.heldResult(target.Name); r != nil {
+				return r, nil
+			}
+		}
+	}
 	start := time.Now()
 	res, _, err := p.ex.HandleMeta(ctx, executor.Call{Tool: req.Params.Name, Args: req.Params.Arguments})
 	d := time.Since(start)

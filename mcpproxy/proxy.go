@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -80,6 +81,12 @@ type Proxy struct {
 	stats  *recorder
 	// metrics are the Prometheus instruments served at /metrics (telemetry.go).
 	metrics *metrics
+	// pins, when configured, holds changed tools (pins.go); held maps a
+	// namespaced name to why it is held, flagged to the tools whose
+	// description carries hidden text.
+	pins    *registry.Pins
+	held    map[string]registry.PinCheck
+	flagged map[string]registry.PinCheck
 	relay   *relay
 
 	ups    []*upstream
@@ -161,6 +168,9 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 	p.server.AddReceivingMiddleware(p.traceMiddleware)
 	p.metrics = newMetrics(p)
 	p.stats.m = p.metrics
+	if err := p.loadPins(); err != nil {
+		return nil, err
+	}
 	if !p.topMode() {
 		p.server.AddTool(findToolDef(), p.handleMeta)
 		p.server.AddTool(callToolDef(), p.handleMeta)
@@ -192,6 +202,7 @@ func (p *Proxy) Start(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("catalog: %w", err)
 		}
+		tools = slices.DeleteFunc(tools, p.hold)
 		for _, err := range p.reg.RegisterValid(tools) {
 			p.log.Warn("catalog tool left out", "catalog", path, "error", err)
 			p.stats.refusedCatalog(path, err)
@@ -262,6 +273,9 @@ func (p *Proxy) importTools(u *upstream, tools []*mcp.Tool) {
 	for _, mt := range tools {
 		name := u.cfg.Name + sep + mt.Name
 		t, err := toolFromMCP(name, u.cfg.Name, mt)
+		if err == nil && p.hold(t) {
+			continue // held: not imported until approved (pins.go)
+		}
 		if err == nil {
 			p.mu.Lock()
 			r, taken := p.routes[name]
@@ -441,6 +455,9 @@ func (p *Proxy) FindTool(ctx context.Context, query string, limit int) ([]execut
 // is down or timed out. An upstream's own result, error or not, is relayed
 // unchanged.
 func (p *Proxy) CallTool(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
+	if r := p.heldResult(name); r != nil {
+		return r
+	}
 	start := time.Now()
 	res, err := p.ex.CallTool(ctx, name, args)
 	p.stats.call(p.toolLabel(res.Tool), string(res.Outcome), time.Since(start))

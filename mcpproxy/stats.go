@@ -34,6 +34,8 @@ type Stats struct {
 	Tokens   TokenStats    `json:"tokens"`
 	FindTool OpStats       `json:"findTool"`
 	CallTool CallStats     `json:"callTool"`
+	// Pins lists the held and flagged tools (with a pin file).
+	Pins *PinStats `json:"pins,omitempty"`
 }
 
 // UpstreamStats describes one upstream.
@@ -175,6 +177,7 @@ func (r *recorder) refusedCatalog(path string, err error) {
 // cached per registry generation.
 func (p *Proxy) Stats(ctx context.Context) Stats {
 	var s Stats
+	s.Pins = p.pinStats()
 	p.stats.mu.Lock()
 	s.FindTool = p.stats.finds.stats(p.stats.findErrs)
 	s.CallTool = CallStats{OpStats: p.stats.calls.stats(0), Outcomes: map[string]int{}}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,9 +21,46 @@ import (
 // any refusal fails the whole catalog instead. On failure the error has been
 // printed under the command's name and the exit code is returned.
 func loadCatalog(env *cmdEnv, name, path string, strict bool) (*registry.Registry, int, bool) {
+	return loadPinnedCatalog(env, name, path, strict, "", false)
+}
+
+// loadPinnedCatalog is loadCatalog with a pin file (registry.Pins, as the MCP
+// proxy applies it): a tool whose definition differs from its pin is left
+// out with a warning saying what changed and how to approve it; tools seen
+// for the first time are pinned. "" means no pin file.
+func loadPinnedCatalog(env *cmdEnv, name, path string, strict bool, pinsPath string, strictDesc bool) (*registry.Registry, int, bool) {
 	tools, err := readCatalog(env, path)
 	if err != nil {
 		return nil, fail(env, name, exitUsage, "%v", err), false
+	}
+	if pinsPath != "" {
+		pins, err := registry.LoadPins(pinsPath)
+		if err != nil {
+			return nil, fail(env, name, exitUsage, "--pins: %v", err), false
+		}
+		save := false
+		kept := tools[:0]
+		for _, t := range tools {
+			c, changed, err := pins.Check(t, strictDesc)
+			save = save || changed
+			switch {
+			case err != nil:
+				fmt.Fprintf(env.stderr, "toolselect %s: warning: held %s: %v\n", name, t.Name, err)
+			case c.Held:
+				fmt.Fprintf(env.stderr, "toolselect %s: warning: held: %s\n", name, c.Message(pinsPath))
+			default:
+				if len(c.Flags) > 0 {
+					fmt.Fprintf(env.stderr, "toolselect %s: warning: tool %q: its description carries %s\n", name, t.Name, strings.Join(c.Flags, ", "))
+				}
+				kept = append(kept, t)
+			}
+		}
+		tools = kept
+		if save {
+			if err := pins.Save(); err != nil {
+				return nil, fail(env, name, exitUsage, "--pins: %v", err), false
+			}
+		}
 	}
 	reg := registry.New(nil)
 	if strict {
@@ -121,4 +159,16 @@ func (r redactingWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// pinFlags are --pins and --strict-descriptions, for the commands that load
+// a catalog to rank or select from it.
+type pinFlags struct {
+	file   string
+	strict bool
+}
+
+func (p *pinFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&p.file, "pins", "", "pin each tool's definition in `FILE` on first sight; leave out (with a warning) a tool whose definition changed until approved (\"toolselect mcp pins approve\")")
+	fs.BoolVar(&p.strict, "strict-descriptions", false, "with --pins: also leave out tools whose description carries invisible or bidirectional characters or an HTML comment")
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolselect/toolselect/mcpproxy"
+	"github.com/toolselect/toolselect/registry"
 )
 
 func init() {
@@ -43,6 +44,8 @@ type mcpFlags struct {
 	timeout                                       time.Duration
 	exposeTop                                     int
 	drain                                         time.Duration
+	pins                                          string
+	strictDescriptions                            bool
 
 	// The HTTP front door (mcp only): who may use it, and its limits.
 	authTokenFile, oauthIssuer, oauthResource string
@@ -149,6 +152,8 @@ func (f *mcpFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.forQuery, "for-query", "", "the fixed query or task ranked for --expose-top")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
 	fs.DurationVar(&f.drain, "drain", 0, "stdio: how long to wait for in-flight replies after stdin closes (default timeout+5s)")
+	fs.StringVar(&f.pins, "pins", "", "pin each tool's definition in `FILE` on first sight and hold a tool whose definition changes until approved (\"toolselect mcp pins approve\")")
+	fs.BoolVar(&f.strictDescriptions, "strict-descriptions", false, "with --pins: hold tools whose description carries invisible or bidirectional characters or an HTML comment")
 }
 
 // config merges the file (if any) with the flags; flags add to lists and
@@ -189,6 +194,12 @@ func (f *mcpFlags) configure() (*mcpproxy.Config, error) {
 	}
 	if f.timeout != 0 {
 		cfg.Timeout = mcpproxy.Duration(f.timeout)
+	}
+	if f.pins != "" {
+		cfg.Pins = f.pins
+	}
+	if f.strictDescriptions {
+		cfg.StrictDescriptions = true
 	}
 	if f.exposeTop != 0 || f.forQuery != "" {
 		cfg.Expose = mcpproxy.Exposure{Mode: "top", TopK: f.exposeTop, Query: f.forQuery}
@@ -264,6 +275,9 @@ func (f *mcpFlags) start(ctx context.Context, env *cmdEnv, name string) (*mcppro
 }
 
 func runMCP(env *cmdEnv, args []string) int {
+	if len(args) > 0 && args[0] == "pins" {
+		return runMCPPins(env, args[1:])
+	}
 	if len(args) > 0 && args[0] == "stats" {
 		return runMCPStats(env, args[1:])
 	}
@@ -465,4 +479,44 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return b.base.RoundTrip(r)
+}
+
+// runMCPPins is "toolselect mcp pins approve NAME... --pins FILE" (and
+// "pins list --pins FILE"): the pending definitions of the named tools become
+// their pins (a flagged pin is marked reviewed); list prints the tools waiting.
+func runMCPPins(env *cmdEnv, args []string) int {
+	if len(args) == 0 || (args[0] != "approve" && args[0] != "list") {
+		return fail(env, "mcp pins", exitUsage, "usage: toolselect mcp pins approve NAME... --pins FILE | toolselect mcp pins list --pins FILE")
+	}
+	verb := args[0]
+	fs := newFlags(env, "mcp pins "+verb, "--pins FILE NAME...")
+	file := fs.String("pins", "", "the pin `FILE`")
+	if code, ok := parseFlags(env, fs, args[1:]); !ok {
+		return code
+	}
+	if *file == "" {
+		return fail(env, "mcp pins", exitUsage, "--pins FILE is required")
+	}
+	pins, err := registry.LoadPins(*file)
+	if err != nil {
+		return fail(env, "mcp pins", exitUsage, "%v", err)
+	}
+	if verb == "list" {
+		for _, n := range pins.Pending() {
+			fmt.Fprintln(env.stdout, n)
+		}
+		return exitOK
+	}
+	names := fs.Args()
+	if len(names) == 0 {
+		return fail(env, "mcp pins", exitUsage, "name the tools to approve (toolselect mcp pins list --pins %s shows the waiting ones)", *file)
+	}
+	if missing := pins.Approve(names...); len(missing) > 0 {
+		return fail(env, "mcp pins", exitUsage, "nothing to approve for %s in %s", strings.Join(missing, ", "), *file)
+	}
+	if err := pins.Save(); err != nil {
+		return fail(env, "mcp pins", exitFailed, "%v", err)
+	}
+	fmt.Fprintf(env.stdout, "approved %s in %s\n", strings.Join(names, ", "), *file)
+	return exitOK
 }

@@ -145,6 +145,8 @@ func runRank(env *cmdEnv, args []string) int {
 	debug := fs.Bool("debug", false, "include matched terms and score components (with --json)")
 	var fbf feedbackFlag
 	fbf.register(fs)
+	var pf pinFlags
+	pf.register(fs)
 	pos, code, ok := parseInterleaved(env, fs, args)
 	if !ok {
 		return code
@@ -152,7 +154,7 @@ func runRank(env *cmdEnv, args []string) int {
 	if (*queries == "") == (len(pos) == 0) {
 		return fail(env, "rank", exitUsage, "give either a query or --queries FILE (run \"toolselect rank --help\")")
 	}
-	reg, code, ok := loadCatalog(env, "rank", f.catalog, !f.skipInvalid)
+	reg, code, ok := loadPinnedCatalog(env, "rank", f.catalog, !f.skipInvalid, pf.file, pf.strict)
 	if !ok {
 		return code
 	}

@@ -53,6 +53,8 @@ func runSelect(env *cmdEnv, args []string) int {
 	allowUnsafe := fs.Bool("allow-unsafe", false, "offer tools marked safe: false")
 	logLevel := fs.String("log-level", "off", "selector log records on stderr: off|debug|info|warn|error")
 	asJSON := fs.Bool("json", false, "print the one JSON object (the default when stdout is not a terminal)")
+	var pf pinFlags
+	pf.register(fs)
 	var offer offerK
 	fs.Var(&offer, "k", "offer the model only the `N` tools ranked best for the task, in catalog order (0: every eligible tool; default: every eligible tool while their view fits "+selector.EnvOfferTokens+" tokens, else the top "+selector.EnvTopK+", with "+selector.EnvMaxSearches+" search rounds)")
 	fs.Usage = func() {
@@ -94,7 +96,7 @@ func runSelect(env *cmdEnv, args []string) int {
 	if cfg.BaseURL == "" && cfg.APIKey == "" {
 		return fail(env, "select", exitUsage, "%s", endpointHint)
 	}
-	reg, code, ok := loadCatalog(env, "select", *catalog, !*skipInvalid)
+	reg, code, ok := loadPinnedCatalog(env, "select", *catalog, !*skipInvalid, pf.file, pf.strict)
 	if !ok {
 		return code
 	}

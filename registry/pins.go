@@ -1,0 +1,355 @@
+package registry
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Pins hold a hash of each tool's canonical definition, taken the first time
+// the tool was seen, so that a tool whose definition later changes (a "rug
+// pull" after approval, a description poisoned with hidden instructions) is
+// held until someone approves the change. It is the one pin check of the
+// project: the MCP proxy applies it to upstream and catalog tools, and
+// `toolselect rank/select --pins FILE` to catalogs.
+//
+// The pin file is JSON people can review and commit:
+//
+//	{"version":1,"tools":{"NAME":{"sha256":"…","description":"…","schema":"…","annotations":"…",
+//	   "flags":["bidi_controls"],"pending":{…the changed definition's hashes…,"changed":["description"]}}}}
+//
+// A definition is the tool's name, description, input schema and
+// annotations (safety, roles, capabilities and MCP hints), each written as
+// canonical JSON (keys sorted, no white space, numbers as written), so key
+// order and white space never change a hash. Approving a pending change is
+// one command (`toolselect mcp pins approve NAME --pins FILE`) or an edit of
+// the file: deleting a tool's entry pins it afresh on next sight.
+type Pins struct {
+	path string
+	mu   sync.Mutex
+	file pinFile
+}
+
+type pinFile struct {
+	Version int             `json:"version"`
+	Tools   map[string]*Pin `json:"tools"`
+}
+
+// Pin is one tool's pinned definition.
+type Pin struct {
+	// SHA256 is the hash of the whole canonical definition.
+	SHA256 string `json:"sha256"`
+	// Description, Schema and Annotations are the hashes of the parts, so a
+	// change can be named.
+	Description string `json:"description"`
+	Schema      string `json:"schema"`
+	Annotations string `json:"annotations"`
+	// Flags name what is suspicious in the description (DescriptionFlags).
+	Flags []string `json:"flags,omitempty"`
+	// Reviewed is set by an approval: the flags above were looked at, so a
+	// strict check no longer holds the tool for them.
+	Reviewed bool `json:"reviewed,omitempty"`
+	// Pending is the changed definition seen since, waiting for approval.
+	Pending *PendingPin `json:"pending,omitempty"`
+}
+
+// PendingPin is a changed definition held until approved.
+type PendingPin struct {
+	SHA256      string   `json:"sha256"`
+	Description string   `json:"description"`
+	Schema      string   `json:"schema"`
+	Annotations string   `json:"annotations"`
+	Flags       []string `json:"flags,omitempty"`
+	// Changed names the parts that differ from the pin: description, schema, annotations.
+	Changed []string `json:"changed"`
+}
+
+// PinStatus is the outcome of a pin check.
+type PinStatus string
+
+// The pin statuses.
+const (
+	// PinNew: first sight; the tool is pinned now (and allowed, unless a
+	// strict check holds it for its flags).
+	PinNew PinStatus = "new"
+	// PinOK: the definition matches its pin.
+	PinOK PinStatus = "ok"
+	// PinChanged: the definition differs from its pin; the tool is held.
+	PinChanged PinStatus = "changed"
+)
+
+// PinCheck is what Check says of one tool.
+type PinCheck struct {
+	Tool   string    `json:"tool"`
+	Status PinStatus `json:"status"`
+	// Changed names the parts that differ (PinChanged).
+	Changed []string `json:"changed,omitempty"`
+	// Flags name what is suspicious in the description, on any status.
+	Flags []string `json:"flags,omitempty"`
+	// Held is true when the tool must not be served: changed, or flagged
+	// under a strict check.
+	Held bool `json:"held"`
+}
+
+// Message says why a held tool is held and how to approve it.
+func (c PinCheck) Message(pinsPath string) string {
+	switch {
+	case c.Status == PinChanged:
+		return fmt.Sprintf("tool %q changed since it was pinned (%s differ); it is held until approved: toolselect mcp pins approve %s --pins %s (or edit the pin file)",
+			c.Tool, strings.Join(c.Changed, ", "), c.Tool, pinsPath)
+	case c.Held:
+		return fmt.Sprintf("tool %q is held: its description carries %s (strict descriptions); review it and approve: toolselect mcp pins approve %s --pins %s",
+			c.Tool, strings.Join(c.Flags, ", "), c.Tool, pinsPath)
+	}
+	return ""
+}
+
+// The description flags.
+const (
+	FlagInvisible   = "invisible_characters" // zero-width and other format characters, tag characters
+	FlagBidi        = "bidi_controls"        // bidirectional overrides, embeddings and isolates
+	FlagHTMLComment = "html_comment"         // <!-- ... --> hidden from rendered text
+)
+
+// DescriptionFlags names what is suspicious in a tool description: text a
+// person reviewing it would not see but a model reads.
+func DescriptionFlags(desc string) []string {
+	var flags []string
+	invisible, bidi := false, false
+	for _, r := range desc {
+		switch {
+		case r == 0x202A || r == 0x202B || r == 0x202C || r == 0x202D || r == 0x202E ||
+			(r >= 0x2066 && r <= 0x2069) || r == 0x061C || r == 0x200E || r == 0x200F:
+			bidi = true
+		case (r >= 0x200B && r <= 0x200D) || (r >= 0x2060 && r <= 0x2064) || r == 0xFEFF || r == 0x00AD ||
+			r == 0x180E || (r >= 0xE0000 && r <= 0xE007F):
+			invisible = true
+		}
+	}
+	if invisible {
+		flags = append(flags, FlagInvisible)
+	}
+	if bidi {
+		flags = append(flags, FlagBidi)
+	}
+	if strings.Contains(desc, "<!--") {
+		flags = append(flags, FlagHTMLComment)
+	}
+	return flags
+}
+
+// LoadPins reads the pin file at path; a missing file is an empty set,
+// created on the first Save.
+func LoadPins(path string) (*Pins, error) {
+	p := &Pins{path: path, file: pinFile{Version: 1, Tools: map[string]*Pin{}}}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return p, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pins: %w", err)
+	}
+	if err := json.Unmarshal(b, &p.file); err != nil {
+		return nil, fmt.Errorf("pins: %s is not a pin file: %w", path, err)
+	}
+	if p.file.Version != 1 {
+		return nil, fmt.Errorf("pins: %s has version %d; this toolselect reads version 1", path, p.file.Version)
+	}
+	if p.file.Tools == nil {
+		p.file.Tools = map[string]*Pin{}
+	}
+	return p, nil
+}
+
+// Path is the pin file's path.
+func (p *Pins) Path() string { return p.path }
+
+// hashes are a definition's part and whole hashes.
+type hashes struct{ whole, desc, schema, ann string }
+
+// definitionHashes hashes t's canonical definition.
+func definitionHashes(t Tool) (hashes, error) {
+	canon := func(v any) (string, []byte, error) {
+		b, err := canonicalJSON(v)
+		if err != nil {
+			return "", nil, err
+		}
+		s := sha256.Sum256(b)
+		return hex.EncodeToString(s[:]), b, nil
+	}
+	var h hashes
+	var err error
+	var db, sb, ab []byte
+	if h.desc, db, err = canon(t.Description); err != nil {
+		return h, err
+	}
+	var schema any
+	if len(bytes.TrimSpace(t.Parameters)) > 0 {
+		schema = json.RawMessage(t.Parameters)
+	}
+	if h.schema, sb, err = canon(schema); err != nil {
+		return h, fmt.Errorf("the input schema: %w", err)
+	}
+	ann := map[string]any{"safe": t.Safe, "roles": t.Roles, "capabilities": t.Capabilities}
+	if a, ok := t.Metadata["annotations"]; ok {
+		ann["mcp"] = a
+	}
+	if h.ann, ab, err = canon(ann); err != nil {
+		return h, fmt.Errorf("the annotations: %w", err)
+	}
+	nb, _ := json.Marshal(t.Name)
+	whole := sha256.Sum256(bytes.Join([][]byte{nb, db, sb, ab}, []byte{'\n'}))
+	h.whole = hex.EncodeToString(whole[:])
+	return h, nil
+}
+
+// canonicalJSON writes v with object keys sorted and no white space; numbers
+// keep their text.
+func canonicalJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return nil, err
+	}
+	return json.Marshal(x) // maps marshal with sorted keys
+}
+
+// Check checks t against its pin: a tool seen for the first time is pinned
+// (and the file marked for saving), a matching one is OK, a changed one is
+// recorded as pending and held. With strict, a tool whose description
+// carries a flag is held even on first sight. It reports whether the pin file
+// changed (Save it).
+func (p *Pins) Check(t Tool, strict bool) (PinCheck, bool, error) {
+	h, err := definitionHashes(t)
+	if err != nil {
+		return PinCheck{Tool: t.Name}, false, fmt.Errorf("pins: tool %q: %w", t.Name, err)
+	}
+	flags := DescriptionFlags(t.Description)
+	c := PinCheck{Tool: t.Name, Flags: flags}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pin := p.file.Tools[t.Name]
+	switch {
+	case pin == nil:
+		p.file.Tools[t.Name] = &Pin{SHA256: h.whole, Description: h.desc, Schema: h.schema, Annotations: h.ann, Flags: flags}
+		c.Status, c.Held = PinNew, strict && len(flags) > 0
+		return c, true, nil
+	case pin.SHA256 == h.whole:
+		c.Status, c.Held = PinOK, strict && len(flags) > 0 && !pin.approvedFlags(flags)
+		changed := pin.Pending != nil
+		pin.Pending = nil // the definition came back to its pin
+		return c, changed, nil
+	}
+	var parts []string
+	if pin.Description != h.desc {
+		parts = append(parts, "description")
+	}
+	if pin.Schema != h.schema {
+		parts = append(parts, "schema")
+	}
+	if pin.Annotations != h.ann {
+		parts = append(parts, "annotations")
+	}
+	if len(parts) == 0 {
+		parts = []string{"name"}
+	}
+	c.Status, c.Changed, c.Held = PinChanged, parts, true
+	pending := &PendingPin{SHA256: h.whole, Description: h.desc, Schema: h.schema, Annotations: h.ann, Flags: flags, Changed: parts}
+	changed := pin.Pending == nil || pin.Pending.SHA256 != pending.SHA256
+	pin.Pending = pending
+	return c, changed, nil
+}
+
+// approvedFlags: flags already in the pin were reviewed with it (an approval
+// keeps them), so a strict check does not hold the tool again for them.
+func (pin *Pin) approvedFlags(flags []string) bool {
+	for _, f := range flags {
+		found := false
+		for _, g := range pin.Flags {
+			found = found || f == g
+		}
+		if !found {
+			return false
+		}
+	}
+	return pin.Reviewed
+}
+
+// Approve makes each named tool's pending definition its pin (and marks a
+// flagged pin as reviewed). It returns the names it did not find with
+// anything to approve.
+func (p *Pins) Approve(names ...string) (missing []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, n := range names {
+		pin := p.file.Tools[n]
+		switch {
+		case pin == nil:
+			missing = append(missing, n)
+		case pin.Pending != nil:
+			d := pin.Pending
+			*pin = Pin{SHA256: d.SHA256, Description: d.Description, Schema: d.Schema, Annotations: d.Annotations, Flags: d.Flags, Reviewed: true}
+		case len(pin.Flags) > 0:
+			pin.Reviewed = true
+		default:
+			missing = append(missing, n)
+		}
+	}
+	return missing
+}
+
+// Save writes the pin file (atomically: a temporary file renamed over it).
+func (p *Pins) Save() error {
+	p.mu.Lock()
+	b, err := json.MarshalIndent(p.file, "", "  ")
+	p.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(p.path)
+	tmp, err := os.CreateTemp(dir, ".pins-*.json")
+	if err != nil {
+		return fmt.Errorf("pins: %w", err)
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("pins: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("pins: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), p.path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("pins: %w", err)
+	}
+	return nil
+}
+
+// Pending lists the tools waiting for approval, by name.
+func (p *Pins) Pending() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for n, pin := range p.file.Tools {
+		if pin.Pending != nil {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
