@@ -168,6 +168,14 @@ func toolselect_registry_validate(reg C.uint64_t, tool *C.char, argsJSON *C.char
 	return emit(capi.RegistryValidate(uint64(reg), t, tok, a, aok), out)
 }
 
+//export toolselect_registry_authorize
+func toolselect_registry_authorize(reg C.uint64_t, callJSON *C.char, policyJSON *C.char, out **C.char) (rc C.int) {
+	defer guard(&rc, out)
+	c, cok := in(callJSON)
+	p, pok := in(policyJSON)
+	return emit(capi.RegistryAuthorize(uint64(reg), c, cok, p, pok), out)
+}
+
 //export toolselect_registry_close
 func toolselect_registry_close(reg C.uint64_t, out **C.char) (rc C.int) {
 	defer guard(&rc, out)

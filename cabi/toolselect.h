@@ -145,6 +145,19 @@ int toolselect_registry_view(uint64_t registry, const char *format, char **out);
  * TS_ERR_NOT_FOUND for an unknown tool. */
 int toolselect_registry_validate(uint64_t registry, const char *tool, const char *args_json, char **out);
 
+/* The executor's run policy, for callers that run tools themselves: may this
+ * call run for this caller? call_json: {"id":"...","tool":"...","args":{...}};
+ * policy_json (NULL: the defaults): {"allow_unsafe":false,"roles":[...],
+ * "capabilities":[...],"approver":false}. Result, TS_OK either way:
+ * {"allowed":true,"tool":CANONICAL,"args":{...},"policy":"schema","validated":true,
+ *  "approval_required":false} — run it (asking the approver first when
+ * approval_required), and write the audit record; or {"allowed":false,"tool",
+ * "outcome":"refused"|"invalid","rule":"unsafe"|"role"|"capability"|
+ * "no_schema_read_only"|"approval_required"|"unknown_tool"|"invalid_args",
+ * "message","violations":[...],"audit":{record}} — do not run it.
+ * TS_ERR_ARGUMENT for malformed JSON or an unknown policy key. */
+int toolselect_registry_authorize(uint64_t registry, const char *call_json, const char *policy_json, char **out);
+
 /* Release a registry handle. Result: {}. */
 int toolselect_registry_close(uint64_t registry, char **out);
 

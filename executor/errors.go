@@ -23,6 +23,8 @@ var (
 	ErrUnsafe = errors.New("unsafe tool not allowed")
 	// ErrRoleDenied: the tool lists roles and the caller holds none of them.
 	ErrRoleDenied = errors.New("caller holds none of the tool's roles")
+	// ErrCapability: the tool does not declare a capability the caller requires (Options.Capabilities).
+	ErrCapability = errors.New("tool lacks a capability the caller requires")
 	// ErrNotReadOnly: a schema-less tool in read-only mode does not declare the readOnly capability.
 	ErrNotReadOnly = errors.New("schema-less read-only tool is not declared readOnly")
 	// ErrApprovalRequired: a schema-less tool in human-approval mode and no Approver configured.

@@ -91,6 +91,9 @@ type Options struct {
 	AllowUnsafe bool
 	// Roles are the caller's roles; a tool that lists roles runs only for a caller holding one.
 	Roles []string
+	// Capabilities every tool must declare to run (e.g. "readOnly"), as a
+	// selection's Request.Capabilities offers only such tools.
+	Capabilities []string
 	// Approver decides human-approval calls; without one they are refused.
 	Approver Approver
 	// Timeout bounds each tool run (0: DefaultTimeout; negative: none).
@@ -128,6 +131,7 @@ func New(reg *registry.Registry, opts *Options) *Executor {
 	if opts != nil {
 		e.opts = *opts
 		e.opts.Roles = append([]string(nil), opts.Roles...)
+		e.opts.Capabilities = append([]string(nil), opts.Capabilities...)
 	}
 	if e.opts.Timeout == 0 {
 		e.opts.Timeout = DefaultTimeout
@@ -213,6 +217,14 @@ type Invocation struct {
 
 // Entry returns the registry entry of the invocation's tool.
 func (inv *Invocation) Entry() *registry.Entry { return inv.entry }
+
+// Policy names the rule that lets the invocation run (the audit record's
+// policy: "schema", "no-schema:full", ",unsafe-allowed", ...).
+func (inv *Invocation) Policy() string { return inv.policy }
+
+// NeedsApproval reports whether Run will ask the approver first (a
+// schema-less tool in human-approval mode).
+func (inv *Invocation) NeedsApproval() bool { return needsApproval(inv.entry) }
 
 // Result is the outcome of a tool that ran: its value, or its own failure.
 type Result struct {

@@ -50,7 +50,7 @@ func (e *Executor) checkStatic(entry *registry.Entry) (string, error) {
 	if !entry.Validated() {
 		policy = "no-schema:" + string(t.NoSchemaMode)
 	}
-	switch (registry.Eligibility{AllowUnsafe: e.opts.AllowUnsafe, Roles: e.opts.Roles}).Check(t) {
+	switch (registry.Eligibility{AllowUnsafe: e.opts.AllowUnsafe, Roles: e.opts.Roles, Capabilities: e.opts.Capabilities}).Check(t) {
 	case registry.IneligibleUnsafe:
 		return "unsafe", fmt.Errorf("%w: %q is marked unsafe (set Options.AllowUnsafe to run it)", ErrUnsafe, t.Name)
 	case registry.IneligibleRole:
@@ -58,6 +58,8 @@ func (e *Executor) checkStatic(entry *registry.Entry) (string, error) {
 			policy += ",unsafe-allowed"
 		}
 		return policy, fmt.Errorf("%w: %q requires one of the roles %v", ErrRoleDenied, t.Name, t.Roles)
+	case registry.IneligibleCapability:
+		return "capability", fmt.Errorf("%w: %q declares %v, the caller requires %v", ErrCapability, t.Name, t.Capabilities, e.opts.Capabilities)
 	}
 	if !t.Safe {
 		policy += ",unsafe-allowed"

@@ -38,6 +38,7 @@ from .errors import (
     InvalidArgumentsError,
     LibraryNotFoundError,
     PointerError,
+    PolicyError,
     RegistrationError,
     ToolSelectError,
     UnknownToolError,
@@ -50,7 +51,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ArgumentError", "Attempt", "CancelledError", "DroppedCall", "FORMATS", "ForkedProcessError", "HandleError",
-    "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "Message", "PlannedTask", "PointerError",
+    "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "Message", "PlannedTask", "PointerError", "PolicyError",
     "RegistrationError", "SelectionFailure", "SelectionResult", "SubTask", "ToolCall", "ToolRegistry",
     "ToolSelectError", "ToolSelectionConfig", "ToolSelector", "UnknownToolError", "Validation", "Violation",
     "library_path", "stats", "version",

@@ -92,6 +92,24 @@ class InvalidArgumentsError(ToolSelectError, ValueError):
         self.violations = list(violations or [])
 
 
+class PolicyError(ToolSelectError, PermissionError):
+    """The run policy refused a call before its callable ran (the same policy
+    as the Go executor's). ``rule`` names it: ``unsafe`` (the tool is marked
+    unsafe and ``allow_unsafe`` is off), ``role`` (the caller holds none of the
+    tool's roles), ``capability`` (the tool lacks a capability the caller
+    requires), ``no_schema_read_only``, ``approval_required`` (a human-approval
+    tool and no ``approve``), ``approval_denied``; ``record`` is the audit
+    record of the refusal."""
+
+    code, kind = 8, "policy"
+
+    def __init__(self, message: str, *, rule: str = "", tool: str = "", record: Any = None) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.tool = tool
+        self.record = record
+
+
 class ForkedProcessError(ToolSelectError, RuntimeError):
     """The library was loaded before this process was forked; use spawn or forkserver."""
 

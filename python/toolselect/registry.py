@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import collections
+import datetime
 import inspect
 import json
 import os
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, TypeVar, Union, overload
 
 from . import _lib
 from ._handle import Handle
-from .errors import InvalidArgumentsError, RegistrationError, UnknownToolError
+from .errors import InvalidArgumentsError, PolicyError, RegistrationError, UnknownToolError
 from .types import ToolCall
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -55,11 +58,16 @@ class ToolRegistry(Handle):
     _close_fn = "toolselect_registry_close"
     _kind = "registry"
 
-    def __init__(self, *, limits: Optional[Mapping[str, int]] = None) -> None:
+    def __init__(self, *, limits: Optional[Mapping[str, int]] = None,
+                 audit: Optional[Callable[[Dict[str, Any]], Any]] = None) -> None:
         opts = json.dumps({"limits": _limits(limits)}) if limits else None
         h = _lib.call("toolselect_registry_new", _lib.cstr(opts))["handle"]
         super().__init__(h)
         self._fns: Dict[str, Callable[..., Any]] = {}
+        #: Called with each run's audit record (the Go executor's Record as a dict).
+        self.audit = audit
+        #: The last 1,024 audit records, oldest first.
+        self.audit_records: "collections.deque[Dict[str, Any]]" = collections.deque(maxlen=1024)
 
     def _call(self, name: str, *args: Any, text: bool = False) -> Any:
         """Call an export on this registry, holding it open for the call."""
@@ -252,35 +260,140 @@ class ToolRegistry(Handle):
             violations=[Violation(v["pointer"], v["rule"], v["message"]) for v in r.get("violations") or []],
         )
 
-    def _prepare(self, call: Union[ToolCall, str], args: Optional[Mapping[str, Any]]) -> "tuple[Callable[..., Any], Dict[str, Any]]":
+    def _authorize(self, call: Union[ToolCall, str], args: Optional[Mapping[str, Any]], allow_unsafe: bool,
+                   roles: Iterable[str], capabilities: Iterable[str], approver: bool) -> "tuple[Dict[str, Any], Dict[str, Any]]":
+        """Ask the Go executor's policy whether the call may run (resolve,
+        unsafe, roles, capabilities, no-schema modes, approval, arguments).
+        Returns the verdict and the audit record begun; raises on a refusal,
+        after auditing it."""
         if isinstance(call, ToolCall):
-            name, a = call.tool, dict(call.args)
+            name, a, cid = call.tool, dict(call.args), getattr(call, "id", "") or ""
         else:
-            name, a = call, dict(args or {})
-        v = self.validate(name, a)
-        if not v.valid:
-            raise InvalidArgumentsError(v.message or f"invalid arguments for {name!r}", tool=v.tool,
-                                        violations=v.violations)
-        fn = self._fns.get(v.tool)
+            name, a, cid = call, dict(args or {}), ""
+        policy = {"allow_unsafe": bool(allow_unsafe), "roles": _names("roles", roles),
+                  "capabilities": _names("capabilities", capabilities), "approver": bool(approver)}
+        v = self._call("toolselect_registry_authorize",
+                       json.dumps({"id": cid, "tool": name, "args": a}, separators=(",", ":")).encode(),
+                       json.dumps(policy).encode())
+        if not v["allowed"]:
+            rec = v.get("audit") or {"tool": v.get("tool", name), "outcome": v.get("outcome", "refused"),
+                                     "error": v.get("message", "")}
+            self._audit(rec)
+            rule, msg = v.get("rule", ""), v.get("message", "")
+            if rule == "invalid_args":
+                raise InvalidArgumentsError(msg or f"invalid arguments for {name!r}", tool=v.get("tool", name),
+                                            violations=[Violation(x["pointer"], x["rule"], x["message"])
+                                                        for x in v.get("violations") or []])
+            if rule == "unknown_tool":
+                raise UnknownToolError(msg, code=3, kind="not_found")
+            raise PolicyError(msg, rule=rule, tool=v.get("tool", name), record=rec)
+        rec = {"id": cid, "tool": v["tool"], "args": v.get("args"), "validated": v.get("validated", True),
+               "policy": v.get("policy", "")}
+        return v, rec
+
+    def _begin(self, call: Union[ToolCall, str], args: Optional[Mapping[str, Any]], allow_unsafe: bool,
+               roles: Iterable[str], capabilities: Iterable[str],
+               approve: Optional[Callable[..., Any]]) -> "tuple[Callable[..., Any], Dict[str, Any], Dict[str, Any], Dict[str, Any]]":
+        v, rec = self._authorize(call, args, allow_unsafe, roles, capabilities, approve is not None)
+        fn = self._fns.get(v["tool"])
         if fn is None:
-            raise UnknownToolError(f"tool {v.tool!r} has no Python callable (register it with fn, or bind())")
-        return fn, a
+            raise UnknownToolError(f"tool {v['tool']!r} has no Python callable (register it with fn, or bind())")
+        a = v.get("args")
+        return fn, (dict(a) if isinstance(a, Mapping) else {}), v, rec
 
-    def run(self, call: Union[ToolCall, str], args: Optional[Mapping[str, Any]] = None) -> Any:
-        """Validate a selected call and run its Python callable with the
-        arguments as keywords. Invalid arguments raise
-        :class:`InvalidArgumentsError` and the callable is not run. For an
-        ``async def`` tool the coroutine is returned (use :meth:`arun`)."""
-        fn, a = self._prepare(call, args)
-        return fn(**a)
+    def _approval(self, v: Dict[str, Any], rec: Dict[str, Any], answer: Any) -> None:
+        """Read an approver's answer (a bool, a mapping or an object with
+        ``approved``, ``by``, ``reason``); a denial is audited and raised."""
+        approved, by, reason = answer, "", ""
+        if isinstance(answer, Mapping):
+            approved, by, reason = answer.get("approved"), answer.get("by", ""), answer.get("reason", "")
+        elif hasattr(answer, "approved"):
+            approved, by, reason = answer.approved, getattr(answer, "by", ""), getattr(answer, "reason", "")
+        if not approved:
+            msg = "approval denied" + (f" by {by}" if by else "") + (f": {reason}" if reason else "")
+            rec.update(outcome="refused", error=f"{v['tool']!r}: {msg}", durationMs=0.0, start=_now())
+            self._audit(rec)
+            raise PolicyError(msg, rule="approval_denied", tool=v["tool"], record=rec)
+        rec["approvedBy"] = str(by or "approver")
 
-    async def arun(self, call: Union[ToolCall, str], args: Optional[Mapping[str, Any]] = None) -> Any:
-        """:meth:`run`, awaiting the result when the tool is ``async``."""
-        fn, a = self._prepare(call, args)
-        out = fn(**a)
-        if inspect.isawaitable(out):
-            out = await out
+    def _finish(self, rec: Dict[str, Any], start: float, t0: float, err: Optional[BaseException]) -> None:
+        rec["start"] = _iso(start)
+        rec["durationMs"] = round((time.perf_counter() - t0) * 1000, 3)
+        if err is None:
+            rec["outcome"] = "ok"
+        else:
+            rec["outcome"], rec["error"] = "tool_error", f"{type(err).__name__}: {err}"
+        self._audit(rec)
+
+    def _audit(self, rec: Dict[str, Any]) -> None:
+        self.audit_records.append(rec)
+        if self.audit is not None:
+            try:
+                self.audit(rec)
+            except Exception:  # noqa: BLE001 - an audit sink must not change the call's outcome
+                pass
+
+    def run(self, call: Union[ToolCall, str], args: Optional[Mapping[str, Any]] = None, *,
+            allow_unsafe: bool = False, roles: Iterable[str] = (), capabilities: Iterable[str] = (),
+            approve: Optional[Callable[[Dict[str, Any]], Any]] = None) -> Any:
+        """Run a call's Python callable with the arguments as keywords, under
+        the Go executor's policy: a tool marked unsafe needs ``allow_unsafe``,
+        a tool with roles runs only for a caller holding one of ``roles``, a
+        tool must declare every capability in ``capabilities``, the no-schema
+        modes apply, and a human-approval tool runs only when ``approve``
+        (called with ``{"id","tool","args"}``) says yes. A refusal raises
+        :class:`PolicyError` naming the rule; invalid arguments raise
+        :class:`InvalidArgumentsError`; in both cases the callable is not run.
+        Every call leaves an audit record (:attr:`audit_records`, and the
+        ``audit`` callable given to the registry). For an ``async def`` tool
+        the coroutine is returned (use :meth:`arun`)."""
+        fn, a, v, rec = self._begin(call, args, allow_unsafe, roles, capabilities, approve)
+        if v.get("approval_required"):
+            self._approval(v, rec, approve({"id": rec["id"], "tool": v["tool"], "args": a}))  # type: ignore[misc]
+        start, t0 = time.time(), time.perf_counter()
+        try:
+            out = fn(**a)
+        except BaseException as e:
+            self._finish(rec, start, t0, e)
+            raise
+        self._finish(rec, start, t0, None)
         return out
+
+    async def arun(self, call: Union[ToolCall, str], args: Optional[Mapping[str, Any]] = None, *,
+                   allow_unsafe: bool = False, roles: Iterable[str] = (), capabilities: Iterable[str] = (),
+                   approve: Optional[Callable[[Dict[str, Any]], Any]] = None) -> Any:
+        """:meth:`run`, awaiting the result when the tool is ``async`` (and
+        the approver when it is)."""
+        fn, a, v, rec = self._begin(call, args, allow_unsafe, roles, capabilities, approve)
+        if v.get("approval_required"):
+            answer = approve({"id": rec["id"], "tool": v["tool"], "args": a})  # type: ignore[misc]
+            if inspect.isawaitable(answer):
+                answer = await answer
+            self._approval(v, rec, answer)
+        start, t0 = time.time(), time.perf_counter()
+        try:
+            out = fn(**a)
+            if inspect.isawaitable(out):
+                out = await out
+        except BaseException as e:
+            self._finish(rec, start, t0, e)
+            raise
+        self._finish(rec, start, t0, None)
+        return out
+
+
+def _names(what: str, seq: Iterable[str]) -> List[str]:
+    if isinstance(seq, (str, bytes)):
+        raise TypeError(f"{what} must be a list of names, not one string")
+    return [str(x) for x in seq]
+
+
+def _iso(t: float) -> str:
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def _now() -> str:
+    return _iso(time.time())
 
 
 def _is_base_tool(obj: Any) -> bool:

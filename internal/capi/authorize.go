@@ -1,0 +1,138 @@
+package capi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/registry"
+)
+
+// The run policy for callers that run tools themselves (Python's
+// ToolRegistry.run): the Go executor decides, the caller runs the callable
+// only when it may. One policy, every run path.
+
+// policyJSON is the caller's side of the policy, as the Go executor's
+// Options carry it.
+type policyJSON struct {
+	AllowUnsafe  bool     `json:"allow_unsafe"`
+	Roles        []string `json:"roles"`
+	Capabilities []string `json:"capabilities"`
+	// Approver says the caller can ask for approval (human-approval tools
+	// are refused without one, as in Go).
+	Approver bool `json:"approver"`
+}
+
+type callJSON struct {
+	ID   string          `json:"id"`
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+}
+
+// Authorization is the verdict: Allowed with the canonical tool, the
+// arguments it may run with, the rule that lets it run (Policy) and whether
+// an approval must be asked first; or a refusal naming its Rule, with the
+// audit record of the refusal.
+type Authorization struct {
+	Allowed          bool                 `json:"allowed"`
+	Tool             string               `json:"tool"`
+	Args             json.RawMessage      `json:"args,omitempty"`
+	Policy           string               `json:"policy,omitempty"`
+	Validated        bool                 `json:"validated"`
+	ApprovalRequired bool                 `json:"approval_required"`
+	Outcome          executor.Outcome     `json:"outcome,omitempty"`
+	Rule             string               `json:"rule,omitempty"`
+	Message          string               `json:"message,omitempty"`
+	Violations       []registry.Violation `json:"violations,omitempty"`
+	Audit            *executor.Record     `json:"audit,omitempty"`
+}
+
+// refusalRules name each refusal the executor can make, for the caller's typed error.
+var refusalRules = []struct {
+	err  error
+	rule string
+}{
+	{executor.ErrUnsafe, "unsafe"},
+	{executor.ErrRoleDenied, "role"},
+	{executor.ErrCapability, "capability"},
+	{executor.ErrNotReadOnly, "no_schema_read_only"},
+	{executor.ErrApprovalRequired, "approval_required"},
+	{executor.ErrApprovalDenied, "approval_denied"},
+	{registry.ErrUnknownTool, "unknown_tool"},
+}
+
+type captureSink struct{ rec *executor.Record }
+
+func (c *captureSink) Audit(_ context.Context, r executor.Record) { c.rec = &r }
+
+// RegistryAuthorize asks the executor's policy about one call before the
+// caller runs it: resolve, static policy (unsafe, roles, capabilities,
+// no-schema modes, approval), argument validation. A refused call is OK with
+// "allowed": false; bad arguments are ErrArgument.
+func RegistryAuthorize(h uint64, call []byte, callPresent bool, policy []byte, policyPresent bool) Result {
+	reg, r := getRegistry(h)
+	if r != nil {
+		return *r
+	}
+	var c callJSON
+	if r := JSON("call_json", call, callPresent, &c); r != nil {
+		return *r
+	}
+	var p policyJSON
+	if policyPresent {
+		if r := JSON("policy_json", policy, true, nil); r != nil {
+			return *r
+		}
+		dec := json.NewDecoder(bytes.NewReader(policy))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&p); err != nil {
+			return Fail(ErrArgument, "policy_json: %v", err)
+		}
+	}
+	if c.Tool == "" {
+		return Fail(ErrArgument, "call_json: \"tool\" is required")
+	}
+	sink := &captureSink{}
+	opts := &executor.Options{AllowUnsafe: p.AllowUnsafe, Roles: p.Roles, Capabilities: p.Capabilities, Audit: sink, Timeout: -1}
+	if p.Approver {
+		opts.Approver = executor.ApproverFunc(func(context.Context, executor.ApprovalRequest) (executor.Approval, error) {
+			return executor.Approval{}, errors.New("asked of the caller")
+		})
+	}
+	ex := executor.New(reg, opts)
+	if e, ok := reg.Lookup(c.Tool); ok {
+		// The caller holds the callable: the executor needs a binding to judge.
+		_ = ex.Handle(e.Name(), func(context.Context, json.RawMessage) (any, error) { return nil, nil })
+	}
+	inv, err := ex.Hydrate(context.Background(), executor.Call{ID: c.ID, Tool: c.Tool, Args: c.Args})
+	if err == nil {
+		return Ok(Authorization{Allowed: true, Tool: inv.Tool, Args: inv.Args, Policy: inv.Policy(), Validated: inv.Validated,
+			ApprovalRequired: inv.NeedsApproval()})
+	}
+	out := Authorization{Tool: c.Tool, Message: err.Error(), Audit: sink.rec, Rule: "refused"}
+	var ce *executor.CallError
+	if errors.As(err, &ce) {
+		out.Outcome = ce.Outcome
+		if ce.Outcome == executor.OutcomeInvalid {
+			out.Rule = "invalid_args"
+		}
+		var ve *registry.ValidationError
+		if errors.As(err, &ve) {
+			out.Violations = ve.Violations
+		}
+	}
+	for _, rr := range refusalRules {
+		if errors.Is(err, rr.err) {
+			out.Rule = rr.rule
+			break
+		}
+	}
+	if out.Audit != nil {
+		out.Tool = out.Audit.Tool
+		out.Audit.Start = out.Audit.Start.UTC().Truncate(time.Microsecond)
+	}
+	return Ok(out)
+}
