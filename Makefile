@@ -46,9 +46,10 @@ fmt:
 # The C shared library and its header, built into the Python package.
 lib: $(LIB)
 
-$(LIB): $(shell find cabi internal registry selector executor rank -name '*.go' 2>/dev/null) rank/internal/cedict/zh_en.txt go.mod go.sum
+$(LIB): $(shell find cabi internal registry selector executor rank -name '*.go' 2>/dev/null) version.go VERSION rank/internal/cedict/zh_en.txt go.mod go.sum
 	$(GO) build -buildmode=c-shared -ldflags='-s -w' -o $(LIB) ./cabi
 	rm -f python/toolselect/libtoolselect.h
+	cp VERSION python/toolselect/VERSION
 
 python: lib
 

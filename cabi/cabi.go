@@ -20,11 +20,22 @@ import (
 	"runtime"
 	"unsafe"
 
+	"github.com/toolselect/toolselect"
 	"github.com/toolselect/toolselect/internal/capi"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0"
+// version is toolselect's release (the VERSION file); tests build libraries
+// of another version with -ldflags "-X main.versionOverride=...".
+var version = func() string {
+	if versionOverride != "" {
+		return versionOverride
+	}
+	return toolselect.Version()
+}()
+
+// versionOverride, set with -ldflags -X, stands in for the VERSION file
+// (the loader's version check is tested with a library of another version).
+var versionOverride string
 
 func main() {}
 

@@ -20,6 +20,8 @@
 package mcpproxy
 
 import (
+	"github.com/toolselect/toolselect"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,8 +41,9 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-// Version is reported to clients and upstreams as the implementation version.
-const Version = "0.1.0"
+// Version is reported to clients and upstreams as the implementation
+// version: toolselect's release, from the VERSION file.
+var Version = toolselect.Version()
 
 // Names of the meta-tools (the executor's, shared with rank and token
 // accounting) and the stats resource.

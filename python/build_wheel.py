@@ -21,10 +21,11 @@ NAME = "toolselect"
 
 
 def version() -> str:
-    m = re.search(r'^__version__ = "([^"]+)"', (PKG / "__init__.py").read_text(), re.M)
-    if not m:
-        sys.exit("build_wheel: no __version__ in toolselect/__init__.py")
-    return m.group(1)
+    """The one version: the repository's VERSION file."""
+    v = (HERE.parent / "VERSION").read_text().strip()
+    if not re.fullmatch(r"\d+(\.\d+)*([a-z0-9.+-]*)", v):
+        sys.exit(f"build_wheel: VERSION holds {v!r}, not a version")
+    return v
 
 
 def platform_tag() -> str:

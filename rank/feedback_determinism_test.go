@@ -85,7 +85,9 @@ func TestFeedbackRankingsAreDeterministic(t *testing.T) {
 	}
 }
 
-func isNoWords(err error) bool { return err != nil && bytes.Contains([]byte(err.Error()), []byte("no words")) }
+func isNoWords(err error) bool {
+	return err != nil && bytes.Contains([]byte(err.Error()), []byte("no words"))
+}
 
 // firstDiff shows the first line where two rankings differ.
 func firstDiff(a, b []byte) string {

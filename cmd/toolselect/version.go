@@ -2,14 +2,15 @@ package main
 
 import (
 	"fmt"
+
+	"github.com/toolselect/toolselect"
 	"runtime"
 	"runtime/debug"
 )
 
-// version is the release of the command; set at build time with
-// -ldflags "-X main.version=...". The library (cabi), the Python package and
-// the MCP proxy carry the same number.
-var version = "0.1.0"
+// version is the release of the command: the VERSION file, which the library
+// (cabi), the Python package and the MCP proxy read too.
+var version = toolselect.Version()
 
 func init() {
 	register(command{name: "version", summary: "print the version (also: toolselect --version)", run: runVersion})

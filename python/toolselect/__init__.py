@@ -47,7 +47,7 @@ from .registry import FORMATS, ToolRegistry, Validation, Violation
 from .selector import ToolSelector
 from .types import Attempt, DroppedCall, Message, PlannedTask, SelectionFailure, SelectionResult, SubTask, ToolCall
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
     "ArgumentError", "Attempt", "CancelledError", "DroppedCall", "FORMATS", "ForkedProcessError", "HandleError",

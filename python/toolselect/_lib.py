@@ -22,7 +22,8 @@ from ctypes import POINTER, byref, c_char_p, c_int, c_uint64, c_void_p
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
-from .errors import ForkedProcessError, LibraryNotFoundError, error_from_body
+from . import _version
+from .errors import ForkedProcessError, LibraryNotFoundError, LibraryVersionError, error_from_body
 
 ENV_LIBRARY = "TOOLSELECT_LIBRARY"
 LIBRARY_NAME = "libtoolselect.so"
@@ -115,7 +116,7 @@ def _load() -> ctypes.CDLL:
         try:
             handle = ctypes.CDLL(str(path))
         except OSError as e:
-            raise LibraryNotFoundError(f"toolselect: cannot load {path}: {e}") from e
+            raise LibraryNotFoundError(f"toolselect: cannot load {path}: {e}{_why_not_loaded(path, str(e))}") from e
         for name, (argtypes, restype) in _SIGNATURES.items():
             try:
                 fn = getattr(handle, name)
@@ -125,10 +126,63 @@ def _load() -> ctypes.CDLL:
                 ) from e
             fn.argtypes = argtypes
             fn.restype = restype
+        _check_version(handle, path)
         _loaded_pid = os.getpid()
         _lib = handle
         _telemetry_at_exit()
         return handle
+
+
+def _check_version(handle: ctypes.CDLL, path: Path) -> None:
+    """Refuse a library of another release or ABI than this package's (a
+    stale TOOLSELECT_LIBRARY, a mixed install), naming both files and both
+    versions."""
+    out = c_void_p()
+    rc = handle.toolselect_version(byref(out))
+    try:
+        info = json.loads(ctypes.string_at(out.value)) if rc == 0 and out.value else {}
+    finally:
+        if out.value:
+            handle.toolselect_free(out.value)
+    lib_version, lib_abi = info.get("version", "?"), info.get("abi", "?")
+    if lib_version == _version.__version__ and lib_abi == _version.ABI_VERSION:
+        return
+    pkg = Path(_version.__file__).resolve().parent
+    raise LibraryVersionError(
+        f"toolselect: the library {path} is version {lib_version} (C ABI {lib_abi}), but the package at {pkg} "
+        f"is version {_version.__version__} (C ABI {_version.ABI_VERSION}): install the wheel that matches, "
+        f"rebuild the library (`make python`), or unset {ENV_LIBRARY} if it points at an old build"
+    )
+
+
+#: ELF e_machine values of the architectures a wheel is built for.
+_ELF_MACHINES = {3: "x86 (32-bit)", 62: "x86_64", 183: "aarch64", 40: "arm (32-bit)", 243: "riscv64"}
+
+
+def _why_not_loaded(path: Path, err: str) -> str:
+    """Explain a load failure: the glibc the library needs, or the
+    architecture it was built for."""
+    import platform
+    import re
+    m = re.search(r"GLIBC_(\d+\.\d+)' not found", err)
+    if m:
+        libc = platform.libc_ver()
+        have = f"{libc[0]} {libc[1]}" if libc[0] else "an older or non-glibc C library"
+        return (f" (the library needs glibc {m.group(1)} or newer; this system has {have}: install a wheel whose "
+                f"manylinux tag fits, or build the library here with `make python`)")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(20)
+    except OSError:
+        return ""
+    if head[:4] != b"\x7fELF":
+        return " (the file is not an ELF shared library)"
+    machine = int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")
+    built = _ELF_MACHINES.get(machine, f"ELF machine {machine}")
+    here = platform.machine()
+    if built != here and not (built == "x86_64" and here in ("AMD64", "x86_64")):
+        return f" (the library was built for {built}; this machine is {here}: install the {here} wheel)"
+    return ""
 
 
 def _telemetry_at_exit() -> None:

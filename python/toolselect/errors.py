@@ -122,6 +122,13 @@ class LibraryNotFoundError(ToolSelectError, ImportError):
     code, kind = -2, "library"
 
 
+class LibraryVersionError(LibraryNotFoundError):
+    """The library loaded is not the one this package was written for: both
+    files and both versions are in the message."""
+
+    code, kind = -3, "library_version"
+
+
 _BY_CODE: Dict[int, type] = {cls.code: cls for cls in (
     ArgumentError, HandleError, UnknownToolError, RegistrationError, CancelledError, InternalError, PointerError,
 )}
