@@ -47,12 +47,14 @@ fmt:
 lib: $(LIB)
 
 $(LIB): $(shell find cabi internal registry selector executor rank -name '*.go' 2>/dev/null) version.go VERSION rank/internal/cedict/zh_en.txt go.mod go.sum
-	$(GO) build -buildmode=c-shared -ldflags='-s -w' -o $(LIB) ./cabi
+	$(GO) build -buildmode=c-shared -tags netgo,osusergo -ldflags='-s -w' -o $(LIB) ./cabi
 	rm -f python/toolselect/libtoolselect.h
 	cp VERSION python/toolselect/VERSION
 
 python: lib
 
+# One wheel per target (WHEEL_ARCHES, default x86_64 aarch64) into dist/,
+# tagged manylinux_2_N_<arch> from what each library needs of glibc.
 wheel: lib
 	@bash python/build_wheel.sh
 

@@ -1,7 +1,13 @@
-"""Write the toolselect platform wheel by hand (PEP 427), stdlib only.
+"""Write a toolselect platform wheel by hand (PEP 427), stdlib only.
 
-The wheel holds the pure-Python package and the Go shared library; the tag is
-py3-none-<platform> because the library does not depend on the Python ABI.
+The wheel holds the pure-Python package and one Go shared library. Its tag is
+py3-none-manylinux_2_N_<arch>: the library does not depend on the Python ABI,
+<arch> is read from the library's ELF header, and N is the highest GLIBC_2.N
+symbol version the library needs, read from its symbol table
+(elf_glibc.py): an installer on an older glibc refuses the wheel instead of
+failing at load time.
+
+    python3 python/build_wheel.py --lib .cache/wheel/aarch64/libtoolselect.so --out dist
 """
 
 from __future__ import annotations
@@ -11,11 +17,12 @@ import base64
 import hashlib
 import re
 import sys
-import sysconfig
 import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import elf_glibc  # noqa: E402 - beside this script
 PKG = HERE / "toolselect"
 NAME = "toolselect"
 
@@ -28,8 +35,13 @@ def version() -> str:
     return v
 
 
-def platform_tag() -> str:
-    return re.sub(r"[^a-zA-Z0-9]", "_", sysconfig.get_platform())
+def platform_tag(lib: Path) -> "tuple[str, str]":
+    """The manylinux tag of lib, and a line saying why."""
+    arch, needs = elf_glibc.glibc_needs(str(lib))
+    major, minor = elf_glibc.max_glibc(needs)
+    top = f"GLIBC_{major}.{minor}"
+    why = f"glibc {major}.{minor} ({top}: {', '.join(sorted(needs.get(top, []))) or 'no symbol'})"
+    return f"manylinux_{major}_{minor}_{arch}", why
 
 
 def record_line(path: str, data: bytes) -> str:
@@ -40,23 +52,29 @@ def record_line(path: str, data: bytes) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=str(HERE.parent / "dist"))
+    ap.add_argument("--lib", default=str(PKG / "libtoolselect.so"), help="the shared library to ship")
     args = ap.parse_args()
-    lib = PKG / "libtoolselect.so"
+    lib = Path(args.lib)
     if not lib.is_file():
         sys.exit(f"build_wheel: {lib} is missing; run `make lib` first")
-    ver, tag = version(), f"py3-none-{platform_tag()}"
+    plat, why = platform_tag(lib)
+    ver, tag = version(), f"py3-none-{plat}"
     dist_info = f"{NAME}-{ver}.dist-info"
     readme = (HERE / "README.md").read_text() if (HERE / "README.md").is_file() else ""
     files = {}
     for p in sorted(PKG.rglob("*")):
-        if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".h"):
+        if (p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".h", ".so")
+                and p.name != "VERSION"):
             files[f"{NAME}/{p.relative_to(PKG).as_posix()}"] = p.read_bytes()
+    files[f"{NAME}/libtoolselect.so"] = lib.read_bytes()
+    files[f"{NAME}/VERSION"] = (ver + "\n").encode()
     files[f"{dist_info}/METADATA"] = (
         "Metadata-Version: 2.1\n"
         f"Name: {NAME}\nVersion: {ver}\n"
         "Summary: LLM tool selection with strict schema checks, backed by a Go shared library\n"
         "Requires-Python: >=3.9\nLicense: Apache-2.0\n"
-        "Classifier: Programming Language :: Python :: 3\nClassifier: Typing :: Typed\n"
+        "Classifier: Programming Language :: Python :: 3\nClassifier: Operating System :: POSIX :: Linux\n"
+        "Classifier: Typing :: Typed\n"
         "Description-Content-Type: text/markdown\n\n" + readme
     ).encode()
     files[f"{dist_info}/WHEEL"] = (
@@ -75,6 +93,7 @@ def main() -> None:
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = (0o755 if path.endswith(".so") else 0o644) << 16
             z.writestr(info, data)
+    print(f"{wheel.name}: tag {tag}, library needs {why}, {wheel.stat().st_size / 1e6:.1f} MB", file=sys.stderr)
     print(wheel)
 
 
