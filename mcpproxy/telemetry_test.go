@@ -11,10 +11,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/toolselect/toolselect/internal/telemetry/telemetrytest"
 )
 
 // /metrics after a few calls, parsed with the Prometheus text parser.
@@ -98,11 +98,7 @@ func TestMetricsEndpoint(t *testing.T) {
 // A client's trace context in params._meta is continued by the proxy's
 // server span, and the call relayed upstream is a client span under it.
 func TestTraceContextFromMeta(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() { otel.SetTracerProvider(prev) })
+	rec, _ := telemetrytest.Install(t)
 
 	p := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}, Keep: []string{"t__sleep"}})
 	cs := connectMemory(t, p, "")

@@ -10,26 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-)
 
-// withTelemetry installs in-memory SDK providers as the global ones for the
-// test (the way a Go program's own providers receive toolselect's spans).
-func withTelemetry(t *testing.T) (*tracetest.SpanRecorder, *sdkmetric.ManualReader) {
-	t.Helper()
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	prevT, prevM := otel.GetTracerProvider(), otel.GetMeterProvider()
-	otel.SetTracerProvider(tp)
-	otel.SetMeterProvider(mp)
-	t.Cleanup(func() { otel.SetTracerProvider(prevT); otel.SetMeterProvider(prevM) })
-	return rec, reader
-}
+	"github.com/toolselect/toolselect/internal/telemetry/telemetrytest"
+)
 
 func attrs(s sdktrace.ReadOnlySpan) map[attribute.Key]attribute.Value {
 	m := map[attribute.Key]attribute.Value{}
@@ -40,7 +25,7 @@ func attrs(s sdktrace.ReadOnlySpan) map[attribute.Key]attribute.Value {
 }
 
 func TestSelectionSpans(t *testing.T) {
-	rec, reader := withTelemetry(t)
+	rec, reader := telemetrytest.Install(t)
 	learned.Clear()
 	ws := newWire(t, func(w http.ResponseWriter, _ *http.Request, body []byte) {
 		if modelOf(body) == "primary" {
@@ -114,7 +99,7 @@ func TestSelectionSpans(t *testing.T) {
 }
 
 func TestSelectionSpanOnFailClosed(t *testing.T) {
-	rec, _ := withTelemetry(t)
+	rec, _ := telemetrytest.Install(t)
 	learned.Clear()
 	ws := newWire(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { completion(w, "not json") })
 	sel := wireSelector(t, ws, nil)

@@ -4,19 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"go.opentelemetry.io/otel"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"github.com/toolselect/toolselect/internal/telemetry/telemetrytest"
 )
 
 // A caller's trace context in the request (Python's current span) is
 // continued by the selection's spans.
 func TestSessionContinuesCallerTrace(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() { otel.SetTracerProvider(prev) })
+	rec, _ := telemetrytest.Install(t)
 
 	reg := addRegistry(t)
 	sel := handleOf(t, SelectorNew([]byte(`{"model":"m1"}`), true))
