@@ -256,6 +256,13 @@ func FuzzParseFeed(f *testing.F) {
 		{`{"error":{"kind":"http_status","message":"","status_code":429}}`, true},
 		{`{"error":{"kind":"bogus"}}`, false},
 		{`{"nothing":1}`, false}, {`[]`, false}, {`{"content":5}`, false},
+		// Provider shapes (issue 20): content parts, reasoning, errors in a 200, truncation, think blocks.
+		{`{"choices":[{"message":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"hm"}]},{"type":"text","text":"{"calls":[]}"}]}}]}`, false},
+		{`{"choices":[{"message":{"content":"","reasoning_content":"thinking..."},"finish_reason":"length"}],"usage":{"completion_tokens":9}}`, false},
+		{`{"error":{"message":"No endpoints found","code":404}}`, false},
+		{`{"choices":[{"error":{"message":"upstream died","code":502},"finish_reason":"error"}]}`, true},
+		{`{"content":"<think>a</think>{"calls":[{"tool":"search","args":{"query":"q"}}]} trailing words"}`, false},
+		{`{"content":"why </think> {"calls":[]}","reasoning":"r","finish_reason":"stop"}`, false},
 		{`{"content":"` + strings.Repeat("x", 300) + `"}`, false},
 	} {
 		f.Add([]byte(seed.doc), seed.native)
@@ -395,4 +402,36 @@ func TestConfigFromJSONRefusesTrailingData(t *testing.T) {
 	if c, err := ConfigFromJSON([]byte(" {\"max_calls\":2}\n")); err != nil || c.MaxCalls != 2 {
 		t.Fatalf("surrounding white space: %v", err)
 	}
+}
+
+// FuzzReadCompletion: any 2xx body is either a response or a *ChatError of a
+// known kind with a message, never a panic; a stream and the same events
+// read as one completion agree on the content.
+func FuzzReadCompletion(f *testing.F) {
+	for _, seed := range []string{
+		`{"choices":[{"message":{"content":"{\"calls\":[]}"},"finish_reason":"stop"}]}`,
+		`{"choices":[{"message":{"content":null,"tool_calls":[{"id":"1","function":{"name":"a","arguments":{"x":1}}}]}}]}`,
+		"data: {\"choices\":[{\"delta\":{\"content\":\"{\\\"ca\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"lls\\\":[]}\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n",
+		"data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"name\":\"a\",\"arguments\":\"{\\\"x\"}}]}}]}\n\ndata: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\\":1}\"}}]}}]}\n\n",
+		`{"error":{"message":"x","code":"rate_limited"}}`,
+		`{"choices":[{"message":{"content":[1,{"type":"text","text":7}]}}]}`,
+		`{"choices":[]}`, `{}`, `[]`, ``, `data:`, `{"choices":[{"message":{"content":"x"}}]}` + "\n\ndata: [DONE]",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		resp, err := readCompletion(body)
+		if err != nil {
+			var ce *ChatError
+			if !errors.As(err, &ce) || !ce.Kind.known() || strings.TrimSpace(ce.Message) == "" {
+				t.Fatalf("error %#v", err)
+			}
+			return
+		}
+		for _, tc := range resp.ToolCalls {
+			_ = tc.Name
+		}
+		answer, _ := splitThinking(resp.Content)
+		_, _, _ = parseReply(answer)
+	})
 }
