@@ -98,7 +98,7 @@ reliability: build python
 	cd python && TOOLSELECT_HARDENING_REPORT_PY=$(CURDIR)/.cache/hardening/py.json \
 	  TOOLSELECT_HARDENING_REPORT_PY_HUGE=$(CURDIR)/.cache/hardening/pyhuge.json \
 	  $(PYTHON) -m unittest tests.test_fault tests.test_fault_server tests.test_security -v
-	$(GO) run ./internal/faultserver/cmd -table .cache/hardening/go.json .cache/hardening/py.json .cache/hardening/pyhuge.json
+	$(GO) run ./internal/testing/faultserver/cmd -table .cache/hardening/go.json .cache/hardening/py.json .cache/hardening/pyhuge.json
 	PYTHONPATH=python $(PYTHON) bench/python_leak.py -n 100000
 	PYTHONPATH=python $(PYTHON) bench/python_leak.py -n 100000 --http
 	cd python && TOOLSELECT_LOAD_ASYNC=1000 TOOLSELECT_LOAD_PER_THREAD=250 $(PYTHON) -m unittest tests.test_load -v

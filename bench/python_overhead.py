@@ -13,7 +13,7 @@ Operations:
   floor     toolselect_echo with a pre-encoded 1 KB body and no decoding:
             the bare ctypes + cgo + copy + free cost.
 With --go it runs the Go benchmarks of the same operations
-(internal/capi BenchmarkEcho1KB, BenchmarkValidate1KB) and prints the
+(cabi/internal/capi BenchmarkEcho1KB, BenchmarkValidate1KB) and prints the
 difference: what crossing the boundary from Python adds.
 """
 

@@ -3,7 +3,7 @@
 //	go build -buildmode=c-shared -o libtoolselect.so ./cabi
 //
 // It holds only //export wrappers: each converts C arguments, calls one
-// function of internal/capi, and hands the JSON result back as C memory that
+// function of cabi/internal/capi, and hands the JSON result back as C memory that
 // the caller frees with toolselect_free. Every export starts with
 // `defer guard(&rc, out)` (a test checks this), so no panic crosses into C.
 // The contract for callers is cabi/toolselect.h.
@@ -21,7 +21,7 @@ import (
 	"unsafe"
 
 	"github.com/toolselect/toolselect"
-	"github.com/toolselect/toolselect/internal/capi"
+	"github.com/toolselect/toolselect/cabi/internal/capi"
 )
 
 // version is toolselect's release (the VERSION file); tests build libraries

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/toolselect/toolselect/internal/capi"
+	"github.com/toolselect/toolselect/cabi/internal/capi"
 )
 
 // checkC asserts the C contract for one call: a code from TS_OK to

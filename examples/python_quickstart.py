@@ -8,7 +8,7 @@ PYTHONPATH.)
 
 It registers a tool, asks a model which calls the task needs, and runs them. The model endpoint is
 LLM_COMMON_TOOL_SELECTION_BASE_URL (or OPENAI_BASE_URL) when one is set. Without one it starts the
-loopback fake OpenAI-compatible server the tests use (`go run ./internal/faultserver/cmd`, on
+loopback fake OpenAI-compatible server the tests use (`go run ./internal/testing/faultserver/cmd`, on
 127.0.0.1 only, needs Go), which always answers get_weather for Paris, and says so.
 """
 
@@ -82,7 +82,7 @@ def start_fake_server() -> _Fake:
     if go is None:
         sys.exit("python_quickstart: no endpoint configured and no Go to start the fake server; "
                  "set LLM_COMMON_TOOL_SELECTION_BASE_URL")
-    proc = subprocess.Popen([go, "run", "./internal/faultserver/cmd"], cwd=ROOT, stdin=subprocess.PIPE,
+    proc = subprocess.Popen([go, "run", "./internal/testing/faultserver/cmd"], cwd=ROOT, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)
     url = proc.stdout.readline().strip()
     if not url.startswith("http://127.0.0.1:"):

@@ -20,6 +20,7 @@
 //
 //	unsafe tool (safe: false)        refused unless Options.AllowUnsafe
 //	tool with roles                  refused unless Options.Roles holds one of them
+//	tool lacking a capability        refused when Options.Capabilities names one it does not declare
 //	no schema, mode read-only        refused unless the tool declares the readOnly capability
 //	no schema, mode human-approval   runs only after Options.Approver approves
 //	no schema, mode full             runs; audited validated: false

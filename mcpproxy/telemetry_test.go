@@ -14,7 +14,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/toolselect/toolselect/internal/telemetry/telemetrytest"
+	"github.com/toolselect/toolselect/internal/testing/telemetrytest"
 )
 
 // /metrics after a few calls, parsed with the Prometheus text parser.

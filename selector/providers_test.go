@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/toolselect/toolselect/internal/providerreplica"
+	"github.com/toolselect/toolselect/internal/testing/providerreplica"
 )
 
 // providersDir holds one file per provider behaviour (issue 20), replayed here

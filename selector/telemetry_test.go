@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/toolselect/toolselect/internal/telemetry/telemetrytest"
+	"github.com/toolselect/toolselect/internal/testing/telemetrytest"
 )
 
 func attrs(s sdktrace.ReadOnlySpan) map[attribute.Key]attribute.Value {

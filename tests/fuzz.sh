@@ -23,7 +23,7 @@
 # (up to Go's 60 s), and a target that
 # still runs past 2*SECONDS+30 s of fuzzing is stopped and counted as failed.
 # Each target reports its build time, fuzzing time and inputs tried (execs);
-# with TOOLSELECT_REPORT set, a step file for internal/testreport goes there.
+# with TOOLSELECT_REPORT set, a step file for internal/tools/testreport goes there.
 set -uo pipefail
 
 secs=${1:-20}

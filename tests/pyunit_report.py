@@ -3,7 +3,7 @@
     python3 tests/pyunit_report.py REPORT_FILE   # run from python/
 
 Prints each test as it runs (verbosity 2) and writes the step file that
-internal/testreport reads: counts, each skip with its reason, each failure.
+internal/tools/testreport reads: counts, each skip with its reason, each failure.
 The exit status is 1 when a test failed or errored.
 """
 import sys

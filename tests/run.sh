@@ -22,7 +22,7 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-5}
 report=$(mktemp -d)
 trap 'rm -rf "$report"' EXIT
 mkdir -p .cache
-$GO build -o .cache/testreport ./internal/testreport || exit 2
+$GO build -o .cache/testreport ./internal/tools/testreport || exit 2
 tr=.cache/testreport
 t_all=$(date +%s)
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/toolselect/toolselect/internal/providerreplica"
+	"github.com/toolselect/toolselect/internal/testing/providerreplica"
 	"github.com/toolselect/toolselect/selector"
 )
 

@@ -6,7 +6,7 @@
 //
 // It uses the model endpoint in LLM_COMMON_TOOL_SELECTION_BASE_URL (or
 // OPENAI_BASE_URL) when one is set. Without one it starts the loopback fake
-// OpenAI-compatible server the tests use (internal/faultserver, 127.0.0.1
+// OpenAI-compatible server the tests use (internal/testing/faultserver, 127.0.0.1
 // only), which always answers get_weather for Paris, and says so.
 package main
 
@@ -18,7 +18,7 @@ import (
 	"os"
 
 	"github.com/toolselect/toolselect/executor"
-	"github.com/toolselect/toolselect/internal/faultserver"
+	"github.com/toolselect/toolselect/internal/testing/faultserver"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 	"github.com/toolselect/toolselect/selector"

@@ -1,4 +1,4 @@
-"""Every fault of the Go fault server (internal/faultserver) through the Python
+"""Every fault of the Go fault server (internal/testing/faultserver) through the Python
 package, with the built-in Go HTTP transport (client=None) and with a caller's
 own client driving the session: the documented outcome (fallback once, then
 [] plus a typed failure naming the kind), never a call that was not offered,

@@ -1,4 +1,4 @@
-"""The Go fault-injection server (internal/faultserver) as a subprocess, and
+"""The Go fault-injection server (internal/testing/faultserver) as a subprocess, and
 a plain urllib OpenAI-compatible client that drives sessions with it.
 
 Shared by test_fault.py and test_security.py. The server binary is built once
@@ -44,7 +44,7 @@ _binary: Optional[str] = None
 
 
 def faultserver_binary() -> str:
-    """Build internal/faultserver/cmd once; SkipTest without Go."""
+    """Build internal/testing/faultserver/cmd once; SkipTest without Go."""
     global _binary
     with _build_lock:
         if _binary is None:
@@ -52,7 +52,7 @@ def faultserver_binary() -> str:
             if go is None:
                 raise unittest.SkipTest("the fault server needs a Go toolchain (go not on PATH)")
             out = Path(tempfile.mkdtemp(prefix="faultserver-")) / "faultserver"
-            proc = subprocess.run([go, "build", "-o", str(out), "./internal/faultserver/cmd"], cwd=ROOT,
+            proc = subprocess.run([go, "build", "-o", str(out), "./internal/testing/faultserver/cmd"], cwd=ROOT,
                                   capture_output=True, text=True)
             if proc.returncode != 0:
                 raise RuntimeError(f"go build faultserver failed:\n{proc.stderr}")

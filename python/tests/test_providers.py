@@ -2,7 +2,7 @@
 drivers: the built-in Go transport (``client=None``) and the caller's own
 client (the session's chat action carries the dialect's parameters, which the
 client passes on). The loopback replica of each provider is the Go one the Go
-and CLI tests use (``internal/providerreplica/cmd``), built once here."""
+and CLI tests use (``internal/testing/providerreplica/cmd``), built once here."""
 
 from __future__ import annotations
 
@@ -39,9 +39,9 @@ def replica_bin() -> str:
     if _replica_bin is None:
         go = shutil.which("go") or ("/usr/local/go/bin/go" if os.path.exists("/usr/local/go/bin/go") else None)
         if go is None:
-            raise unittest.SkipTest("needs Go to build the provider replica (internal/providerreplica/cmd)")
+            raise unittest.SkipTest("needs Go to build the provider replica (internal/testing/providerreplica/cmd)")
         out = os.path.join(tempfile.mkdtemp(prefix="ts-replica-"), "providerreplica")
-        subprocess.run([go, "build", "-o", out, "./internal/providerreplica/cmd"], cwd=ROOT, check=True)
+        subprocess.run([go, "build", "-o", out, "./internal/testing/providerreplica/cmd"], cwd=ROOT, check=True)
         _replica_bin = out
     return _replica_bin
 

@@ -24,5 +24,5 @@ def _read() -> str:
 
 #: The release this package was written for.
 __version__ = _read()
-#: The C ABI this package was written for (internal/capi.ABIVersion).
+#: The C ABI this package was written for (cabi/internal/capi.ABIVersion).
 ABI_VERSION = 1

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/toolselect/toolselect/internal/redistest"
+	"github.com/toolselect/toolselect/internal/testing/redistest"
 )
 
 func checkCache(t *testing.T, c interface {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/toolselect/toolselect/internal/redistest"
+	"github.com/toolselect/toolselect/internal/testing/redistest"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 )

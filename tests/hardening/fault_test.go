@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/toolselect/toolselect/internal/faultserver"
+	"github.com/toolselect/toolselect/internal/testing/faultserver"
 	"github.com/toolselect/toolselect/selector"
 )
 

@@ -25,13 +25,13 @@ import (
 )
 
 // startExternalServer runs the fault server as a separate process (built
-// from internal/faultserver/cmd), so that this process's CPU time is the
+// from internal/testing/faultserver/cmd), so that this process's CPU time is the
 // library's and the test's alone.
 func startExternalServer(t *testing.T, latency time.Duration) string {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "faultserver")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/toolselect/toolselect/internal/faultserver/cmd").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/toolselect/toolselect/internal/testing/faultserver/cmd").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	cmd := exec.Command(bin, "-latency", latency.String())
 	stdin, err := cmd.StdinPipe()

@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolselect/toolselect/internal/faultserver"
+	"github.com/toolselect/toolselect/internal/testing/faultserver"
 	"github.com/toolselect/toolselect/registry"
 	"github.com/toolselect/toolselect/selector"
 )

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolselect/toolselect/internal/telemetry/telemetrytest"
+	"github.com/toolselect/toolselect/internal/testing/telemetrytest"
 )
 
 // A caller's trace context in the request (Python's current span) is

@@ -3,7 +3,7 @@
 // then, when its standard input closes, the request bodies it received as
 // one JSON array, and exits.
 //
-//	go run ./internal/providerreplica/cmd testdata/providers/CASE.json
+//	go run ./internal/testing/providerreplica/cmd testdata/providers/CASE.json
 package main
 
 import (
@@ -12,7 +12,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/toolselect/toolselect/internal/providerreplica"
+	"github.com/toolselect/toolselect/internal/testing/providerreplica"
 )
 
 func main() {

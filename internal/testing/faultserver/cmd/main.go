@@ -1,9 +1,9 @@
 // Command faultserver runs the loopback fault-injection LLM server for tests
 // in other languages (the Python suite starts it as a subprocess).
 //
-//	go run ./internal/faultserver/cmd [-latency 50ms]   # prints the base URL, then serves
-//	go run ./internal/faultserver/cmd -faults           # prints the fault table as JSON
-//	go run ./internal/faultserver/cmd -table GO.json PY.json  # the Markdown fault table from the
+//	go run ./internal/testing/faultserver/cmd [-latency 50ms]   # prints the base URL, then serves
+//	go run ./internal/testing/faultserver/cmd -faults           # prints the fault table as JSON
+//	go run ./internal/testing/faultserver/cmd -table GO.json PY.json  # the Markdown fault table from the
 //	                                                    # reports the Go and Python tests wrote
 //
 // The first line on stdout is the "ok" base URL (http://127.0.0.1:PORT/v1);
@@ -22,7 +22,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/toolselect/toolselect/internal/faultserver"
+	"github.com/toolselect/toolselect/internal/testing/faultserver"
 )
 
 func main() {
