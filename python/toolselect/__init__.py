@@ -45,12 +45,13 @@ from .errors import (
 )
 from .registry import FORMATS, ToolRegistry, Validation, Violation
 from .selector import ToolSelector
-from .types import Attempt, DroppedCall, Message, PlannedTask, SelectionFailure, SelectionResult, SubTask, ToolCall
+from .types import (Attempt, ChatClient, DroppedCall, FailureKind, Message, PlannedTask, SelectionFailure,
+                    SelectionResult, SubTask, ToolCall)
 
 from ._version import __version__
 
 __all__ = [
-    "ArgumentError", "Attempt", "CancelledError", "DroppedCall", "FORMATS", "ForkedProcessError", "HandleError",
+    "ArgumentError", "Attempt", "CancelledError", "ChatClient", "FailureKind", "DroppedCall", "FORMATS", "ForkedProcessError", "HandleError",
     "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "Message", "PlannedTask", "PointerError", "PolicyError",
     "RegistrationError", "SelectionFailure", "SelectionResult", "SubTask", "ToolCall", "ToolRegistry",
     "ToolSelectError", "ToolSelectionConfig", "ToolSelector", "UnknownToolError", "Validation", "Violation",

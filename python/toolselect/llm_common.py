@@ -61,10 +61,10 @@ def install() -> List[str]:
             if mod is None or not (modname == PACKAGE or modname.startswith(PACKAGE + ".")):
                 continue
             for attr, value in list(vars(mod).items()):
-                name = originals.get(id(value))
-                if name is None or value is not _originals[name]:
+                orig = originals.get(id(value))
+                if orig is None or value is not _originals[orig]:
                     continue
-                setattr(mod, attr, _REPLACEMENTS[name])
+                setattr(mod, attr, _REPLACEMENTS[orig])
                 _patched.append((mod, attr, value))
                 done.append(f"{modname}.{attr}")
         return done

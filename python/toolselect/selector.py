@@ -29,9 +29,9 @@ from . import _lib
 from ._handle import Native, Use
 from .config import ToolSelectionConfig, env_value
 from .config import _field as _config_field
-from .errors import ArgumentError, ToolSelectError
+from .errors import ArgumentError, HandleError, ToolSelectError
 from .registry import ToolRegistry
-from .types import Attempt, DroppedCall, Message, SelectionFailure, SelectionResult, ToolCall
+from .types import Attempt, ChatClient, DroppedCall, Message, SelectionFailure, SelectionResult, ToolCall
 
 log = logging.getLogger("toolselect")
 log.addHandler(logging.NullHandler())
@@ -110,7 +110,7 @@ class ToolSelector:
     call is made.
     """
 
-    def __init__(self, client: Any = None, config: Optional[ToolSelectionConfig] = None, *,
+    def __init__(self, client: Optional[ChatClient] = None, config: Optional[ToolSelectionConfig] = None, *,
                  message_factory: Optional[MessageFactory] = None, roles: Optional[List[str]] = None,
                  allow_unsafe: bool = False, capabilities: Optional[List[str]] = None,
                  logger: Optional[logging.Logger] = None, top_k: Optional[int] = None) -> None:
@@ -158,7 +158,7 @@ class ToolSelector:
         """Like :meth:`select_tool_calls`, with every attempt, the dropped
         calls, the offered tools and the typed failure (``result.failure``)."""
         if self._natives.closed:
-            raise ToolSelectError("this ToolSelector is closed", code=2, kind="handle")
+            raise HandleError("this ToolSelector is closed", code=2, kind="handle")
         request = json.dumps(self._request(task, query, context)).encode("utf-8")
         if self.client is None:
             done = await self._select_http(tool_registry, request)
@@ -173,7 +173,7 @@ class ToolSelector:
         Returns the counts ``{"pairs", "tools", "unknown", "evicted"}``.
         Raises ValueError without a store, for an empty query or no tools."""
         if self._natives.closed:
-            raise ToolSelectError("this ToolSelector is closed", code=2, kind="handle")
+            raise HandleError("this ToolSelector is closed", code=2, kind="handle")
         if not isinstance(query, str):
             raise TypeError("query must be a string")
         if isinstance(tools, str) or not all(isinstance(t, str) for t in tools):
@@ -355,6 +355,7 @@ class ToolSelector:
         # reasoning_content and tool_calls: it goes as a dict, whatever the factory.
         messages = [make(role=m["role"], content=m["content"]) if make and set(m) <= {"role", "content"} else Message(m)
                     for m in act["messages"]]
+        assert self.client is not None  # the session path runs only with the caller's client
         fn = self.client.chat_completion
         kw: Dict[str, Any] = {"messages": messages, "model": act["model"],
                               "response_format": params.get("response_format"), "timeout": timeout}
@@ -574,7 +575,7 @@ class _Selectors:
     def use(self, key: Tuple[str, str], config_json: bytes) -> Use:
         with self._lock:
             if self.closed:
-                raise ToolSelectError("this ToolSelector is closed", code=2, kind="handle")
+                raise HandleError("this ToolSelector is closed", code=2, kind="handle")
             n = self._by_key.get(key)
             if n is not None:
                 return Use(n)
@@ -585,7 +586,7 @@ class _Selectors:
         if n is not fresh:
             fresh.close()  # closed meanwhile, or another thread won the race
         if u is None:
-            raise ToolSelectError("this ToolSelector is closed", code=2, kind="handle")
+            raise HandleError("this ToolSelector is closed", code=2, kind="handle")
         return u
 
     def close(self) -> None:

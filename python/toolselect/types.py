@@ -11,7 +11,12 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Mapping, Optional
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional
+
+try:  # typing.Protocol is 3.8+; Literal too
+    from typing import Literal, Protocol, runtime_checkable
+except ImportError:  # pragma: no cover
+    from typing_extensions import Literal, Protocol, runtime_checkable  # type: ignore
 
 
 def dump(d: Dict[str, Any], mode: str = "python", include: Optional[Iterable[str]] = None,
@@ -197,3 +202,21 @@ class SelectionResult:
     @property
     def ok(self) -> bool:
         return self.failure is None
+
+
+@runtime_checkable
+class ChatClient(Protocol):
+    """What ToolSelector needs of a caller's own client: a ``chat_completion``
+    method, async or plain, called with keywords (``messages``, ``model``,
+    ``response_format``, ``timeout``, and whichever of ``temperature``,
+    ``tools``, ``max_tokens``, ``max_completion_tokens``,
+    ``reasoning_effort`` and ``extra_body`` the provider dialect sends and the
+    method takes), returning a string, an object with ``.content`` or a
+    whole chat completion."""
+
+    chat_completion: Callable[..., Any]
+
+
+#: The failure kind of an attempt (``Attempt.kind``), as Go's selector names them.
+FailureKind = Literal["transport", "timeout", "canceled", "http_status", "response_too_large", "empty_choices",
+                      "parse", "validation", "search", "truncated", "config"]
