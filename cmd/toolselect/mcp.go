@@ -491,7 +491,8 @@ func runMCPPins(env *cmdEnv, args []string) int {
 	verb := args[0]
 	fs := newFlags(env, "mcp pins "+verb, "--pins FILE NAME...")
 	file := fs.String("pins", "", "the pin `FILE`")
-	if code, ok := parseFlags(env, fs, args[1:]); !ok {
+	names, code, ok := parseInterleaved(env, fs, args[1:]) // names before or after --pins
+	if !ok {
 		return code
 	}
 	if *file == "" {
@@ -507,7 +508,6 @@ func runMCPPins(env *cmdEnv, args []string) int {
 		}
 		return exitOK
 	}
-	names := fs.Args()
 	if len(names) == 0 {
 		return fail(env, "mcp pins", exitUsage, "name the tools to approve (toolselect mcp pins list --pins %s shows the waiting ones)", *file)
 	}

@@ -27,7 +27,7 @@ func TestRankPinsAndApprove(t *testing.T) {
 	if strings.TrimSpace(r.stdout) != "get_weather" {
 		t.Fatalf("pins list: %q %s", r.stdout, r.stderr)
 	}
-	r = execCLI(t, nil, "", "mcp", "pins", "approve", "--pins", pins, "get_weather")
+	r = execCLI(t, nil, "", "mcp", "pins", "approve", "get_weather", "--pins", pins) // as the issue writes it
 	if r.code != exitOK {
 		t.Fatalf("approve: %d %s", r.code, r.stderr)
 	}

@@ -286,7 +286,8 @@ class ToolRegistry(Handle):
                                                         for x in v.get("violations") or []])
             if rule == "unknown_tool":
                 raise UnknownToolError(msg, code=3, kind="not_found")
-            raise PolicyError(msg, rule=rule, tool=v.get("tool", name), record=rec)
+            raise PolicyError(f"{v.get('tool', name)!r} refused by the run policy ({rule}): {msg}", rule=rule,
+                              tool=v.get("tool", name), record=rec)
         rec = {"id": cid, "tool": v["tool"], "args": v.get("args"), "validated": v.get("validated", True),
                "policy": v.get("policy", "")}
         return v, rec
