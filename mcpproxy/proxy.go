@@ -95,6 +95,10 @@ type Proxy struct {
 	ups    []*upstream
 	byName map[string]*upstream
 	bg     sync.WaitGroup // background closes of dropped upstream sessions
+	// life is the proxy's own context: background work (refreshes after
+	// list_changed, liveness pings) runs under it, and Close cancels it.
+	life context.Context
+	stop context.CancelFunc
 
 	mu      sync.Mutex
 	routes  map[string]route
@@ -149,6 +153,7 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 		routes:  map[string]route{},
 		exposed: map[string]uint64{},
 	}
+	p.life, p.stop = context.WithCancel(context.Background())
 	for _, u := range c.Upstreams {
 		up := newUpstream(p, u)
 		p.ups = append(p.ups, up)
@@ -250,6 +255,7 @@ func (p *Proxy) Close() error {
 	}
 	p.closed = true
 	p.mu.Unlock()
+	p.stop() // background refreshes and pings end now
 	var wg sync.WaitGroup
 	for _, u := range p.ups {
 		wg.Add(1)
@@ -319,7 +325,7 @@ func (p *Proxy) importTools(u *upstream, tools []*mcp.Tool) {
 			p.mu.Unlock()
 		}
 	}
-	p.syncExposed(context.Background())
+	p.syncExposed(p.life)
 }
 
 // toolFromMCP converts an upstream tool to a canonical definition.

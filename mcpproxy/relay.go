@@ -223,7 +223,7 @@ func missing(old, cur []string) []string {
 // SDK then sends list_changed to the proxy's clients.
 func (u *upstream) refreshResources() {
 	if sess := u.current(); sess != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), u.p.cfg.timeout())
+		ctx, cancel := context.WithTimeout(u.p.life, u.p.cfg.timeout())
 		defer cancel()
 		u.p.importResources(ctx, u, sess, true)
 	}
@@ -231,7 +231,7 @@ func (u *upstream) refreshResources() {
 
 func (u *upstream) refreshPrompts() {
 	if sess := u.current(); sess != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), u.p.cfg.timeout())
+		ctx, cancel := context.WithTimeout(u.p.life, u.p.cfg.timeout())
 		defer cancel()
 		u.p.importPrompts(ctx, u, sess, true)
 	}

@@ -246,7 +246,7 @@ func (u *upstream) refresh() {
 	if sess == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), u.p.cfg.timeout())
+	ctx, cancel := context.WithTimeout(u.p.life, u.p.cfg.timeout())
 	defer cancel()
 	tools, err := listAll(ctx, sess)
 	if err != nil {
@@ -339,7 +339,7 @@ func (u *upstream) call(ctx context.Context, tool string, args []byte) (*mcp.Cal
 }
 
 func (u *upstream) checkAlive(sess *mcp.ClientSession) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(u.p.life, 2*time.Second)
 	defer cancel()
 	if err := sess.Ping(ctx, nil); err != nil {
 		u.drop(sess, "it stopped answering (a call timed out and a ping failed)")
