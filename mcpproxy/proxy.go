@@ -334,7 +334,7 @@ func toolFromMCP(name, upstreamName string, mt *mcp.Tool) (registry.Tool, error)
 	if mt.InputSchema != nil {
 		b, err := json.Marshal(mt.InputSchema)
 		if err != nil {
-			return registry.Tool{}, fmt.Errorf("input schema does not encode: %v", err)
+			return registry.Tool{}, fmt.Errorf("input schema does not encode: %w", err)
 		}
 		schema = b
 	}

@@ -33,7 +33,7 @@ func ReadQueries(r io.Reader) ([]EvalQuery, error) {
 		}
 		var q EvalQuery
 		if err := json.Unmarshal(b, &q); err != nil {
-			return nil, fmt.Errorf("queries line %d: %v", line, err)
+			return nil, fmt.Errorf("queries line %d: %w", line, err)
 		}
 		out = append(out, q)
 	}

@@ -84,7 +84,7 @@ func parseOrder(reply string) ([]string, error) {
 		Order []string `json:"order"`
 	}
 	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		return nil, fmt.Errorf("reranker reply is not {\"order\":[...]}: %v", err)
+		return nil, fmt.Errorf("reranker reply is not {\"order\":[...]}: %w", err)
 	}
 	return v.Order, nil
 }

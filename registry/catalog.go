@@ -235,7 +235,7 @@ func decodeTool(raw []byte) (Tool, Format, error) {
 			if errors.As(err, &syn) {
 				return Tool{}, "", syn
 			}
-			return Tool{}, "", fmt.Errorf("openai tool: \"function\" is not an object: %v", err)
+			return Tool{}, "", fmt.Errorf("openai tool: \"function\" is not an object: %w", err)
 		}
 		if o.Function == nil {
 			return Tool{}, "", errors.New(`openai tool: "function" is not an object: got null`)

@@ -148,7 +148,7 @@ func decodeSchema(raw []byte, lim Limits) (any, error) {
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(trimmed))
 	if err != nil {
-		return nil, fmt.Errorf("schema is not valid JSON: %v", err)
+		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
 	if err := checkSchemaShape(doc, lim, 1); err != nil {
 		return nil, err
@@ -165,7 +165,7 @@ func compileDoc(doc any, lim Limits) (*jsonschema.Schema, error) {
 	c.UseRegexpEngine(boundedRegexpEngine(lim))
 	const url = schemaBase + "tool.json"
 	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("schema does not compile: %v", err)
+		return nil, fmt.Errorf("schema does not compile: %w", err)
 	}
 	sch, err := c.Compile(url)
 	if err != nil {

@@ -551,7 +551,7 @@ func ConfigFromJSON(data []byte) (Config, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&aux); err != nil {
-		return Config{}, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+		return Config{}, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return Config{}, fmt.Errorf("%w: trailing data after the JSON object", ErrInvalidConfig)

@@ -25,14 +25,14 @@ type feedError struct {
 func parseFeed(data []byte) (resp ChatResponse, chatErr error, err error) {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(data, &keys); err != nil {
-		return ChatResponse{}, nil, fmt.Errorf("selector: feed is not a JSON object: %v", err)
+		return ChatResponse{}, nil, fmt.Errorf("selector: feed is not a JSON object: %w", err)
 	}
 	if e, ok := keys["error"]; ok && !isNull(e) {
 		var fe feedError
 		var probe map[string]json.RawMessage
 		if json.Unmarshal(e, &probe) == nil && probe["kind"] != nil {
 			if err := json.Unmarshal(e, &fe); err != nil {
-				return ChatResponse{}, nil, fmt.Errorf("selector: feed is not a chat outcome: %v", err)
+				return ChatResponse{}, nil, fmt.Errorf("selector: feed is not a chat outcome: %w", err)
 			}
 			if u, ok := keys["usage"]; ok {
 				_ = json.Unmarshal(u, &struct {
@@ -56,7 +56,7 @@ func parseFeed(data []byte) (resp ChatResponse, chatErr error, err error) {
 	if hasChoices || hasErr {
 		var c wireCompletion
 		if err := json.Unmarshal(data, &c); err != nil {
-			return ChatResponse{}, nil, fmt.Errorf("selector: feed is not a chat outcome: %v", err)
+			return ChatResponse{}, nil, fmt.Errorf("selector: feed is not a chat outcome: %w", err)
 		}
 		resp, chatErr := c.response()
 		return resp, chatErr, nil
@@ -75,7 +75,7 @@ func parseFeed(data []byte) (resp ChatResponse, chatErr error, err error) {
 		} `json:"usage"`
 	}
 	if err := json.Unmarshal(data, &short); err != nil {
-		return ChatResponse{}, nil, fmt.Errorf("selector: feed is not a chat outcome: %v", err)
+		return ChatResponse{}, nil, fmt.Errorf("selector: feed is not a chat outcome: %w", err)
 	}
 	if short.Usage != nil {
 		resp.PromptTokens, resp.CompletionTokens = short.Usage.PromptTokens, short.Usage.CompletionTokens

@@ -154,7 +154,7 @@ func argsObject(raw json.RawMessage) (json.RawMessage, error) {
 	if isJSONString(raw) {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("\"args\" is not a valid JSON string: %v", err)
+			return nil, fmt.Errorf("\"args\" is not a valid JSON string: %w", err)
 		}
 		return decodeArgsString(s)
 	}
@@ -179,7 +179,7 @@ func decodeArgsString(s string) (json.RawMessage, error) {
 func compactObject(b []byte) (json.RawMessage, error) {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, b); err != nil {
-		return nil, fmt.Errorf("the arguments are not valid JSON: %v", err)
+		return nil, fmt.Errorf("the arguments are not valid JSON: %w", err)
 	}
 	return json.RawMessage(buf.Bytes()), nil
 }

@@ -106,7 +106,7 @@ func buildUserPrompt(req *Request) (string, error) {
 	if len(req.Context) > 0 {
 		ctxJSON, err := json.Marshal(req.Context)
 		if err != nil {
-			return "", fmt.Errorf("%w: context is not JSON: %v", ErrBadRequest, err)
+			return "", fmt.Errorf("%w: context is not JSON: %w", ErrBadRequest, err)
 		}
 		b.WriteString("\nContext (JSON):\n")
 		b.Write(ctxJSON)

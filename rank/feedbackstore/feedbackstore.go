@@ -73,7 +73,7 @@ func ParseRecord(b []byte) (Record, error) {
 		}
 	}
 	if err := rank.CheckFeedbackPair(r.Query, r.Tools); err != nil {
-		return r, fmt.Errorf("%w: %v", ErrMalformed, err)
+		return r, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	return r, nil
 }
@@ -85,7 +85,7 @@ func decodeRecord(b []byte) (Record, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
-		return r, fmt.Errorf("%w: %v", ErrMalformed, err)
+		return r, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	if dec.More() {
 		return r, fmt.Errorf("%w: more than one JSON value", ErrMalformed)
@@ -135,7 +135,7 @@ func Open(spec string) (Store, error) {
 	if low := strings.ToLower(spec); strings.HasPrefix(low, "redis://") || strings.HasPrefix(low, "rediss://") {
 		opt, err := redis.ParseURL(spec)
 		if err != nil {
-			return nil, fmt.Errorf("feedbackstore: %v", err)
+			return nil, fmt.Errorf("feedbackstore: %w", err)
 		}
 		return NewRedis(redis.NewClient(opt), ""), nil
 	}
