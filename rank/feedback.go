@@ -303,7 +303,6 @@ func (f *Feedback) fresh() {
 	}
 }
 
-
 // idfOf is a smoothed idf: with few learned tasks, a query word no task
 // holds must not outweigh every shared word.
 func idfOf(n float64, df int) float64 { return math.Log(1 + (n+1)/(float64(df)+1)) }

@@ -1,16 +1,3 @@
-// Package rank cuts a tool catalog down to the few tools that matter for an
-// input, before any model sees the catalog.
-//
-// Ranking is a pure function of a catalog and an input: it never runs a tool.
-// Filters (unsafe tools, roles, required capabilities) apply before scoring;
-// a scorer (bm25 by default; keyword, embedding, hybrid or your own) orders
-// what is left; then always-active and related tools are added. Every pick
-// carries a score in 0..1, a reason and its provenance.
-//
-//	picks, err := rank.Rank(ctx, reg, "what's the weather in Paris?", nil)
-//
-// Rank keeps one index per registry and updates it as tools are registered;
-// a Ranker does the same for a registry or a fixed list you hold on to.
 package rank
 
 import (

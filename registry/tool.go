@@ -1,11 +1,3 @@
-// Package registry holds toolselect's canonical tool definitions.
-//
-// A Tool is registered once: its JSON Schema is kept byte-for-byte as given,
-// checked (a JSON object, no reference outside the document), and compiled into
-// a validator that every later argument check reuses. Provider views (OpenAI,
-// Anthropic, Ollama, MCP) are derived on demand and never touch the canonical
-// schema. Registration is fail-closed: a tool without a schema is refused unless
-// its author sets AllowNoSchema together with a NoSchemaMode.
 package registry
 
 import (

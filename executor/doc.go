@@ -1,0 +1,38 @@
+// Package executor turns tool calls into results, safely.
+//
+// A call, from the selector or straight from a provider's tool_calls, goes
+// through three steps:
+//
+//	Hydrate  parse the arguments (an object, or a JSON string holding one),
+//	         resolve the name (canonical or provider-mapped), apply the static
+//	         policy, validate against the tool's schema, and instantiate the
+//	         tool's runner; invalid arguments get at most one model-assisted
+//	         repair when a Repairer is configured.
+//	Run      apply the approval policy, then run the tool under a per-call
+//	         timeout.
+//	Call     Hydrate then Run.
+//
+// A tool's own failure (its error, a panic, a timeout) is a Result with
+// IsError set; a call that was refused or invalid is a *CallError. Every call
+// produces exactly one audit Record, delivered to the configured AuditSink.
+//
+// Policy, in the order it is applied:
+//
+//	unsafe tool (safe: false)        refused unless Options.AllowUnsafe
+//	tool with roles                  refused unless Options.Roles holds one of them
+//	tool lacking a capability        refused when Options.Capabilities names one it does not declare
+//	no schema, mode read-only        refused unless the tool declares the readOnly capability
+//	no schema, mode human-approval   runs only after Options.Approver approves
+//	no schema, mode full             runs; audited validated: false
+//	schema                           runs when the arguments validate
+//
+// # Start here
+//
+//   - [New] makes an [Executor] over a registry with [Options] (the policy:
+//     AllowUnsafe, Roles, Capabilities, Approver; the audit sink, repair).
+//   - [Executor.Handle] binds a [Handler] to a tool; [Executor.Call] (or
+//     [Executor.Hydrate] then [Executor.Run]) runs a [Call] to a [Result].
+//   - Refusals and invalid calls are a [CallError] with an [Outcome]; every
+//     call yields one audit [Record].
+//   - [Executor.HandleMeta] answers the find_tool / call_tool meta-tools.
+package executor

@@ -1,0 +1,27 @@
+// Package rank cuts a tool catalog down to the few tools that matter for an
+// input, before any model sees the catalog.
+//
+// Ranking is a pure function of a catalog and an input: it never runs a tool.
+// Filters (unsafe tools, roles, required capabilities) apply before scoring;
+// a scorer (bm25 by default; keyword, embedding, hybrid or your own) orders
+// what is left; then always-active and related tools are added. Every pick
+// carries a score in 0..1, a reason and its provenance.
+//
+//	picks, err := rank.Rank(ctx, reg, "what's the weather in Paris?", nil)
+//
+// Rank keeps one index per registry and updates it as tools are registered;
+// a Ranker does the same for a registry or a fixed list you hold on to.
+//
+// # Start here
+//
+//   - [Rank] ranks a registry for an input with the defaults; [New] (a
+//     [Ranker] over a registry) and [Ranker.Rank] with [Options] tune it.
+//   - Scorers: bm25 (default), keyword, embedding ([NewOpenAIEmbedder]),
+//     hybrid, or your own [Scorer].
+//   - [NewFeedback] learns from past selections ([Feedback.Add],
+//     [Feedback.Replay]); rankings with feedback are a pure function of the
+//     catalog, the log and the query.
+//   - [NewOffering] is the selector's offer (token budget and ranking); it
+//     implements selector.Ranker.
+//   - [Evaluate] measures recall and NDCG on labelled queries.
+package rank

@@ -1,0 +1,23 @@
+// Package registry holds toolselect's canonical tool definitions.
+//
+// A Tool is registered once: its JSON Schema is kept byte-for-byte as given,
+// checked (a JSON object, no reference outside the document), and compiled into
+// a validator that every later argument check reuses. Provider views (OpenAI,
+// Anthropic, Ollama, MCP) are derived on demand and never touch the canonical
+// schema. Registration is fail-closed: a tool without a schema is refused unless
+// its author sets AllowNoSchema together with a NoSchemaMode.
+//
+// # Start here
+//
+//   - [New] makes a [Registry]; [Registry.Register], [Registry.RegisterAll] and
+//     [Registry.RegisterValid] add [Tool] definitions ([NewTool] builds one).
+//   - [ReadCatalog], [ParseCatalog] and [LoadCatalogFile] read canonical,
+//     OpenAI, Anthropic and MCP catalogs.
+//   - [Registry.Lookup] resolves a canonical or provider-mapped name to an
+//     [Entry]; [Entry.ValidateArgs] checks arguments (a [ValidationError]
+//     lists every [Violation]).
+//   - [Eligibility] is the one safety, role and capability rule that ranking,
+//     selection and the executor apply.
+//   - [Pins] holds tool definitions pinned on first sight ([LoadPins],
+//     [Pins.Check], [Pins.Approve]); [DescriptionFlags] finds hidden text.
+package registry
