@@ -29,8 +29,29 @@ func (f *Feedback) Replay(ops []FeedbackOp) (int, error) {
 			return 0, fmt.Errorf("op %d: %w", i+1, err)
 		}
 	}
-	// Which tasks have words to learn from: text analysis, pure, over the
-	// cores and before the lock.
+	wordy := wordyTasks(ops)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	held, unknown, evicted := f.simulate(ops, wordy)
+	tfs := f.analyseNew(held)
+	from := f.keepHeldRuns(held)
+	added := 0
+	// Tools in name order, so that task ids (and everything kept in id
+	// order) do not depend on map iteration.
+	for _, tool := range slices.Sorted(maps.Keys(held)) {
+		for _, q := range held[tool][from[tool]:] {
+			f.learn(q, tfs[q], tool)
+			added++
+		}
+	}
+	f.stats.Unknown += unknown
+	f.stats.Evicted += evicted
+	return added, nil
+}
+
+// wordyTasks says, for each task text the ops learn, whether it has words
+// to learn from: text analysis, pure, over the cores and before the lock.
+func wordyTasks(ops []FeedbackOp) map[string]bool {
 	var texts []string
 	wordy := map[string]bool{}
 	for _, op := range ops {
@@ -44,12 +65,15 @@ func (f *Feedback) Replay(ops []FeedbackOp) (int, error) {
 	for i, q := range texts {
 		wordy[q] = has[i]
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	// Simulate on names only: each tool's tasks, oldest first, and which
-	// (tool, task) pairs are held.
+	return wordy
+}
+
+// simulate applies ops to tool and task names only, as Add and Remove would:
+// it returns each tool's held tasks, oldest first, and the counts of unknown
+// names and evictions. f.mu is held for writing.
+func (f *Feedback) simulate(ops []FeedbackOp, wordy map[string]bool) (held map[string][]string, unknown, evicted int) {
 	type pair struct{ tool, query string }
-	held := make(map[string][]string, len(f.byTool))
+	held = make(map[string][]string, len(f.byTool))
 	in := map[pair]struct{}{}
 	for tool, ids := range f.byTool {
 		qs := make([]string, len(ids))
@@ -59,7 +83,6 @@ func (f *Feedback) Replay(ops []FeedbackOp) (int, error) {
 		}
 		held[tool] = qs
 	}
-	unknown, evicted := 0, 0
 	for _, op := range ops {
 		if !op.Remove && !wordy[op.Query] {
 			continue // Add refuses it
@@ -87,9 +110,14 @@ func (f *Feedback) Replay(ops []FeedbackOp) (int, error) {
 			}
 		}
 	}
-	// Analyse the new tasks that survived.
+	return held, unknown, evicted
+}
+
+// analyseNew works out the term frequencies of the held tasks not indexed
+// yet, over the cores. f.mu is held for writing.
+func (f *Feedback) analyseNew(held map[string][]string) map[string][]termCount {
 	tfs := map[string][]termCount{}
-	texts = texts[:0]
+	var texts []string
 	for _, tool := range slices.Sorted(maps.Keys(held)) {
 		for _, q := range held[tool] {
 			if _, ok := f.tasks[q]; !ok {
@@ -105,9 +133,14 @@ func (f *Feedback) Replay(ops []FeedbackOp) (int, error) {
 	for i, q := range texts {
 		tfs[q] = freqs[i]
 	}
-	// Keep, per tool, the longest run of its held tasks that is already
-	// there in order; forget the rest, then learn the remainder in order,
-	// so each tool's tasks end oldest first exactly as held.
+	return tfs
+}
+
+// keepHeldRuns keeps, per tool, the longest run of its held tasks that is
+// already there in order, and forgets the rest; it returns where each
+// tool's remainder starts, to be learned in order so that each tool's tasks
+// end oldest first exactly as held. f.mu is held for writing.
+func (f *Feedback) keepHeldRuns(held map[string][]string) map[string]int {
 	from := map[string]int{}
 	for _, tool := range slices.Sorted(maps.Keys(f.byTool)) {
 		ids, h := slices.Clone(f.byTool[tool]), held[tool]
@@ -129,19 +162,7 @@ func (f *Feedback) Replay(ops []FeedbackOp) (int, error) {
 			}
 		}
 	}
-	added := 0
-	// Tools in name order, so that task ids (and everything kept in id
-	// order) do not depend on map iteration.
-	for _, tool := range slices.Sorted(maps.Keys(held)) {
-		qs := held[tool]
-		for _, q := range qs[from[tool]:] {
-			f.learn(q, tfs[q], tool)
-			added++
-		}
-	}
-	f.stats.Unknown += unknown
-	f.stats.Evicted += evicted
-	return added, nil
+	return from
 }
 
 // hasWords reports whether text has a word to learn from (one that is not a
