@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/toolselect/toolselect/rank"
+	"github.com/toolselect/toolselect/registry"
 	"github.com/toolselect/toolselect/selector"
 )
 
@@ -106,14 +107,36 @@ func runSelect(env *cmdEnv, args []string) int {
 			return fail(env, "select", exitUsage, "--context: %v", err)
 		}
 	}
+	sel, code, ok := buildSelector(env, cfg, reg, offer, logger)
+	if !ok {
+		return code
+	}
+	req := selector.Request{
+		Task:     selector.Task{ID: *taskID, Description: *task},
+		Registry: reg, Query: *query, Context: ctxMap,
+		Roles: roles, AllowUnsafe: *allowUnsafe,
+	}
+	for i, s := range subtasks {
+		req.Task.SubTasks = append(req.Task.SubTasks, selector.SubTask{ID: fmt.Sprintf("%d", i+1), Description: s})
+	}
+	res, err := sel.Select(context.Background(), req)
+	if errors.Is(err, selector.ErrBadRequest) {
+		return fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env))
+	}
+	return printSelection(env, res, err, *asJSON)
+}
+
+// buildSelector makes the selector of `select`: the go-openai client, the
+// feedback store, and the offer (the budget, or --k's prefilter).
+func buildSelector(env *cmdEnv, cfg selector.Config, reg *registry.Registry, offer offerK, logger *slog.Logger) (*selector.ToolSelector, int, bool) {
 	client, err := selector.NewOpenAIClient(cfg, nil)
 	if err != nil {
-		return fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env))
+		return nil, fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env)), false
 	}
 	selOpts := []selector.Option{selector.WithLogger(logger)}
 	fbOpts, fb, code, ok := selectFeedback(env, cfg)
 	if !ok {
-		return code
+		return nil, code, false
 	}
 	selOpts = append(selOpts, fbOpts...)
 	switch {
@@ -128,20 +151,14 @@ func runSelect(env *cmdEnv, args []string) int {
 	}
 	sel, err := selector.New(client, &cfg, selOpts...)
 	if err != nil {
-		return fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env))
+		return nil, fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env)), false
 	}
-	req := selector.Request{
-		Task:     selector.Task{ID: *taskID, Description: *task},
-		Registry: reg, Query: *query, Context: ctxMap,
-		Roles: roles, AllowUnsafe: *allowUnsafe,
-	}
-	for i, s := range subtasks {
-		req.Task.SubTasks = append(req.Task.SubTasks, selector.SubTask{ID: fmt.Sprintf("%d", i+1), Description: s})
-	}
-	res, err := sel.Select(context.Background(), req)
-	if errors.Is(err, selector.ErrBadRequest) {
-		return fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env))
-	}
+	return sel, 0, true
+}
+
+// printSelection writes the outcome (a summary on a terminal, else the one
+// JSON object) and returns the exit status.
+func printSelection(env *cmdEnv, res *selector.Result, err error, asJSON bool) int {
 	out := selectOutput{Calls: []selector.ToolCall{}, Attempts: []selector.Attempt{}, Offered: []string{}, Error: selector.NewErrorInfo(err)}
 	if res != nil {
 		if res.Offered != nil {
@@ -155,7 +172,7 @@ func runSelect(env *cmdEnv, args []string) int {
 		}
 		out.FeedbackError = res.FeedbackError
 	}
-	if env.humanOutput(*asJSON) {
+	if env.humanOutput(asJSON) {
 		printSelect(redactingWriter{w: env.stdout, secrets: apiKeys(env)}, out)
 	} else {
 		b, merr := json.Marshal(out)
