@@ -84,3 +84,11 @@ class ConfigTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class AnnotationsTest(unittest.TestCase):
+    def test_annotations_are_the_go_schema(self):
+        # Type checkers and IDEs read the class annotations; the values come
+        # from Go's schema. The two must list the same settings, in order.
+        fields = [f["name"] for f in ts.config.schema()["fields"]]
+        self.assertEqual(list(ts.ToolSelectionConfig.__annotations__), fields)

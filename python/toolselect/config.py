@@ -188,9 +188,13 @@ class ToolSelectionConfig:
     api_key: Optional[str]
     mode: str
     max_response_bytes: int
+    feedback: Optional[str]
     offer_tokens: int
     top_k: int
     max_searches: int
+    provider: str
+    reasoning: str
+    max_tokens: int
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         fields = _fields()
