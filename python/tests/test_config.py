@@ -92,3 +92,15 @@ class AnnotationsTest(unittest.TestCase):
         # from Go's schema. The two must list the same settings, in order.
         fields = [f["name"] for f in ts.config.schema()["fields"]]
         self.assertEqual(list(ts.ToolSelectionConfig.__annotations__), fields)
+
+
+class ModelMethodsTest(unittest.TestCase):
+    def test_model_methods_refuse_what_they_do_not_support(self):
+        call = ts.ToolCall("add", {"a": 1})
+        with self.assertRaises(TypeError) as cm:
+            call.model_dump(by_alias=True)
+        self.assertIn("by_alias", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            ts.ToolCall.model_validate({"tool": "add", "args": {}, "argz": 1})
+        self.assertIn("argz", str(cm.exception))
+        self.assertEqual(ts.ToolCall.model_validate({"tool": "add", "args": {"a": 1}}), call)

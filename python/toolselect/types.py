@@ -45,8 +45,14 @@ class _Model:
 
     def model_dump(self, *, mode: str = "python", include: Optional[Iterable[str]] = None,
                    exclude: Optional[Iterable[str]] = None, exclude_none: bool = False,
-                   exclude_defaults: bool = False, **_: Any) -> Dict[str, Any]:
-        """The fields as a dict (nested models as dicts), with pydantic's options."""
+                   exclude_defaults: bool = False, **unsupported: Any) -> Dict[str, Any]:
+        """The fields as a dict (nested models as dicts), with pydantic's
+        options ``mode``, ``include``, ``exclude``, ``exclude_none`` and
+        ``exclude_defaults``; any other option is refused (TypeError), never
+        silently ignored."""
+        if unsupported:
+            raise TypeError(f"{type(self).__name__}.model_dump does not support {', '.join(sorted(unsupported))} "
+                            "(supported: mode, include, exclude, exclude_none, exclude_defaults)")
         defaults = None
         if exclude_defaults:
             defaults = {}
@@ -72,6 +78,11 @@ class _Model:
             return obj
         if not isinstance(obj, Mapping):
             raise TypeError(f"{cls.__name__}.model_validate takes a mapping, not {type(obj).__name__}")
+        names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        unknown = sorted(set(obj) - names)
+        if unknown:
+            raise ValueError(f"{cls.__name__}.model_validate: unknown field(s) {', '.join(unknown)} "
+                             f"(fields: {', '.join(sorted(names))})")
         return cls(**dict(obj))
 
 
