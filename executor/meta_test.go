@@ -300,7 +300,7 @@ func TestHandleMeta(t *testing.T) {
 
 func TestMetaToolsView(t *testing.T) {
 	want := rank.MetaTools()
-	for _, f := range registry.Formats {
+	for _, f := range registry.Formats() {
 		t.Run(string(f), func(t *testing.T) {
 			b, err := executor.MetaToolsView(f)
 			require.NoError(t, err)

@@ -22,9 +22,9 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-// Version is reported to clients and upstreams as the implementation
+// version is reported to clients and upstreams as the implementation
 // version: toolselect's release, from the VERSION file.
-var Version = toolselect.Version()
+var version = toolselect.Version()
 
 // Names of the meta-tools (the executor's, shared with rank and token
 // accounting) and the stats resource.
@@ -140,7 +140,7 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 		p.ups = append(p.ups, up)
 		p.byName[u.Name] = up
 	}
-	p.server = mcp.NewServer(&mcp.Implementation{Name: "toolselect", Title: "toolselect MCP proxy", Version: Version}, &mcp.ServerOptions{
+	p.server = mcp.NewServer(&mcp.Implementation{Name: "toolselect", Title: "toolselect MCP proxy", Version: version}, &mcp.ServerOptions{
 		Instructions: p.instructions(),
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},

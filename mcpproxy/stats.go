@@ -283,7 +283,7 @@ func (p *Proxy) exposedTokens(ctx context.Context) (tokens, count int) {
 		return 0, 0
 	}
 	defer ss.Close()
-	c := mcp.NewClient(&mcp.Implementation{Name: "toolselect-stats", Version: Version}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "toolselect-stats", Version: version}, nil)
 	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		return 0, 0

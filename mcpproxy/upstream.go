@@ -139,7 +139,7 @@ func (u *upstream) connect(ctx context.Context) error {
 		cmd.Stderr = u.stderr
 		t = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "toolselect-mcp-proxy", Version: Version}, &mcp.ClientOptions{
+	client := mcp.NewClient(&mcp.Implementation{Name: "toolselect-mcp-proxy", Version: version}, &mcp.ClientOptions{
 		// Declare nothing: the proxy cannot answer roots, sampling or
 		// elicitation on behalf of its own clients, and declaring roots would
 		// make servers such as server-filesystem ignore their command line.

@@ -17,7 +17,7 @@ func (r *Registry) Limits() Limits { return r.limits }
 // valid JSON; anything else becomes such an object too. A document within the
 // limits is returned unchanged.
 func (l Limits) ClipArgs(raw json.RawMessage) json.RawMessage {
-	l = l.withDefaults()
+	l = l.WithDefaults()
 	if len(raw) > l.MaxArgsBytes {
 		return omitted(fmt.Sprintf("[omitted: %d bytes, over the limit of %d]", len(raw), l.MaxArgsBytes))
 	}

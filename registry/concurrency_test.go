@@ -82,7 +82,7 @@ func TestConcurrentReadersAndWriter(t *testing.T) {
 				for i, e := range snap {
 					names[i] = e.Name()
 				}
-				f := registry.Formats[(g+n)%len(registry.Formats)]
+				f := registry.Formats()[(g+n)%len(registry.Formats())]
 				view, err := r.ViewOf(snap, f)
 				if err != nil {
 					report(err)

@@ -48,7 +48,7 @@ func TestClipArgs(t *testing.T) {
 	assert.Equal(t, string(flat), string(l.ClipArgs(flat)))
 
 	deep := `{"x":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}`
-	out := DefaultLimits.ClipArgs(json.RawMessage(deep))
+	out := defaultLimits.ClipArgs(json.RawMessage(deep))
 	require.True(t, json.Valid(out))
 	assert.Contains(t, string(out), "nests deeper than 64 levels")
 	assert.Less(t, len(out), 200)

@@ -9,12 +9,12 @@ var ReadCatalogLimited = readCatalog
 // PrecheckThenCompile reports whether precheck decided a schema valid without
 // the compiler, and what the compiler itself says of it.
 func PrecheckThenCompile(raw []byte) (decided bool, compileErr error) {
-	decided, _ = decidedValid(raw, DefaultLimits)
-	doc, err := decodeSchema(raw, DefaultLimits)
+	decided, _ = decidedValid(raw, defaultLimits)
+	doc, err := decodeSchema(raw, defaultLimits)
 	if err != nil {
 		return decided, err
 	}
-	_, err = compileDoc(doc, DefaultLimits)
+	_, err = compileDoc(doc, defaultLimits)
 	return decided, err
 }
 

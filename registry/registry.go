@@ -137,7 +137,7 @@ func New(opts *Options) *Registry {
 	if opts != nil {
 		o = *opts
 	}
-	return &Registry{byName: map[string]*Entry{}, limits: o.Limits.withDefaults()}
+	return &Registry{byName: map[string]*Entry{}, limits: o.Limits.WithDefaults()}
 }
 
 // Register adds one tool. It fails, naming the tool and the problem, when the

@@ -45,8 +45,8 @@ type Limits struct {
 	MaxDescriptionBytes int
 }
 
-// DefaultLimits are the limits a zero Limits stands for.
-var DefaultLimits = Limits{
+// defaultLimits are the limits a zero Limits stands for.
+var defaultLimits = Limits{
 	MaxSchemaBytes: 1 << 20,
 	MaxSchemaDepth: 64,
 	MaxEnum:        10000,
@@ -58,8 +58,9 @@ var DefaultLimits = Limits{
 	MaxDescriptionBytes: 64 << 10,
 }
 
-func (l Limits) withDefaults() Limits {
-	d := DefaultLimits
+// WithDefaults returns l with every zero field set to its default.
+func (l Limits) WithDefaults() Limits {
+	d := defaultLimits
 	if l.MaxSchemaBytes > 0 {
 		d.MaxSchemaBytes = l.MaxSchemaBytes
 	}

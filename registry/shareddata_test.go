@@ -59,7 +59,7 @@ func TestSharedCatalogs(t *testing.T) {
 
 func roundTripViews(t *testing.T, r *registry.Registry) {
 	entries := r.Entries()
-	for _, f := range registry.Formats {
+	for _, f := range registry.Formats() {
 		view, err := r.View(f)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)

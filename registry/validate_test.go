@@ -172,10 +172,10 @@ func TestValidateLimits(t *testing.T) {
 		if err := r.Register(tool("t", open)); err != nil {
 			t.Fatal(err)
 		}
-		if err := r.Validate("t", []byte(nest(registry.DefaultLimits.MaxArgsDepth))); err != nil {
+		if err := r.Validate("t", []byte(nest(registry.Limits{}.WithDefaults().MaxArgsDepth))); err != nil {
 			t.Errorf("default depth refused: %v", err)
 		}
-		if err := r.Validate("t", []byte(nest(registry.DefaultLimits.MaxArgsDepth+1))); err == nil {
+		if err := r.Validate("t", []byte(nest(registry.Limits{}.WithDefaults().MaxArgsDepth+1))); err == nil {
 			t.Error("default depth + 1 accepted")
 		}
 	})

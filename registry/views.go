@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -31,19 +32,22 @@ const (
 	FormatMCP Format = "mcp"
 )
 
+// formats lists every output format, in documentation order.
+var formats = []Format{FormatCanonical, FormatSchema, FormatOpenAI, FormatOpenAIResponses, FormatAnthropic, FormatOllama, FormatMCP}
+
 // Formats lists every output format, in documentation order.
-var Formats = []Format{FormatCanonical, FormatSchema, FormatOpenAI, FormatOpenAIResponses, FormatAnthropic, FormatOllama, FormatMCP}
+func Formats() []Format { return slices.Clone(formats) }
 
 // ParseFormat accepts a format name (case-insensitive).
 func ParseFormat(s string) (Format, error) {
 	f := Format(strings.ToLower(strings.TrimSpace(s)))
-	for _, have := range Formats {
+	for _, have := range formats {
 		if f == have {
 			return f, nil
 		}
 	}
-	names := make([]string, len(Formats))
-	for i, f := range Formats {
+	names := make([]string, len(formats))
+	for i, f := range formats {
 		names[i] = string(f)
 	}
 	return "", fmt.Errorf("unknown format %q (want one of %s)", s, strings.Join(names, ", "))

@@ -101,7 +101,7 @@ func FuzzProviderViews(f *testing.F) {
 			}
 		}
 		entries := r.Entries()
-		for _, f := range registry.Formats {
+		for _, f := range registry.Formats() {
 			view, err := r.View(f)
 			if err != nil {
 				t.Fatalf("%s view: %v", f, err)

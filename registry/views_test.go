@@ -65,7 +65,7 @@ func smallCatalog(t testing.TB) *registry.Registry {
 // rewrite them after an intended change.
 func TestViewsGolden(t *testing.T) {
 	r := smallCatalog(t)
-	for _, f := range registry.Formats {
+	for _, f := range registry.Formats() {
 		t.Run(string(f), func(t *testing.T) {
 			view, err := r.View(f)
 			if err != nil {
@@ -127,7 +127,7 @@ func TestViewsNeverMutate(t *testing.T) {
 	if e, _ := r.Get("fs.read_file"); string(e.Def().Parameters) != oddSchema {
 		t.Fatalf("stored schema is not the given bytes: %q", e.Def().Parameters)
 	}
-	for _, f := range registry.Formats {
+	for _, f := range registry.Formats() {
 		if _, err := r.View(f); err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +167,7 @@ func TestProviderNameMapping(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range registry.Formats {
+	for _, f := range registry.Formats() {
 		seen := map[string]string{}
 		for _, n := range names {
 			p := r.ProviderName(f, n)
@@ -213,7 +213,7 @@ func TestProviderNameMapping(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
-	for _, f := range registry.Formats {
+	for _, f := range registry.Formats() {
 		got, err := registry.ParseFormat(" " + strings.ToUpper(string(f)) + " ")
 		if err != nil || got != f {
 			t.Errorf("ParseFormat(%q) = %q, %v", f, got, err)

@@ -416,10 +416,10 @@ type envConfig struct {
 // case-insensitive, surrounding spaces ignored.
 func ParseBool(s string) (bool, error) {
 	low := strings.ToLower(strings.TrimSpace(s))
-	if slices.Contains(BoolTrue, low) {
+	if slices.Contains(boolTrue, low) {
 		return true, nil
 	}
-	if slices.Contains(BoolFalse, low) {
+	if slices.Contains(boolFalse, low) {
 		return false, nil
 	}
 	return false, fmt.Errorf("not a boolean: %q", s)

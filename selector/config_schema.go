@@ -9,8 +9,8 @@ import (
 
 // Boolean spellings read by ParseBool (any case, surrounding spaces ignored).
 var (
-	BoolTrue  = []string{"1", "true", "t", "yes", "y", "on"}
-	BoolFalse = []string{"0", "false", "f", "no", "n", "off"}
+	boolTrue  = []string{"1", "true", "t", "yes", "y", "on"}
+	boolFalse = []string{"0", "false", "f", "no", "n", "off"}
 )
 
 // EnvPrefix starts the name of every variable the selector reads, except the
@@ -68,7 +68,7 @@ type ConfigField struct {
 
 // Schema returns the configuration schema.
 func Schema() ConfigSchema {
-	s := ConfigSchema{EnvPrefix: EnvPrefix, BoolTrue: BoolTrue, BoolFalse: BoolFalse}
+	s := ConfigSchema{EnvPrefix: EnvPrefix, BoolTrue: boolTrue, BoolFalse: boolFalse}
 	def := reflect.ValueOf(DefaultConfig())
 	t := def.Type()
 	for i := 0; i < t.NumField(); i++ {

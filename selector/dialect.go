@@ -336,7 +336,7 @@ func shape(cfg *Config, req *ChatRequest, search bool, have adaptation) dialect 
 			req.ResponseFormat = "json_schema"
 			schema := AnswerSchema
 			if search {
-				schema = AnswerSchemaSearch
+				schema = answerSchemaSearch
 			}
 			set("response_format", map[string]any{"type": "json_schema", "json_schema": map[string]any{
 				"name": "tool_calls", "strict": false, "schema": json.RawMessage(schema)}})

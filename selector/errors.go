@@ -43,8 +43,8 @@ const (
 	KindConfig FailureKind = "config"
 )
 
-// FailureKinds lists every kind, in documentation order.
-var FailureKinds = []FailureKind{KindTransport, KindTimeout, KindCanceled, KindHTTPStatus, KindResponseTooLarge, KindEmptyChoices, KindParse, KindValidation, KindSearch, KindTruncated, KindConfig}
+// failureKinds lists every kind, in documentation order.
+var failureKinds = []FailureKind{KindTransport, KindTimeout, KindCanceled, KindHTTPStatus, KindResponseTooLarge, KindEmptyChoices, KindParse, KindValidation, KindSearch, KindTruncated, KindConfig}
 
 // The kinds of a selection that ended with no calls without asking a model
 // (SelectionError.Kind, and "error.kind" in JSON). A selection that asked a
@@ -61,7 +61,7 @@ const (
 )
 
 func (k FailureKind) known() bool {
-	for _, have := range FailureKinds {
+	for _, have := range failureKinds {
 		if k == have {
 			return true
 		}

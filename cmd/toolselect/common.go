@@ -125,7 +125,7 @@ func writeJSON(w io.Writer, v any) error {
 func readArg(env *cmdEnv, v string) (string, error) {
 	switch {
 	case v == "-":
-		b, err := io.ReadAll(io.LimitReader(env.stdin, int64(registry.DefaultLimits.MaxArgsBytes)+1))
+		b, err := io.ReadAll(io.LimitReader(env.stdin, int64(registry.Limits{}.WithDefaults().MaxArgsBytes)+1))
 		return string(b), err
 	case strings.HasPrefix(v, "@"):
 		b, err := os.ReadFile(v[1:])

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolselect/toolselect"
 	"github.com/toolselect/toolselect/mcpproxy"
 	"github.com/toolselect/toolselect/registry"
 )
@@ -449,7 +450,7 @@ func printStats(w io.Writer, s mcpproxy.Stats) {
 func remoteStats(ctx context.Context, url, token string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	c := mcp.NewClient(&mcp.Implementation{Name: "toolselect-mcp-stats", Version: mcpproxy.Version}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "toolselect-mcp-stats", Version: toolselect.Version()}, nil)
 	tr := &mcp.StreamableClientTransport{Endpoint: url}
 	if token != "" {
 		tr.HTTPClient = &http.Client{Transport: bearerTransport{token: token, base: http.DefaultTransport}}

@@ -15,7 +15,7 @@ func TestSchemaFormats(t *testing.T) {
 	cat := exampleCatalog(t)
 	tools, _, err := registry.LoadCatalogFile(cat)
 	require.NoError(t, err)
-	for _, f := range registry.Formats {
+	for _, f := range registry.Formats() {
 		t.Run(string(f), func(t *testing.T) {
 			r := execCLI(t, nil, "", "schema", "--catalog", cat, "--format", string(f))
 			require.Equal(t, exitOK, r.code, r.stderr)

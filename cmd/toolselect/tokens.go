@@ -82,8 +82,8 @@ func runTokens(env *cmdEnv, args []string) int {
 
 // formatNames lists the provider formats, joined by sep, for flag help.
 func formatNames(sep string) string {
-	s := make([]string, len(registry.Formats))
-	for i, f := range registry.Formats {
+	s := make([]string, len(registry.Formats()))
+	for i, f := range registry.Formats() {
 		s[i] = string(f)
 	}
 	return strings.Join(s, sep)
