@@ -54,6 +54,9 @@ const (
 
 // Environment variable names read by ConfigFromEnv.
 const (
+	// EnvPrefix starts the name of every variable the selector reads, except the
+	// OPENAI_* fallbacks of the endpoint.
+	EnvPrefix           = "LLM_COMMON_TOOL_SELECTION_"
 	EnvModel            = "LLM_COMMON_TOOL_SELECTION_MODEL"
 	EnvFallbackModel    = "LLM_COMMON_TOOL_SELECTION_FALLBACK_MODEL"
 	EnvMaxCalls         = "LLM_COMMON_TOOL_SELECTION_MAX_CALLS"
@@ -230,9 +233,6 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// ErrInvalidConfig is matched (errors.Is) by every *ConfigError.
-var ErrInvalidConfig = errors.New("invalid selector configuration")
-
 // ConfigError reports one malformed or out-of-range setting. It names the
 // environment variable and the accepted values; the value itself is shown
 // except for the API key and base URL, which may hold credentials.
@@ -299,18 +299,18 @@ func configErr(field, value, problem string) *ConfigError {
 var validate = func() *validator.Validate {
 	v := validator.New(validator.WithRequiredStructEnabled())
 	if err := v.RegisterValidation("feedback", func(fl validator.FieldLevel) bool {
-		return CheckFeedbackSpec(fl.Field().String()) == nil
+		return checkFeedbackSpec(fl.Field().String()) == nil
 	}); err != nil {
 		panic(err)
 	}
 	return v
 }()
 
-// CheckFeedbackSpec is the one check of a Feedback setting (Config.Feedback,
+// checkFeedbackSpec is the one check of a Feedback setting (Config.Feedback,
 // LLM_COMMON_TOOL_SELECTION_FEEDBACK): "" (off), a redis:// or rediss:// URL
 // with a host and an optional numeric database, or a file path (no control
 // characters, not a URL of another scheme).
-func CheckFeedbackSpec(spec string) error {
+func checkFeedbackSpec(spec string) error {
 	if spec == "" {
 		return nil
 	}
@@ -380,7 +380,7 @@ func (c Config) Validate() error {
 				problem = "invalid"
 			}
 			if fe.Tag() == "feedback" {
-				problem = "invalid (" + CheckFeedbackSpec(c.Feedback).Error() + ")"
+				problem = "invalid (" + checkFeedbackSpec(c.Feedback).Error() + ")"
 			}
 			errs = append(errs, configErr(fe.StructField(), fmt.Sprint(fe.Value()), problem))
 		}
@@ -412,9 +412,9 @@ type envConfig struct {
 	MaxTokens        int     `env:"LLM_COMMON_TOOL_SELECTION_MAX_TOKENS" envDefault:"0"`
 }
 
-// ParseBool reads a boolean setting: 1/true/t/yes/y/on and 0/false/f/no/n/off,
+// parseBool reads a boolean setting: 1/true/t/yes/y/on and 0/false/f/no/n/off,
 // case-insensitive, surrounding spaces ignored.
-func ParseBool(s string) (bool, error) {
+func parseBool(s string) (bool, error) {
 	low := strings.ToLower(strings.TrimSpace(s))
 	if slices.Contains(boolTrue, low) {
 		return true, nil
@@ -461,7 +461,7 @@ func configFromEnv(environ map[string]string) (Config, error) {
 	err := env.ParseWithOptions(&ec, env.Options{
 		Environment: trimmed,
 		FuncMap: map[reflect.Type]env.ParserFunc{
-			reflect.TypeFor[bool](): func(v string) (any, error) { return ParseBool(v) },
+			reflect.TypeFor[bool](): func(v string) (any, error) { return parseBool(v) },
 		},
 	})
 	if err != nil {

@@ -7,15 +7,12 @@ import (
 	"strings"
 )
 
-// Boolean spellings read by ParseBool (any case, surrounding spaces ignored).
+// Boolean spellings read by parseBool (any case, surrounding spaces ignored).
 var (
 	boolTrue  = []string{"1", "true", "t", "yes", "y", "on"}
 	boolFalse = []string{"0", "false", "f", "no", "n", "off"}
 )
 
-// EnvPrefix starts the name of every variable the selector reads, except the
-// OPENAI_* fallbacks of the endpoint.
-const EnvPrefix = "LLM_COMMON_TOOL_SELECTION_"
 
 // ConfigSchema describes every configuration setting, derived from Config
 // itself (JSON names, validate tags, DefaultConfig) and configFields

@@ -334,7 +334,7 @@ func shape(cfg *Config, req *ChatRequest, search bool, have adaptation) dialect 
 			req.ResponseFormat = ""
 		case d.jsonSchema || have&adaptJSONSchema != 0:
 			req.ResponseFormat = "json_schema"
-			schema := AnswerSchema
+			schema := answerSchema
 			if search {
 				schema = answerSchemaSearch
 			}

@@ -16,7 +16,7 @@
 //     again, Config.MaxSearches times per attempt at most, within the
 //     attempt's timeout.
 //   - Ask: in JSON mode (the default) the system prompt embeds the offered
-//     tools' schema and AnswerSchema, the `{"calls":[{"tool","args","reasoning"}]}`
+//     tools' schema and the answer schema, the `{"calls":[{"tool","args","reasoning"}]}`
 //     contract, with response_format json_object; in native mode the tools go
 //     in the provider's `tools` field and tool_calls come back. The user prompt
 //     carries the task, sub-tasks, query and context.

@@ -86,6 +86,8 @@ var (
 	ErrNoEligibleTools = errors.New("no eligible tools")
 	// ErrNoRankedTools is matched by a *SelectionError of kind EmptyNoRankedTools.
 	ErrNoRankedTools = errors.New("the ranking offered no tools")
+	// ErrInvalidConfig is matched (errors.Is) by every *ConfigError.
+	ErrInvalidConfig = errors.New("invalid selector configuration")
 )
 
 // ChatError is how a ChatClient reports a failure of known kind. Message is
@@ -276,7 +278,7 @@ func (e *SelectionError) Is(target error) bool {
 	return false
 }
 
-// ErrorKind is the kind written for err in JSON output: "fail_closed" for a
+// errorKind is the kind written for err in JSON output: "fail_closed" for a
 // *SelectionError whose attempts failed, its Kind (EmptyNoEligibleTools,
 // EmptyNoRankedTools) when no model was asked, "bad_request" for
 // ErrBadRequest, "config" for ErrInvalidConfig, "prefilter" for a prefilter

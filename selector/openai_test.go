@@ -35,7 +35,7 @@ func TestWireRequestShape(t *testing.T) {
 	msgs := req["messages"].([]any)
 	require.Len(t, msgs, 2)
 	assert.Equal(t, "system", msgs[0].(map[string]any)["role"])
-	assert.Contains(t, msgs[0].(map[string]any)["content"], AnswerSchema)
+	assert.Contains(t, msgs[0].(map[string]any)["content"], answerSchema)
 	assert.Equal(t, "user", msgs[1].(map[string]any)["role"])
 	assert.Equal(t, "Bearer sk-test-SECRET-0123456789", ws.heads[0].Get("Authorization"))
 }

@@ -8,13 +8,13 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-// AnswerSchema is the JSON Schema of the answer the JSON mode asks for. It is
+// answerSchema is the JSON Schema of the answer the JSON mode asks for. It is
 // embedded verbatim in the system prompt.
-const AnswerSchema = `{"type":"object","properties":{"calls":{"type":"array","items":{"type":"object","properties":{"tool":{"type":"string","description":"the exact name of one of the tools listed"},"args":{"type":"object","description":"arguments satisfying that tool's parameters schema"},"reasoning":{"type":"string","description":"why this call is needed, in one sentence"}},"required":["tool","args"],"additionalProperties":false}}},"required":["calls"],"additionalProperties":false}`
+const answerSchema = `{"type":"object","properties":{"calls":{"type":"array","items":{"type":"object","properties":{"tool":{"type":"string","description":"the exact name of one of the tools listed"},"args":{"type":"object","description":"arguments satisfying that tool's parameters schema"},"reasoning":{"type":"string","description":"why this call is needed, in one sentence"}},"required":["tool","args"],"additionalProperties":false}}},"required":["calls"],"additionalProperties":false}`
 
-// answerSchemaSearch is AnswerSchema with the search round: when the offer is
+// answerSchemaSearch is answerSchema with the search round: when the offer is
 // a ranked part of the catalog, the model may answer {"calls":[],"search":"..."}.
-var answerSchemaSearch = strings.Replace(AnswerSchema, `},"required":["calls"]`,
+var answerSchemaSearch = strings.Replace(answerSchema, `},"required":["calls"]`,
 	`,"search":{"type":"string","description":"only with no calls: words for the capability you need, to search the full catalog"}},"required":["calls"]`, 1)
 
 // SearchToolName is the function native mode offers for the search round.
@@ -55,7 +55,7 @@ func buildSystemPrompt(mode string, maxCalls int, offered []*registry.Entry, sea
 	if search {
 		return fmt.Sprintf(systemJSON, maxCalls, searchJSON, answerSchemaSearch, tools), nil
 	}
-	return fmt.Sprintf(systemJSON, maxCalls, "", AnswerSchema, tools), nil
+	return fmt.Sprintf(systemJSON, maxCalls, "", answerSchema, tools), nil
 }
 
 // viewFormat is the format the offered tools travel in: the schema view in

@@ -127,7 +127,7 @@ type Store interface {
 
 // Open returns the store spec names: a redis:// or rediss:// URL, or a
 // JSON Lines file path (created on the first Append when missing). spec is
-// checked as selector.CheckFeedbackSpec checks it before it gets here.
+// checked as the selector checks Config.Feedback before it gets here.
 func Open(spec string) (Store, error) {
 	if spec == "" {
 		return nil, errors.New("feedbackstore: no store named")
