@@ -99,7 +99,7 @@ func BenchmarkQuery(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
 			entries, queries := benchCatalog(b, n)
-			r := NewStatic(entries)
+			r := newStatic(entries)
 			c := r.Catalog()
 			opts := &Options{MaxCandidates: 10, MinScore: -1}
 			if _, err := r.rank(context.Background(), c, "warm up", opts, nil); err != nil {
@@ -116,8 +116,8 @@ func BenchmarkQuery(b *testing.B) {
 				}
 				lat = append(lat, time.Since(start))
 			}
-			b.ReportMetric(float64(Percentile(lat, 0.5).Nanoseconds())/1e3, "p50-µs")
-			b.ReportMetric(float64(Percentile(lat, 0.99).Nanoseconds())/1e3, "p99-µs")
+			b.ReportMetric(float64(percentile(lat, 0.5).Nanoseconds())/1e3, "p50-µs")
+			b.ReportMetric(float64(percentile(lat, 0.99).Nanoseconds())/1e3, "p99-µs")
 		})
 	}
 }
@@ -132,7 +132,7 @@ func BenchmarkPrerequisites(b *testing.B) {
 		for _, mode := range []string{"index", "text"} {
 			b.Run(fmt.Sprintf("tools=%d/%s", n, mode), func(b *testing.B) {
 				entries, _ := benchCatalog(b, n)
-				c := NewCatalog(entries)
+				c := newCatalog(entries)
 				if mode == "index" {
 					if _, err := NewBM25().index(c); err != nil {
 						b.Fatal(err)

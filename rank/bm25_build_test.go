@@ -42,7 +42,7 @@ func TestIndexWordsAreSurfaceWords(t *testing.T) {
 		t.Helper()
 		n := 0
 		for _, q := range queries[:min(len(queries), 600)] {
-			hits, err := v.search(context.Background(), NewQuery(q), 10, nil)
+			hits, err := v.search(context.Background(), newQuery(q), 10, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

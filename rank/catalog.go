@@ -32,8 +32,8 @@ type stateCell struct {
 	err  error
 }
 
-// NewCatalog returns a catalog over entries (not copied; do not modify them).
-func NewCatalog(entries []*registry.Entry) *Catalog {
+// newCatalog returns a catalog over entries (not copied; do not modify them).
+func newCatalog(entries []*registry.Entry) *Catalog {
 	return &Catalog{entries: entries, states: map[string]*stateCell{}}
 }
 
@@ -50,7 +50,7 @@ func (c *Catalog) built(key string) any {
 
 // next returns a new version over entries that inherits c's states.
 func (c *Catalog) next(entries []*registry.Entry, gen uint64) *Catalog {
-	n := NewCatalog(entries)
+	n := newCatalog(entries)
 	n.gen = gen
 	if c != nil {
 		c.mu.Lock()

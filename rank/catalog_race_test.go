@@ -11,7 +11,7 @@ import (
 // the old one. Under -race this was a data race on the state cell.
 func TestCatalogNextWhileStateBuilds(t *testing.T) {
 	for i := 0; i < 20; i++ {
-		c := NewCatalog(nil)
+		c := newCatalog(nil)
 		var wg sync.WaitGroup
 		wg.Add(2)
 		go func() {

@@ -40,10 +40,10 @@ func CacheKey(model, text string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// ToolText is the text a tool is embedded as: its name with separators
+// toolText is the text a tool is embedded as: its name with separators
 // turned to spaces, its description, and its parameters' names and
 // descriptions.
-func ToolText(e *registry.Entry) string {
+func toolText(e *registry.Entry) string {
 	t := e.Def()
 	var sb strings.Builder
 	words(t.Name, func(w []byte) { sb.Write(w); sb.WriteByte(' ') })
@@ -111,7 +111,7 @@ func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 }
 
 // Embedding scores tools by cosine similarity between the query's vector and
-// each tool's vector (ToolText). Tool vectors are computed once per tool text
+// each tool's vector (toolText). Tool vectors are computed once per tool text
 // and model, kept in the Cache, and reused across catalog versions.
 type Embedding struct {
 	Embedder Embedder
@@ -148,7 +148,7 @@ func (s *Embedding) vectors(ctx context.Context, c *Catalog) (*embedState, error
 					continue
 				}
 			}
-			text := ToolText(e)
+			text := toolText(e)
 			missPos = append(missPos, i)
 			missTexts = append(missTexts, text)
 			missKeys = append(missKeys, CacheKey(s.Embedder.Model(), text))

@@ -19,8 +19,8 @@ type EvalQuery struct {
 	Gold  []string `json:"gold"`
 }
 
-// ReadQueries reads JSON Lines of EvalQuery.
-func ReadQueries(r io.Reader) ([]EvalQuery, error) {
+// readQueries reads JSON Lines of EvalQuery.
+func readQueries(r io.Reader) ([]EvalQuery, error) {
 	var out []EvalQuery
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
@@ -60,7 +60,7 @@ func LoadQueries(path string) ([]EvalQuery, error) {
 		return nil, err
 	}
 	defer f.Close()
-	qs, err := ReadQueries(f)
+	qs, err := readQueries(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -104,7 +104,7 @@ func Evaluate(ctx context.Context, r *Ranker, queries []EvalQuery, opts *Options
 		if err != nil {
 			return res, fmt.Errorf("query %s: %w", q.ID, err)
 		}
-		m := ScoreRanking(Names(picks), q.Gold)
+		m := scoreRanking(Names(picks), q.Gold)
 		res.R1 += m.R1
 		res.R5 += m.R5
 		res.R10 += m.R10
@@ -116,15 +116,15 @@ func Evaluate(ctx context.Context, r *Ranker, queries []EvalQuery, opts *Options
 		n := float64(res.Queries)
 		res.R1, res.R5, res.R10, res.NDCG10, res.MRR = res.R1/n, res.R5/n, res.R10/n, res.NDCG10/n, res.MRR/n
 	}
-	res.LatencyP50, res.LatencyP99 = Percentile(lat, 0.50), Percentile(lat, 0.99)
+	res.LatencyP50, res.LatencyP99 = percentile(lat, 0.50), percentile(lat, 0.99)
 	return res, nil
 }
 
 // Metrics are the quality measures of one ranked list against its gold set.
 type Metrics struct{ R1, R5, R10, NDCG10, MRR float64 }
 
-// ScoreRanking computes Metrics of a ranked list of names against gold.
-func ScoreRanking(ranked, gold []string) Metrics {
+// scoreRanking computes Metrics of a ranked list of names against gold.
+func scoreRanking(ranked, gold []string) Metrics {
 	var m Metrics
 	if len(gold) == 0 {
 		return m
@@ -169,8 +169,8 @@ func ScoreRanking(ranked, gold []string) Metrics {
 	return m
 }
 
-// Percentile returns the p-quantile (0..1) of durations (nearest rank).
-func Percentile(d []time.Duration, p float64) time.Duration {
+// percentile returns the p-quantile (0..1) of durations (nearest rank).
+func percentile(d []time.Duration, p float64) time.Duration {
 	if len(d) == 0 {
 		return 0
 	}

@@ -1,7 +1,6 @@
 package rank
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -24,21 +23,6 @@ import (
 // feedback; a task that paraphrases a learned one lifts the tools it needed,
 // even when their descriptions share no word with it. docs/rank.md has the
 // measurements that chose this over indexing past tasks as a bm25 field.
-
-// Defaults of FeedbackOptions.
-const (
-	DefaultFeedbackPerTool   = 64
-	DefaultFeedbackWeight    = 1.0
-	DefaultFeedbackThreshold = 0.1
-	// MaxFeedbackQueryBytes bounds the task text of one feedback pair.
-	MaxFeedbackQueryBytes = 64 << 10
-	// MaxFeedbackTools bounds the tools of one feedback pair.
-	MaxFeedbackTools = 256
-)
-
-// ErrFeedback is matched by every error about a feedback pair
-// (errors.Is(err, rank.ErrFeedback)).
-var ErrFeedback = errors.New("rank: invalid feedback")
 
 // FeedbackOptions tune a Feedback. A nil *FeedbackOptions, and every zero
 // field, means the default.

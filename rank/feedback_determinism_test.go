@@ -151,7 +151,7 @@ func TestFeedbackReplayPropertyRandomLogs(t *testing.T) {
 				}
 				q += words[rng.IntN(len(words))]
 			}
-			query := NewQuery(q)
+			query := newQuery(q)
 			want, _ := json.Marshal(fbs[0].similar(query))
 			for i, fb := range fbs[1:] {
 				if got, _ := json.Marshal(fb.similar(query)); !bytes.Equal(got, want) {

@@ -8,12 +8,12 @@ import (
 	"strings"
 )
 
-// InputText normalises a ranking input to text. A string is used as is; a
+// inputText normalises a ranking input to text. A string is used as is; a
 // []byte or json.RawMessage holding JSON is decoded first (other bytes are
 // read as text); any other value is walked as JSON would see it: strings and
 // numbers are kept, object keys are kept too (a key such as "city" says what
 // its value is about), in a stable order (sorted keys).
-func InputText(input any) string {
+func inputText(input any) string {
 	switch v := input.(type) {
 	case nil:
 		return ""

@@ -54,7 +54,7 @@ func (o *Offering) Rank(ctx context.Context, reg *registry.Registry, query strin
 	opts := o.opts
 	opts.MaxCandidates = k
 	if reg == nil {
-		return Prefilter(&opts)(ctx, query, eligible)
+		return prefilter(&opts)(ctx, query, eligible)
 	}
 	return For(reg).Prefilter(&opts)(ctx, query, eligible)
 }

@@ -12,7 +12,7 @@ import (
 // order) to the ones offered to the model.
 type PrefilterFunc = func(ctx context.Context, query string, eligible []*registry.Entry) ([]*registry.Entry, error)
 
-// Prefilter returns a selector pre-filter that ranks the eligible tools and
+// prefilter returns a selector pre-filter that ranks the eligible tools and
 // keeps the top opts.MaxCandidates, plus always-active and related tools, in
 // catalog order (so the same set always gives the same prompt bytes). The
 // eligible list is ranked with r's index: tools r's catalog does not hold
@@ -34,7 +34,7 @@ func (r *Ranker) Prefilter(opts *Options) PrefilterFunc {
 		if !r.holds(c, eligible) {
 			if r.reg != nil || r.wreg.Value() != nil {
 				// Not from this registry: rank the list on its own.
-				c = NewCatalog(eligible)
+				c = newCatalog(eligible)
 			} else {
 				r.SetEntries(eligible)
 				c = r.Catalog()
@@ -53,10 +53,10 @@ func (r *Ranker) Prefilter(opts *Options) PrefilterFunc {
 	}
 }
 
-// Prefilter is (*Ranker).Prefilter over a Ranker of its own, for callers
+// prefilter is (*Ranker).prefilter over a Ranker of its own, for callers
 // without a registry at hand.
-func Prefilter(opts *Options) PrefilterFunc {
-	return NewStatic(nil).Prefilter(opts)
+func prefilter(opts *Options) PrefilterFunc {
+	return newStatic(nil).Prefilter(opts)
 }
 
 // holds reports whether every eligible entry is in c.

@@ -44,7 +44,7 @@ func geoRegistry(t testing.TB, mutate func([]registry.Tool)) *registry.Registry 
 }
 
 func TestPrerequisitesDerived(t *testing.T) {
-	c := NewCatalog(geoRegistry(t, nil).Entries())
+	c := newCatalog(geoRegistry(t, nil).Entries())
 	pre := prerequisites(c)
 	names := func(tool string) []string {
 		pos, _ := c.Pos(tool)
@@ -79,7 +79,7 @@ func TestPrerequisitesDerived(t *testing.T) {
 // TestPrerequisitesFromIndex: read from the bm25 index or from the tools'
 // own text, the prerequisites are the same.
 func TestPrerequisitesFromIndex(t *testing.T) {
-	c := NewCatalog(geoRegistry(t, nil).Entries())
+	c := newCatalog(geoRegistry(t, nil).Entries())
 	fromText := newPrereqIndex(c.Entries()) // no catalog: analyses the text
 	if _, err := NewBM25().index(c); err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func TestPrerequisitesSkipChosenParameters(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	c := NewCatalog(reg.Entries())
+	c := newCatalog(reg.Entries())
 	pre := prerequisites(c).prereqsOf(0)
 	if len(pre) != 1 || joinParams(pre[0].params) != "document_id" {
 		t.Errorf("prerequisites %v, want list_operations for document_id only", pre)

@@ -14,10 +14,24 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-// Defaults of Options.
+// Defaults of Options, FeedbackOptions and StepOptions, and the bounds of a
+// feedback pair.
 const (
 	DefaultMaxCandidates = 3
 	DefaultMinScore      = 0.05
+
+	DefaultFeedbackPerTool   = 64
+	DefaultFeedbackWeight    = 1.0
+	DefaultFeedbackThreshold = 0.1
+	// MaxFeedbackQueryBytes bounds the task text of one feedback pair.
+	MaxFeedbackQueryBytes = 64 << 10
+	// MaxFeedbackTools bounds the tools of one feedback pair.
+	MaxFeedbackTools = 256
+
+	DefaultLatestWeight = 3
+	DefaultStepResults  = 3
+	DefaultResultChars  = 1000
+	DefaultKeepCalled   = 1
 )
 
 // Options tune one ranking. A nil *Options, and every zero field, means the
@@ -108,6 +122,12 @@ const (
 	SourceTimeout      = "timeout"
 	SourceReranked     = "reranked"
 	SourcePrerequisite = "prerequisite"
+	// SourceToolResult: active in an agent step (StepTools, Step), found by
+	// ranking the text of recent tool results.
+	SourceToolResult = "tool-result"
+	// SourceCalled: active in an agent step, called in a recent step and kept
+	// so the model can call it again.
+	SourceCalled = "called"
 )
 
 // Pick is one ranked tool.
@@ -143,8 +163,8 @@ type Query struct {
 	terms []string
 }
 
-// NewQuery prepares text for scoring.
-func NewQuery(text string) *Query { return &Query{Text: text} }
+// newQuery prepares text for scoring.
+func newQuery(text string) *Query { return &Query{Text: text} }
 
 // Terms returns the analysed terms of the query (see Terms).
 func (q *Query) Terms() []string {
@@ -183,8 +203,14 @@ type Reranker interface {
 	Rerank(ctx context.Context, query string, picks []Pick) ([]Pick, error)
 }
 
-// ErrNoCatalog is returned when ranking is asked of a nil registry.
-var ErrNoCatalog = errors.New("rank: no catalog")
+// Sentinel errors.
+var (
+	// ErrNoCatalog is returned when ranking is asked of a nil registry.
+	ErrNoCatalog = errors.New("rank: no catalog")
+	// ErrFeedback is matched by every error about a feedback pair
+	// (errors.Is(err, rank.ErrFeedback)).
+	ErrFeedback = errors.New("rank: invalid feedback")
+)
 
 // Ranker ranks one catalog repeatedly: a registry, followed as it changes, or
 // a fixed list. It is safe for concurrent use.
@@ -199,10 +225,10 @@ type Ranker struct {
 // updated incrementally when the registry changes.
 func New(reg *registry.Registry) *Ranker { return &Ranker{reg: reg} }
 
-// NewStatic returns a Ranker over a fixed list of entries, in catalog order.
-func NewStatic(entries []*registry.Entry) *Ranker {
+// newStatic returns a Ranker over a fixed list of entries, in catalog order.
+func newStatic(entries []*registry.Entry) *Ranker {
 	r := &Ranker{}
-	r.cur.Store(NewCatalog(entries))
+	r.cur.Store(newCatalog(entries))
 	return r
 }
 
@@ -215,7 +241,7 @@ func (r *Ranker) Catalog() *Catalog {
 	if reg == nil {
 		c := r.cur.Load()
 		if c == nil {
-			c = NewCatalog(nil)
+			c = newCatalog(nil)
 		}
 		return c
 	}
@@ -266,7 +292,7 @@ func For(reg *registry.Registry) *Ranker {
 }
 
 // Rank ranks the registry's tools for input (a string, or any JSON value,
-// normalised with InputText). The registry's index is built once and shared.
+// normalised with inputText). The registry's index is built once and shared.
 func Rank(ctx context.Context, reg *registry.Registry, input any, opts *Options) ([]Pick, error) {
 	if reg == nil {
 		return nil, ErrNoCatalog
@@ -274,15 +300,15 @@ func Rank(ctx context.Context, reg *registry.Registry, input any, opts *Options)
 	return For(reg).Rank(ctx, input, opts)
 }
 
-// RankEntries ranks a plain list of entries. It builds its index on every
-// call; hold a Ranker (NewStatic) to rank the same list repeatedly.
-func RankEntries(ctx context.Context, entries []*registry.Entry, input any, opts *Options) ([]Pick, error) {
-	return NewStatic(entries).Rank(ctx, input, opts)
+// rankEntries ranks a plain list of entries. It builds its index on every
+// call; hold a Ranker (newStatic) to rank the same list repeatedly.
+func rankEntries(ctx context.Context, entries []*registry.Entry, input any, opts *Options) ([]Pick, error) {
+	return newStatic(entries).Rank(ctx, input, opts)
 }
 
 // Rank ranks the current catalog for input.
 func (r *Ranker) Rank(ctx context.Context, input any, opts *Options) ([]Pick, error) {
-	return r.rank(ctx, r.Catalog(), InputText(input), opts, nil)
+	return r.rank(ctx, r.Catalog(), inputText(input), opts, nil)
 }
 
 // Prepare builds now what the first query would otherwise build: the

@@ -181,8 +181,8 @@ func TestJSONInput(t *testing.T) {
 	if got := rankNames(t, reg, json.RawMessage(`{"city":"Paris","want":"forecast"}`), nil); len(got) == 0 || got[0] != "weather.get_forecast" {
 		t.Errorf("raw JSON input: %v", got)
 	}
-	if InputText(json.RawMessage(`{"b":1,"a":"x"}`)) != "a x b 1" {
-		t.Errorf("InputText = %q", InputText(json.RawMessage(`{"b":1,"a":"x"}`)))
+	if inputText(json.RawMessage(`{"b":1,"a":"x"}`)) != "a x b 1" {
+		t.Errorf("InputText = %q", inputText(json.RawMessage(`{"b":1,"a":"x"}`)))
 	}
 }
 
@@ -272,7 +272,7 @@ func TestIncrementalUpdate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := RankEntries(ctx, reg.Entries(), q, o)
+		b, err := rankEntries(ctx, reg.Entries(), q, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -343,7 +343,7 @@ func TestPrefilter(t *testing.T) {
 	eligible := reg.Entries()
 	for _, pf := range []PrefilterFunc{
 		For(reg).Prefilter(&Options{MaxCandidates: 2, AlwaysActive: []string{"add"}}),
-		Prefilter(&Options{MaxCandidates: 2, AlwaysActive: []string{"add"}}),
+		prefilter(&Options{MaxCandidates: 2, AlwaysActive: []string{"add"}}),
 	} {
 		got, err := pf(ctx, "current weather forecast", eligible)
 		if err != nil {
@@ -418,7 +418,7 @@ func TestTokens(t *testing.T) {
 }
 
 func TestScoreRanking(t *testing.T) {
-	m := ScoreRanking([]string{"a", "x", "b"}, []string{"b", "a"})
+	m := scoreRanking([]string{"a", "x", "b"}, []string{"b", "a"})
 	if m.R1 != 0.5 || m.R5 != 1 || m.MRR != 1 {
 		t.Errorf("%+v", m)
 	}
@@ -439,7 +439,7 @@ func TestBM25ParamsKeepTheirOwnView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alone, err := RankEntries(context.Background(), reg.Entries(), "weather forecast", o)
+	alone, err := rankEntries(context.Background(), reg.Entries(), "weather forecast", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,7 +509,7 @@ func TestExactNamesOfSeveralWords(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := NewStatic(reg.Entries()).Catalog()
+	c := newStatic(reg.Entries()).Catalog()
 	names := func(text string) []string {
 		var out []string
 		for _, pos := range exactNames(c, text) {
@@ -559,7 +559,7 @@ func TestPrepareBuildsTheIndex(t *testing.T) {
 func TestKeywordWordsAreSurfaceWords(t *testing.T) {
 	reg := testRegistry(t)
 	c := New(reg).Catalog()
-	hits, err := Keyword{}.Score(context.Background(), c, NewQuery("getting the current weather conditions and forecasts"), 5, nil)
+	hits, err := Keyword{}.Score(context.Background(), c, newQuery("getting the current weather conditions and forecasts"), 5, nil)
 	if err != nil || len(hits) == 0 {
 		t.Fatalf("hits %v, err %v", hits, err)
 	}

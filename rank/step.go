@@ -9,23 +9,6 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-// Why a tool is active in an agent step (StepTools, Step), besides the
-// sources of Rank.
-const (
-	// SourceToolResult: found by ranking the text of recent tool results.
-	SourceToolResult = "tool-result"
-	// SourceCalled: called in a recent step, kept so the model can call it again.
-	SourceCalled = "called"
-)
-
-// Defaults of StepOptions.
-const (
-	DefaultLatestWeight = 3
-	DefaultStepResults  = 3
-	DefaultResultChars  = 1000
-	DefaultKeepCalled   = 1
-)
-
 // Turn is one message of an agent conversation, for StepTools.
 type Turn struct {
 	// Role is "user", "assistant", "tool" or "system".

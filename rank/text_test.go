@@ -122,7 +122,7 @@ func TestBuildAllocations(t *testing.T) {
 		t.Errorf("index build: %.0f allocations, %.2f per tool, want <= 1.5", allocs, perTool)
 	}
 	// The index still answers.
-	picks, err := RankEntries(context.Background(), entries, "stock level of item 5", &Options{MaxCandidates: 1})
+	picks, err := rankEntries(context.Background(), entries, "stock level of item 5", &Options{MaxCandidates: 1})
 	if err != nil || len(picks) != 1 || !strings.Contains(picks[0].Tool, "get_item") {
 		t.Fatalf("picks %v, err %v", picks, err)
 	}
