@@ -12,10 +12,6 @@ import (
 	"github.com/toolselect/toolselect/internal/par"
 )
 
-// MaxCatalogBytes caps what ReadCatalog reads (256 MiB: a 100,000-tool
-// catalog of real MCP schemas is about 80 MB).
-const MaxCatalogBytes = 256 << 20
-
 // ReadCatalog reads a catalog and detects its format: the canonical form (a
 // JSON array or JSON Lines), an OpenAI `tools` array (Chat Completions or
 // Responses), an Anthropic tools array, an MCP tools/list result (bare, or
@@ -97,7 +93,7 @@ func ParseCatalog(data []byte) ([]Tool, Format, error) {
 			}
 		}
 	default:
-		return nil, "", fmt.Errorf("catalog must be a JSON array, JSON Lines or an object with \"tools\", got %s", JSONKind(data[start:]))
+		return nil, "", fmt.Errorf("catalog must be a JSON array, JSON Lines or an object with \"tools\", got %s", jsonscan.Kind(data[start:]))
 	}
 	if err != nil {
 		return nil, "", err
@@ -178,7 +174,7 @@ func unwrapToolsObject(data []byte, obj span) (tools []span, ok bool, err error)
 		return nil, true, nil
 	}
 	if data[list.start] != '[' {
-		return nil, false, fmt.Errorf("catalog member %s must be an array of tools, got %s", where, JSONKind(data[list.start:list.end]))
+		return nil, false, fmt.Errorf("catalog member %s must be an array of tools, got %s", where, jsonscan.Kind(data[list.start:list.end]))
 	}
 	items, _, err := splitArray(data, list.start)
 	if err != nil {

@@ -19,5 +19,5 @@
 //   - [Eligibility] is the one safety, role and capability rule that ranking,
 //     selection and the executor apply.
 //   - [Pins] holds tool definitions pinned on first sight ([LoadPins],
-//     [Pins.Check], [Pins.Approve]); [DescriptionFlags] finds hidden text.
+//     [Pins.Check], [Pins.Approve]); [descriptionFlags] finds hidden text.
 package registry

@@ -30,3 +30,10 @@ func DecodeCanonicalBoth(raw []byte) (fast Tool, ok bool, slow Tool, err error) 
 	err = json.Unmarshal(raw, &p)
 	return fast, ok, Tool(p), err
 }
+
+// CheckName and DecodeValue expose the name check and the value decoder to
+// the external tests and benchmarks.
+var (
+	CheckName   = checkName
+	DecodeValue = decodeValue
+)

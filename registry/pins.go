@@ -39,12 +39,12 @@ type Pins struct {
 }
 
 type pinFile struct {
-	Version int             `json:"version"`
-	Tools   map[string]*Pin `json:"tools"`
+	Version int                 `json:"version"`
+	Tools   map[string]*toolPin `json:"tools"`
 }
 
-// Pin is one tool's pinned definition.
-type Pin struct {
+// toolPin is one tool's pinned definition.
+type toolPin struct {
 	// SHA256 is the hash of the whole canonical definition.
 	SHA256 string `json:"sha256"`
 	// Description, Schema and Annotations are the hashes of the parts, so a
@@ -58,11 +58,11 @@ type Pin struct {
 	// strict check no longer holds the tool for them.
 	Reviewed bool `json:"reviewed,omitempty"`
 	// Pending is the changed definition seen since, waiting for approval.
-	Pending *PendingPin `json:"pending,omitempty"`
+	Pending *pendingPin `json:"pending,omitempty"`
 }
 
-// PendingPin is a changed definition held until approved.
-type PendingPin struct {
+// pendingPin is a changed definition held until approved.
+type pendingPin struct {
 	SHA256      string   `json:"sha256"`
 	Description string   `json:"description"`
 	Schema      string   `json:"schema"`
@@ -119,9 +119,9 @@ const (
 	FlagHTMLComment = "html_comment"         // <!-- ... --> hidden from rendered text
 )
 
-// DescriptionFlags names what is suspicious in a tool description: text a
+// descriptionFlags names what is suspicious in a tool description: text a
 // person reviewing it would not see but a model reads.
-func DescriptionFlags(desc string) []string {
+func descriptionFlags(desc string) []string {
 	var flags []string
 	invisible, bidi := false, false
 	for _, r := range desc {
@@ -149,7 +149,7 @@ func DescriptionFlags(desc string) []string {
 // LoadPins reads the pin file at path; a missing file is an empty set,
 // created on the first Save.
 func LoadPins(path string) (*Pins, error) {
-	p := &Pins{path: path, file: pinFile{Version: 1, Tools: map[string]*Pin{}}}
+	p := &Pins{path: path, file: pinFile{Version: 1, Tools: map[string]*toolPin{}}}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return p, nil
@@ -164,7 +164,7 @@ func LoadPins(path string) (*Pins, error) {
 		return nil, fmt.Errorf("pins: %s has version %d; this toolselect reads version 1", path, p.file.Version)
 	}
 	if p.file.Tools == nil {
-		p.file.Tools = map[string]*Pin{}
+		p.file.Tools = map[string]*toolPin{}
 	}
 	return p, nil
 }
@@ -237,14 +237,14 @@ func (p *Pins) Check(t Tool, strict bool) (PinCheck, bool, error) {
 	if err != nil {
 		return PinCheck{Tool: t.Name}, false, fmt.Errorf("pins: tool %q: %w", t.Name, err)
 	}
-	flags := DescriptionFlags(t.Description)
+	flags := descriptionFlags(t.Description)
 	c := PinCheck{Tool: t.Name, Flags: flags}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pin := p.file.Tools[t.Name]
 	switch {
 	case pin == nil:
-		p.file.Tools[t.Name] = &Pin{SHA256: h.whole, Description: h.desc, Schema: h.schema, Annotations: h.ann, Flags: flags}
+		p.file.Tools[t.Name] = &toolPin{SHA256: h.whole, Description: h.desc, Schema: h.schema, Annotations: h.ann, Flags: flags}
 		c.Status, c.Held = PinNew, strict && len(flags) > 0
 		return c, true, nil
 	case pin.SHA256 == h.whole:
@@ -267,7 +267,7 @@ func (p *Pins) Check(t Tool, strict bool) (PinCheck, bool, error) {
 		parts = []string{"name"}
 	}
 	c.Status, c.Changed, c.Held = PinChanged, parts, true
-	pending := &PendingPin{SHA256: h.whole, Description: h.desc, Schema: h.schema, Annotations: h.ann, Flags: flags, Changed: parts}
+	pending := &pendingPin{SHA256: h.whole, Description: h.desc, Schema: h.schema, Annotations: h.ann, Flags: flags, Changed: parts}
 	changed := pin.Pending == nil || pin.Pending.SHA256 != pending.SHA256
 	pin.Pending = pending
 	return c, changed, nil
@@ -275,7 +275,7 @@ func (p *Pins) Check(t Tool, strict bool) (PinCheck, bool, error) {
 
 // approvedFlags: flags already in the pin were reviewed with it (an approval
 // keeps them), so a strict check does not hold the tool again for them.
-func (pin *Pin) approvedFlags(flags []string) bool {
+func (pin *toolPin) approvedFlags(flags []string) bool {
 	for _, f := range flags {
 		found := false
 		for _, g := range pin.Flags {
@@ -301,7 +301,7 @@ func (p *Pins) Approve(names ...string) (missing []string) {
 			missing = append(missing, n)
 		case pin.Pending != nil:
 			d := pin.Pending
-			*pin = Pin{SHA256: d.SHA256, Description: d.Description, Schema: d.Schema, Annotations: d.Annotations, Flags: d.Flags, Reviewed: true}
+			*pin = toolPin{SHA256: d.SHA256, Description: d.Description, Schema: d.Schema, Annotations: d.Annotations, Flags: d.Flags, Reviewed: true}
 		case len(pin.Flags) > 0:
 			pin.Reviewed = true
 		default:

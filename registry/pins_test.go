@@ -87,7 +87,7 @@ func TestDescriptionFlags(t *testing.T) {
 		"Tag \U000E0041\U000E0042 smuggled":           FlagInvisible,
 		"both\u2066x\u2069 and \ufeff and <!-- x -->": FlagInvisible + "," + FlagBidi + "," + FlagHTMLComment,
 	} {
-		if got := strings.Join(DescriptionFlags(desc), ","); got != want {
+		if got := strings.Join(descriptionFlags(desc), ","); got != want {
 			t.Errorf("%q: flags %q, want %q", desc, got, want)
 		}
 	}

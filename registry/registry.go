@@ -15,14 +15,29 @@ import (
 	"github.com/toolselect/toolselect/internal/par"
 )
 
-// MaxNameBytes is the longest tool name the registry accepts.
-const MaxNameBytes = 256
+// Size bounds that no Limits setting raises.
+const (
+	// MaxNameBytes is the longest tool name the registry accepts.
+	MaxNameBytes = 256
+	// MaxCatalogBytes caps what ReadCatalog reads (256 MiB: a 100,000-tool
+	// catalog of real MCP schemas is about 80 MB).
+	MaxCatalogBytes = 256 << 20
+)
 
-// Sentinel errors, matched with errors.Is against a *RegistrationError or a lookup error.
+// Sentinel errors, matched with errors.Is.
 var (
-	ErrUnknownTool   = errors.New("unknown tool")
+	// ErrUnknownTool: a lookup, a validation or a view named a tool that is
+	// not registered.
+	ErrUnknownTool = errors.New("unknown tool")
+	// ErrDuplicateName: a *RegistrationError for a name already registered.
 	ErrDuplicateName = errors.New("duplicate tool name")
-	ErrNoSchema      = errors.New("tool has no parameters schema")
+	// ErrNoSchema: a *RegistrationError for a tool without a parameters
+	// schema where the registry requires one.
+	ErrNoSchema = errors.New("tool has no parameters schema")
+	// ErrExternalRef: a schema refused because a reference points outside it.
+	ErrExternalRef = errors.New("reference outside the schema document")
+	// ErrInvalidArgs is matched by every *ValidationError.
+	ErrInvalidArgs = errors.New("invalid arguments")
 )
 
 // Entry is a registered tool: its canonical definition and compiled validator.
@@ -320,7 +335,7 @@ func (r *Registry) prepare(t Tool, index int) (*Entry, error) {
 	refuse := func(reason string, err error) error {
 		return &RegistrationError{Tool: t.Name, Index: index, Reason: reason, Err: err}
 	}
-	if err := CheckName(t.Name); err != nil {
+	if err := checkName(t.Name); err != nil {
 		return nil, refuse("invalid name", err)
 	}
 	if t.Type == "" {
@@ -373,9 +388,9 @@ func schemaFailed(tool string, err error) error {
 	return &ValidationError{Tool: tool, Violations: []Violation{{Pointer: "", Rule: "schema", Message: "the tool's schema does not compile: " + err.Error()}}}
 }
 
-// CheckName reports why a tool name is unacceptable, or nil. Names may hold
+// checkName reports why a tool name is unacceptable, or nil. Names may hold
 // dots, spaces, '&' and any printable Unicode; provider views map them.
-func CheckName(name string) error {
+func checkName(name string) error {
 	if name == "" {
 		return errors.New("the name is empty")
 	}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/toolselect/toolselect/internal/jsonscan"
 )
 
 // Limits bounds what registration and validation accept. The zero value of a
@@ -88,9 +90,6 @@ func (l Limits) WithDefaults() Limits {
 	return d
 }
 
-// ErrExternalRef marks a schema refused because a reference points outside it.
-var ErrExternalRef = errors.New("reference outside the schema document")
-
 // refusingLoader is installed in every compiler: toolselect never loads a
 // schema from a file, a URL or anything else outside the document at hand.
 type refusingLoader struct{}
@@ -145,7 +144,7 @@ func decodeSchema(raw []byte, lim Limits) (any, error) {
 	}
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return nil, fmt.Errorf("schema must be a JSON object, got %s", JSONKind(trimmed))
+		return nil, fmt.Errorf("schema must be a JSON object, got %s", jsonscan.Kind(trimmed))
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(trimmed))
 	if err != nil {
@@ -321,32 +320,6 @@ func checkSchemaShape(v any, lim Limits, depth int) error {
 	return nil
 }
 
-// JSONKind names the JSON type of a document ("an object", "an array", "a
-// string", "a number", "a boolean", "null", "nothing" or "invalid JSON") for
-// error messages. It looks only at the first non-space byte.
-func JSONKind(b []byte) string {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return "nothing"
-	}
-	switch b[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	if b[0] == '-' || (b[0] >= '0' && b[0] <= '9') {
-		return "a number"
-	}
-	return "invalid JSON"
-}
-
 // deeperThan reports whether a decoded JSON value nests more than max
 // objects and arrays inside one another (a flat object is 1 level).
 func deeperThan(v any, max int) bool {
@@ -373,11 +346,11 @@ func deeperThan(v any, max int) bool {
 	return false
 }
 
-// DecodeValue decodes one JSON document the way ValidateArgs does before
+// decodeValue decodes one JSON document the way ValidateArgs does before
 // validating it: numbers become json.Number, so integers and decimals keep
 // their exact value, and trailing data is an error. Use it to prepare values
 // for Entry.ValidateValue.
-func DecodeValue(b []byte) (any, error) { return decodeJSON(b) }
+func decodeValue(b []byte) (any, error) { return decodeJSON(b) }
 
 // decodeJSON decodes with json.Number so integers keep their precision,
 // which is what the schema validator expects.

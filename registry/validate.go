@@ -11,6 +11,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/toolselect/toolselect/internal/jsonscan"
 )
 
 var printer = message.NewPrinter(language.English)
@@ -32,9 +34,6 @@ func (v Violation) String() string {
 	}
 	return fmt.Sprintf("at %s: %s (%s)", p, v.Message, v.Rule)
 }
-
-// ErrInvalidArgs is matched by every *ValidationError with errors.Is.
-var ErrInvalidArgs = errors.New("invalid arguments")
 
 // ValidationError lists every violation found in one argument document.
 type ValidationError struct {
@@ -71,7 +70,7 @@ func validateArgs(tool string, sch *jsonschema.Schema, raw []byte, lim Limits) e
 		return fail("json", "the arguments are not valid JSON: "+err.Error())
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return fail("type", "the arguments must be a JSON object, got "+JSONKind(raw))
+		return fail("type", "the arguments must be a JSON object, got "+jsonscan.Kind(raw))
 	}
 	if deeperThan(v, lim.MaxArgsDepth) {
 		return fail("maxDepth", fmt.Sprintf("the arguments nest deeper than %d levels", lim.MaxArgsDepth))

@@ -13,7 +13,6 @@ var (
 	boolFalse = []string{"0", "false", "f", "no", "n", "off"}
 )
 
-
 // ConfigSchema describes every configuration setting, derived from Config
 // itself (JSON names, validate tags, DefaultConfig) and configFields
 // (environment variables, accepted values). Other languages (the Python

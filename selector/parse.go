@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/toolselect/toolselect/registry"
+	"github.com/toolselect/toolselect/internal/jsonscan"
 )
 
 // rawCall is a call as the model wrote it, before any check.
@@ -96,13 +96,13 @@ func parseContract(content string) ([]rawCall, string, error) {
 	var search string
 	if r, ok := top["search"]; ok && !isNull(r) {
 		if err := json.Unmarshal(r, &search); err != nil || !isJSONString(r) {
-			return nil, "", parseErrorf("\"search\" must be a string, got %s", registry.JSONKind(r))
+			return nil, "", parseErrorf("\"search\" must be a string, got %s", jsonscan.Kind(r))
 		}
 		search = strings.TrimSpace(search)
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(callsRaw, &items); err != nil || items == nil {
-		return nil, "", parseErrorf("\"calls\" must be an array, got %s", registry.JSONKind(callsRaw))
+		return nil, "", parseErrorf("\"calls\" must be an array, got %s", jsonscan.Kind(callsRaw))
 	}
 	out := make([]rawCall, 0, len(items))
 	for i, item := range items {
@@ -118,7 +118,7 @@ func parseContract(content string) ([]rawCall, string, error) {
 func parseCall(item json.RawMessage) (rawCall, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(item, &fields); err != nil || fields == nil {
-		return rawCall{}, fmt.Errorf("a call must be a JSON object, got %s", registry.JSONKind(item))
+		return rawCall{}, fmt.Errorf("a call must be a JSON object, got %s", jsonscan.Kind(item))
 	}
 	var c rawCall
 	toolRaw, ok := fields["tool"]
@@ -126,7 +126,7 @@ func parseCall(item json.RawMessage) (rawCall, error) {
 		return rawCall{}, errors.New("\"tool\" is missing")
 	}
 	if err := json.Unmarshal(toolRaw, &c.Tool); err != nil || !isJSONString(toolRaw) {
-		return rawCall{}, fmt.Errorf("\"tool\" must be a string, got %s", registry.JSONKind(toolRaw))
+		return rawCall{}, fmt.Errorf("\"tool\" must be a string, got %s", jsonscan.Kind(toolRaw))
 	}
 	if strings.TrimSpace(c.Tool) == "" {
 		return rawCall{}, errors.New("\"tool\" is empty")
@@ -138,7 +138,7 @@ func parseCall(item json.RawMessage) (rawCall, error) {
 	c.Args = args
 	if r, ok := fields["reasoning"]; ok && !isNull(r) {
 		if err := json.Unmarshal(r, &c.Reasoning); err != nil || !isJSONString(r) {
-			return rawCall{}, fmt.Errorf("\"reasoning\" must be a string, got %s", registry.JSONKind(r))
+			return rawCall{}, fmt.Errorf("\"reasoning\" must be a string, got %s", jsonscan.Kind(r))
 		}
 	}
 	return c, nil
@@ -159,7 +159,7 @@ func argsObject(raw json.RawMessage) (json.RawMessage, error) {
 		return decodeArgsString(s)
 	}
 	if raw[0] != '{' {
-		return nil, fmt.Errorf("\"args\" must be a JSON object or a string holding one, got %s", registry.JSONKind(raw))
+		return nil, fmt.Errorf("\"args\" must be a JSON object or a string holding one, got %s", jsonscan.Kind(raw))
 	}
 	return compactObject(raw)
 }
@@ -171,7 +171,7 @@ func decodeArgsString(s string) (json.RawMessage, error) {
 		return json.RawMessage("{}"), nil
 	}
 	if b[0] != '{' {
-		return nil, fmt.Errorf("the arguments string must hold a JSON object, got %s", registry.JSONKind(b))
+		return nil, fmt.Errorf("the arguments string must hold a JSON object, got %s", jsonscan.Kind(b))
 	}
 	return compactObject(b)
 }

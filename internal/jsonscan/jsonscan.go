@@ -5,7 +5,10 @@
 // and the caller then leaves that value to encoding/json.
 package jsonscan
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // SkipSpace returns the index of the first byte at or after i that is not
 // JSON white space.
@@ -134,4 +137,30 @@ func Strings(b []byte, i int) ([]string, int, bool) {
 			return nil, i, false
 		}
 	}
+}
+
+// Kind names the JSON type of a document ("an object", "an array", "a
+// string", "a number", "a boolean", "null", "nothing" or "invalid JSON") for
+// error messages. It looks only at the first non-space byte.
+func Kind(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch b[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	if b[0] == '-' || (b[0] >= '0' && b[0] <= '9') {
+		return "a number"
+	}
+	return "invalid JSON"
 }
