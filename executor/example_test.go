@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/toolselect/toolselect/executor"
 	"github.com/toolselect/toolselect/registry"
@@ -124,7 +125,7 @@ func (c cannedChat) Chat(context.Context, selector.ChatRequest) (selector.ChatRe
 func ExampleExecutor_Resolve() {
 	// In production: client, _ := selector.NewOpenAIClient(cfg, nil)
 	model := cannedChat(`{"calls":[{"tool":"get_metrics","args":{"service":"checkout","metric":"error_rate"},"reasoning":"check the alert"}]}`)
-	sel, err := selector.New(model, nil, selector.WithLogger(nil))
+	sel, err := selector.New(model, &selector.Config{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		panic(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -36,7 +37,8 @@ func (c *scriptedChat) Chat(_ context.Context, req selector.ChatRequest) (select
 func newSelector(t *testing.T, chat selector.ChatClient) *selector.ToolSelector {
 	t.Helper()
 	cfg := selector.DefaultConfig()
-	s, err := selector.New(chat, &cfg, selector.WithLogger(nil))
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	s, err := selector.New(chat, &cfg)
 	require.NoError(t, err)
 	return s
 }

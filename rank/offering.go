@@ -10,7 +10,8 @@ import (
 // Offering is the ranking behind the selector's offer budget and search
 // rounds: it satisfies selector.Ranker (which rank does not import), so
 //
-//	sel, err := selector.New(client, &cfg, selector.WithRanker(rank.NewOffering(nil)))
+//	cfg.Ranker = rank.NewOffering(nil)
+//	sel, err := selector.New(client, &cfg)
 //
 // offers every eligible tool while their view fits cfg.OfferTokens, else the
 // top cfg.TopK ranked for the task, and answers the model's searches.

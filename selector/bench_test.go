@@ -27,7 +27,7 @@ func BenchmarkSelectorOverhead(b *testing.B) {
 		calls = append(calls, fmt.Sprintf(`{"tool":"tool_%03d","args":{"query":"q","limit":10,"mode":"fast","tags":["a","b"],"since":"2024-01-01","until":"2024-12-31","verbose":true,"id%d":%d},"reasoning":"step %d"}`, i*17, i*17, i, i))
 	}
 	reply := ChatResponse{Content: `{"calls":[` + strings.Join(calls, ",") + `]}`}
-	s, err := New(nil, nil, quiet())
+	s, err := newWith(nil, nil, quiet())
 	if err != nil {
 		b.Fatal(err)
 	}

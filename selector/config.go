@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/caarlos0/env/v11"
 	"github.com/go-playground/validator/v10"
@@ -114,9 +115,9 @@ type Config struct {
 	// Feedback is where selections are recorded as ranking feedback
 	// (LLM_COMMON_TOOL_SELECTION_FEEDBACK): a JSON Lines file path or a
 	// redis:// (rediss://) URL; empty means off. The selector records through
-	// the recorder given with WithFeedback (see FeedbackRecorder).
+	// Recorder (see FeedbackRecorder), which New requires when Feedback is set.
 	Feedback string `json:"feedback,omitempty" validate:"omitempty,feedback"`
-	// OfferTokens is the offer budget: with a Ranker (WithRanker), every
+	// OfferTokens is the offer budget: with a Ranker, every
 	// eligible tool is offered while the offered view (the tools in the
 	// format the request carries them, counted with the Ranker's tokenizer)
 	// is at most this many tokens; above it, the top TopK ranked tools are
@@ -143,6 +144,29 @@ type Config struct {
 	// (max_tokens or max_completion_tokens; reasoning tokens count against
 	// it); 0, the default, sends none, so the server's own limit applies (0-1,000,000).
 	MaxTokens int `json:"max_tokens" validate:"min=0,max=1000000"`
+
+	// The fields below are Go values, not settings: no environment variable
+	// or JSON key sets them, and String, LogValue and MarshalJSON leave them out.
+
+	// Ranker turns on the offer budget and the search round: every eligible
+	// tool is offered while their view fits OfferTokens, else the top TopK
+	// ranked for the task; when the offer is such a ranked subset, the model
+	// may ask for a search (MaxSearches rounds per attempt). A Prefilter
+	// (here or in the Request) overrides the budget: it always decides the
+	// offer, and serves the search rounds too. Without either, every
+	// eligible tool is offered. rank.NewOffering returns one.
+	Ranker Ranker `json:"-" validate:"-"`
+	// Prefilter narrows the eligible tools before they are offered (see Prefilter).
+	Prefilter Prefilter `json:"-" validate:"-"`
+	// Recorder learns from every selection that returns calls (see
+	// FeedbackRecorder); rank/feedbackstore.OpenLearner opens one for the
+	// Feedback setting.
+	Recorder FeedbackRecorder `json:"-" validate:"-"`
+	// Logger receives attempt and decision records; nil means
+	// slog.Default(). slog.New(slog.DiscardHandler) discards them.
+	Logger *slog.Logger `json:"-" validate:"-"`
+
+	now func() time.Time // replaces time.Now in tests
 }
 
 // Searches returns how many search rounds an attempt may make (0: off).

@@ -5,7 +5,7 @@
 //
 //   - Offer: the eligible tools (registry.Eligibility: minus unsafe ones unless
 //     Request.AllowUnsafe, those the caller's Roles may not use and those
-//     lacking a required Capability). With a Ranker (WithRanker), all of them
+//     lacking a required Capability). With a Ranker (Config.Ranker), all of them
 //     while their view fits Config.OfferTokens, else the top Config.TopK
 //     ranked; a Prefilter, if any, decides instead (it can only narrow).
 //     Nothing to offer ends at once with a *SelectionError whose Kind says
@@ -36,5 +36,5 @@
 //
 // Configuration comes from ConfigFromEnv (the LLM_COMMON_TOOL_SELECTION_*
 // variables), ConfigFromJSON or DefaultConfig. Records of each attempt and
-// decision go to log/slog (WithLogger).
+// decision go to log/slog (Config.Logger).
 package selector

@@ -42,7 +42,8 @@ func ExampleToolSelector_SelectToolCalls() {
 	if err != nil {
 		panic(err)
 	}
-	sel, err := selector.New(client, &cfg, selector.WithLogger(slog.New(slog.DiscardHandler)))
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	sel, err := selector.New(client, &cfg)
 	if err != nil {
 		panic(err)
 	}
@@ -75,8 +76,8 @@ func (s scripted) Chat(_ context.Context, req selector.ChatRequest) (selector.Ch
 func ExampleSelectionError() {
 	cfg := selector.DefaultConfig()
 	cfg.Model, cfg.FallbackModel = "primary", "fallback"
-	sel, _ := selector.New(scripted{"primary": "Sure, I'd call get_weather!"}, &cfg,
-		selector.WithLogger(slog.New(slog.DiscardHandler)))
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	sel, _ := selector.New(scripted{"primary": "Sure, I'd call get_weather!"}, &cfg)
 	calls, err := sel.SelectToolCalls(context.Background(), selector.Request{
 		Task: selector.Task{Description: "Weather in Paris?"}, Registry: exampleRegistry(),
 	})
@@ -96,7 +97,7 @@ func ExampleSelectionError() {
 // Driving a Session without Go I/O: the caller performs each chat (here a
 // canned reply) and feeds the outcome back as JSON, as the Python package does.
 func ExampleToolSelector_Begin() {
-	sel, _ := selector.New(nil, nil, selector.WithLogger(slog.New(slog.DiscardHandler)))
+	sel, _ := selector.New(nil, &selector.Config{Logger: slog.New(slog.DiscardHandler)})
 	ss, err := sel.Begin(context.Background(), selector.Request{
 		Task: selector.Task{Description: "Email bob that it is sunny."}, Registry: exampleRegistry(),
 	})
@@ -136,11 +137,12 @@ func ExampleConfigFromEnvMap() {
 // budget (one token here) the offer is the top 1 ranked for the task, the
 // model searches with its own words, and the second request offers what
 // those words match.
-func ExampleWithRanker() {
+func ExampleConfig_ranker() {
 	cfg := selector.DefaultConfig()
 	cfg.OfferTokens, cfg.TopK = 1, 1
-	sel, err := selector.New(nil, &cfg, selector.WithLogger(slog.New(slog.DiscardHandler)),
-		selector.WithRanker(rank.NewOffering(nil)))
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	cfg.Ranker = rank.NewOffering(nil)
+	sel, err := selector.New(nil, &cfg)
 	if err != nil {
 		panic(err)
 	}

@@ -14,14 +14,6 @@ type FeedbackRecorder interface {
 	Record(ctx context.Context, query string, tools []string) error
 }
 
-// WithFeedback records every selection that returns calls with rec (see
-// FeedbackRecorder). Config.Feedback names where a recorder keeps what it
-// learns; New refuses a Config.Feedback without a recorder, so a configured
-// store is never silently ignored.
-func WithFeedback(rec FeedbackRecorder) Option {
-	return func(s *ToolSelector) { s.feedback = rec }
-}
-
 // feedbackQuery is the text a selection is learned under: the task
 // description (with its sub-tasks), or the query when there is no
 // description.

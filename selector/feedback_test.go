@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +47,10 @@ func TestSelectionRecordedAsFeedback(t *testing.T) {
 		{"tool":"get_forecast","args":{"city":"Chamonix"}},
 		{"tool":"send_email","args":{"to":3}}]}`}}
 	prefilter := rank.For(reg).Prefilter(&rank.Options{MaxCandidates: 2, Feedback: l.Feedback()})
-	sel, err := selector.New(client, &cfg, selector.WithLogger(nil), selector.WithFeedback(l), selector.WithPrefilter(prefilter))
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	cfg.Recorder = l
+	cfg.Prefilter = prefilter
+	sel, err := selector.New(client, &cfg)
 	require.NoError(t, err)
 
 	// Before: nothing learned, the paraphrase is not offered get_forecast.
@@ -80,7 +84,9 @@ func TestFailedSelectionIsNotRecorded(t *testing.T) {
 	cfg := selector.DefaultConfig()
 	cfg.Feedback = path
 	client := &recordingClient{reply: selector.ChatResponse{Content: `{"calls":[{"tool":"get_forecast","args":{}}]}`}}
-	sel, err := selector.New(client, &cfg, selector.WithLogger(nil), selector.WithFeedback(l))
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	cfg.Recorder = l
+	sel, err := selector.New(client, &cfg)
 	require.NoError(t, err)
 	_, err = sel.Select(context.Background(), selector.Request{Registry: reg, Task: selector.Task{Description: "snow in Chamonix?"}})
 	require.ErrorIs(t, err, selector.ErrFailClosed)
@@ -95,7 +101,9 @@ func TestFeedbackStoreFailureIsReported(t *testing.T) {
 	cfg := selector.DefaultConfig()
 	cfg.Feedback = path
 	client := &recordingClient{reply: selector.ChatResponse{Content: `{"calls":[{"tool":"get_forecast","args":{"city":"Oslo"}}]}`}}
-	sel, err := selector.New(client, &cfg, selector.WithLogger(nil), selector.WithFeedback(l))
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	cfg.Recorder = l
+	sel, err := selector.New(client, &cfg)
 	require.NoError(t, err)
 	res, err := sel.Select(context.Background(), selector.Request{Registry: reg, Task: selector.Task{Description: "snow in Oslo?"}})
 	require.NoError(t, err)
@@ -125,7 +133,7 @@ func TestFeedbackConfig(t *testing.T) {
 	// A configured store without a recorder is refused, not ignored.
 	_, err = selector.New(nil, &cfg)
 	require.ErrorIs(t, err, selector.ErrInvalidConfig)
-	assert.True(t, strings.Contains(err.Error(), "WithFeedback"), err.Error())
+	assert.True(t, strings.Contains(err.Error(), "Config.Recorder"), err.Error())
 	assert.NotContains(t, err.Error(), "s3cret")
 }
 
@@ -141,8 +149,10 @@ func TestFeedbackInTheOfferBudget(t *testing.T) {
 	cfg.Feedback = path
 	cfg.OfferTokens, cfg.TopK = 1, 2 // always over budget: offer the ranked top 2
 	client := &recordingClient{reply: selector.ChatResponse{Content: `{"calls":[{"tool":"get_forecast","args":{"city":"Chamonix"}}]}`}}
-	sel, err := selector.New(client, &cfg, selector.WithLogger(nil), selector.WithFeedback(l),
-		selector.WithRanker(rank.NewOffering(&rank.Options{Feedback: l.Feedback()})))
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	cfg.Recorder = l
+	cfg.Ranker = rank.NewOffering(&rank.Options{Feedback: l.Feedback()})
+	sel, err := selector.New(client, &cfg)
 	require.NoError(t, err)
 	para := selector.Request{Registry: reg, Task: selector.Task{Description: "is snow expected on my ski trip to Chamonix?"}}
 	res, _ := sel.Select(ctx, para) // fails closed: the model calls a tool that was not offered

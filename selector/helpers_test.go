@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/toolselect/toolselect/registry"
@@ -43,7 +44,27 @@ func testRequest(t testing.TB) Request {
 	}
 }
 
-func quiet() Option { return WithLogger(slog.New(slog.DiscardHandler)) }
+func quiet() option { return withLogger(slog.New(slog.DiscardHandler)) }
+
+// option sets one of the Go-valued fields of a Config, for tests.
+type option func(*Config)
+
+func withLogger(l *slog.Logger) option      { return func(c *Config) { c.Logger = l } }
+func withRanker(r Ranker) option            { return func(c *Config) { c.Ranker = r } }
+func withPrefilter(p Prefilter) option      { return func(c *Config) { c.Prefilter = p } }
+func withClock(now func() time.Time) option { return func(c *Config) { c.now = now } }
+
+// newWith is New with cfg (nil: the defaults) changed by opts, on a copy.
+func newWith(client ChatClient, cfg *Config, opts ...option) (*ToolSelector, error) {
+	c := DefaultConfig()
+	if cfg != nil {
+		c = *cfg
+	}
+	for _, o := range opts {
+		o(&c)
+	}
+	return New(client, &c)
+}
 
 // fakeClient answers per model with scripted replies and records the requests.
 type fakeClient struct {
@@ -92,9 +113,9 @@ func cfgWith(mut func(*Config)) *Config {
 	return &c
 }
 
-func newSel(t testing.TB, client ChatClient, cfg *Config, opts ...Option) *ToolSelector {
+func newSel(t testing.TB, client ChatClient, cfg *Config, opts ...option) *ToolSelector {
 	t.Helper()
-	s, err := New(client, cfg, append([]Option{quiet()}, opts...)...)
+	s, err := newWith(client, cfg, append([]option{quiet()}, opts...)...)
 	require.NoError(t, err)
 	return s
 }
@@ -163,7 +184,7 @@ func modelOf(body []byte) string {
 }
 
 // wireSelector wires the real go-openai adapter to ws.
-func wireSelector(t testing.TB, ws *wire, mut func(*Config), opts ...Option) *ToolSelector {
+func wireSelector(t testing.TB, ws *wire, mut func(*Config), opts ...option) *ToolSelector {
 	t.Helper()
 	cfg := cfgWith(func(c *Config) {
 		c.BaseURL = ws.URL + "/v1"

@@ -300,7 +300,7 @@ func TestWireKeyNeverLeaks(t *testing.T) {
 		}
 	})
 	var logs bytes.Buffer
-	s := wireSelector(t, ws, nil, WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	s := wireSelector(t, ws, nil, withLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	r, err := s.Select(context.Background(), testRequest(t))
 	require.ErrorIs(t, err, ErrFailClosed)
 	require.Len(t, r.Attempts, 2)

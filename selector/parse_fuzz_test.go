@@ -160,7 +160,7 @@ func fuzzSession(t *testing.T, mode string) *Session {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Model, cfg.FallbackModel, cfg.Mode, cfg.MaxCalls = "m1", "m2", mode, 2
-	s, err := New(nil, &cfg, quiet())
+	s, err := newWith(nil, &cfg, quiet())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -115,8 +116,9 @@ func newRankedSelector(t *testing.T, client selector.ChatClient, reg *registry.R
 	if mut != nil {
 		mut(&cfg)
 	}
-	sel, err := selector.New(client, &cfg, selector.WithLogger(nil),
-		selector.WithPrefilter(rank.For(reg).Prefilter(prefilterOpts(t, reg))))
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	cfg.Prefilter = rank.For(reg).Prefilter(prefilterOpts(t, reg))
+	sel, err := selector.New(client, &cfg)
 	require.NoError(t, err)
 	return sel
 }

@@ -55,7 +55,7 @@ func TestProviderDialects(t *testing.T) {
 		{
 			client, err := NewOpenAIClient(*cfg, http.DefaultClient)
 			require.NoError(t, err)
-			s, err := New(client, cfg, quiet())
+			s, err := newWith(client, cfg, quiet())
 			require.NoError(t, err)
 			res, err := s.Select(context.Background(), testRequest(t))
 			checkCase(t, c, srv, res, err)
@@ -118,7 +118,7 @@ func checkCase(t *testing.T, c providerreplica.Case, srv *providerreplica.Server
 func TestProviderDialectsFedAsJSON(t *testing.T) {
 	eachCase(t, func(t *testing.T, c providerreplica.Case, srv *providerreplica.Server, cfg *Config) {
 		{
-			s, err := New(nil, cfg, quiet())
+			s, err := newWith(nil, cfg, quiet())
 			require.NoError(t, err)
 			ss, err := s.Begin(context.Background(), testRequest(t))
 			require.NoError(t, err)

@@ -19,40 +19,11 @@ type ToolSelector struct {
 	now       func() time.Time
 }
 
-// Option configures a ToolSelector.
-type Option func(*ToolSelector)
-
-// WithPrefilter narrows the eligible tools before they are offered (see Prefilter).
-func WithPrefilter(p Prefilter) Option { return func(s *ToolSelector) { s.prefilter = p } }
-
-// WithRanker turns on the offer budget and the search round: every eligible
-// tool is offered while their view fits Config.OfferTokens, else the top
-// Config.TopK ranked for the task; when the offer is such a ranked subset,
-// the model may ask for a search (Config.MaxSearches rounds per attempt). A
-// Prefilter (WithPrefilter or Request.Prefilter) overrides the budget: it
-// always decides the offer, and serves the search rounds too. Without either,
-// every eligible tool is offered.
-func WithRanker(r Ranker) Option { return func(s *ToolSelector) { s.ranker = r } }
-
-// WithLogger sets the logger for attempt and decision records; the default
-// is slog.Default(). A nil logger discards records.
-func WithLogger(l *slog.Logger) Option {
-	return func(s *ToolSelector) {
-		if l == nil {
-			l = slog.New(slog.DiscardHandler)
-		}
-		s.log = l
-	}
-}
-
-// withClock replaces time.Now (tests).
-func withClock(now func() time.Time) Option { return func(s *ToolSelector) { s.now = now } }
-
 // New returns a ToolSelector that talks to the model through client. A nil
-// cfg means DefaultConfig(); zero Model, MaxCalls, TimeoutS, Mode and
-// MaxResponseBytes take their defaults (see Config). client may be nil when
-// the selector is only used through Sessions driven by the caller.
-func New(client ChatClient, cfg *Config, opts ...Option) (*ToolSelector, error) {
+// cfg means DefaultConfig(); every zero field of cfg takes its default (see
+// Config). client may be nil when the selector is only used through Sessions
+// driven by the caller.
+func New(client ChatClient, cfg *Config) (*ToolSelector, error) {
 	c := DefaultConfig()
 	if cfg != nil {
 		c = cfg.withDefaults()
@@ -60,13 +31,16 @@ func New(client ChatClient, cfg *Config, opts ...Option) (*ToolSelector, error) 
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	s := &ToolSelector{client: client, cfg: c, log: slog.Default(), now: time.Now}
-	for _, o := range opts {
-		o(s)
+	s := &ToolSelector{client: client, cfg: c, log: c.Logger, prefilter: c.Prefilter, feedback: c.Recorder, ranker: c.Ranker, now: c.now}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
 	}
 	if c.Feedback != "" && s.feedback == nil {
 		return nil, &ConfigError{Var: EnvFeedback, Field: "Feedback", Value: redactURL(c.Feedback), Problem: "set without a recorder",
-			Want: "selector.WithFeedback(a recorder of that store, e.g. feedbackstore.Open), or unset"}
+			Want: "Config.Recorder (a recorder of that store: rank/feedbackstore.OpenLearner), or unset"}
 	}
 	return s, nil
 }

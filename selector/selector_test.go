@@ -215,7 +215,7 @@ func TestPrefilterNarrowsNeverWidens(t *testing.T) {
 		return append([]*registry.Entry{outsider.Entries()[0], eligible[1]}, eligible[1]), nil
 	}
 	fc := &fakeClient{replies: map[string]func(ChatRequest) (ChatResponse, error){"primary": content(`{"calls":[{"tool":"search","args":{"query":"x"}}]}`)}}
-	s := newSel(t, fc, cfgWith(nil), WithPrefilter(pf))
+	s := newSel(t, fc, cfgWith(nil), withPrefilter(pf))
 	r, err := s.Select(context.Background(), testRequest(t))
 	require.ErrorIs(t, err, ErrFailClosed, "search was filtered out, so calling it fails closed")
 	assert.Equal(t, []string{"get_weather"}, r.Offered)
@@ -242,9 +242,9 @@ func TestPrefilterOrderIsCatalogOrder(t *testing.T) {
 	identity := func(ctx context.Context, q string, eligible []*registry.Entry) ([]*registry.Entry, error) {
 		return eligible, nil
 	}
-	a, err := newSel(t, &fakeClient{}, cfgWith(nil), WithPrefilter(reversed)).Begin(context.Background(), testRequest(t))
+	a, err := newSel(t, &fakeClient{}, cfgWith(nil), withPrefilter(reversed)).Begin(context.Background(), testRequest(t))
 	require.NoError(t, err)
-	b, err := newSel(t, &fakeClient{}, cfgWith(nil), WithPrefilter(identity)).Begin(context.Background(), testRequest(t))
+	b, err := newSel(t, &fakeClient{}, cfgWith(nil), withPrefilter(identity)).Begin(context.Background(), testRequest(t))
 	require.NoError(t, err)
 	assert.Equal(t, b.Offered(), a.Offered())
 	assert.Equal(t, string(b.Next().JSON()), string(a.Next().JSON()), "same tools, same prompt bytes")
@@ -258,7 +258,7 @@ func TestRequestPrefilterOverridesTheSelectors(t *testing.T) {
 	last := func(ctx context.Context, q string, eligible []*registry.Entry) ([]*registry.Entry, error) {
 		return eligible[len(eligible)-1:], nil
 	}
-	s := newSel(t, &fakeClient{}, cfgWith(nil), WithPrefilter(first))
+	s := newSel(t, &fakeClient{}, cfgWith(nil), withPrefilter(first))
 	a, err := s.Begin(context.Background(), testRequest(t))
 	require.NoError(t, err)
 	req := testRequest(t)
@@ -275,7 +275,7 @@ func TestRequestPrefilterOverridesTheSelectors(t *testing.T) {
 
 func TestPrefilterError(t *testing.T) {
 	boom := errors.New("index unavailable")
-	s := newSel(t, &fakeClient{}, cfgWith(nil), WithPrefilter(func(context.Context, string, []*registry.Entry) ([]*registry.Entry, error) {
+	s := newSel(t, &fakeClient{}, cfgWith(nil), withPrefilter(func(context.Context, string, []*registry.Entry) ([]*registry.Entry, error) {
 		return nil, boom
 	}))
 	r, err := s.Select(context.Background(), testRequest(t))

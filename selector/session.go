@@ -52,7 +52,7 @@ type Result struct {
 	// Offered are the canonical names of the tools offered to the model.
 	Offered []string `json:"offered"`
 	// FeedbackError says why recording the selection as feedback failed
-	// (WithFeedback); the calls stand.
+	// (Config.Recorder); the calls stand.
 	FeedbackError string `json:"feedback_error,omitempty"`
 }
 
@@ -167,7 +167,7 @@ type Session struct {
 	first  *offer // the first request's offer, where every attempt starts
 	cur    *offer // the offer of the pending (or last) request
 
-	feedback      FeedbackRecorder // WithFeedback
+	feedback      FeedbackRecorder // Config.Recorder
 	feedbackQuery string
 
 	deadline    time.Time
@@ -205,7 +205,7 @@ type offer struct {
 }
 
 // Begin starts a selection: it picks the offered tools (the eligible ones,
-// within the token budget or ranked, see WithRanker) and builds the prompts.
+// within the token budget or ranked, see Config.Ranker) and builds the prompts.
 // The first action is a chat, or done at once when there is nothing to offer
 // (a *SelectionError of kind EmptyNoEligibleTools or EmptyNoRankedTools).
 // ctx's deadline bounds every attempt's timeout; ctx is also passed to the

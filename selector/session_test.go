@@ -18,7 +18,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // fixedClock makes latencies and timeouts deterministic.
-func fixedClock() Option {
+func fixedClock() option {
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	return withClock(func() time.Time { return t0 })
 }

@@ -49,7 +49,7 @@ type Request struct {
 	// Capabilities every offered tool must declare (e.g. "readOnly").
 	Capabilities []string `json:"capabilities,omitempty"`
 	// Prefilter, if set, narrows the eligible tools for this request instead
-	// of the selector's own (WithPrefilter).
+	// of the selector's own (Config.Prefilter).
 	Prefilter Prefilter `json:"-"`
 }
 
@@ -63,7 +63,7 @@ type Prefilter func(ctx context.Context, query string, eligible []*registry.Entr
 
 // Ranker is what the offer budget and the search round need from a ranking
 // package: the selector declares it and does not import one (rank.NewOffering
-// returns one). Give it with WithRanker.
+// returns one). Give it in Config.Ranker.
 type Ranker interface {
 	// Rank returns the eligible tools that fit query best, about k of them
 	// (rank adds prerequisites and always-active tools), in any order; it

@@ -34,7 +34,7 @@ func TestGenericRequestBytesUnchanged(t *testing.T) {
 			cfg.BaseURL, cfg.APIKey, cfg.Model, cfg.Mode = srv.URL+"/v1", "sk-golden", "local-model", mode
 			client, err := NewOpenAIClient(cfg, nil)
 			require.NoError(t, err)
-			s, err := New(client, &cfg, quiet())
+			s, err := newWith(client, &cfg, quiet())
 			require.NoError(t, err)
 			_, err = s.Select(context.Background(), testRequest(t))
 			require.NoError(t, err)

@@ -64,7 +64,7 @@ func (f *feedbackFlag) loadWhile(env *cmdEnv, name string, reg *registry.Registr
 // selectFeedback opens the store LLM_COMMON_TOOL_SELECTION_FEEDBACK names
 // for select: the selection is recorded there, and the ranking learns from
 // it. Nothing when the variable is unset.
-func selectFeedback(env *cmdEnv, cfg selector.Config) ([]selector.Option, *rank.Feedback, int, bool) {
+func selectFeedback(env *cmdEnv, cfg selector.Config) (selector.FeedbackRecorder, *rank.Feedback, int, bool) {
 	if cfg.Feedback == "" {
 		return nil, nil, 0, true
 	}
@@ -72,5 +72,5 @@ func selectFeedback(env *cmdEnv, cfg selector.Config) ([]selector.Option, *rank.
 	if err != nil {
 		return nil, nil, fail(env, "select", exitUsage, "%s: %v", selector.EnvFeedback, err), false
 	}
-	return []selector.Option{selector.WithFeedback(l)}, l.Feedback(), 0, true
+	return l, l.Feedback(), 0, true
 }

@@ -133,23 +133,22 @@ func buildSelector(env *cmdEnv, cfg selector.Config, reg *registry.Registry, off
 	if err != nil {
 		return nil, fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env)), false
 	}
-	selOpts := []selector.Option{selector.WithLogger(logger)}
-	fbOpts, fb, code, ok := selectFeedback(env, cfg)
+	rec, fb, code, ok := selectFeedback(env, cfg)
 	if !ok {
 		return nil, code, false
 	}
-	selOpts = append(selOpts, fbOpts...)
+	cfg.Logger, cfg.Recorder = logger, rec
 	switch {
 	case !offer.set:
 		// The offer budget: every eligible tool while their view fits
 		// OFFER_TOKENS, else the top TOP_K ranked, with search rounds.
-		selOpts = append(selOpts, selector.WithRanker(rank.NewOffering(&rank.Options{Feedback: fb})))
+		cfg.Ranker = rank.NewOffering(&rank.Options{Feedback: fb})
 	case offer.n > 0:
 		// Rank the eligible tools for the query (or the task and sub-tasks)
 		// and offer the top k; calls to any other tool are rejected.
-		selOpts = append(selOpts, selector.WithPrefilter(rank.For(reg).Prefilter(&rank.Options{MaxCandidates: offer.n, Feedback: fb})))
+		cfg.Prefilter = rank.For(reg).Prefilter(&rank.Options{MaxCandidates: offer.n, Feedback: fb})
 	}
-	sel, err := selector.New(client, &cfg, selOpts...)
+	sel, err := selector.New(client, &cfg)
 	if err != nil {
 		return nil, fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env)), false
 	}

@@ -53,9 +53,9 @@ func run(ctx context.Context, out io.Writer, catalog string) error {
 	// the token budget, and lets the model search with its own words above it.
 
 	// 2. Fix the offer yourself: a prefilter of the 5 best-ranked tools, for
-	// selector.New(client, &cfg, selector.WithPrefilter(pre)). (A selector
-	// built with selector.WithRanker(rank.NewOffering(nil)) follows the offer
-	// budget instead.)
+	// cfg.Prefilter = pre before selector.New(client, &cfg). (A selector
+	// whose cfg.Ranker is rank.NewOffering(nil) follows the offer budget
+	// instead.)
 	pre := rank.For(reg).Prefilter(&rank.Options{MaxCandidates: 5})
 	offered, err := pre(ctx, "translate this note into French", reg.Entries())
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"strings"
 	"sync"
@@ -45,11 +46,11 @@ func selectWith(t *testing.T, cfg selector.Config, log *logBuffer) (*selector.Re
 	t.Helper()
 	client, err := selector.NewOpenAIClient(cfg, nil)
 	require.NoError(t, err)
-	opts := []selector.Option{selector.WithLogger(nil)}
+	cfg.Logger = slog.New(slog.DiscardHandler)
 	if log != nil {
-		opts = []selector.Option{selector.WithLogger(debugLogger(log))}
+		cfg.Logger = debugLogger(log)
 	}
-	sel, err := selector.New(client, &cfg, opts...)
+	sel, err := selector.New(client, &cfg)
 	require.NoError(t, err)
 	reg := newRegistry(t)
 	res, err := sel.Select(context.Background(), request(reg))
@@ -195,7 +196,8 @@ func TestHugeBodyMemory(t *testing.T) {
 			cfg := selector.Config{TimeoutS: 30, BaseURL: srv.BaseURL(name), Model: "primary", FallbackModel: "fallback"}
 			client, err := selector.NewOpenAIClient(cfg, nil)
 			require.NoError(t, err)
-			sel, err := selector.New(client, &cfg, selector.WithLogger(nil))
+			cfg.Logger = slog.New(slog.DiscardHandler)
+			sel, err := selector.New(client, &cfg)
 			require.NoError(t, err)
 			reg := newRegistry(t)
 			req := request(reg)
@@ -241,7 +243,8 @@ func TestCallerCancel(t *testing.T) {
 	cfg := selector.Config{TimeoutS: 30, BaseURL: srv.BaseURL(faultserver.DelayHeaders), Model: "primary", FallbackModel: "fallback"}
 	client, err := selector.NewOpenAIClient(cfg, nil)
 	require.NoError(t, err)
-	sel, err := selector.New(client, &cfg, selector.WithLogger(nil))
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	sel, err := selector.New(client, &cfg)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)

@@ -53,13 +53,14 @@ func SelectorNew(cfgJSON []byte, present bool) Result {
 	if err != nil {
 		return Fail(ErrArgument, "config_json: feedback: %v", err)
 	}
-	opts := []selector.Option{selector.WithLogger(quiet)}
+	cfg.Logger = quiet
 	var ranked rank.Options
 	if l != nil {
 		ranked.Feedback = l.Feedback()
-		opts = append(opts, selector.WithFeedback(l))
+		cfg.Recorder = l
 	}
-	s, err := selector.New(client, &cfg, append(opts, selector.WithRanker(rank.NewOffering(&ranked)))...)
+	cfg.Ranker = rank.NewOffering(&ranked)
+	s, err := selector.New(client, &cfg)
 	if err != nil {
 		if l != nil {
 			closeFeedback(l)
