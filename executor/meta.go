@@ -19,17 +19,9 @@ import (
 // run, call_tool(name, arguments) validates and runs one. Their definitions
 // are rank.FindToolTool and rank.CallToolTool (one text for the executor, the
 // MCP proxy and token accounting); MetaToolsView writes them in any provider
-// format.
-const (
-	FindToolName = rank.FindToolName
-	CallToolName = rank.CallToolName
-)
-
-// Limits of find_tool's limit argument.
-const (
-	DefaultFindLimit = rank.DefaultFindLimit
-	MaxFindLimit     = rank.MaxFindLimit
-)
+// format. Their names are rank.FindToolName and rank.CallToolName, and
+// find_tool's limit defaults to rank.DefaultFindLimit, at most
+// rank.MaxFindLimit.
 
 // FoundTool is one find_tool result.
 type FoundTool struct {
@@ -73,10 +65,10 @@ func MetaToolsView(f registry.Format) ([]byte, error) {
 }
 
 // IsMetaTool reports whether name is find_tool or call_tool.
-func IsMetaTool(name string) bool { return name == FindToolName || name == CallToolName }
+func IsMetaTool(name string) bool { return name == rank.FindToolName || name == rank.CallToolName }
 
 // FindTool ranks the executor's registry for query and returns at most limit
-// tools (limit <= 0 means DefaultFindLimit; at most MaxFindLimit), best first.
+// tools (limit <= 0 means rank.DefaultFindLimit; at most rank.MaxFindLimit), best first.
 // Only tools this executor would run are considered: bound to a handler or
 // constructor and allowed by its policy (unsafe tools only with
 // Options.AllowUnsafe, role-restricted tools only for Options.Roles,
@@ -85,10 +77,10 @@ func IsMetaTool(name string) bool { return name == FindToolName || name == CallT
 // than limit tools, or none, may come back.
 func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]FoundTool, error) {
 	if limit <= 0 {
-		limit = DefaultFindLimit
+		limit = rank.DefaultFindLimit
 	}
-	if limit > MaxFindLimit {
-		limit = MaxFindLimit
+	if limit > rank.MaxFindLimit {
+		limit = rank.MaxFindLimit
 	}
 	var o rank.Options
 	if e.opts.FindTool != nil {
@@ -193,7 +185,7 @@ func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error)
 		return Result{ID: c.ID, Tool: c.Tool}, true, err
 	}
 	args := normalizeArgs(c.Args)
-	if c.Tool == CallToolName {
+	if c.Tool == rank.CallToolName {
 		args = unquoteArguments(args)
 	}
 	if err := entry.ValidateArgs(args); err != nil {
@@ -205,7 +197,7 @@ func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error)
 		return res, true, ce
 	}
 	switch c.Tool {
-	case FindToolName:
+	case rank.FindToolName:
 		var a struct {
 			Query string `json:"query"`
 			Limit int    `json:"limit"`

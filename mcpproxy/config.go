@@ -19,8 +19,6 @@ import (
 const (
 	DefaultSeparator = "__"
 	DefaultTimeout   = 30 * time.Second
-	DefaultFindLimit = rank.DefaultFindLimit
-	MaxFindLimit     = rank.MaxFindLimit
 )
 
 // Upstream describes one MCP server the proxy connects to: either a command
@@ -170,8 +168,8 @@ func (c *Config) Validate() error {
 	switch c.Expose.Mode {
 	case "", "meta":
 	case "top":
-		if c.Expose.TopK <= 0 || c.Expose.TopK > MaxFindLimit {
-			return fmt.Errorf("expose.topK must be 1..%d in \"top\" mode (the most a ranking returns)", MaxFindLimit)
+		if c.Expose.TopK <= 0 || c.Expose.TopK > rank.MaxFindLimit {
+			return fmt.Errorf("expose.topK must be 1..%d in \"top\" mode (the most a ranking returns)", rank.MaxFindLimit)
 		}
 		if strings.TrimSpace(c.Expose.Query) == "" {
 			return errors.New("expose.query is required in \"top\" mode")
