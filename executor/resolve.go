@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"errors"
 
 	"github.com/toolselect/toolselect/selector"
 )
@@ -11,9 +10,6 @@ import (
 type Selector interface {
 	SelectToolCalls(ctx context.Context, req selector.Request) ([]selector.ToolCall, error)
 }
-
-// ErrNoSelector is returned by Resolve on an executor built without Options.Selector.
-var ErrNoSelector = errors.New("executor: no selector configured (set Options.Selector)")
 
 // Resolve turns a task into calls through the configured Selector. The
 // request is completed so that the model is offered only what this executor
