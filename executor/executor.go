@@ -14,9 +14,9 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-// DefaultTimeout bounds one tool run when neither Options.Timeout nor the
+// defaultTimeout bounds one tool run when neither Options.Timeout nor the
 // tool's WithTimeout says otherwise.
-const DefaultTimeout = 30 * time.Second
+const defaultTimeout = 30 * time.Second
 
 // Handler runs a tool. args is a JSON object that has passed the tool's schema.
 // A returned error is the tool's own failure and becomes a Result with IsError
@@ -58,7 +58,7 @@ type binding struct {
 }
 
 // Options configures an Executor. A nil *Options means defaults: no unsafe
-// tools, no roles, no approver, DefaultTimeout, no audit sink, no repair,
+// tools, no roles, no approver, a 30 s timeout, no audit sink, no repair,
 // no selector.
 type Options struct {
 	// AllowUnsafe lets tools marked safe: false run.
@@ -70,7 +70,7 @@ type Options struct {
 	Capabilities []string
 	// Approver decides human-approval calls; without one they are refused.
 	Approver Approver
-	// Timeout bounds each tool run (0: DefaultTimeout; negative: none).
+	// Timeout bounds each tool run (0: 30 s; negative: none).
 	Timeout time.Duration
 	// Audit receives one Record per call; nil discards them.
 	Audit AuditSink
@@ -108,7 +108,7 @@ func New(reg *registry.Registry, opts *Options) *Executor {
 		e.opts.Capabilities = append([]string(nil), opts.Capabilities...)
 	}
 	if e.opts.Timeout == 0 {
-		e.opts.Timeout = DefaultTimeout
+		e.opts.Timeout = defaultTimeout
 	}
 	return e
 }

@@ -64,8 +64,8 @@ func MetaToolsView(f registry.Format) ([]byte, error) {
 	return registry.MarshalView(entries, f, nil)
 }
 
-// IsMetaTool reports whether name is find_tool or call_tool.
-func IsMetaTool(name string) bool { return name == rank.FindToolName || name == rank.CallToolName }
+// isMetaTool reports whether name is find_tool or call_tool.
+func isMetaTool(name string) bool { return name == rank.FindToolName || name == rank.CallToolName }
 
 // FindTool ranks the executor's registry for query and returns at most limit
 // tools (limit <= 0 means rank.DefaultFindLimit; at most rank.MaxFindLimit), best first.
@@ -130,7 +130,7 @@ func (e *Executor) CallTool(ctx context.Context, name string, arguments json.Raw
 }
 
 func (e *Executor) callTool(ctx context.Context, id, name string, arguments json.RawMessage) (Result, error) {
-	if IsMetaTool(name) {
+	if isMetaTool(name) {
 		ce := &CallError{ID: id, Tool: name, Outcome: OutcomeInvalid,
 			Err: fmt.Errorf("%w %q: call_tool runs catalog tools, not meta-tools", registry.ErrUnknownTool, name)}
 		return e.metaFailure(id, name, ce), ce
@@ -177,7 +177,7 @@ func (e *Executor) suggest(ctx context.Context, ce *CallError, text string) stri
 // find_tool runs no tool and writes no audit record; call_tool's inner call
 // is audited under the name of the tool it runs.
 func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error) {
-	if !IsMetaTool(c.Tool) {
+	if !isMetaTool(c.Tool) {
 		return Result{}, false, nil
 	}
 	entry, err := metaEntry(c.Tool)

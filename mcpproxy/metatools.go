@@ -83,7 +83,7 @@ func (p *Proxy) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		r, ok := req.(*mcp.CallToolRequest)
-		if !ok || r.Params == nil || (!p.topMode() && executor.IsMetaTool(r.Params.Name)) {
+		if !ok || r.Params == nil || (!p.topMode() && (r.Params.Name == rank.FindToolName || r.Params.Name == rank.CallToolName)) {
 			return next(ctx, method, req)
 		}
 		return p.CallTool(withOrigin(ctx, r), r.Params.Name, r.Params.Arguments), nil
