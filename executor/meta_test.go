@@ -238,7 +238,7 @@ func TestHandleMeta(t *testing.T) {
 	assert.Zero(t, runs.Load())
 
 	// find_tool, as a provider delivers it (arguments as a JSON string), default limit.
-	res, handled, err := ex.HandleMeta(ctx, executor.NewCall("c1", "find_tool", `{"query":"weather for a city"}`))
+	res, handled, err := ex.HandleMeta(ctx, executor.Call{ID: "c1", Tool: "find_tool", Args: json.RawMessage(`{"query":"weather for a city"}`)})
 	require.True(t, handled)
 	require.NoError(t, err)
 	assert.Equal(t, "c1", res.ID)

@@ -35,24 +35,15 @@ func (e *Executor) Resolve(ctx context.Context, req selector.Request) ([]Call, e
 	return FromToolCalls(tcs), nil
 }
 
-// FromToolCall converts a selector call.
-func FromToolCall(tc selector.ToolCall) Call {
-	return Call{Tool: tc.Tool, Args: tc.Args, Reasoning: tc.Reasoning}
-}
-
-// FromToolCalls converts selector calls, keeping their order.
+// FromToolCalls converts selector calls, keeping their order. (A
+// selector.NativeCall, arguments as a JSON string, is
+// Call{ID: nc.ID, Tool: nc.Name, Args: json.RawMessage(nc.Arguments)}.)
 func FromToolCalls(tcs []selector.ToolCall) []Call {
 	out := make([]Call, len(tcs))
 	for i, tc := range tcs {
-		out[i] = FromToolCall(tc)
+		out[i] = Call{Tool: tc.Tool, Args: tc.Args, Reasoning: tc.Reasoning}
 	}
 	return out
-}
-
-// FromNativeCall converts a provider tool call whose arguments are a JSON
-// string (selector.NativeCall, as a ChatClient returns it).
-func FromNativeCall(nc selector.NativeCall) Call {
-	return NewCall(nc.ID, nc.Name, nc.Arguments)
 }
 
 // CallOutcome is what CallAll reports for one call.
