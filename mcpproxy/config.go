@@ -17,8 +17,8 @@ import (
 
 // Defaults used when a Config leaves a field at its zero value.
 const (
-	DefaultSeparator = "__"
-	DefaultTimeout   = 30 * time.Second
+	defaultSeparator = "__"
+	defaultTimeout   = 30 * time.Second
 )
 
 // Upstream describes one MCP server the proxy connects to: either a command
@@ -116,14 +116,14 @@ type Config struct {
 // separator returns the configured or default separator.
 func (c *Config) separator() string {
 	if c.Separator == "" {
-		return DefaultSeparator
+		return defaultSeparator
 	}
 	return c.Separator
 }
 
 func (c *Config) timeout() time.Duration {
 	if c.Timeout <= 0 {
-		return DefaultTimeout
+		return defaultTimeout
 	}
 	return time.Duration(c.Timeout)
 }

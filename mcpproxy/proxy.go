@@ -26,10 +26,6 @@ import (
 // version: toolselect's release, from the VERSION file.
 var version = toolselect.Version()
 
-// StatsURI is the stats resource (the meta-tools' names are
-// rank.FindToolName and rank.CallToolName).
-const StatsURI = "toolselect://stats"
-
 // Options holds collaborators of a Proxy. A nil *Options means defaults.
 type Options struct {
 	// Logger receives warnings (refused tools, upstream failures); default
@@ -108,7 +104,7 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if o.CountTokens == nil {
-		o.CountTokens = CountTokens
+		o.CountTokens = countTokens
 	}
 	reg := registry.New(nil)
 	p := &Proxy{

@@ -14,9 +14,18 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-// CountTokens counts the cl100k_base tokens of s offline, with the rank
-// package's token counter (shared per process, its vocabulary loaded once).
-func CountTokens(s string) int {
+// The URI of the stats resource, and the states of an upstream
+// (UpstreamStats.State).
+const (
+	StatsURI   = "toolselect://stats"
+	StateReady = "ready"
+	StateDown  = "down"
+)
+
+// countTokens counts the cl100k_base tokens of s offline, with the rank
+// package's token counter (shared per process, its vocabulary loaded once);
+// without the vocabulary, it estimates len(s)/4.
+func countTokens(s string) int {
 	tc, err := rank.NewTokenCounter(rank.EncodingCl100k)
 	if err != nil {
 		return len(s) / 4
