@@ -59,6 +59,7 @@ type CallError struct {
 	Err error
 }
 
+// Error says which call failed, how, and why.
 func (e *CallError) Error() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "executor: call of tool %q %s: %v", e.Tool, e.Outcome, e.Err)

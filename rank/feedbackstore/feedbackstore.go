@@ -48,10 +48,12 @@ type LineError struct {
 	Err    error
 }
 
+// Error names the source, the line and the cause.
 func (e *LineError) Error() string {
 	return fmt.Sprintf("%s: line %d: %v", e.Source, e.Line, e.Err)
 }
 
+// Unwrap returns the cause.
 func (e *LineError) Unwrap() error { return e.Err }
 
 // ErrMalformed is matched by a LineError whose record does not parse or is
