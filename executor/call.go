@@ -22,12 +22,6 @@ type Call struct {
 	Reasoning string `json:"reasoning,omitempty"`
 }
 
-// NewCall returns a Call of tool with arguments given as JSON text, the way
-// providers deliver them (OpenAI's function.arguments is such a string).
-func NewCall(id, tool, arguments string) Call {
-	return Call{ID: id, Tool: tool, Args: json.RawMessage(arguments)}
-}
-
 // ParseToolCalls reads provider tool calls from JSON: an array (or a single
 // object, or an object with a "tool_calls" field such as an OpenAI assistant
 // message) of any of

@@ -31,9 +31,6 @@ func NewChatRepairer(client selector.ChatClient, cfg selector.Config) *ChatRepai
 	return &ChatRepairer{Client: client, Model: cfg.Model, Temperature: cfg.Temperature, Timeout: time.Duration(cfg.TimeoutS) * time.Second}
 }
 
-// ErrRepairDeclined is returned when the model answers {"args": null}.
-var ErrRepairDeclined = errors.New("the model declined to repair the arguments")
-
 const repairSystemPrompt = `You repair the arguments of a tool call that failed validation.
 You are given the tool's name, description and JSON Schema, the arguments that were sent, and every violation (a JSON pointer into the arguments, the schema rule broken, and a message).
 Reply with exactly one JSON object: {"args": {...}} holding the corrected arguments.

@@ -9,8 +9,9 @@ import (
 )
 
 // Sentinel errors. Every error Hydrate, Run and Call return is a *CallError
-// that matches exactly one of these (or registry.ErrUnknownTool,
-// registry.ErrInvalidArgs, context.Canceled, context.DeadlineExceeded) with errors.Is.
+// that matches exactly one of ErrUnknownTool ... ErrApprovalDenied (or
+// context.Canceled, context.DeadlineExceeded) with errors.Is; ErrNoSelector
+// comes from Resolve, ErrRepairDeclined from a ChatRepairer.
 var (
 	// ErrUnknownTool: the call names no registered tool (registry.ErrUnknownTool).
 	ErrUnknownTool = registry.ErrUnknownTool
@@ -31,6 +32,11 @@ var (
 	ErrApprovalRequired = errors.New("human approval required but no approver is configured")
 	// ErrApprovalDenied: the approver said no.
 	ErrApprovalDenied = errors.New("approval denied")
+	// ErrNoSelector: Resolve on an executor built without Options.Selector.
+	ErrNoSelector = errors.New("executor: no selector configured (set Options.Selector)")
+	// ErrRepairDeclined: the ChatRepairer's model answered {"args": null}
+	// (a CallError's RepairErr).
+	ErrRepairDeclined = errors.New("the model declined to repair the arguments")
 )
 
 // CallError is why a call was not run: the call could not be hydrated
@@ -53,6 +59,7 @@ type CallError struct {
 	Err error
 }
 
+// Error says which call failed, how, and why.
 func (e *CallError) Error() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "executor: call of tool %q %s: %v", e.Tool, e.Outcome, e.Err)

@@ -163,9 +163,9 @@ func ExampleExecutor_HandleMeta() {
 	// What the model calls, one step at a time (OpenAI delivers arguments as a string).
 	ctx := context.Background()
 	for _, c := range []executor.Call{
-		executor.NewCall("1", "find_tool", `{"query":"what is the weather like","limit":1}`),
-		executor.NewCall("2", "call_tool", `{"name":"get_weather","arguments":{}}`),
-		executor.NewCall("3", "call_tool", `{"name":"get_weather","arguments":{"city":"Lyon"}}`),
+		executor.Call{ID: "1", Tool: "find_tool", Args: json.RawMessage(`{"query":"what is the weather like","limit":1}`)},
+		executor.Call{ID: "2", Tool: "call_tool", Args: json.RawMessage(`{"name":"get_weather","arguments":{}}`)},
+		executor.Call{ID: "3", Tool: "call_tool", Args: json.RawMessage(`{"name":"get_weather","arguments":{"city":"Lyon"}}`)},
 	} {
 		res, handled, err := ex.HandleMeta(ctx, c)
 		if !handled {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -14,9 +15,9 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-// DefaultTimeout bounds one tool run when neither Options.Timeout nor the
-// tool's WithTimeout says otherwise.
-const DefaultTimeout = 30 * time.Second
+// defaultTimeout bounds one tool run when neither Options.Timeout nor
+// Options.ToolTimeouts says otherwise.
+const defaultTimeout = 30 * time.Second
 
 // Handler runs a tool. args is a JSON object that has passed the tool's schema.
 // A returned error is the tool's own failure and becomes a Result with IsError
@@ -24,41 +25,21 @@ const DefaultTimeout = 30 * time.Second
 // Handlers must honour ctx: it carries the per-call timeout.
 type Handler func(ctx context.Context, args json.RawMessage) (any, error)
 
-// Runner is one instantiated call, ready to run.
-type Runner interface {
-	Run(ctx context.Context) (any, error)
-}
-
-// RunnerFunc adapts a function to Runner.
-type RunnerFunc func(ctx context.Context) (any, error)
-
-// Run calls f.
-func (f RunnerFunc) Run(ctx context.Context) (any, error) { return f(ctx) }
-
 // Constructor checks a call's arguments beyond what the schema says (typically
-// by decoding them into a typed struct) and returns the runner. An error means
+// by decoding them into a typed struct) and returns run, the instantiated call
+// (the runner), which runs the tool under the call's context. An error means
 // invalid arguments: return a *registry.ValidationError to point at the
 // offending fields; any other error becomes one violation with rule
 // "constructor". Either way the error is shown to the Repairer.
-type Constructor func(args json.RawMessage) (Runner, error)
-
-// HandleOption configures one binding.
-type HandleOption func(*binding)
-
-// WithTimeout sets this tool's per-call timeout, overriding Options.Timeout.
-// A negative d means no timeout (the caller's context still applies).
-func WithTimeout(d time.Duration) HandleOption {
-	return func(b *binding) { b.timeout = d }
-}
+type Constructor func(args json.RawMessage) (run func(ctx context.Context) (any, error), err error)
 
 type binding struct {
 	handler     Handler
 	constructor Constructor
-	timeout     time.Duration // 0: the executor's
 }
 
 // Options configures an Executor. A nil *Options means defaults: no unsafe
-// tools, no roles, no approver, DefaultTimeout, no audit sink, no repair,
+// tools, no roles, no approver, a 30 s timeout, no audit sink, no repair,
 // no selector.
 type Options struct {
 	// AllowUnsafe lets tools marked safe: false run.
@@ -70,8 +51,12 @@ type Options struct {
 	Capabilities []string
 	// Approver decides human-approval calls; without one they are refused.
 	Approver Approver
-	// Timeout bounds each tool run (0: DefaultTimeout; negative: none).
+	// Timeout bounds each tool run (0: 30 s; negative: none).
 	Timeout time.Duration
+	// ToolTimeouts overrides Timeout for the tools it names (canonical
+	// names); a negative value means no timeout (the caller's context still
+	// applies).
+	ToolTimeouts map[string]time.Duration
 	// Audit receives one Record per call; nil discards them.
 	Audit AuditSink
 	// Repairer, when set, is asked once to fix invalid arguments (see ChatRepairer).
@@ -106,9 +91,10 @@ func New(reg *registry.Registry, opts *Options) *Executor {
 		e.opts = *opts
 		e.opts.Roles = append([]string(nil), opts.Roles...)
 		e.opts.Capabilities = append([]string(nil), opts.Capabilities...)
+		e.opts.ToolTimeouts = maps.Clone(opts.ToolTimeouts)
 	}
 	if e.opts.Timeout == 0 {
-		e.opts.Timeout = DefaultTimeout
+		e.opts.Timeout = defaultTimeout
 	}
 	return e
 }
@@ -118,40 +104,37 @@ func (e *Executor) Registry() *registry.Registry { return e.reg }
 
 // Handle binds h to the registered tool name (canonical or provider-mapped),
 // replacing any earlier binding.
-func (e *Executor) Handle(name string, h Handler, opts ...HandleOption) error {
+func (e *Executor) Handle(name string, h Handler) error {
 	if h == nil {
 		return errors.New("executor: Handle: nil handler")
 	}
-	return e.bind(name, &binding{handler: h}, opts)
+	return e.bind(name, &binding{handler: h})
 }
 
 // HandleConstructor binds a constructor to the registered tool name,
 // replacing any earlier binding.
-func (e *Executor) HandleConstructor(name string, c Constructor, opts ...HandleOption) error {
+func (e *Executor) HandleConstructor(name string, c Constructor) error {
 	if c == nil {
 		return errors.New("executor: HandleConstructor: nil constructor")
 	}
-	return e.bind(name, &binding{constructor: c}, opts)
+	return e.bind(name, &binding{constructor: c})
 }
 
 // Register registers t in the registry and binds h to it, as one step.
-func (e *Executor) Register(t registry.Tool, h Handler, opts ...HandleOption) error {
+func (e *Executor) Register(t registry.Tool, h Handler) error {
 	if h == nil {
 		return errors.New("executor: Register: nil handler")
 	}
 	if err := e.reg.Register(t); err != nil {
 		return err
 	}
-	return e.bind(t.Name, &binding{handler: h}, opts)
+	return e.bind(t.Name, &binding{handler: h})
 }
 
-func (e *Executor) bind(name string, b *binding, opts []HandleOption) error {
+func (e *Executor) bind(name string, b *binding) error {
 	entry, ok := e.reg.Lookup(name)
 	if !ok {
 		return fmt.Errorf("executor: cannot bind %q: %w", name, registry.ErrUnknownTool)
-	}
-	for _, o := range opts {
-		o(b)
 	}
 	e.mu.Lock()
 	e.bindings[entry.Name()] = b
@@ -184,7 +167,7 @@ type Invocation struct {
 
 	entry    *registry.Entry
 	binding  *binding
-	runner   Runner
+	runner   func(ctx context.Context) (any, error)
 	policy   string
 	hydrated time.Duration
 }
@@ -306,14 +289,14 @@ func (e *Executor) hydrate(ctx context.Context, c *Call) (*Invocation, Record, e
 }
 
 // instantiate validates args and builds the runner.
-func instantiate(entry *registry.Entry, b *binding, args json.RawMessage) (Runner, error) {
+func instantiate(entry *registry.Entry, b *binding, args json.RawMessage) (func(ctx context.Context) (any, error), error) {
 	if err := entry.ValidateArgs(args); err != nil {
 		return nil, err
 	}
 	if b.handler != nil {
 		h := b.handler
 		a := append(json.RawMessage(nil), args...)
-		return RunnerFunc(func(ctx context.Context) (any, error) { return h(ctx, a) }), nil
+		return func(ctx context.Context) (any, error) { return h(ctx, a) }, nil
 	}
 	r, err := b.constructor(append(json.RawMessage(nil), args...))
 	if err != nil {
@@ -408,8 +391,8 @@ type runOutcome struct {
 // its own; its late result is discarded).
 func (e *Executor) execute(ctx context.Context, inv *Invocation) (Result, error) {
 	timeout := e.opts.Timeout
-	if inv.binding.timeout != 0 {
-		timeout = inv.binding.timeout
+	if d, ok := e.opts.ToolTimeouts[inv.Tool]; ok && d != 0 {
+		timeout = d
 	}
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
@@ -423,7 +406,7 @@ func (e *Executor) execute(ctx context.Context, inv *Invocation) (Result, error)
 				ch <- runOutcome{err: fmt.Errorf("the tool panicked: %v", p)}
 			}
 		}()
-		v, err := inv.runner.Run(runCtx)
+		v, err := inv.runner(runCtx)
 		ch <- runOutcome{value: v, err: err}
 	}()
 	res := Result{ID: inv.ID, Tool: inv.Tool}

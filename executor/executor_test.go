@@ -337,7 +337,7 @@ type order struct {
 	Count int `json:"count"`
 }
 
-func newOrder(args json.RawMessage) (executor.Runner, error) {
+func newOrder(args json.RawMessage) (func(context.Context) (any, error), error) {
 	var o order
 	if err := json.Unmarshal(args, &o); err != nil {
 		return nil, err
@@ -348,7 +348,7 @@ func newOrder(args json.RawMessage) (executor.Runner, error) {
 	if o.Count > 100 {
 		return nil, errors.New("count is over the stock of 100")
 	}
-	return executor.RunnerFunc(func(context.Context) (any, error) { return o.Count / 2, nil }), nil
+	return func(context.Context) (any, error) { return o.Count / 2, nil }, nil
 }
 
 func TestConstructor(t *testing.T) {
@@ -549,13 +549,13 @@ func TestPanicIsAToolError(t *testing.T) {
 
 func TestTimeout(t *testing.T) {
 	t.Run("tool ignoring its context", func(t *testing.T) {
-		ex, sink := fixture(t, &executor.Options{Timeout: time.Hour})
+		ex, sink := fixture(t, &executor.Options{Timeout: time.Hour, ToolTimeouts: map[string]time.Duration{"echo": 20 * time.Millisecond}})
 		release := make(chan struct{})
 		defer close(release)
 		require.NoError(t, ex.Handle("echo", func(context.Context, json.RawMessage) (any, error) {
 			<-release
 			return "late", nil
-		}, executor.WithTimeout(20*time.Millisecond)))
+		}))
 		start := time.Now()
 		res, err := ex.Call(context.Background(), call("echo", `{"msg":"x"}`))
 		require.NoError(t, err, "a timeout is the tool's failure, a result")

@@ -19,17 +19,9 @@ import (
 // run, call_tool(name, arguments) validates and runs one. Their definitions
 // are rank.FindToolTool and rank.CallToolTool (one text for the executor, the
 // MCP proxy and token accounting); MetaToolsView writes them in any provider
-// format.
-const (
-	FindToolName = rank.FindToolName
-	CallToolName = rank.CallToolName
-)
-
-// Limits of find_tool's limit argument.
-const (
-	DefaultFindLimit = rank.DefaultFindLimit
-	MaxFindLimit     = rank.MaxFindLimit
-)
+// format. Their names are rank.FindToolName and rank.CallToolName, and
+// find_tool's limit defaults to rank.DefaultFindLimit, at most
+// rank.MaxFindLimit.
 
 // FoundTool is one find_tool result.
 type FoundTool struct {
@@ -72,11 +64,11 @@ func MetaToolsView(f registry.Format) ([]byte, error) {
 	return registry.MarshalView(entries, f, nil)
 }
 
-// IsMetaTool reports whether name is find_tool or call_tool.
-func IsMetaTool(name string) bool { return name == FindToolName || name == CallToolName }
+// isMetaTool reports whether name is find_tool or call_tool.
+func isMetaTool(name string) bool { return name == rank.FindToolName || name == rank.CallToolName }
 
 // FindTool ranks the executor's registry for query and returns at most limit
-// tools (limit <= 0 means DefaultFindLimit; at most MaxFindLimit), best first.
+// tools (limit <= 0 means rank.DefaultFindLimit; at most rank.MaxFindLimit), best first.
 // Only tools this executor would run are considered: bound to a handler or
 // constructor and allowed by its policy (unsafe tools only with
 // Options.AllowUnsafe, role-restricted tools only for Options.Roles,
@@ -85,10 +77,10 @@ func IsMetaTool(name string) bool { return name == FindToolName || name == CallT
 // than limit tools, or none, may come back.
 func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]FoundTool, error) {
 	if limit <= 0 {
-		limit = DefaultFindLimit
+		limit = rank.DefaultFindLimit
 	}
-	if limit > MaxFindLimit {
-		limit = MaxFindLimit
+	if limit > rank.MaxFindLimit {
+		limit = rank.MaxFindLimit
 	}
 	var o rank.Options
 	if e.opts.FindTool != nil {
@@ -138,7 +130,7 @@ func (e *Executor) CallTool(ctx context.Context, name string, arguments json.Raw
 }
 
 func (e *Executor) callTool(ctx context.Context, id, name string, arguments json.RawMessage) (Result, error) {
-	if IsMetaTool(name) {
+	if isMetaTool(name) {
 		ce := &CallError{ID: id, Tool: name, Outcome: OutcomeInvalid,
 			Err: fmt.Errorf("%w %q: call_tool runs catalog tools, not meta-tools", registry.ErrUnknownTool, name)}
 		return e.metaFailure(id, name, ce), ce
@@ -185,7 +177,7 @@ func (e *Executor) suggest(ctx context.Context, ce *CallError, text string) stri
 // find_tool runs no tool and writes no audit record; call_tool's inner call
 // is audited under the name of the tool it runs.
 func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error) {
-	if !IsMetaTool(c.Tool) {
+	if !isMetaTool(c.Tool) {
 		return Result{}, false, nil
 	}
 	entry, err := metaEntry(c.Tool)
@@ -193,7 +185,7 @@ func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error)
 		return Result{ID: c.ID, Tool: c.Tool}, true, err
 	}
 	args := normalizeArgs(c.Args)
-	if c.Tool == CallToolName {
+	if c.Tool == rank.CallToolName {
 		args = unquoteArguments(args)
 	}
 	if err := entry.ValidateArgs(args); err != nil {
@@ -205,7 +197,7 @@ func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error)
 		return res, true, ce
 	}
 	switch c.Tool {
-	case FindToolName:
+	case rank.FindToolName:
 		var a struct {
 			Query string `json:"query"`
 			Limit int    `json:"limit"`

@@ -63,7 +63,7 @@ func TestFindToolLimitAndFields(t *testing.T) {
 	ctx := context.Background()
 	found, err := ex.FindTool(ctx, "weather for a city", 0)
 	require.NoError(t, err)
-	assert.Len(t, found, executor.DefaultFindLimit, "limit 0 means 5")
+	assert.Len(t, found, rank.DefaultFindLimit, "limit 0 means 5")
 	for _, f := range found {
 		assert.GreaterOrEqual(t, f.Score, 0.0)
 		assert.LessOrEqual(t, f.Score, 1.0)
@@ -79,7 +79,7 @@ func TestFindToolLimitAndFields(t *testing.T) {
 	assert.Len(t, found, 2)
 	found, err = ex.FindTool(ctx, "weather for a city", 1000)
 	require.NoError(t, err)
-	assert.Len(t, found, 8, "every runnable weather tool, capped at MaxFindLimit")
+	assert.Len(t, found, 8, "every runnable weather tool, capped at rank.MaxFindLimit")
 
 	found, err = ex.FindTool(ctx, "send an email", 3)
 	require.NoError(t, err)
@@ -96,7 +96,7 @@ func TestFindToolHidesWhatTheExecutorRefuses(t *testing.T) {
 	hiddenByDefault := []string{"weather_station_reset", "weather_admin", "weather_unbound"}
 	ex, _ := metaFixture(t, nil)
 	for _, q := range []string{"weather station reset", "administer the weather service", "satellite images", "weather"} {
-		found, err := ex.FindTool(ctx, q, executor.MaxFindLimit)
+		found, err := ex.FindTool(ctx, q, rank.MaxFindLimit)
 		require.NoError(t, err)
 		for _, h := range hiddenByDefault {
 			assert.NotContains(t, names(found), h, "query %q", q)
@@ -238,7 +238,7 @@ func TestHandleMeta(t *testing.T) {
 	assert.Zero(t, runs.Load())
 
 	// find_tool, as a provider delivers it (arguments as a JSON string), default limit.
-	res, handled, err := ex.HandleMeta(ctx, executor.NewCall("c1", "find_tool", `{"query":"weather for a city"}`))
+	res, handled, err := ex.HandleMeta(ctx, executor.Call{ID: "c1", Tool: "find_tool", Args: json.RawMessage(`{"query":"weather for a city"}`)})
 	require.True(t, handled)
 	require.NoError(t, err)
 	assert.Equal(t, "c1", res.ID)
@@ -318,7 +318,6 @@ func TestMetaToolsView(t *testing.T) {
 	}
 	_, err := executor.MetaToolsView("xml")
 	assert.Error(t, err)
-	assert.True(t, executor.IsMetaTool("find_tool") && executor.IsMetaTool("call_tool") && !executor.IsMetaTool("echo"))
 }
 
 // A model loop: meta-tool calls go to HandleMeta, anything else to Call.
@@ -349,7 +348,7 @@ func TestMetaLoopDispatch(t *testing.T) {
 // may return, and names why for the others.
 func TestAllowedMatchesFindTool(t *testing.T) {
 	ex, _ := metaFixture(t, nil)
-	found, err := ex.FindTool(context.Background(), "weather city satellite station admin email", executor.MaxFindLimit)
+	found, err := ex.FindTool(context.Background(), "weather city satellite station admin email", rank.MaxFindLimit)
 	require.NoError(t, err)
 	entries, _ := ex.Registry().Snapshot()
 	require.NotEmpty(t, found)
@@ -380,7 +379,7 @@ func TestMetaUnknownSuggestsAndBlankQueryRefused(t *testing.T) {
 	assert.Contains(t, me.DidYouMean, "send_email")
 	assert.NotContains(t, me.DidYouMean, "weather_station_reset")
 
-	res, _, err = ex.HandleMeta(ctx, executor.Call{Tool: executor.FindToolName, Args: json.RawMessage(`{"query":"  "}`)})
+	res, _, err = ex.HandleMeta(ctx, executor.Call{Tool: rank.FindToolName, Args: json.RawMessage(`{"query":"  "}`)})
 	require.ErrorIs(t, err, executor.ErrInvalidArgs)
 	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
 	require.Len(t, me.Violations, 1)

@@ -24,11 +24,3 @@ type RepairRequest struct {
 type Repairer interface {
 	RepairArgs(ctx context.Context, req RepairRequest) (json.RawMessage, error)
 }
-
-// RepairFunc adapts a function to Repairer.
-type RepairFunc func(ctx context.Context, req RepairRequest) (json.RawMessage, error)
-
-// RepairArgs calls f.
-func (f RepairFunc) RepairArgs(ctx context.Context, req RepairRequest) (json.RawMessage, error) {
-	return f(ctx, req)
-}

@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"errors"
 
 	"github.com/toolselect/toolselect/selector"
 )
@@ -11,9 +10,6 @@ import (
 type Selector interface {
 	SelectToolCalls(ctx context.Context, req selector.Request) ([]selector.ToolCall, error)
 }
-
-// ErrNoSelector is returned by Resolve on an executor built without Options.Selector.
-var ErrNoSelector = errors.New("executor: no selector configured (set Options.Selector)")
 
 // Resolve turns a task into calls through the configured Selector. The
 // request is completed so that the model is offered only what this executor
@@ -39,24 +35,15 @@ func (e *Executor) Resolve(ctx context.Context, req selector.Request) ([]Call, e
 	return FromToolCalls(tcs), nil
 }
 
-// FromToolCall converts a selector call.
-func FromToolCall(tc selector.ToolCall) Call {
-	return Call{Tool: tc.Tool, Args: tc.Args, Reasoning: tc.Reasoning}
-}
-
-// FromToolCalls converts selector calls, keeping their order.
+// FromToolCalls converts selector calls, keeping their order. (A
+// selector.NativeCall, arguments as a JSON string, is
+// Call{ID: nc.ID, Tool: nc.Name, Args: json.RawMessage(nc.Arguments)}.)
 func FromToolCalls(tcs []selector.ToolCall) []Call {
 	out := make([]Call, len(tcs))
 	for i, tc := range tcs {
-		out[i] = FromToolCall(tc)
+		out[i] = Call{Tool: tc.Tool, Args: tc.Args, Reasoning: tc.Reasoning}
 	}
 	return out
-}
-
-// FromNativeCall converts a provider tool call whose arguments are a JSON
-// string (selector.NativeCall, as a ChatClient returns it).
-func FromNativeCall(nc selector.NativeCall) Call {
-	return NewCall(nc.ID, nc.Name, nc.Arguments)
 }
 
 // CallOutcome is what CallAll reports for one call.

@@ -89,16 +89,16 @@ func TestResolveWithoutSelector(t *testing.T) {
 	assert.ErrorIs(t, err, executor.ErrNoSelector)
 }
 
-func TestFromNativeCall(t *testing.T) {
+func TestNativeAndSelectorCalls(t *testing.T) {
 	ex, _ := fixture(t, nil)
 	nc := selector.NativeCall{ID: "call_1", Name: "echo", Arguments: `{"msg":"native"}`}
-	res, err := ex.Call(context.Background(), executor.FromNativeCall(nc))
+	res, err := ex.Call(context.Background(), executor.Call{ID: nc.ID, Tool: nc.Name, Args: json.RawMessage(nc.Arguments)})
 	require.NoError(t, err)
 	assert.Equal(t, "call_1", res.ID)
 	assert.Equal(t, map[string]any{"msg": "native"}, res.Value)
 
-	tc := executor.FromToolCall(selector.ToolCall{Tool: "echo", Args: json.RawMessage(`{"msg":"sel"}`), Reasoning: "r"})
-	assert.Equal(t, executor.Call{Tool: "echo", Args: json.RawMessage(`{"msg":"sel"}`), Reasoning: "r"}, tc)
+	tcs := executor.FromToolCalls([]selector.ToolCall{{Tool: "echo", Args: json.RawMessage(`{"msg":"sel"}`), Reasoning: "r"}})
+	assert.Equal(t, []executor.Call{{Tool: "echo", Args: json.RawMessage(`{"msg":"sel"}`), Reasoning: "r"}}, tcs)
 }
 
 func TestCallAllContinuesAfterFailures(t *testing.T) {

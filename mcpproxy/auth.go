@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -242,21 +241,6 @@ func (in *introspector) verify(ctx context.Context, token string, _ *http.Reques
 		info.Expiration = time.Unix(ir.Exp, 0)
 	}
 	return info, nil
-}
-
-// IsLoopback reports whether a listen address binds only loopback
-// interfaces ("127.0.0.1:8080", "[::1]:0", "localhost:9000"); an empty host
-// ("":8080, "0.0.0.0") binds every interface.
-func IsLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = addr
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
 }
 
 // limitBody answers 413 to a body over max bytes (a declared Content-Length

@@ -223,9 +223,4 @@ func TestAuthValidate(t *testing.T) {
 			t.Errorf("%+v validated", a)
 		}
 	}
-	for addr, want := range map[string]bool{"127.0.0.1:8080": true, "[::1]:0": true, "localhost:9": true, "0.0.0.0:8080": false, ":8080": false, "10.1.2.3:80": false} {
-		if IsLoopback(addr) != want {
-			t.Errorf("IsLoopback(%q) = %v", addr, !want)
-		}
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/toolselect/toolselect/rank"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -272,7 +273,7 @@ func text(res *mcp.CallToolResult) string {
 // find calls find_tool and returns the names found.
 func find(t *testing.T, cs *mcp.ClientSession, query string, limit int) []string {
 	t.Helper()
-	res := call(t, cs, FindToolName, map[string]any{"query": query, "limit": limit})
+	res := call(t, cs, rank.FindToolName, map[string]any{"query": query, "limit": limit})
 	if res.IsError {
 		t.Fatalf("find_tool %q: %s", query, text(res))
 	}

@@ -2,6 +2,7 @@ package mcpproxy
 
 import (
 	"context"
+	"github.com/toolselect/toolselect/rank"
 	"io"
 	"net"
 	"net/http"
@@ -42,11 +43,11 @@ func TestHTTPProtocolVersions(t *testing.T) {
 			if got := find(t, cs, "sleep milliseconds", 1); len(got) != 1 || got[0] != "t__sleep" {
 				t.Fatalf("find_tool = %v", got)
 			}
-			res := call(t, cs, CallToolName, map[string]any{"name": "t__sleep", "arguments": map[string]any{"ms": 1}})
+			res := call(t, cs, rank.CallToolName, map[string]any{"name": "t__sleep", "arguments": map[string]any{"ms": 1}})
 			if res.IsError || text(res) != "done" {
 				t.Fatalf("call_tool: %s", text(res))
 			}
-			res = call(t, cs, CallToolName, map[string]any{"name": "t__sleep", "arguments": map[string]any{"ms": -1}})
+			res = call(t, cs, rank.CallToolName, map[string]any{"name": "t__sleep", "arguments": map[string]any{"ms": -1}})
 			if !res.IsError || !strings.Contains(text(res), "minimum") {
 				t.Fatalf("invalid call: %s", text(res))
 			}
@@ -137,14 +138,14 @@ func TestHTTPUpstreams(t *testing.T) {
 	}
 	// The inner proxy lists find_tool and call_tool; calling through both
 	// proxies reaches the test upstream.
-	res := call(t, cs, CallToolName, map[string]any{"name": "inner__call_tool", "arguments": map[string]any{
+	res := call(t, cs, rank.CallToolName, map[string]any{"name": "inner__call_tool", "arguments": map[string]any{
 		"name": "t__sleep", "arguments": map[string]any{"ms": 1},
 	}})
 	if res.IsError || text(res) != "done" {
 		t.Fatalf("through two proxies: %s", text(res))
 	}
 	if len(ups) > 1 {
-		res = call(t, cs, CallToolName, map[string]any{"name": "every__get-sum", "arguments": map[string]any{"a": 1, "b": 2}})
+		res = call(t, cs, rank.CallToolName, map[string]any{"name": "every__get-sum", "arguments": map[string]any{"a": 1, "b": 2}})
 		if res.IsError || !strings.Contains(text(res), "3") {
 			t.Fatalf("everything over HTTP: %s", text(res))
 		}

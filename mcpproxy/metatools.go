@@ -34,7 +34,7 @@ func callToolDef() *mcp.Tool {
 // one outcome vocabulary (executor.Outcome).
 func (p *Proxy) handleMeta(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	ctx = withOrigin(ctx, req)
-	if req.Params.Name == CallToolName {
+	if req.Params.Name == rank.CallToolName {
 		var target struct {
 			Name string `json:"name"`
 		}
@@ -47,7 +47,7 @@ func (p *Proxy) handleMeta(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	start := time.Now()
 	res, _, err := p.ex.HandleMeta(ctx, executor.Call{Tool: req.Params.Name, Args: req.Params.Arguments})
 	d := time.Since(start)
-	if req.Params.Name == FindToolName {
+	if req.Params.Name == rank.FindToolName {
 		p.stats.find(d, res.IsError)
 	} else {
 		p.stats.call(p.toolLabel(res.Tool), string(res.Outcome), d)
@@ -83,7 +83,7 @@ func (p *Proxy) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		r, ok := req.(*mcp.CallToolRequest)
-		if !ok || r.Params == nil || (!p.topMode() && executor.IsMetaTool(r.Params.Name)) {
+		if !ok || r.Params == nil || (!p.topMode() && (r.Params.Name == rank.FindToolName || r.Params.Name == rank.CallToolName)) {
 			return next(ctx, method, req)
 		}
 		return p.CallTool(withOrigin(ctx, r), r.Params.Name, r.Params.Arguments), nil

@@ -2,6 +2,7 @@ package mcpproxy
 
 import (
 	"context"
+	"github.com/toolselect/toolselect/rank"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,7 @@ func TestPinsHoldARugPullAcrossRestarts(t *testing.T) {
 	}
 	for _, res := range []*mcp.CallToolResult{
 		call(t, cs2, "t__count", map[string]any{}),
-		call(t, cs2, CallToolName, map[string]any{"name": "t__count", "arguments": map[string]any{}}),
+		call(t, cs2, rank.CallToolName, map[string]any{"name": "t__count", "arguments": map[string]any{}}),
 	} {
 		if !res.IsError || !strings.Contains(text(res), "changed since it was pinned (description differ)") ||
 			!strings.Contains(text(res), "toolselect mcp pins approve t__count --pins "+pins) {

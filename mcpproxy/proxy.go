@@ -26,14 +26,6 @@ import (
 // version: toolselect's release, from the VERSION file.
 var version = toolselect.Version()
 
-// Names of the meta-tools (the executor's, shared with rank and token
-// accounting) and the stats resource.
-const (
-	FindToolName = executor.FindToolName
-	CallToolName = executor.CallToolName
-	StatsURI     = "toolselect://stats"
-)
-
 // Options holds collaborators of a Proxy. A nil *Options means defaults.
 type Options struct {
 	// Logger receives warnings (refused tools, upstream failures); default
@@ -112,7 +104,7 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if o.CountTokens == nil {
-		o.CountTokens = CountTokens
+		o.CountTokens = countTokens
 	}
 	reg := registry.New(nil)
 	p := &Proxy{
@@ -427,8 +419,8 @@ func mcpToolOf(e *registry.Entry) (*mcp.Tool, bool) {
 }
 
 // FindTool ranks the catalog for query as the find_tool meta-tool does and
-// returns at most limit tools (executor.DefaultFindLimit when limit <= 0, at
-// most executor.MaxFindLimit). Only tools the proxy would run are returned
+// returns at most limit tools (rank.DefaultFindLimit when limit <= 0, at
+// most rank.MaxFindLimit). Only tools the proxy would run are returned
 // (destructive ones only when allowed), plus catalog-only tools.
 func (p *Proxy) FindTool(ctx context.Context, query string, limit int) ([]executor.FoundTool, error) {
 	start := time.Now()

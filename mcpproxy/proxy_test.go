@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/toolselect/toolselect/rank"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,14 +76,14 @@ func TestRealPeers(t *testing.T) {
 				}
 			}
 		}
-		res := call(t, cs, CallToolName, map[string]any{"name": "memory__delete_entities", "arguments": map[string]any{"entityNames": []string{"x"}}})
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "memory__delete_entities", "arguments": map[string]any{"entityNames": []string{"x"}}})
 		if !res.IsError || !strings.Contains(text(res), "unsafe tool not allowed") {
 			t.Fatalf("calling a destructive tool: %s", text(res))
 		}
 	})
 
 	t.Run("call everything", func(t *testing.T) {
-		res := call(t, cs, CallToolName, map[string]any{"name": "everything__get-sum", "arguments": map[string]any{"a": 2, "b": 3}})
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "everything__get-sum", "arguments": map[string]any{"a": 2, "b": 3}})
 		if res.IsError || !strings.Contains(text(res), "5") {
 			t.Fatalf("get-sum: %s", text(res))
 		}
@@ -94,17 +95,17 @@ func TestRealPeers(t *testing.T) {
 	})
 
 	t.Run("call filesystem", func(t *testing.T) {
-		res := call(t, cs, CallToolName, map[string]any{"name": "filesystem__read_text_file", "arguments": map[string]any{"path": filepath.Join(fsDir, "hello.txt")}})
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "filesystem__read_text_file", "arguments": map[string]any{"path": filepath.Join(fsDir, "hello.txt")}})
 		if res.IsError || !strings.Contains(text(res), "hello from the filesystem upstream") {
 			t.Fatalf("read_text_file: %s", text(res))
 		}
 		// An upstream's own error is relayed as is.
-		res = call(t, cs, CallToolName, map[string]any{"name": "filesystem__read_text_file", "arguments": map[string]any{"path": "/etc/passwd"}})
+		res = call(t, cs, rank.CallToolName, map[string]any{"name": "filesystem__read_text_file", "arguments": map[string]any{"path": "/etc/passwd"}})
 		if !res.IsError {
 			t.Fatalf("reading outside the allowed directory should be the upstream's tool error: %s", text(res))
 		}
 		// write_file is destructive: refused by the proxy, file not created.
-		res = call(t, cs, CallToolName, map[string]any{"name": "filesystem__write_file", "arguments": map[string]any{"path": filepath.Join(fsDir, "new.txt"), "content": "x"}})
+		res = call(t, cs, rank.CallToolName, map[string]any{"name": "filesystem__write_file", "arguments": map[string]any{"path": filepath.Join(fsDir, "new.txt"), "content": "x"}})
 		if !res.IsError {
 			t.Fatalf("write_file should be refused")
 		}
@@ -114,13 +115,13 @@ func TestRealPeers(t *testing.T) {
 	})
 
 	t.Run("call memory", func(t *testing.T) {
-		res := call(t, cs, CallToolName, map[string]any{"name": "memory__create_entities", "arguments": map[string]any{
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "memory__create_entities", "arguments": map[string]any{
 			"entities": []any{map[string]any{"name": "Ada", "entityType": "person", "observations": []string{"wrote the first program"}}},
 		}})
 		if res.IsError {
 			t.Fatalf("create_entities: %s", text(res))
 		}
-		res = call(t, cs, CallToolName, map[string]any{"name": "memory__read_graph", "arguments": map[string]any{}})
+		res = call(t, cs, rank.CallToolName, map[string]any{"name": "memory__read_graph", "arguments": map[string]any{}})
 		if res.IsError || !strings.Contains(text(res), "Ada") {
 			t.Fatalf("read_graph: %s", text(res))
 		}
@@ -128,7 +129,7 @@ func TestRealPeers(t *testing.T) {
 
 	t.Run("invalid arguments never reach the upstream", func(t *testing.T) {
 		before := p.Stats(context.Background())
-		res := call(t, cs, CallToolName, map[string]any{"name": "memory__create_entities", "arguments": map[string]any{
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "memory__create_entities", "arguments": map[string]any{
 			"entities": []any{map[string]any{"name": "Bob"}}, // entityType and observations missing
 		}})
 		if !res.IsError {
@@ -138,11 +139,11 @@ func TestRealPeers(t *testing.T) {
 		if !strings.Contains(string(sc), `"outcome":"invalid"`) || !strings.Contains(string(sc), "/entities/0") || !strings.Contains(string(sc), "required") {
 			t.Fatalf("violations not reported: %s", sc)
 		}
-		res = call(t, cs, CallToolName, map[string]any{"name": "memory__read_graph", "arguments": map[string]any{}})
+		res = call(t, cs, rank.CallToolName, map[string]any{"name": "memory__read_graph", "arguments": map[string]any{}})
 		if strings.Contains(text(res), "Bob") {
 			t.Fatalf("the invalid call reached the upstream: %s", text(res))
 		}
-		res = call(t, cs, CallToolName, map[string]any{"name": "everything__get-sum", "arguments": map[string]any{"a": "two", "b": 3}})
+		res = call(t, cs, rank.CallToolName, map[string]any{"name": "everything__get-sum", "arguments": map[string]any{"a": "two", "b": 3}})
 		if !res.IsError || !strings.Contains(text(res), "/a") {
 			t.Fatalf("get-sum with a string: %s", text(res))
 		}
@@ -156,15 +157,15 @@ func TestRealPeers(t *testing.T) {
 	})
 
 	t.Run("unknown tool", func(t *testing.T) {
-		res := call(t, cs, CallToolName, map[string]any{"name": "nope__nothing", "arguments": map[string]any{}})
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "nope__nothing", "arguments": map[string]any{}})
 		if !res.IsError || !strings.Contains(text(res), "unknown tool") {
 			t.Fatalf("unknown tool: %s", text(res))
 		}
-		res = call(t, cs, CallToolName, map[string]any{"arguments": map[string]any{}})
+		res = call(t, cs, rank.CallToolName, map[string]any{"arguments": map[string]any{}})
 		if !res.IsError || !strings.Contains(text(res), `missing property 'name'`) {
 			t.Fatalf("missing name: %s", text(res))
 		}
-		res = call(t, cs, FindToolName, map[string]any{"query": ""})
+		res = call(t, cs, rank.FindToolName, map[string]any{"query": ""})
 		if !res.IsError {
 			t.Fatalf("empty query accepted")
 		}
@@ -208,7 +209,7 @@ func TestAllowDestructive(t *testing.T) {
 	if got := find(t, cs, "delete entities", 3); !contains(got, "mem.delete_entities") {
 		t.Fatalf("find_tool = %v, want mem.delete_entities", got)
 	}
-	res := call(t, cs, CallToolName, map[string]any{"name": "mem.delete_entities", "arguments": map[string]any{"entityNames": []string{"nobody"}}})
+	res := call(t, cs, rank.CallToolName, map[string]any{"name": "mem.delete_entities", "arguments": map[string]any{"entityNames": []string{"nobody"}}})
 	if res.IsError {
 		t.Fatalf("delete_entities: %s", text(res))
 	}
@@ -220,7 +221,7 @@ func TestExposeTop(t *testing.T) {
 	p := startProxy(t, &Config{Upstreams: ups[:2], Expose: Exposure{Mode: "top", TopK: 3, Query: "read a text file from disk"}})
 	cs := connectMemory(t, p, "")
 	names := listNames(t, cs)
-	if len(names) != 3 || contains(names, FindToolName) || !contains(names, "filesystem__read_text_file") {
+	if len(names) != 3 || contains(names, rank.FindToolName) || !contains(names, "filesystem__read_text_file") {
 		t.Fatalf("tools/list = %v", names)
 	}
 	res := call(t, cs, "filesystem__read_text_file", map[string]any{"path": "relative/nowhere"})
@@ -250,7 +251,7 @@ func TestCrashHangAndListChanged(t *testing.T) {
 
 	healthy := func() {
 		t.Helper()
-		res := call(t, cs, CallToolName, map[string]any{"name": "everything__get-sum", "arguments": map[string]any{"a": 1, "b": 1}})
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "everything__get-sum", "arguments": map[string]any{"a": 1, "b": 1}})
 		if res.IsError {
 			t.Fatalf("healthy upstream failed: %s", text(res))
 		}
@@ -258,7 +259,7 @@ func TestCrashHangAndListChanged(t *testing.T) {
 
 	t.Run("slow call times out", func(t *testing.T) {
 		start := time.Now()
-		res := call(t, cs, CallToolName, map[string]any{"name": "flaky__sleep", "arguments": map[string]any{"ms": 10000}})
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "flaky__sleep", "arguments": map[string]any{"ms": 10000}})
 		if !res.IsError || !strings.Contains(text(res), "timed out") {
 			t.Fatalf("slow call: %s", text(res))
 		}
@@ -267,20 +268,20 @@ func TestCrashHangAndListChanged(t *testing.T) {
 		}
 		healthy()
 		// The slow upstream still answers pings, so it is kept.
-		res = call(t, cs, CallToolName, map[string]any{"name": "flaky__sleep", "arguments": map[string]any{"ms": 1}})
+		res = call(t, cs, rank.CallToolName, map[string]any{"name": "flaky__sleep", "arguments": map[string]any{"ms": 1}})
 		if res.IsError {
 			t.Fatalf("fast call after a timeout: %s", text(res))
 		}
 	})
 
 	t.Run("killed mid-session restarts on next use", func(t *testing.T) {
-		res := call(t, cs, CallToolName, map[string]any{"name": "flaky__crash", "arguments": map[string]any{}})
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "flaky__crash", "arguments": map[string]any{}})
 		if !res.IsError || !strings.Contains(text(res), "flaky") {
 			t.Fatalf("crash: %s", text(res))
 		}
 		healthy()
 		waitFor(t, func() bool { return p.Stats(context.Background()).Upstreams[0].State == StateDown })
-		res = call(t, cs, CallToolName, map[string]any{"name": "flaky__sleep", "arguments": map[string]any{"ms": 1}})
+		res = call(t, cs, rank.CallToolName, map[string]any{"name": "flaky__sleep", "arguments": map[string]any{"ms": 1}})
 		if res.IsError || text(res) != "done" {
 			t.Fatalf("call after crash: %s", text(res))
 		}
@@ -292,7 +293,7 @@ func TestCrashHangAndListChanged(t *testing.T) {
 
 	t.Run("a stuck handler times out, the upstream stays", func(t *testing.T) {
 		// hang blocks one handler; pings still answer, so the session is kept.
-		res := call(t, cs, CallToolName, map[string]any{"name": "flaky__hang", "arguments": map[string]any{}})
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "flaky__hang", "arguments": map[string]any{}})
 		if !res.IsError || !strings.Contains(text(res), "timed out") {
 			t.Fatalf("hang: %s", text(res))
 		}
@@ -304,13 +305,13 @@ func TestCrashHangAndListChanged(t *testing.T) {
 
 	t.Run("a frozen upstream is dropped and restarted", func(t *testing.T) {
 		connects := p.Stats(context.Background()).Upstreams[0].Connects
-		res := call(t, cs, CallToolName, map[string]any{"name": "flaky__freeze", "arguments": map[string]any{}})
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "flaky__freeze", "arguments": map[string]any{}})
 		if !res.IsError || !strings.Contains(text(res), "timed out") {
 			t.Fatalf("freeze: %s", text(res))
 		}
 		healthy()
 		waitFor(t, func() bool { return p.Stats(context.Background()).Upstreams[0].State == StateDown })
-		res = call(t, cs, CallToolName, map[string]any{"name": "flaky__sleep", "arguments": map[string]any{"ms": 1}})
+		res = call(t, cs, rank.CallToolName, map[string]any{"name": "flaky__sleep", "arguments": map[string]any{"ms": 1}})
 		if res.IsError || text(res) != "done" {
 			t.Fatalf("call after freeze: %s", text(res))
 		}
@@ -323,7 +324,7 @@ func TestCrashHangAndListChanged(t *testing.T) {
 		if got := find(t, cs, "zebra stripes", 3); contains(got, "flaky__zebra_stripes_counter") {
 			t.Fatalf("tool present too early")
 		}
-		res := call(t, cs, CallToolName, map[string]any{"name": "flaky__grow", "arguments": map[string]any{}})
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "flaky__grow", "arguments": map[string]any{}})
 		if res.IsError {
 			t.Fatalf("grow: %s", text(res))
 		}
@@ -335,7 +336,7 @@ func TestCrashHangAndListChanged(t *testing.T) {
 		if got := find(t, cs, "zebra stripes", 3); !contains(got, "flaky__zebra_stripes_counter") {
 			t.Fatalf("find_tool after list_changed = %v", got)
 		}
-		res = call(t, cs, CallToolName, map[string]any{"name": "flaky__zebra_stripes_counter", "arguments": map[string]any{}})
+		res = call(t, cs, rank.CallToolName, map[string]any{"name": "flaky__zebra_stripes_counter", "arguments": map[string]any{}})
 		if res.IsError || text(res) != "42" {
 			t.Fatalf("new tool: %s", text(res))
 		}
@@ -353,11 +354,11 @@ func TestUnreachableUpstream(t *testing.T) {
 	if st.Upstreams[0].State != StateDown || st.Upstreams[0].LastError == "" || st.Upstreams[1].State != StateReady {
 		t.Fatalf("stats: %+v", st.Upstreams)
 	}
-	res := call(t, cs, CallToolName, map[string]any{"name": "ghost__anything", "arguments": map[string]any{}})
+	res := call(t, cs, rank.CallToolName, map[string]any{"name": "ghost__anything", "arguments": map[string]any{}})
 	if !res.IsError || !strings.Contains(text(res), "ghost") {
 		t.Fatalf("unknown tool of a down upstream: %s", text(res))
 	}
-	res = call(t, cs, CallToolName, map[string]any{"name": "ok__sleep", "arguments": map[string]any{"ms": 1}})
+	res = call(t, cs, rank.CallToolName, map[string]any{"name": "ok__sleep", "arguments": map[string]any{"ms": 1}})
 	if res.IsError {
 		t.Fatalf("healthy upstream: %s", text(res))
 	}
@@ -376,15 +377,15 @@ func waitFor(t *testing.T, cond func() bool) {
 
 // "top" mode asks for at most as many tools as a ranking returns.
 func TestExposeTopKBounds(t *testing.T) {
-	for _, k := range []int{0, MaxFindLimit + 1} {
+	for _, k := range []int{0, rank.MaxFindLimit + 1} {
 		c := &Config{Upstreams: []Upstream{{Name: "a", Command: "x"}}, Expose: Exposure{Mode: "top", TopK: k, Query: "q"}}
 		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "expose.topK must be 1..50") {
 			t.Errorf("topK %d: %v", k, err)
 		}
 	}
-	c := &Config{Upstreams: []Upstream{{Name: "a", Command: "x"}}, Expose: Exposure{Mode: "top", TopK: MaxFindLimit, Query: "q"}}
+	c := &Config{Upstreams: []Upstream{{Name: "a", Command: "x"}}, Expose: Exposure{Mode: "top", TopK: rank.MaxFindLimit, Query: "q"}}
 	if err := c.Validate(); err != nil {
-		t.Errorf("topK %d: %v", MaxFindLimit, err)
+		t.Errorf("topK %d: %v", rank.MaxFindLimit, err)
 	}
 }
 
@@ -401,11 +402,11 @@ func TestRenderNeverAnEmptyError(t *testing.T) {
 // find_tool with nothing to offer says why instead of a bare empty list.
 func TestRenderEmptyFindSaysWhy(t *testing.T) {
 	p := &Proxy{}
-	out := p.render(executor.Result{Tool: FindToolName, Value: []executor.FoundTool{}}, nil)
+	out := p.render(executor.Result{Tool: rank.FindToolName, Value: []executor.FoundTool{}}, nil)
 	if out.IsError || !strings.Contains(out.Content[0].(*mcp.TextContent).Text, `"note":"no tool this proxy would run matched`) {
 		t.Fatalf("render: %+v", out.Content[0])
 	}
-	out = p.render(executor.Result{Tool: FindToolName, Value: []executor.FoundTool{{Name: "a"}}}, nil)
+	out = p.render(executor.Result{Tool: rank.FindToolName, Value: []executor.FoundTool{{Name: "a"}}}, nil)
 	if strings.Contains(out.Content[0].(*mcp.TextContent).Text, "note") {
 		t.Fatalf("a list with tools needs no note: %+v", out.Content[0])
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/toolselect/toolselect/rank"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -116,7 +117,7 @@ func TestRelayRealPeers(t *testing.T) {
 	})
 
 	t.Run("resource links in a tool result are readable", func(t *testing.T) {
-		res := call(t, cs, CallToolName, map[string]any{"name": "everything__get-resource-links", "arguments": map[string]any{"count": 2}})
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "everything__get-resource-links", "arguments": map[string]any{"count": 2}})
 		var links []string
 		for _, c := range res.Content {
 			if l, ok := c.(*mcp.ResourceLink); ok {
@@ -204,7 +205,7 @@ func TestRelayRealPeers(t *testing.T) {
 		}
 		// server-everything sends updates of subscribed resources once
 		// this tool is on (one at once, then every 5 s).
-		res := call(t, cs, CallToolName, map[string]any{"name": "everything__toggle-subscriber-updates", "arguments": map[string]any{}})
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "everything__toggle-subscriber-updates", "arguments": map[string]any{}})
 		if res.IsError {
 			t.Fatalf("toggle-subscriber-updates: %s", text(res))
 		}
@@ -218,7 +219,7 @@ func TestRelayRealPeers(t *testing.T) {
 	})
 
 	t.Run("progress of trigger-long-running-operation", func(t *testing.T) {
-		params := &mcp.CallToolParams{Name: CallToolName, Arguments: map[string]any{
+		params := &mcp.CallToolParams{Name: rank.CallToolName, Arguments: map[string]any{
 			"name": "everything__trigger-long-running-operation", "arguments": map[string]any{"duration": 0.6, "steps": 3}}}
 		params.SetProgressToken("client-token-1")
 		res, err := cs.CallTool(ctx, params)
@@ -244,7 +245,7 @@ func TestRelayRealPeers(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The tool logs once at once, during the call, then every 5 s.
-		res := call(t, cs, CallToolName, map[string]any{"name": "everything__toggle-simulated-logging", "arguments": map[string]any{}})
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "everything__toggle-simulated-logging", "arguments": map[string]any{}})
 		if res.IsError {
 			t.Fatalf("toggle-simulated-logging: %s", text(res))
 		}
@@ -257,7 +258,7 @@ func TestRelayRealPeers(t *testing.T) {
 			}
 			return false
 		})
-		call(t, cs, CallToolName, map[string]any{"name": "everything__toggle-simulated-logging", "arguments": map[string]any{}})
+		call(t, cs, rank.CallToolName, map[string]any{"name": "everything__toggle-simulated-logging", "arguments": map[string]any{}})
 	})
 
 	t.Run("tools/call of any name", func(t *testing.T) {
@@ -297,7 +298,7 @@ func TestCancellationReachesUpstream(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: CallToolName, Arguments: map[string]any{"name": "t__sleep", "arguments": map[string]any{"ms": 20000}}})
+	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: rank.CallToolName, Arguments: map[string]any{"name": "t__sleep", "arguments": map[string]any{"ms": 20000}}})
 	if err == nil {
 		t.Fatalf("the cancelled call returned a result")
 	}
@@ -305,7 +306,7 @@ func TestCancellationReachesUpstream(t *testing.T) {
 		t.Fatalf("cancellation took %v", d)
 	}
 	waitFor(t, func() bool {
-		res := call(t, cs, CallToolName, map[string]any{"name": "t__cancelled", "arguments": map[string]any{}})
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "t__cancelled", "arguments": map[string]any{}})
 		return text(res) == "1"
 	})
 }
@@ -319,7 +320,7 @@ func TestListChangedRelayed(t *testing.T) {
 	cs := connectWith(t, p, n.options())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if res := call(t, cs, CallToolName, map[string]any{"name": "t__add_prompt_and_resource", "arguments": map[string]any{}}); res.IsError {
+	if res := call(t, cs, rank.CallToolName, map[string]any{"name": "t__add_prompt_and_resource", "arguments": map[string]any{}}); res.IsError {
 		t.Fatalf("add: %s", text(res))
 	}
 	waitFor(t, func() bool { n.mu.Lock(); defer n.mu.Unlock(); return n.changed >= 101 })
@@ -342,7 +343,7 @@ func TestFailedListingKeepsWhatIsServed(t *testing.T) {
 	cs := connectWith(t, p, n.options())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if res := call(t, cs, CallToolName, map[string]any{"name": "t__break_lists", "arguments": map[string]any{}}); res.IsError {
+	if res := call(t, cs, rank.CallToolName, map[string]any{"name": "t__break_lists", "arguments": map[string]any{}}); res.IsError {
 		t.Fatalf("break_lists: %s", text(res))
 	}
 	// The upstream announced both changes; give the proxy its (failing) re-listings.
@@ -372,7 +373,7 @@ func TestProgressOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	params := &mcp.CallToolParams{Name: CallToolName, Arguments: map[string]any{
+	params := &mcp.CallToolParams{Name: rank.CallToolName, Arguments: map[string]any{
 		"name": "everything__trigger-long-running-operation", "arguments": map[string]any{"duration": 0.4, "steps": 2}}}
 	params.SetProgressToken(42)
 	if res, err := cs.CallTool(ctx, params); err != nil || res.IsError {

@@ -14,9 +14,18 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-// CountTokens counts the cl100k_base tokens of s offline, with the rank
-// package's token counter (shared per process, its vocabulary loaded once).
-func CountTokens(s string) int {
+// The URI of the stats resource, and the states of an upstream
+// (UpstreamStats.State).
+const (
+	StatsURI   = "toolselect://stats"
+	StateReady = "ready"
+	StateDown  = "down"
+)
+
+// countTokens counts the cl100k_base tokens of s offline, with the rank
+// package's token counter (shared per process, its vocabulary loaded once);
+// without the vocabulary, it estimates len(s)/4.
+func countTokens(s string) int {
 	tc, err := rank.NewTokenCounter(rank.EncodingCl100k)
 	if err != nil {
 		return len(s) / 4
@@ -30,10 +39,30 @@ type Stats struct {
 	Upstreams []UpstreamStats `json:"upstreams"`
 	// Catalogs counts the tools imported from catalog files (no upstream).
 	Catalogs *CatalogStats `json:"catalogs,omitempty"`
-	Tools    ToolCounts    `json:"tools"`
-	Tokens   TokenStats    `json:"tokens"`
-	FindTool OpStats       `json:"findTool"`
-	CallTool CallStats     `json:"callTool"`
+	// Tools summarises the index.
+	Tools struct {
+		Catalog  int `json:"catalog"`  // every imported tool
+		Findable int `json:"findable"` // what find_tool may return (unsafe excluded unless allowed)
+		Exposed  int `json:"exposed"`  // tools in tools/list, meta-tools included
+	} `json:"tools"`
+	// Tokens compares the full catalog with what the agent is shown.
+	Tokens struct {
+		Tokenizer string `json:"tokenizer"`
+		// FullCatalog is the tokens of every imported tool as an MCP tools/list
+		// result: what an agent connected directly to the upstreams would receive.
+		FullCatalog int `json:"fullCatalog"`
+		// Exposed is the tokens of the proxy's own tools/list result.
+		Exposed int `json:"exposed"`
+		// SavedPercent is 100 * (1 - Exposed/FullCatalog), never below 0; 0 when
+		// there is no catalog (FullCatalog 0).
+		SavedPercent float64 `json:"savedPercent"`
+	} `json:"tokens"`
+	FindTool OpStats `json:"findTool"`
+	// CallTool adds the calls' outcomes to their OpStats.
+	CallTool struct {
+		OpStats
+		Outcomes map[string]int `json:"outcomes"`
+	} `json:"callTool"`
 	// Pins lists the held and flagged tools (with a pin file).
 	Pins *PinStats `json:"pins,omitempty"`
 }
@@ -60,26 +89,6 @@ type CatalogStats struct {
 	Refused  []string `json:"refused,omitempty"`
 }
 
-// ToolCounts summarises the index.
-type ToolCounts struct {
-	Catalog  int `json:"catalog"`  // every imported tool
-	Findable int `json:"findable"` // what find_tool may return (unsafe excluded unless allowed)
-	Exposed  int `json:"exposed"`  // tools in tools/list, meta-tools included
-}
-
-// TokenStats compares the full catalog with what the agent is shown.
-type TokenStats struct {
-	Tokenizer string `json:"tokenizer"`
-	// FullCatalog is the tokens of every imported tool as an MCP tools/list
-	// result: what an agent connected directly to the upstreams would receive.
-	FullCatalog int `json:"fullCatalog"`
-	// Exposed is the tokens of the proxy's own tools/list result.
-	Exposed int `json:"exposed"`
-	// SavedPercent is 100 * (1 - Exposed/FullCatalog), never below 0; 0 when
-	// there is no catalog (FullCatalog 0).
-	SavedPercent float64 `json:"savedPercent"`
-}
-
 // OpStats counts an operation and its latencies (milliseconds).
 type OpStats struct {
 	Count  int     `json:"count"`
@@ -88,12 +97,6 @@ type OpStats struct {
 	P95ms  float64 `json:"p95ms"`
 	MaxMs  float64 `json:"maxMs"`
 	MeanMs float64 `json:"meanMs"`
-}
-
-// CallStats adds call outcomes to OpStats.
-type CallStats struct {
-	OpStats
-	Outcomes map[string]int `json:"outcomes"`
 }
 
 // recorder accumulates counts and a bounded window of latencies.
@@ -180,7 +183,7 @@ func (p *Proxy) Stats(ctx context.Context) Stats {
 	s.Pins = p.pinStats()
 	p.stats.mu.Lock()
 	s.FindTool = p.stats.finds.stats(p.stats.findErrs)
-	s.CallTool = CallStats{OpStats: p.stats.calls.stats(0), Outcomes: map[string]int{}}
+	s.CallTool.OpStats, s.CallTool.Outcomes = p.stats.calls.stats(0), map[string]int{}
 	for k, v := range p.stats.outcomes {
 		s.CallTool.Outcomes[k] = v
 		if k != string(executor.OutcomeOK) {
@@ -215,7 +218,7 @@ func (p *Proxy) Stats(ctx context.Context) Stats {
 	}
 	exposed, n := p.exposedTokens(ctx)
 	s.Tools.Exposed = n
-	s.Tokens = TokenStats{Tokenizer: rank.EncodingCl100k, FullCatalog: full, Exposed: exposed}
+	s.Tokens.Tokenizer, s.Tokens.FullCatalog, s.Tokens.Exposed = rank.EncodingCl100k, full, exposed
 	if full > 0 {
 		// Never negative: a list costing more than the catalog saves nothing.
 		s.Tokens.SavedPercent = max(0, round3(100*(1-float64(exposed)/float64(full))))

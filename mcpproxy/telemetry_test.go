@@ -3,6 +3,7 @@ package mcpproxy
 import (
 	"context"
 	"fmt"
+	"github.com/toolselect/toolselect/rank"
 	"net"
 	"net/http"
 	"testing"
@@ -27,9 +28,9 @@ func TestMetricsEndpoint(t *testing.T) {
 	base := "http://" + (<-addr).String()
 	cs := connectMemory(t, p, "")
 	find(t, cs, "sleep milliseconds", 2)
-	call(t, cs, CallToolName, map[string]any{"name": "t__sleep", "arguments": map[string]any{"ms": 1}})
-	call(t, cs, CallToolName, map[string]any{"name": "t__sleep", "arguments": map[string]any{"ms": -1}})
-	call(t, cs, CallToolName, map[string]any{"name": "no such tool", "arguments": map[string]any{}})
+	call(t, cs, rank.CallToolName, map[string]any{"name": "t__sleep", "arguments": map[string]any{"ms": 1}})
+	call(t, cs, rank.CallToolName, map[string]any{"name": "t__sleep", "arguments": map[string]any{"ms": -1}})
+	call(t, cs, rank.CallToolName, map[string]any{"name": "no such tool", "arguments": map[string]any{}})
 
 	resp, err := http.Get(base + "/metrics")
 	if err != nil {

@@ -20,12 +20,6 @@ import (
 	"github.com/toolselect/toolselect/executor"
 )
 
-// Upstream states as reported in Stats.
-const (
-	StateReady = "ready"
-	StateDown  = "down"
-)
-
 // minReconnectGap bounds how often a down upstream is restarted.
 const minReconnectGap = time.Second
 

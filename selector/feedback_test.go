@@ -97,7 +97,9 @@ func TestFailedSelectionIsNotRecorded(t *testing.T) {
 func TestFeedbackStoreFailureIsReported(t *testing.T) {
 	reg := feedbackRegistry(t)
 	path := filepath.Join(t.TempDir(), "missing-dir", "feedback.jsonl")
-	l := feedbackstore.NewLearner(feedbackstore.NewFile(path), nil)
+	st, err := feedbackstore.Open(path)
+	require.NoError(t, err)
+	l := feedbackstore.NewLearner(st, nil)
 	cfg := selector.DefaultConfig()
 	cfg.Feedback = path
 	client := &recordingClient{reply: selector.ChatResponse{Content: `{"calls":[{"tool":"get_forecast","args":{"city":"Oslo"}}]}`}}

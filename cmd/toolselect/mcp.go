@@ -169,14 +169,14 @@ func (f *mcpFlags) configure() (*mcpproxy.Config, error) {
 		cfg = c
 	}
 	for _, spec := range f.upstreams {
-		u, err := mcpproxy.ParseUpstream(spec)
+		u, err := parseUpstream(spec)
 		if err != nil {
 			return nil, fmt.Errorf("--upstream %q: %v", spec, err)
 		}
 		cfg.Upstreams = append(cfg.Upstreams, u)
 	}
 	for _, spec := range f.urls {
-		u, err := mcpproxy.UpstreamFromURL(spec)
+		u, err := upstreamFromURL(spec)
 		if err != nil {
 			return nil, fmt.Errorf("--upstream-url: %v", err)
 		}
@@ -297,7 +297,7 @@ func runMCP(env *cmdEnv, args []string) int {
 	if err != nil {
 		return fail(env, "mcp", exitUsage, "%v", err)
 	}
-	if listen := f.listenAddr(); listen != "" && httpAuth == nil && !mcpproxy.IsLoopback(listen) {
+	if listen := f.listenAddr(); listen != "" && httpAuth == nil && !isLoopback(listen) {
 		if !f.allowUnauthenticated {
 			return fail(env, "mcp", exitUsage, "refusing to serve %s without authentication: anyone who reaches it could call every upstream tool; "+
 				"give --auth-token-file FILE (or $%s) or --oauth-issuer URL --oauth-resource URL, listen on 127.0.0.1, or pass --allow-unauthenticated", listen, envAuthToken)

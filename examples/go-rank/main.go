@@ -92,8 +92,8 @@ func run(ctx context.Context, out io.Writer, catalog string) error {
 	}
 	// The model's calls, as it would send them.
 	for _, c := range []executor.Call{
-		{ID: "1", Tool: executor.FindToolName, Args: json.RawMessage(`{"query":"weather forecast","limit":2}`)},
-		{ID: "2", Tool: executor.CallToolName, Args: json.RawMessage(`{"name":"get_weather","arguments":{"city":"Lyon"}}`)},
+		{ID: "1", Tool: rank.FindToolName, Args: json.RawMessage(`{"query":"weather forecast","limit":2}`)},
+		{ID: "2", Tool: rank.CallToolName, Args: json.RawMessage(`{"name":"get_weather","arguments":{"city":"Lyon"}}`)},
 	} {
 		res, handled, err := ex.HandleMeta(ctx, c)
 		if err != nil {

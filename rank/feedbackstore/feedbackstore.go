@@ -30,8 +30,8 @@ import (
 	"github.com/toolselect/toolselect/rank"
 )
 
-// MaxLineBytes bounds one record as stored: a longer line is an error.
-const MaxLineBytes = 1 << 20
+// maxLineBytes bounds one record as stored: a longer line is an error.
+const maxLineBytes = 1 << 20
 
 // Record is one feedback record.
 type Record struct {
@@ -48,22 +48,24 @@ type LineError struct {
 	Err    error
 }
 
+// Error names the source, the line and the cause.
 func (e *LineError) Error() string {
 	return fmt.Sprintf("%s: line %d: %v", e.Source, e.Line, e.Err)
 }
 
+// Unwrap returns the cause.
 func (e *LineError) Unwrap() error { return e.Err }
 
 // ErrMalformed is matched by a LineError whose record does not parse or is
 // not a valid feedback pair.
 var ErrMalformed = errors.New("malformed feedback record")
 
-// ParseRecord decodes and checks one stored record: a JSON object with
+// parseRecord decodes and checks one stored record: a JSON object with
 // exactly the keys of Record, a non-empty query and at least one tool name.
-func ParseRecord(b []byte) (Record, error) {
+func parseRecord(b []byte) (Record, error) {
 	var r Record
-	if len(b) > MaxLineBytes {
-		return r, fmt.Errorf("%w: %d bytes, over the limit of %d", ErrMalformed, len(b), MaxLineBytes)
+	if len(b) > maxLineBytes {
+		return r, fmt.Errorf("%w: %d bytes, over the limit of %d", ErrMalformed, len(b), maxLineBytes)
 	}
 	r, ok := parsePlain(b)
 	if !ok {
@@ -101,8 +103,8 @@ func encodeRecord(r Record) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > MaxLineBytes {
-		return nil, fmt.Errorf("%w: the record is %d bytes, over the limit of %d", rank.ErrFeedback, len(b), MaxLineBytes)
+	if len(b) > maxLineBytes {
+		return nil, fmt.Errorf("%w: the record is %d bytes, over the limit of %d", rank.ErrFeedback, len(b), maxLineBytes)
 	}
 	return b, nil
 }
@@ -137,27 +139,27 @@ func Open(spec string) (Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("feedbackstore: %w", err)
 		}
-		return NewRedis(redis.NewClient(opt), ""), nil
+		return newRedis(redis.NewClient(opt), ""), nil
 	}
 	if strings.Contains(spec, "://") {
 		return nil, fmt.Errorf("feedbackstore: %q is neither a file path nor a redis:// URL", spec)
 	}
-	return NewFile(spec), nil
+	return newFile(spec), nil
 }
 
-// File is a JSON Lines store. Appends from several processes are safe: each
+// fileStore is a JSON Lines store. Appends from several processes are safe: each
 // record is one write to a file opened with O_APPEND, and a reader never
 // takes a line without its newline.
-type File struct {
+type fileStore struct {
 	Path string
 	mu   sync.Mutex
 }
 
-// NewFile returns the store in path.
-func NewFile(path string) *File { return &File{Path: path} }
+// newFile returns the store in path.
+func newFile(path string) *fileStore { return &fileStore{Path: path} }
 
 // Append implements Store.
-func (f *File) Append(_ context.Context, r Record) error {
+func (f *fileStore) Append(_ context.Context, r Record) error {
 	b, err := encodeRecord(r)
 	if err != nil {
 		return err
@@ -174,7 +176,7 @@ func (f *File) Append(_ context.Context, r Record) error {
 }
 
 // Read implements Store. A missing file has no records.
-func (f *File) Read(ctx context.Context, from Cursor, fn func(Record) error) (Cursor, error) {
+func (f *fileStore) Read(ctx context.Context, from Cursor, fn func(Record) error) (Cursor, error) {
 	fh, err := os.Open(f.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		return from, nil
@@ -187,13 +189,6 @@ func (f *File) Read(ctx context.Context, from Cursor, fn func(Record) error) (Cu
 		return from, err
 	}
 	return readLines(ctx, fh, f.Path, from, fn)
-}
-
-// ReadLines reads JSON Lines records from r (a file given on the command
-// line), calling fn for each; a bad line is a *LineError.
-func ReadLines(r io.Reader, source string, fn func(Record) error) error {
-	_, err := readLines(context.Background(), r, source, Cursor{}, fn)
-	return err
 }
 
 func readLines(ctx context.Context, r io.Reader, source string, cur Cursor, fn func(Record) error) (Cursor, error) {
@@ -217,10 +212,10 @@ func readLines(ctx context.Context, r io.Reader, source string, cur Cursor, fn f
 		}
 		cur.Line++
 		if line == nil {
-			return before, &LineError{source, cur.Line, fmt.Errorf("%w: longer than %d bytes", ErrMalformed, MaxLineBytes)}
+			return before, &LineError{source, cur.Line, fmt.Errorf("%w: longer than %d bytes", ErrMalformed, maxLineBytes)}
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
-			rec, perr := ParseRecord(line)
+			rec, perr := parseRecord(line)
 			if perr != nil {
 				return before, &LineError{source, cur.Line, perr}
 			}
@@ -233,7 +228,7 @@ func readLines(ctx context.Context, r io.Reader, source string, cur Cursor, fn f
 }
 
 // readLine reads one line: its bytes without the newline (nil when longer
-// than MaxLineBytes; the rest of the line is consumed), the bytes consumed,
+// than maxLineBytes; the rest of the line is consumed), the bytes consumed,
 // and whether it ended with a newline.
 func readLine(br *bufio.Reader) (line []byte, n int, complete bool, err error) {
 	var buf []byte
@@ -242,7 +237,7 @@ func readLine(br *bufio.Reader) (line []byte, n int, complete bool, err error) {
 		frag, e := br.ReadSlice('\n')
 		n += len(frag)
 		if !long {
-			if len(buf)+len(frag) > MaxLineBytes+1 {
+			if len(buf)+len(frag) > maxLineBytes+1 {
 				long, buf = true, nil
 			} else {
 				buf = append(buf, frag...)
@@ -260,29 +255,29 @@ func readLine(br *bufio.Reader) (line []byte, n int, complete bool, err error) {
 }
 
 // Close implements Store.
-func (f *File) Close() error { return nil }
+func (f *fileStore) Close() error { return nil }
 
-// Redis keeps the records in a Redis list under Key, so processes on several
+// redisStore keeps the records in a Redis list under Key, so processes on several
 // machines share one log.
-type Redis struct {
+type redisStore struct {
 	Client redis.UniversalClient
 	Key    string
 }
 
-// DefaultRedisKey is the list a Redis store uses unless told otherwise.
-const DefaultRedisKey = "toolselect:feedback"
+// defaultRedisKey is the list a Redis store uses unless told otherwise.
+const defaultRedisKey = "toolselect:feedback"
 
-// NewRedis returns a store over client in the list key ("" means
-// DefaultRedisKey).
-func NewRedis(client redis.UniversalClient, key string) *Redis {
+// newRedis returns a store over client in the list key ("" means
+// defaultRedisKey).
+func newRedis(client redis.UniversalClient, key string) *redisStore {
 	if key == "" {
-		key = DefaultRedisKey
+		key = defaultRedisKey
 	}
-	return &Redis{Client: client, Key: key}
+	return &redisStore{Client: client, Key: key}
 }
 
 // Append implements Store.
-func (r *Redis) Append(ctx context.Context, rec Record) error {
+func (r *redisStore) Append(ctx context.Context, rec Record) error {
 	b, err := encodeRecord(rec)
 	if err != nil {
 		return err
@@ -294,7 +289,7 @@ func (r *Redis) Append(ctx context.Context, rec Record) error {
 const redisBatch = 1000
 
 // Read implements Store.
-func (r *Redis) Read(ctx context.Context, from Cursor, fn func(Record) error) (Cursor, error) {
+func (r *redisStore) Read(ctx context.Context, from Cursor, fn func(Record) error) (Cursor, error) {
 	cur := from
 	for {
 		vals, err := r.Client.LRange(ctx, r.Key, cur.Offset, cur.Offset+redisBatch-1).Result()
@@ -302,7 +297,7 @@ func (r *Redis) Read(ctx context.Context, from Cursor, fn func(Record) error) (C
 			return cur, err
 		}
 		for _, v := range vals {
-			rec, perr := ParseRecord([]byte(v))
+			rec, perr := parseRecord([]byte(v))
 			if perr != nil {
 				return cur, &LineError{"redis list " + r.Key, cur.Line + 1, perr}
 			}
@@ -319,4 +314,4 @@ func (r *Redis) Read(ctx context.Context, from Cursor, fn func(Record) error) (C
 }
 
 // Close implements Store.
-func (r *Redis) Close() error { return r.Client.Close() }
+func (r *redisStore) Close() error { return r.Client.Close() }

@@ -110,7 +110,7 @@ func TestFileStoreErrorsNameTheLine(t *testing.T) {
 		{"no tools", `{"query":"a","tools":[]}` + "\n", 1, "no tool names"},
 		{"unknown key", `{"query":"a","tools":["x"],"tool":"y"}` + "\n", 1, "unknown field"},
 		{"two values", `{"query":"a","tools":["x"]} {}` + "\n", 1, "more than one"},
-		{"huge line", `{"query":"a","tools":["x"]}` + "\n" + `{"query":"` + strings.Repeat("a", MaxLineBytes) + `","tools":["x"]}` + "\n" + `{"query":"b","tools":["x"]}` + "\n", 2, "longer than"},
+		{"huge line", `{"query":"a","tools":["x"]}` + "\n" + `{"query":"` + strings.Repeat("a", maxLineBytes) + `","tools":["x"]}` + "\n" + `{"query":"b","tools":["x"]}` + "\n", 2, "longer than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".jsonl")
@@ -127,7 +127,7 @@ func TestFileStoreErrorsNameTheLine(t *testing.T) {
 	}
 	// A record too large to store is refused before it is written.
 	path := filepath.Join(dir, "append.jsonl")
-	err := NewFile(path).Append(context.Background(), Record{Query: strings.Repeat("word ", rank.MaxFeedbackQueryBytes/4), Tools: []string{"x"}})
+	err := newFile(path).Append(context.Background(), Record{Query: strings.Repeat("word ", rank.MaxFeedbackQueryBytes/4), Tools: []string{"x"}})
 	if !errors.Is(err, rank.ErrFeedback) {
 		t.Errorf("huge record: %v", err)
 	}
@@ -244,7 +244,7 @@ func TestRedisStoreSharedByTwoRankers(t *testing.T) {
 	// A malformed element names its position in the list.
 	client := redis.NewClient(&redis.Options{Addr: addr})
 	defer client.Close()
-	client.RPush(ctx, DefaultRedisKey, `{"query":"","tools":["x"]}`)
+	client.RPush(ctx, defaultRedisKey, `{"query":"","tools":["x"]}`)
 	_, err = OpenLearner(ctx, url, nil)
 	var le *LineError
 	if !errors.As(err, &le) || le.Line != 42 {

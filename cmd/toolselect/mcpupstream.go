@@ -1,0 +1,195 @@
+package main
+
+// The command line's forms of an upstream (--upstream, --upstream-url) and
+// of a listen address.
+
+import (
+	"fmt"
+	"net"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/toolselect/toolselect/mcpproxy"
+)
+
+// upstreamNameRE is the name mcpproxy.Config.Validate accepts for an
+// upstream: a leading "name=" of --upstream is a name only when it matches.
+var upstreamNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// parseUpstream reads the command-line form of an upstream:
+// "[name=]COMMAND ARGS..." where the command may be preceded by environment
+// assignments as in a shell ("memory=MEMORY_FILE_PATH=/tmp/m.jsonl
+// mcp-server-memory"). Words are split on white space; single and double
+// quotes group, and a backslash escapes the next character. A leading
+// "KEY=" whose KEY is all upper case is an environment assignment, any
+// other valid name is the upstream's name. Without a name, one is derived
+// from the command (see deriveName).
+func parseUpstream(spec string) (mcpproxy.Upstream, error) {
+	var u mcpproxy.Upstream
+	words, err := splitWords(spec)
+	if err != nil {
+		return mcpproxy.Upstream{}, err
+	}
+	if len(words) > 0 {
+		if k, v, ok := strings.Cut(words[0], "="); ok && upstreamNameRE.MatchString(k) && !envKeyRE.MatchString(k) {
+			u.Name = k
+			if v == "" {
+				words = words[1:]
+			} else {
+				words[0] = v
+			}
+		}
+	}
+	for len(words) > 0 {
+		k, v, ok := strings.Cut(words[0], "=")
+		if !ok || !envKeyRE.MatchString(k) {
+			break
+		}
+		if u.Env == nil {
+			u.Env = map[string]string{}
+		}
+		u.Env[k] = v
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return mcpproxy.Upstream{}, fmt.Errorf("upstream %q has no command", spec)
+	}
+	u.Command, u.Args = words[0], words[1:]
+	if u.Name == "" {
+		u.Name = deriveName(u.Command, u.Args)
+	}
+	return u, nil
+}
+
+var envKeyRE = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+
+// deriveName makes an upstream name from a command line: the base name of
+// the command (or, for launchers such as npx, node, uvx and python, of the
+// first non-flag argument), without "mcp-server-", "server-" or "mcp-"
+// prefixes and extensions, reduced to letters, digits, '-' and '_'.
+// "mcp-server-memory" and "npx -y @modelcontextprotocol/server-memory" both
+// give "memory".
+func deriveName(command string, args []string) string {
+	base := filepath.Base(command)
+	switch strings.TrimSuffix(base, ".exe") {
+	case "npx", "node", "uvx", "uv", "python", "python3", "bunx", "deno", "pipx":
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") && a != "run" {
+				base = a
+				break
+			}
+		}
+	}
+	base = filepath.Base(base)
+	if at := strings.LastIndexByte(base, '@'); at > 0 { // pkg@version
+		base = base[:at]
+	}
+	base = strings.TrimSuffix(base, filepath.Ext(base))
+	for _, p := range []string{"mcp-server-", "server-", "mcp-"} {
+		if strings.HasPrefix(base, p) && len(base) > len(p) {
+			base = base[len(p):]
+			break
+		}
+	}
+	base = strings.TrimSuffix(base, "-mcp")
+	var b strings.Builder
+	for _, r := range base {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteRune('-')
+		}
+	}
+	name := strings.Trim(b.String(), "-")
+	if name == "" {
+		name = "upstream"
+	}
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	return name
+}
+
+// upstreamFromURL builds an HTTP upstream; the name is "name=URL"'s name or
+// derived from the host.
+func upstreamFromURL(spec string) (mcpproxy.Upstream, error) {
+	var u mcpproxy.Upstream
+	if i := strings.Index(spec, "="); i > 0 && !strings.Contains(spec[:i], ":") {
+		u.Name, spec = spec[:i], spec[i+1:]
+	}
+	if !strings.HasPrefix(spec, "http://") && !strings.HasPrefix(spec, "https://") {
+		return mcpproxy.Upstream{}, fmt.Errorf("upstream url %q must start with http:// or https://", spec)
+	}
+	u.URL = spec
+	if u.Name == "" {
+		host := strings.TrimPrefix(strings.TrimPrefix(spec, "http://"), "https://")
+		if i := strings.IndexAny(host, ":/"); i >= 0 {
+			host = host[:i]
+		}
+		u.Name = deriveName(strings.ReplaceAll(host, ".", "-"), nil)
+	}
+	return u, nil
+}
+
+// splitWords splits a command line the way a POSIX shell would for the
+// simple cases: white space separates, quotes group, backslash escapes.
+func splitWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	esc := false
+	for _, r := range s {
+		switch {
+		case esc:
+			cur.WriteRune(r)
+			esc = false
+		case r == '\\' && quote != '\'':
+			esc, inWord = true, true
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unterminated %c quote in %q", quote, s)
+	}
+	if esc {
+		return nil, fmt.Errorf("trailing backslash in %q", s)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// isLoopback reports whether a listen address binds only loopback
+// interfaces ("127.0.0.1:8080", "[::1]:0", "localhost:9000"); an empty host
+// ("":8080, "0.0.0.0") binds every interface.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
