@@ -134,7 +134,7 @@ func TestFindToolHidesWhatTheExecutorRefuses(t *testing.T) {
 func TestFindToolOptions(t *testing.T) {
 	// Options.FindTool tunes the ranking but cannot widen what is shown.
 	ex, _ := metaFixture(t, &executor.Options{FindTool: &rank.Options{
-		Scorer: rank.NewKeyword(), AllowUnsafe: true, AlwaysActive: []string{"send_email", "weather_station_reset"},
+		Scorer: rank.Keyword{}, AllowUnsafe: true, AlwaysActive: []string{"send_email", "weather_station_reset"},
 	}})
 	found, err := ex.FindTool(context.Background(), "radar", 5)
 	require.NoError(t, err)
@@ -299,7 +299,7 @@ func TestHandleMeta(t *testing.T) {
 }
 
 func TestMetaToolsView(t *testing.T) {
-	want := rank.MetaTools()
+	want := []registry.Tool{rank.FindToolTool(), rank.CallToolTool()}
 	for _, f := range registry.Formats() {
 		t.Run(string(f), func(t *testing.T) {
 			b, err := executor.MetaToolsView(f)

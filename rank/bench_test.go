@@ -67,7 +67,7 @@ func BenchmarkBuild(b *testing.B) {
 			entries, _ := benchCatalog(b, n)
 			// The Chinese dictionary is read in place (no heap); touch it
 			// before measuring the memory of one index all the same.
-			Terms("中文")
+			indexTerms("中文")
 			// Memory of one index and its view, measured before the timed
 			// loop (b.Loop times only the loop) and reported after it.
 			var ms0, ms1 runtime.MemStats
@@ -134,11 +134,11 @@ func BenchmarkPrerequisites(b *testing.B) {
 				entries, _ := benchCatalog(b, n)
 				c := newCatalog(entries)
 				if mode == "index" {
-					if _, err := NewBM25().index(c); err != nil {
+					if _, err := (&BM25{}).index(c); err != nil {
 						b.Fatal(err)
 					}
 				}
-				Terms("中文") // unpack the dictionary outside the timed loop
+				indexTerms("中文") // unpack the dictionary outside the timed loop
 				edges := 0
 				for b.Loop() {
 					x := newPrereqIndex(entries)

@@ -59,13 +59,10 @@ func (p BM25Params) withDefaults() BM25Params {
 // BM25 is the default scorer: BM25F over an inverted index of the tools'
 // names, descriptions, parameters and tags. The index is built once per
 // catalog, updated incrementally when the catalog changes, and shared by
-// concurrent queries.
+// concurrent queries. A zero Params, as in &BM25{}, means the defaults.
 type BM25 struct {
 	Params BM25Params
 }
-
-// NewBM25 returns a bm25 scorer with default parameters.
-func NewBM25() *BM25 { return &BM25{} }
 
 // Name implements Scorer.
 func (s *BM25) Name() string { return "bm25" }

@@ -14,9 +14,9 @@
 //
 // # Start here
 //
-//   - [Rank] ranks a registry for an input with the defaults; [New] (a
+//   - [Rank] ranks a registry for an input with the defaults; [newRanker] (a
 //     [Ranker] over a registry) and [Ranker.Rank] with [Options] tune it.
-//   - Scorers: bm25 (default), keyword, embedding ([NewOpenAIEmbedder]),
+//   - Scorers: bm25 (default), keyword, embedding ([OpenAIEmbedder]),
 //     hybrid, or your own [Scorer].
 //   - [NewFeedback] learns from past selections ([Feedback.Add],
 //     [Feedback.Replay]); rankings with feedback are a pure function of the

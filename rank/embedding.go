@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -66,22 +67,38 @@ func toolText(e *registry.Entry) string {
 }
 
 // OpenAIEmbedder calls any OpenAI-compatible embeddings endpoint (OpenAI,
-// Ollama, vLLM, llama.cpp, ...) through go-openai.
+// Ollama, vLLM, llama.cpp, ...) through go-openai:
+//
+//	emb := &rank.OpenAIEmbedder{BaseURL: "http://localhost:11434/v1", Name: "nomic-embed-text"}
 type OpenAIEmbedder struct {
-	Client *openai.Client
-	Name   string // the model
+	// Name is the model.
+	Name string
+	// BaseURL is the endpoint; empty means the OpenAI API.
+	BaseURL string
+	// APIKey authenticates to the endpoint; it may be empty (e.g. Ollama).
+	APIKey string
 	// Dimensions asks models that support it for shorter vectors (0: default).
 	Dimensions int
+	// Client, when set, is used instead of one built from BaseURL and APIKey.
+	Client *openai.Client
+
+	once   sync.Once
+	client *openai.Client
 }
 
-// NewOpenAIEmbedder returns an embedder for model at baseURL ("" means the
-// OpenAI API) with apiKey.
-func NewOpenAIEmbedder(baseURL, apiKey, model string) *OpenAIEmbedder {
-	cfg := openai.DefaultConfig(apiKey)
-	if baseURL != "" {
-		cfg.BaseURL = baseURL
-	}
-	return &OpenAIEmbedder{Client: openai.NewClientWithConfig(cfg), Name: model}
+// api returns the client: Client, or the one built from BaseURL and APIKey.
+func (o *OpenAIEmbedder) api() *openai.Client {
+	o.once.Do(func() {
+		o.client = o.Client
+		if o.client == nil {
+			cfg := openai.DefaultConfig(o.APIKey)
+			if o.BaseURL != "" {
+				cfg.BaseURL = o.BaseURL
+			}
+			o.client = openai.NewClientWithConfig(cfg)
+		}
+	})
+	return o.client
 }
 
 // Model implements Embedder.
@@ -89,7 +106,7 @@ func (o *OpenAIEmbedder) Model() string { return o.Name }
 
 // Embed implements Embedder.
 func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	resp, err := o.Client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{
+	resp, err := o.api().CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{
 		Input: texts, Model: openai.EmbeddingModel(o.Name), Dimensions: o.Dimensions,
 	})
 	if err != nil {

@@ -26,7 +26,7 @@ const fakeDims = 64
 
 func fakeVector(text string) []float32 {
 	v := make([]float32, fakeDims)
-	for _, w := range Terms(text) {
+	for _, w := range indexTerms(text) {
 		h := fnv.New32a()
 		h.Write([]byte(w))
 		v[h.Sum32()%fakeDims]++
@@ -115,9 +115,9 @@ func TestEmbeddingScorer(t *testing.T) {
 	srv := newFakeEmbeddings(t)
 	reg := testRegistry(t)
 	cache := &memCache{m: map[string][]float32{}}
-	emb := &Embedding{Embedder: NewOpenAIEmbedder(srv.URL+"/v1", "test-key", "fake-embed"), Cache: cache, BatchSize: 3}
+	emb := &Embedding{Embedder: &OpenAIEmbedder{BaseURL: srv.URL + "/v1", APIKey: "test-key", Name: "fake-embed"}, Cache: cache, BatchSize: 3}
 	ctx := context.Background()
-	picks, err := New(reg).Rank(ctx, "send an email message", &Options{Scorer: emb})
+	picks, err := newRanker(reg).Rank(ctx, "send an email message", &Options{Scorer: emb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestEmbeddingScorer(t *testing.T) {
 	// A second ranker (a restart) embeds only the query: tool vectors come
 	// from the cache.
 	srv.reset()
-	if _, err := New(reg).Rank(ctx, "weather", &Options{Scorer: emb}); err != nil {
+	if _, err := newRanker(reg).Rank(ctx, "weather", &Options{Scorer: emb}); err != nil {
 		t.Fatal(err)
 	}
 	if got := srv.calls(); len(got) != 1 || got[0] != "weather" {
@@ -146,7 +146,7 @@ func TestEmbeddingScorer(t *testing.T) {
 	if err := reg.Replace(tool("mail__send_email", "Send a postal letter.")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := New(reg).Rank(ctx, "letter", &Options{Scorer: emb}); err != nil {
+	if _, err := newRanker(reg).Rank(ctx, "letter", &Options{Scorer: emb}); err != nil {
 		t.Fatal(err)
 	}
 	got := srv.calls()
@@ -156,8 +156,8 @@ func TestEmbeddingScorer(t *testing.T) {
 
 	// A different model never reuses the old vectors.
 	srv.reset()
-	emb2 := &Embedding{Embedder: NewOpenAIEmbedder(srv.URL+"/v1", "k", "other-model"), Cache: cache}
-	if _, err := New(reg).Rank(ctx, "weather", &Options{Scorer: emb2}); err != nil {
+	emb2 := &Embedding{Embedder: &OpenAIEmbedder{BaseURL: srv.URL + "/v1", APIKey: "k", Name: "other-model"}, Cache: cache}
+	if _, err := newRanker(reg).Rank(ctx, "weather", &Options{Scorer: emb2}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(srv.calls()); n != reg.Len()+1 {
@@ -171,7 +171,7 @@ func TestEmbeddingScorer(t *testing.T) {
 func TestHybridScorer(t *testing.T) {
 	srv := newFakeEmbeddings(t)
 	reg := testRegistry(t)
-	h := &Hybrid{Embedding: &Embedding{Embedder: NewOpenAIEmbedder(srv.URL+"/v1", "", "fake")}}
+	h := &Hybrid{Embedding: &Embedding{Embedder: &OpenAIEmbedder{BaseURL: srv.URL + "/v1", APIKey: "", Name: "fake"}}}
 	picks, err := Rank(context.Background(), reg, "weather forecast", &Options{Scorer: h, Debug: true})
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +190,7 @@ func TestEmbeddingErrors(t *testing.T) {
 	}))
 	defer srv.Close()
 	reg := testRegistry(t)
-	_, err := Rank(context.Background(), reg, "x", &Options{Scorer: &Embedding{Embedder: NewOpenAIEmbedder(srv.URL, "", "m")}})
+	_, err := Rank(context.Background(), reg, "x", &Options{Scorer: &Embedding{Embedder: &OpenAIEmbedder{BaseURL: srv.URL, APIKey: "", Name: "m"}}})
 	if err == nil || !strings.Contains(err.Error(), "model not loaded") {
 		t.Errorf("err = %v", err)
 	}

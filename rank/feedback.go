@@ -162,7 +162,7 @@ type termCount struct {
 
 // termFreq analyses a task text into its distinct terms with their counts,
 // sorted by term (a slice, not a map: loading a store makes one per task).
-func termFreq(query string) []termCount { return countTerms(Terms(query)) }
+func termFreq(query string) []termCount { return countTerms(indexTerms(query)) }
 
 // countTerms sorts ts and counts each distinct term.
 func countTerms(ts []string) []termCount {

@@ -18,7 +18,7 @@ func BenchmarkFeedbackQuery(b *testing.B) {
 	for _, q := range qs[:h] {
 		_, _ = fb.Add(q.Query, q.Gold...)
 	}
-	r := New(reg)
+	r := newRanker(reg)
 	ctx := context.Background()
 	q := qs[h+7].Query
 	opts := &Options{MaxCandidates: 10, Feedback: fb}

@@ -46,7 +46,7 @@ func TestFeedbackRankingsAreDeterministic(t *testing.T) {
 	for _, name := range []string{"bfcl", "livemcpbench"} {
 		t.Run(name, func(t *testing.T) {
 			reg, qs := sharedData(t, name)
-			r := New(reg)
+			r := newRanker(reg)
 			h := len(qs) / 2
 			var ops []FeedbackOp
 			for _, q := range qs[:h] {

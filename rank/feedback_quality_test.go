@@ -43,10 +43,10 @@ func feedbackSplit(t testing.TB, name string, byHash bool, fo *FeedbackOptions) 
 	}
 	ctx := context.Background()
 	var err error
-	if without, err = Evaluate(ctx, New(reg), test, &Options{MinScore: -1}); err != nil {
+	if without, err = Evaluate(ctx, newRanker(reg), test, &Options{MinScore: -1}); err != nil {
 		t.Fatal(err)
 	}
-	if with, err = Evaluate(ctx, New(reg), test, &Options{MinScore: -1, Feedback: fb}); err != nil {
+	if with, err = Evaluate(ctx, newRanker(reg), test, &Options{MinScore: -1, Feedback: fb}); err != nil {
 		t.Fatal(err)
 	}
 	return without, with, float64(hit) / float64(n)
@@ -130,7 +130,7 @@ func feedbackReused(t testing.TB, name string, byHash bool) (without, with EvalR
 		}
 	}
 	ctx := context.Background()
-	without, _ = Evaluate(ctx, New(reg), sub, &Options{MinScore: -1})
-	with, _ = Evaluate(ctx, New(reg), sub, &Options{MinScore: -1, Feedback: fb})
+	without, _ = Evaluate(ctx, newRanker(reg), sub, &Options{MinScore: -1})
+	with, _ = Evaluate(ctx, newRanker(reg), sub, &Options{MinScore: -1, Feedback: fb})
 	return without, with
 }

@@ -48,7 +48,7 @@ func names(t *testing.T, r *Ranker, q string, o *Options) []string {
 
 func TestFeedbackLiftsAnUnseenParaphrase(t *testing.T) {
 	reg := feedbackCatalog(t)
-	r := New(reg)
+	r := newRanker(reg)
 	const learned = "will it snow during my ski trip to Chamonix next week"
 	const paraphrase = "is snow expected on my ski trip to Chamonix?"
 	o := &Options{MaxCandidates: 3}
@@ -150,7 +150,7 @@ func TestFeedbackPerToolCap(t *testing.T) {
 // with -race).
 func TestFeedbackConcurrent(t *testing.T) {
 	reg := feedbackCatalog(t)
-	r := New(reg)
+	r := newRanker(reg)
 	fb := NewFeedback(nil)
 	o := &Options{MaxCandidates: 5, Feedback: fb}
 	ctx := context.Background()

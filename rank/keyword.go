@@ -9,10 +9,8 @@ import (
 
 // Keyword is the plain reference scorer: the fraction of the query's distinct
 // terms found anywhere in a tool's name, description, parameters or tags.
+// Keyword{} is ready to use.
 type Keyword struct{}
-
-// NewKeyword returns the keyword scorer.
-func NewKeyword() Keyword { return Keyword{} }
 
 // Name implements Scorer.
 func (Keyword) Name() string { return "keyword" }

@@ -7,22 +7,23 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-// PrefilterFunc has the shape of selector.Prefilter: it narrows the eligible
+// prefilterFunc has the shape of selector.Prefilter: it narrows the eligible
 // tools (already filtered for safety, roles and capabilities, in catalog
 // order) to the ones offered to the model.
-type PrefilterFunc = func(ctx context.Context, query string, eligible []*registry.Entry) ([]*registry.Entry, error)
+type prefilterFunc = func(ctx context.Context, query string, eligible []*registry.Entry) ([]*registry.Entry, error)
 
-// prefilter returns a selector pre-filter that ranks the eligible tools and
+// Prefilter returns a selector pre-filter (it has the shape of
+// selector.Prefilter, which rank does not import) that ranks the eligible tools and
 // keeps the top opts.MaxCandidates, plus always-active and related tools, in
 // catalog order (so the same set always gives the same prompt bytes). The
 // eligible list is ranked with r's index: tools r's catalog does not hold
 // yet are indexed incrementally for a static Ranker. Pass a registry-backed
-// Ranker (New or For) when the eligible tools come from that registry.
+// Ranker (For) when the eligible tools come from that registry.
 //
 // The selector has already applied its own filters, so opts' Roles,
 // Capabilities and AllowUnsafe are ignored (unsafe tools that reached the
 // eligible list stay eligible).
-func (r *Ranker) Prefilter(opts *Options) PrefilterFunc {
+func (r *Ranker) Prefilter(opts *Options) func(ctx context.Context, query string, eligible []*registry.Entry) ([]*registry.Entry, error) {
 	o := opts.withDefaults()
 	o.AllowUnsafe, o.Roles, o.Capabilities = true, nil, nil
 	o.NoReasons = true // only the tools come out
@@ -53,9 +54,9 @@ func (r *Ranker) Prefilter(opts *Options) PrefilterFunc {
 	}
 }
 
-// prefilter is (*Ranker).prefilter over a Ranker of its own, for callers
+// prefilter is (*Ranker).Prefilter over a Ranker of its own, for callers
 // without a registry at hand.
-func prefilter(opts *Options) PrefilterFunc {
+func prefilter(opts *Options) prefilterFunc {
 	return newStatic(nil).Prefilter(opts)
 }
 

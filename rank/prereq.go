@@ -269,7 +269,7 @@ func (x *prereqIndex) bm25() any {
 // one of them. It returns none when more than maxProducers do.
 func (x *prereqIndex) producersOf(ns, p string) []int {
 	var terms []string
-	for _, t := range Terms(p) {
+	for _, t := range indexTerms(p) {
 		if len(t) >= 3 && !slices.Contains(terms, t) {
 			terms = append(terms, t)
 		}

@@ -81,7 +81,7 @@ func TestPrerequisitesDerived(t *testing.T) {
 func TestPrerequisitesFromIndex(t *testing.T) {
 	c := newCatalog(geoRegistry(t, nil).Entries())
 	fromText := newPrereqIndex(c.Entries()) // no catalog: analyses the text
-	if _, err := NewBM25().index(c); err != nil {
+	if _, err := (&BM25{}).index(c); err != nil {
 		t.Fatal(err)
 	}
 	fromIndex := prerequisites(c)

@@ -42,8 +42,8 @@ func TestQualityTargets(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reg, qs := sharedData(t, tc.name)
-			for _, sc := range []Scorer{NewBM25(), NewKeyword()} {
-				res, err := Evaluate(context.Background(), New(reg), qs, &Options{Scorer: sc, MinScore: -1})
+			for _, sc := range []Scorer{&BM25{}, Keyword{}} {
+				res, err := Evaluate(context.Background(), newRanker(reg), qs, &Options{Scorer: sc, MinScore: -1})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -51,7 +51,7 @@ func TestQualityTargets(t *testing.T) {
 				// Two fixed halves of the queries: a change tuned on one half
 				// must hold on the other.
 				for h, half := range splitHalves(qs) {
-					r, err := Evaluate(context.Background(), New(reg), half, &Options{Scorer: sc, MinScore: -1})
+					r, err := Evaluate(context.Background(), newRanker(reg), half, &Options{Scorer: sc, MinScore: -1})
 					if err != nil {
 						t.Fatal(err)
 					}

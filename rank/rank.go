@@ -111,7 +111,7 @@ func (o *Options) withDefaults() Options {
 	return v
 }
 
-var defaultScorer = NewBM25()
+var defaultScorer = &BM25{}
 
 // Why a tool was picked; the Source of a Provenance.
 const (
@@ -168,7 +168,7 @@ func newQuery(text string) *Query { return &Query{Text: text} }
 
 // Terms returns the analysed terms of the query (see Terms).
 func (q *Query) Terms() []string {
-	q.once.Do(func() { q.terms = Terms(q.Text) })
+	q.once.Do(func() { q.terms = indexTerms(q.Text) })
 	return q.terms
 }
 
@@ -221,9 +221,9 @@ type Ranker struct {
 	cur  atomic.Pointer[Catalog]
 }
 
-// New returns a Ranker over a registry. Indexes are built on first use and
+// newRanker returns a Ranker over a registry. Indexes are built on first use and
 // updated incrementally when the registry changes.
-func New(reg *registry.Registry) *Ranker { return &Ranker{reg: reg} }
+func newRanker(reg *registry.Registry) *Ranker { return &Ranker{reg: reg} }
 
 // newStatic returns a Ranker over a fixed list of entries, in catalog order.
 func newStatic(entries []*registry.Entry) *Ranker {

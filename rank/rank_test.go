@@ -55,8 +55,8 @@ func TestTerms(t *testing.T) {
 		"The running of the dogs": {"run", "dog"},
 		"搜索关键词":                   {"搜索", "索关", "关键", "键词", "search", "keyword"},
 	} {
-		if got := Terms(in); !slices.Equal(got, want) {
-			t.Errorf("Terms(%q) = %q, want %q", in, got, want)
+		if got := indexTerms(in); !slices.Equal(got, want) {
+			t.Errorf("indexTerms(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -237,7 +237,7 @@ func TestCustomScorerAndTimeout(t *testing.T) {
 
 func TestKeywordScorer(t *testing.T) {
 	reg := testRegistry(t)
-	picks, err := Rank(context.Background(), reg, "send email now", &Options{Scorer: NewKeyword()})
+	picks, err := Rank(context.Background(), reg, "send email now", &Options{Scorer: Keyword{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestKeywordScorer(t *testing.T) {
 // changes ranks like one built from scratch.
 func TestIncrementalUpdate(t *testing.T) {
 	reg := testRegistry(t)
-	r := New(reg)
+	r := newRanker(reg)
 	ctx := context.Background()
 	o := &Options{MaxCandidates: 5, MinScore: -1, Debug: true}
 	if _, err := r.Rank(ctx, "weather", o); err != nil {
@@ -341,7 +341,7 @@ func TestPrefilter(t *testing.T) {
 	reg := testRegistry(t)
 	ctx := context.Background()
 	eligible := reg.Entries()
-	for _, pf := range []PrefilterFunc{
+	for _, pf := range []prefilterFunc{
 		For(reg).Prefilter(&Options{MaxCandidates: 2, AlwaysActive: []string{"add"}}),
 		prefilter(&Options{MaxCandidates: 2, AlwaysActive: []string{"add"}}),
 	} {
@@ -410,7 +410,7 @@ func TestTokens(t *testing.T) {
 	if _, err := NewTokenCounter("p50k_base"); err == nil {
 		t.Error("unknown encoding accepted")
 	}
-	for _, m := range MetaTools() {
+	for _, m := range metaTools() {
 		if err := registry.New(nil).Register(m); err != nil {
 			t.Errorf("meta-tool %s: %v", m.Name, err)
 		}
@@ -544,7 +544,7 @@ func TestPrepareBuildsTheIndex(t *testing.T) {
 		{"keyword+feedback", &Options{Scorer: Keyword{}, Feedback: NewFeedback(nil)}, "keyword"},
 		{"hybrid", &Options{Scorer: &Hybrid{Embedding: &Embedding{}}}, "bm25"},
 	} {
-		r := New(testRegistry(t))
+		r := newRanker(testRegistry(t))
 		if err := r.Prepare(tc.opts); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -558,7 +558,7 @@ func TestPrepareBuildsTheIndex(t *testing.T) {
 // bm25's do, without reading the tool again.
 func TestKeywordWordsAreSurfaceWords(t *testing.T) {
 	reg := testRegistry(t)
-	c := New(reg).Catalog()
+	c := newRanker(reg).Catalog()
 	hits, err := Keyword{}.Score(context.Background(), c, newQuery("getting the current weather conditions and forecasts"), 5, nil)
 	if err != nil || len(hits) == 0 {
 		t.Fatalf("hits %v, err %v", hits, err)

@@ -62,7 +62,7 @@ func pickSources(picks []rank.Pick) map[string]string {
 // and the CI result points at a rollback for step 3.
 func TestStepThreeStepWorkflow(t *testing.T) {
 	reg := opsRegistry(t)
-	r := rank.New(reg)
+	r := rank.For(reg)
 	ctx := context.Background()
 	opts := &rank.StepOptions{Options: rank.Options{MaxCandidates: 3}}
 	turns := []rank.Turn{{Role: "user", Content: "Checkout is failing with errors since 14:02: find out why in the logs and tell the team on Slack."}}
@@ -165,7 +165,7 @@ func TestStepThreeStepWorkflow(t *testing.T) {
 
 func TestStepOptions(t *testing.T) {
 	reg := opsRegistry(t)
-	r := rank.New(reg)
+	r := rank.For(reg)
 	ctx := context.Background()
 	turns := []rank.Turn{
 		{Role: "user", Content: "Checkout errors: look in the logs."},

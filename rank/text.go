@@ -387,9 +387,9 @@ func analyze(text string, emit func(term string)) {
 	})
 }
 
-// Terms returns the index terms of text, in order, with repeats: what the
-// bm25 and keyword scorers match on. It is exported for debugging and tests.
-func Terms(text string) []string {
+// indexTerms returns the index terms of text, in order, with repeats: what the
+// bm25 and keyword scorers match on.
+func indexTerms(text string) []string {
 	var out []string
 	analyze(text, func(t string) { out = append(out, t) })
 	return out

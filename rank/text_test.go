@@ -26,8 +26,8 @@ func TestTermsSkipBlobs(t *testing.T) {
 		"dynamicCredentialsScheduledExecutorService2024":       {"dynam", "credenti", "schedul", "executor", "servic", "2024"},
 		"short aB3xY9 mixed": {"short", "b", "3", "x", "y", "9", "mix"},
 	} {
-		if got := Terms(in); !slices.Equal(got, want) {
-			t.Errorf("Terms(%.60q) = %q, want %q", in, got, want)
+		if got := indexTerms(in); !slices.Equal(got, want) {
+			t.Errorf("indexTerms(%.60q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -56,18 +56,18 @@ func TestTokenizerBoundaries(t *testing.T) {
 // then the English gloss words of its dictionary words, so English and
 // Chinese text meet on the same terms.
 func TestTermsChineseGlosses(t *testing.T) {
-	got := Terms("获取微博热搜榜")
+	got := indexTerms("获取微博热搜榜")
 	for _, want := range []string{"获取", "微博", "热搜", "搜榜", "get", "weibo", "microblog", "popular", "search"} {
 		if !slices.Contains(got, want) {
-			t.Errorf("Terms(获取微博热搜榜) = %q, want it to hold %q", got, want)
+			t.Errorf("indexTerms(获取微博热搜榜) = %q, want it to hold %q", got, want)
 		}
 	}
 	// Traditional characters are glossed too; kana and hangul are not.
-	if got := Terms("新聞"); !slices.Contains(got, "news") {
-		t.Errorf("Terms(新聞) = %q, want news among them", got)
+	if got := indexTerms("新聞"); !slices.Contains(got, "news") {
+		t.Errorf("indexTerms(新聞) = %q, want news among them", got)
 	}
-	if got := Terms("テスト 뉴스"); !slices.Equal(got, []string{"テス", "スト", "뉴스"}) {
-		t.Errorf("Terms(テスト 뉴스) = %q, want only the bigrams", got)
+	if got := indexTerms("テスト 뉴스"); !slices.Equal(got, []string{"テス", "スト", "뉴스"}) {
+		t.Errorf("indexTerms(テスト 뉴스) = %q, want only the bigrams", got)
 	}
 }
 
@@ -85,7 +85,7 @@ func TestRankAcrossLanguages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := New(reg)
+	r := newRanker(reg)
 	for query, want := range map[string]string{
 		"what are the trending topics and entertainment news": "hub__get_weibo",
 		"which ingredients and steps does this recipe need":   "hub__get_recipes",
@@ -166,13 +166,13 @@ func FuzzTerms(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		a, b := Terms(text), Terms(text)
+		a, b := indexTerms(text), indexTerms(text)
 		if !slices.Equal(a, b) {
-			t.Fatalf("Terms(%q) differs between calls: %q then %q", text, a, b)
+			t.Fatalf("indexTerms(%q) differs between calls: %q then %q", text, a, b)
 		}
 		for _, term := range a {
 			if term == "" {
-				t.Fatalf("Terms(%q) holds an empty term: %q", text, a)
+				t.Fatalf("indexTerms(%q) holds an empty term: %q", text, a)
 			}
 		}
 	})

@@ -203,8 +203,8 @@ func CallToolTool() registry.Tool {
 		json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The tool's name exactly as find_tool returned it."},"arguments":{"type":"object","description":"The tool's arguments, matching its schema.","additionalProperties":true}},"required":["name","arguments"],"additionalProperties":false}`))
 }
 
-// MetaTools returns the definitions of find_tool and call_tool.
-func MetaTools() []registry.Tool { return []registry.Tool{FindToolTool(), CallToolTool()} }
+// metaTools returns the definitions of find_tool and call_tool.
+func metaTools() []registry.Tool { return []registry.Tool{FindToolTool(), CallToolTool()} }
 
 var metaOnce struct {
 	sync.Once
@@ -217,7 +217,7 @@ var metaOnce struct {
 func MetaToolEntries() ([]*registry.Entry, error) {
 	metaOnce.Do(func() {
 		reg := registry.New(nil)
-		if err := reg.RegisterAll(MetaTools()); err != nil {
+		if err := reg.RegisterAll(metaTools()); err != nil {
 			metaOnce.err = err
 			return
 		}

@@ -43,7 +43,7 @@ func runEval(env *cmdEnv, args []string) int {
 		return fail(env, "eval", exitUsage, "%v", err)
 	}
 	opts := f.options(sc)
-	r := rank.New(reg)
+	r := rank.For(reg)
 	if opts.Feedback, code, ok = fbf.loadWhile(env, "eval", reg, func() error { return r.Prepare(opts) }); !ok {
 		return code
 	}

@@ -88,16 +88,16 @@ func parseInterleaved(env *cmdEnv, fs *flag.FlagSet, args []string) ([]string, i
 func (f *rankFlags) scorerFor(env *cmdEnv) (rank.Scorer, error) {
 	switch f.scorer {
 	case "", "bm25":
-		return rank.NewBM25(), nil
+		return &rank.BM25{}, nil
 	case "keyword":
-		return rank.NewKeyword(), nil
+		return rank.Keyword{}, nil
 	case "embedding", "hybrid":
 		base := firstNonEmpty(env.getenv("TOOLSELECT_EMBEDDING_BASE_URL"), env.getenv("OPENAI_BASE_URL"))
 		key := firstNonEmpty(env.getenv("TOOLSELECT_EMBEDDING_API_KEY"), env.getenv("OPENAI_API_KEY"))
 		if base == "" && key == "" {
 			return nil, fmt.Errorf("the %s scorer needs an embeddings endpoint: set TOOLSELECT_EMBEDDING_BASE_URL (or OPENAI_BASE_URL) and an API key if it needs one", f.scorer)
 		}
-		emb := &rank.Embedding{Embedder: rank.NewOpenAIEmbedder(base, key, f.embModel)}
+		emb := &rank.Embedding{Embedder: &rank.OpenAIEmbedder{BaseURL: base, APIKey: key, Name: f.embModel}}
 		if f.redisURL != "" {
 			opt, err := redis.ParseURL(f.redisURL)
 			if err != nil {
@@ -164,7 +164,7 @@ func runRank(env *cmdEnv, args []string) int {
 	}
 	opts := f.options(sc)
 	opts.Debug = *debug
-	r := rank.New(reg)
+	r := rank.For(reg)
 	if opts.Feedback, code, ok = fbf.loadWhile(env, "rank", reg, func() error { return r.Prepare(opts) }); !ok {
 		return code
 	}

@@ -42,7 +42,7 @@ const (
 // get_forecast, or the first tool.
 func top(t *testing.T, reg *registry.Registry, fb *rank.Feedback) string {
 	t.Helper()
-	picks, err := rank.New(reg).Rank(context.Background(), paraphrase, &rank.Options{MaxCandidates: 2, Feedback: fb})
+	picks, err := rank.For(reg).Rank(context.Background(), paraphrase, &rank.Options{MaxCandidates: 2, Feedback: fb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestRedisStoreSharedByTwoRankers(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := rank.New(reg)
+			r := rank.For(reg)
 			for {
 				select {
 				case <-stop:
@@ -302,7 +302,7 @@ func TestFileAndRedisStoresRankAlike(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b strings.Builder
-		r := rank.New(reg)
+		r := rank.For(reg)
 		for _, q := range []string{"weather in paris", "email the team a report", "plan a trip", "read a message from disk", "forecast report"} {
 			picks, err := r.Rank(ctx, q, &rank.Options{MaxCandidates: 4, MinScore: -1, Feedback: l.Feedback()})
 			if err != nil {
