@@ -44,13 +44,18 @@ const (
 	NoSearches = -1
 )
 
-// The two ways of asking the model, one policy.
+// Mode is how the model is asked (Config.Mode): two ways, one policy.
+type Mode string
+
+// The modes, and the function native mode offers for the search round.
 const (
 	// ModeJSON asks for the `{"calls":[...]}` contract with response_format json_object.
-	ModeJSON = "json"
+	ModeJSON Mode = "json"
 	// ModeNative sends the offered tools in the provider's `tools` format and
 	// hydrates the model's tool_calls.
-	ModeNative = "native"
+	ModeNative Mode = "native"
+	// SearchToolName is the function native mode offers for the search round.
+	SearchToolName = "search_tools"
 )
 
 // Environment variable names read by ConfigFromEnv.
@@ -109,7 +114,7 @@ type Config struct {
 	// APIKey authenticates to the endpoint; it may be empty (e.g. Ollama).
 	APIKey string `json:"api_key"`
 	// Mode is ModeJSON (the `calls` contract) or ModeNative (provider tool_calls).
-	Mode string `json:"mode" validate:"oneof=json native"`
+	Mode Mode `json:"mode" validate:"oneof=json native"`
 	// MaxResponseBytes bounds a response body; a larger one is refused unread (1 KiB - 1 GiB).
 	MaxResponseBytes int64 `json:"max_response_bytes" validate:"min=1024,max=1073741824"`
 	// Feedback is where selections are recorded as ranking feedback
@@ -500,7 +505,7 @@ func configFromEnv(environ map[string]string) (Config, error) {
 		Temperature:      ec.Temperature,
 		BaseURL:          firstNonEmpty(ec.BaseURL, ec.OpenAIBaseURL),
 		APIKey:           firstNonEmpty(ec.APIKey, ec.OpenAIAPIKey),
-		Mode:             strings.ToLower(ec.Mode),
+		Mode:             Mode(strings.ToLower(ec.Mode)),
 		MaxResponseBytes: ec.MaxResponseBytes,
 		Feedback:         ec.Feedback,
 		OfferTokens:      ec.OfferTokens,
@@ -589,7 +594,7 @@ func ConfigFromJSON(data []byte) (Config, error) {
 			return Config{}, err
 		}
 	}
-	c.Mode = strings.ToLower(strings.TrimSpace(c.Mode))
+	c.Mode = Mode(strings.ToLower(strings.TrimSpace(string(c.Mode))))
 	c.normalize()
 	if err := c.Validate(); err != nil {
 		return Config{}, err
@@ -647,7 +652,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("fail_closed", !c.FailOpen),
 		slog.String("base_url", c.BaseURL),
 		slog.Bool("api_key_set", c.APIKey != ""),
-		slog.String("mode", c.Mode),
+		slog.String("mode", string(c.Mode)),
 		slog.Int64("max_response_bytes", c.MaxResponseBytes),
 		slog.String("feedback", redactURL(c.Feedback)),
 		slog.Int("offer_tokens", c.OfferTokens),

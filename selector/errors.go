@@ -46,18 +46,21 @@ const (
 // failureKinds lists every kind, in documentation order.
 var failureKinds = []FailureKind{KindTransport, KindTimeout, KindCanceled, KindHTTPStatus, KindResponseTooLarge, KindEmptyChoices, KindParse, KindValidation, KindSearch, KindTruncated, KindConfig}
 
-// The kinds of a selection that ended with no calls without asking a model
-// (SelectionError.Kind, and "error.kind" in JSON). A selection that asked a
+// EmptyKind is the kind of a selection that ended with no calls without
+// asking a model (SelectionError.Kind, and "error.kind" in JSON). A selection that asked a
 // model and failed has kind "fail_closed"; one where the model chose no call
 // has no error at all.
+type EmptyKind string
+
+// The kinds of a selection that asked no model.
 const (
 	// EmptyNoEligibleTools: no registered tool passed the request's safety,
 	// role and capability filters (or the registry is empty).
-	EmptyNoEligibleTools = "no_eligible_tools"
+	EmptyNoEligibleTools EmptyKind = "no_eligible_tools"
 	// EmptyNoRankedTools: the offer had to be ranked (over the token budget,
 	// or a top K was asked for) and the ranking found no tool for the task,
 	// with search rounds off, so there was nothing to ask the model about.
-	EmptyNoRankedTools = "no_ranked_tools"
+	EmptyNoRankedTools EmptyKind = "no_ranked_tools"
 )
 
 func (k FailureKind) known() bool {
@@ -244,7 +247,7 @@ func (a *Attempt) UnmarshalJSON(data []byte) error {
 type SelectionError struct {
 	Attempts []Attempt
 	// Kind is "" when attempts failed, else one of the Empty* kinds.
-	Kind string
+	Kind EmptyKind
 	// Message explains a Kind (counts of registered and excluded tools).
 	Message string
 }
@@ -253,7 +256,7 @@ type SelectionError struct {
 // message of a selection that asked no model.
 func (e *SelectionError) Error() string {
 	if e.Kind != "" {
-		return ErrFailClosed.Error() + ": " + e.Kind + ": " + e.Message
+		return ErrFailClosed.Error() + ": " + string(e.Kind) + ": " + e.Message
 	}
 	if len(e.Attempts) == 0 {
 		return ErrFailClosed.Error() + ": no attempt was made"
@@ -290,7 +293,7 @@ func ErrorKind(err error) string {
 	case err == nil:
 		return ""
 	case errors.As(err, &se) && se.Kind != "":
-		return se.Kind
+		return string(se.Kind)
 	case errors.Is(err, ErrNoClient):
 		return "no_client"
 	case errors.Is(err, ErrFailClosed):
@@ -305,8 +308,8 @@ func ErrorKind(err error) string {
 	return "internal"
 }
 
-// NewErrorInfo returns err as {"kind","message"}, or nil for a nil error.
-func NewErrorInfo(err error) *ErrorInfo {
+// newErrorInfo returns err as {"kind","message"}, or nil for a nil error.
+func newErrorInfo(err error) *ErrorInfo {
 	if err == nil {
 		return nil
 	}

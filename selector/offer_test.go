@@ -92,8 +92,8 @@ func umbrellaRequest(reg *registry.Registry) Request {
 
 func TestSmallCatalogIsOfferedWhole(t *testing.T) {
 	reg := assistantRegistry(t)
-	for _, mode := range []string{ModeJSON, ModeNative} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []Mode{ModeJSON, ModeNative} {
+		t.Run(string(mode), func(t *testing.T) {
 			ws := newWire(t, weatherModel(t, mode == ModeNative, false))
 			sel := wireSelector(t, ws, func(c *Config) { c.Mode = mode }, withRanker(rank.NewOffering(nil)))
 			res, err := sel.Select(context.Background(), umbrellaRequest(reg))
@@ -112,8 +112,8 @@ func TestSmallCatalogIsOfferedWhole(t *testing.T) {
 
 func TestOverBudgetSearchRoundFindsTheTool(t *testing.T) {
 	reg := assistantRegistry(t)
-	for _, mode := range []string{ModeJSON, ModeNative} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []Mode{ModeJSON, ModeNative} {
+		t.Run(string(mode), func(t *testing.T) {
 			ws := newWire(t, weatherModel(t, mode == ModeNative, false))
 			sel := wireSelector(t, ws, func(c *Config) { c.Mode = mode; c.OfferTokens = 300; c.TopK = 3 },
 				withRanker(rank.NewOffering(nil)))
@@ -205,7 +205,7 @@ func TestNothingRankedWithoutSearchIsAKind(t *testing.T) {
 	sel := wireSelector(t, ws, func(c *Config) { c.OfferTokens = 300; c.MaxSearches = NoSearches }, withRanker(rank.NewOffering(nil)))
 	res, err := sel.Select(context.Background(), umbrellaRequest(reg))
 	require.ErrorIs(t, err, ErrNoRankedTools)
-	assert.Equal(t, EmptyNoRankedTools, ErrorKind(err))
+	assert.Equal(t, string(EmptyNoRankedTools), ErrorKind(err))
 	assert.Empty(t, res.Calls)
 	assert.Empty(t, ws.requests(), "no request")
 	// With the search round on (the default), the model is asked, with no

@@ -156,7 +156,7 @@ func FuzzParseReply(f *testing.F) {
 
 // fuzzSession starts a session over the shared test catalog (six tools, one
 // unsafe, one role-restricted) in the given mode, with a fallback model.
-func fuzzSession(t *testing.T, mode string) *Session {
+func fuzzSession(t *testing.T, mode Mode) *Session {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Model, cfg.FallbackModel, cfg.Mode, cfg.MaxCalls = "m1", "m2", mode, 2

@@ -17,8 +17,6 @@ const answerSchema = `{"type":"object","properties":{"calls":{"type":"array","it
 var answerSchemaSearch = strings.Replace(answerSchema, `},"required":["calls"]`,
 	`,"search":{"type":"string","description":"only with no calls: words for the capability you need, to search the full catalog"}},"required":["calls"]`, 1)
 
-// SearchToolName is the function native mode offers for the search round.
-const SearchToolName = "search_tools"
 
 // searchToolItem is the OpenAI chat `tools` entry of SearchToolName.
 const searchToolItem = `{"type":"function","function":{"name":"search_tools","description":"Search the full tool catalog when none of the other functions fits the task: the best matches for your words replace the functions offered, and you are asked again. Call it alone.","parameters":{"type":"object","properties":{"query":{"type":"string","description":"words for the capability you need"}},"required":["query"],"additionalProperties":false}}}`
@@ -40,7 +38,7 @@ const systemNative = `You choose tool calls for a task. Call only the functions 
 
 // buildSystemPrompt returns the system prompt for the offered tools; search
 // says whether the model may ask for a search round.
-func buildSystemPrompt(mode string, maxCalls int, offered []*registry.Entry, search bool) (string, error) {
+func buildSystemPrompt(mode Mode, maxCalls int, offered []*registry.Entry, search bool) (string, error) {
 	if mode == ModeNative {
 		extra := ""
 		if search {
@@ -61,7 +59,7 @@ func buildSystemPrompt(mode string, maxCalls int, offered []*registry.Entry, sea
 // viewFormat is the format the offered tools travel in: the schema view in
 // the JSON mode's system prompt, OpenAI `tools` entries in native mode. The
 // offer budget counts this view.
-func viewFormat(mode string) registry.Format {
+func viewFormat(mode Mode) registry.Format {
 	if mode == ModeNative {
 		return registry.FormatOpenAI
 	}

@@ -291,7 +291,7 @@ func TestNothingEligibleIsAKindAndAsksNoModel(t *testing.T) {
 	r, err := newSel(t, fc, cfgWith(nil)).Select(context.Background(), req)
 	require.ErrorIs(t, err, ErrNoEligibleTools)
 	require.ErrorIs(t, err, ErrFailClosed)
-	assert.Equal(t, EmptyNoEligibleTools, ErrorKind(err))
+	assert.Equal(t, string(EmptyNoEligibleTools), ErrorKind(err))
 	assert.Contains(t, err.Error(), "none of the 6 registered tools is eligible: 1 unsafe (allow_unsafe is off), 1 restricted to roles the caller does not hold, 4 lacking a required capability")
 	assert.Empty(t, r.Calls)
 	assert.Empty(t, r.Attempts)

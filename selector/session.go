@@ -14,12 +14,15 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
+// ActionKind says what a Session wants next (Action.Kind, "action" in JSON).
+type ActionKind string
+
 // Action kinds.
 const (
 	// ActionChat asks the driver to send Action.Chat and Feed the outcome back.
-	ActionChat = "chat"
+	ActionChat ActionKind = "chat"
 	// ActionDone ends the session: Action.Result and Action.Err are final.
-	ActionDone = "done"
+	ActionDone ActionKind = "done"
 )
 
 // Action is what a Session wants next: a chat completion to be performed by
@@ -31,7 +34,7 @@ const (
 //	{"action":"done","calls":[...],"attempts":[...],"dropped":[...],"offered":[...],"error":null|{"kind","message"}}
 type Action struct {
 	// Kind is ActionChat or ActionDone.
-	Kind string
+	Kind ActionKind
 	// Chat is the request to send (ActionChat only).
 	Chat *ChatRequest
 	// Result is the outcome (ActionDone only; never nil then, Calls empty on failure).
@@ -57,7 +60,7 @@ type Result struct {
 }
 
 type chatJSON struct {
-	Action   string     `json:"action"`
+	Action   ActionKind `json:"action"`
 	Model    string     `json:"model"`
 	Dialect  string     `json:"dialect,omitempty"`
 	Messages []Message  `json:"messages"`
@@ -82,7 +85,7 @@ type responseFormat struct {
 }
 
 type doneJSON struct {
-	Action string `json:"action"`
+	Action ActionKind `json:"action"`
 	*Result
 	Error *ErrorInfo `json:"error"`
 }
@@ -128,7 +131,7 @@ func (a Action) MarshalJSON() ([]byte, error) {
 		if r2.Offered == nil {
 			r2.Offered = []string{}
 		}
-		return json.Marshal(doneJSON{Action: ActionDone, Result: &r2, Error: NewErrorInfo(a.Err)})
+		return json.Marshal(doneJSON{Action: ActionDone, Result: &r2, Error: newErrorInfo(a.Err)})
 	}
 	return nil, fmt.Errorf("selector: unknown action kind %q", a.Kind)
 }
@@ -257,7 +260,7 @@ func (s *ToolSelector) Begin(ctx context.Context, req Request) (*Session, error)
 	s.log.LogAttrs(ctx, slog.LevelDebug, "tool selection: begin",
 		slog.String("task_id", req.Task.ID), slog.Int("registered", len(all)),
 		slog.Int("eligible", len(eligible)), slog.Int("offered", len(entries)),
-		slog.Bool("ranked", ss.subset), slog.Bool("search", ss.first.search), slog.String("mode", s.cfg.Mode))
+		slog.Bool("ranked", ss.subset), slog.Bool("search", ss.first.search), slog.String("mode", string(s.cfg.Mode)))
 	if len(entries) == 0 && !ss.first.search {
 		msg := fmt.Sprintf("the ranking found none of the %d eligible tools for the task, and search rounds are off", len(eligible))
 		s.log.LogAttrs(ctx, slog.LevelWarn, "tool selection: nothing ranked; no model asked",

@@ -100,9 +100,10 @@ func quote(s string) string {
 
 func TestSessionFeedShapes(t *testing.T) {
 	cases := map[string]struct {
-		mode, feed string
-		kind       FailureKind // "" = success
-		calls      int
+		mode  Mode
+		feed  string
+		kind  FailureKind // "" = success
+		calls int
 	}{
 		"openai completion":       {ModeJSON, `{"choices":[{"message":{"role":"assistant","content":` + quote(validReply) + `}}],"usage":{"prompt_tokens":1}}`, "", 2},
 		"openai completion empty": {ModeJSON, `{"object":"chat.completion","choices":[]}`, KindEmptyChoices, 0},

@@ -63,7 +63,7 @@ func (ss *Session) traceBegin(ctx context.Context, registered int) context.Conte
 	ss.began = ss.now()
 	ctx, ss.span = telemetry.Tracer().Start(ctx, "toolselect.select")
 	if ss.span.IsRecording() { // attributes cost allocations: only for a span that keeps them
-		ss.span.SetAttributes(telemetry.RegisteredSize.Int(registered), attribute.String("toolselect.mode", ss.cfg.Mode))
+		ss.span.SetAttributes(telemetry.RegisteredSize.Int(registered), attribute.String("toolselect.mode", string(ss.cfg.Mode)))
 	}
 	return ctx
 }

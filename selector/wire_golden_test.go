@@ -18,8 +18,8 @@ import (
 // testdata/wire/ were written by the code before the dialect table
 // (commit 3375080) and are compared byte for byte.
 func TestGenericRequestBytesUnchanged(t *testing.T) {
-	for _, mode := range []string{ModeJSON, ModeNative} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []Mode{ModeJSON, ModeNative} {
+		t.Run(string(mode), func(t *testing.T) {
 			var mu sync.Mutex
 			var bodies [][]byte
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -39,7 +39,7 @@ func TestGenericRequestBytesUnchanged(t *testing.T) {
 			_, err = s.Select(context.Background(), testRequest(t))
 			require.NoError(t, err)
 			require.Len(t, bodies, 1)
-			path := filepath.Join("testdata", "wire", "generic_"+mode+".json")
+			path := filepath.Join("testdata", "wire", "generic_"+string(mode)+".json")
 			if *update {
 				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 				require.NoError(t, os.WriteFile(path, bodies[0], 0o644))

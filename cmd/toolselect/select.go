@@ -158,7 +158,10 @@ func buildSelector(env *cmdEnv, cfg selector.Config, reg *registry.Registry, off
 // printSelection writes the outcome (a summary on a terminal, else the one
 // JSON object) and returns the exit status.
 func printSelection(env *cmdEnv, res *selector.Result, err error, asJSON bool) int {
-	out := selectOutput{Calls: []selector.ToolCall{}, Attempts: []selector.Attempt{}, Offered: []string{}, Error: selector.NewErrorInfo(err)}
+	out := selectOutput{Calls: []selector.ToolCall{}, Attempts: []selector.Attempt{}, Offered: []string{}}
+	if err != nil {
+		out.Error = &selector.ErrorInfo{Kind: selector.ErrorKind(err), Message: err.Error()}
+	}
 	if res != nil {
 		if res.Offered != nil {
 			out.Offered = res.Offered

@@ -25,7 +25,7 @@ type expectation struct {
 	calls int    // calls kept by a successful attempt
 }
 
-func expect(f faultserver.Fault, mode string) expectation {
+func expect(f faultserver.Fault, mode selector.Mode) expectation {
 	e := expectation{kind: f.Kind, calls: f.Calls}
 	if mode == selector.ModeNative {
 		switch f.Name {
@@ -72,7 +72,7 @@ func TestFaultTable(t *testing.T) {
 	snapshot := goleak.IgnoreCurrent()
 
 	t.Run("cases", func(t *testing.T) {
-		for _, mode := range []string{selector.ModeJSON, selector.ModeNative} {
+		for _, mode := range []selector.Mode{selector.ModeJSON, selector.ModeNative} {
 			for _, f := range faultserver.Faults {
 				if mode == selector.ModeNative && !f.Content {
 					continue // transport faults do not depend on the mode
@@ -80,7 +80,7 @@ func TestFaultTable(t *testing.T) {
 				if f.Name == faultserver.HugeBody || f.Name == faultserver.HugeChunked {
 					continue // TestHugeBodyMemory, alone, so the heap figure is its own
 				}
-				t.Run(mode+"/"+f.Name, func(t *testing.T) {
+				t.Run(string(mode)+"/"+f.Name, func(t *testing.T) {
 					t.Parallel()
 					runFault(t, srv, f, mode)
 				})
@@ -90,7 +90,7 @@ func TestFaultTable(t *testing.T) {
 	verifyNoLeak(t, snapshot)
 }
 
-func runFault(t *testing.T, srv *faultserver.Server, f faultserver.Fault, mode string) {
+func runFault(t *testing.T, srv *faultserver.Server, f faultserver.Fault, mode selector.Mode) {
 	want := expect(f, mode)
 	// Slow faults wait for the 2 s attempt timeout (the fallback's answer
 	// must fit in it too); the others get 10 s so that a loaded machine
@@ -154,7 +154,7 @@ func runFault(t *testing.T, srv *faultserver.Server, f faultserver.Fault, mode s
 	if want.kind != "" && strings.HasPrefix(f.Name, "status_") {
 		assert.Contains(t, res.Attempts[0].Message, "HTTP "+strings.TrimSuffix(strings.TrimPrefix(f.Name, "status_"), "_html"))
 	}
-	faultOutcomes.Store(f.Name+"/"+mode, line)
+	faultOutcomes.Store(f.Name+"/"+string(mode), line)
 }
 
 // TestFaultMessages pins the server's own words in the attempt messages.

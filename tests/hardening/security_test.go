@@ -80,7 +80,7 @@ func TestAPIKeyNeverLeaksGo(t *testing.T) {
 	var mu sync.Mutex
 	echoed := 0
 	t.Run("cases", func(t *testing.T) {
-		for _, mode := range []string{selector.ModeJSON, selector.ModeNative} {
+		for _, mode := range []selector.Mode{selector.ModeJSON, selector.ModeNative} {
 			for _, failOpen := range []bool{false, true} {
 				for _, name := range secretCases() {
 					t.Run(fmt.Sprintf("%s/failopen=%v/%s", mode, failOpen, name), func(t *testing.T) {
@@ -305,7 +305,7 @@ func TestPromptInjection(t *testing.T) {
 	}
 	for _, s := range setups {
 		for w, inject := range where {
-			for _, mode := range []string{selector.ModeJSON, selector.ModeNative} {
+			for _, mode := range []selector.Mode{selector.ModeJSON, selector.ModeNative} {
 				for _, failOpen := range []bool{false, true} {
 					t.Run(fmt.Sprintf("%s/%s/%s/failopen=%v", s.name, w, mode, failOpen), func(t *testing.T) {
 						reg := s.reg(t)
