@@ -17,7 +17,6 @@ const answerSchema = `{"type":"object","properties":{"calls":{"type":"array","it
 var answerSchemaSearch = strings.Replace(answerSchema, `},"required":["calls"]`,
 	`,"search":{"type":"string","description":"only with no calls: words for the capability you need, to search the full catalog"}},"required":["calls"]`, 1)
 
-
 // searchToolItem is the OpenAI chat `tools` entry of SearchToolName.
 const searchToolItem = `{"type":"function","function":{"name":"search_tools","description":"Search the full tool catalog when none of the other functions fits the task: the best matches for your words replace the functions offered, and you are asked again. Call it alone.","parameters":{"type":"object","properties":{"query":{"type":"string","description":"words for the capability you need"}},"required":["query"],"additionalProperties":false}}}`
 
