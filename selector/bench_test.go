@@ -41,7 +41,7 @@ func BenchmarkSelectorOverhead(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		act := ss.Feed(reply, nil)
+		act := ss.Feed(context.Background(), reply, nil)
 		if act.Err != nil || len(act.Result.Calls) != 5 {
 			b.Fatalf("%v %d", act.Err, len(act.Result.Calls))
 		}

@@ -107,7 +107,7 @@ func ExampleToolSelector_Begin() {
 	act := ss.Next()
 	for act.Kind == selector.ActionChat {
 		fmt.Println("chat with", act.Chat.Model, "temperature", act.Chat.Temperature)
-		act, err = ss.FeedJSON([]byte(`{"content":"{\"calls\":[{\"tool\":\"send_email\",\"args\":\"{\\\"to\\\":\\\"bob\\\",\\\"body\\\":\\\"sunny\\\"}\"}]}"}`))
+		act, err = ss.FeedJSON(context.Background(), []byte(`{"content":"{\"calls\":[{\"tool\":\"send_email\",\"args\":\"{\\\"to\\\":\\\"bob\\\",\\\"body\\\":\\\"sunny\\\"}\"}]}"}`))
 		if err != nil {
 			panic(err)
 		}
@@ -152,9 +152,9 @@ func ExampleConfig_ranker() {
 		panic(err)
 	}
 	fmt.Println("first offer:", ss.Offered())
-	ss.Feed(selector.ChatResponse{Content: `{"calls":[],"search":"weather forecast for a city"}`}, nil)
+	ss.Feed(context.Background(), selector.ChatResponse{Content: `{"calls":[],"search":"weather forecast for a city"}`}, nil)
 	fmt.Println("after the search:", ss.Offered())
-	act := ss.Feed(selector.ChatResponse{Content: `{"calls":[{"tool":"get_weather","args":{"city":"Lyon"}}]}`}, nil)
+	act := ss.Feed(context.Background(), selector.ChatResponse{Content: `{"calls":[{"tool":"get_weather","args":{"city":"Lyon"}}]}`}, nil)
 	fmt.Println(act.Result.Calls[0].Tool, act.Result.Attempts[0].Searches[0].Query)
 
 	// Nothing eligible: no request, and a kind that says so.

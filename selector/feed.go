@@ -1,6 +1,7 @@
 package selector
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -102,10 +103,10 @@ func parseFeed(data []byte) (resp ChatResponse, chatErr error, err error) {
 // ({"id","name","arguments"}) and arguments an object instead of a string.
 // An error kind outside FailureKinds counts as transport. A document that
 // cannot be read is an error and leaves the session unchanged.
-func (ss *Session) FeedJSON(data []byte) (Action, error) {
+func (ss *Session) FeedJSON(ctx context.Context, data []byte) (Action, error) {
 	resp, chatErr, err := parseFeed(data)
 	if err != nil {
 		return ss.Next(), err
 	}
-	return ss.Feed(resp, chatErr), nil
+	return ss.Feed(ctx, resp, chatErr), nil
 }

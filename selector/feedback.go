@@ -43,7 +43,7 @@ func (ss *Session) recordFeedback(r *Result) {
 			tools = append(tools, c.Tool)
 		}
 	}
-	if err := ss.feedback.Record(ss.ctx, ss.feedbackQuery, tools); err != nil {
+	if err := ss.feedback.Record(ss.ioContext(), ss.feedbackQuery, tools); err != nil {
 		r.FeedbackError = truncate(redact(err.Error(), ss.cfg.APIKey), 1024)
 		ss.log.LogAttrs(ss.ctx, slog.LevelWarn, "tool selection: recording feedback failed",
 			slog.String("error", r.FeedbackError))

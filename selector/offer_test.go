@@ -242,12 +242,12 @@ func TestSearchRoundsShareTheAttemptTimeout(t *testing.T) {
 	act := ss.Next()
 	assert.Equal(t, 30*time.Second, act.Chat.Timeout)
 	clock.add(12 * time.Second)
-	act = ss.Feed(ChatResponse{Content: `{"calls":[],"search":"weather forecast"}`}, nil)
+	act = ss.Feed(context.Background(), ChatResponse{Content: `{"calls":[],"search":"weather forecast"}`}, nil)
 	require.Equal(t, ActionChat, act.Kind)
 	assert.Equal(t, "primary", act.Chat.Model)
 	assert.Equal(t, 18*time.Second, act.Chat.Timeout, "the round gets what is left of the attempt")
 	clock.add(18 * time.Second)
-	act = ss.Feed(ChatResponse{Content: `{"calls":[],"search":"rain"}`}, nil)
+	act = ss.Feed(context.Background(), ChatResponse{Content: `{"calls":[],"search":"rain"}`}, nil)
 	require.Equal(t, ActionChat, act.Kind)
 	assert.Equal(t, "fallback", act.Chat.Model, "out of time: the attempt fails, the fallback starts afresh")
 	assert.Equal(t, 30*time.Second, act.Chat.Timeout)
@@ -298,4 +298,41 @@ func maxDepth(b []byte) int {
 		}
 	}
 	return most
+}
+
+// ctxRanker is the offering ranker, except that a search ranking reports the
+// context's error once the context is done.
+type ctxRanker struct{ Ranker }
+
+func (r ctxRanker) Rank(ctx context.Context, reg *registry.Registry, query string, eligible []*registry.Entry, k int) ([]*registry.Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return r.Ranker.Rank(ctx, reg, query, eligible, k)
+}
+
+// Feed's context bounds the search ranking it runs: cancelled, the round
+// fails as a search failure naming the cancellation, and the session goes on
+// (the fallback model starts afresh); Begin's context is not the one used.
+func TestFeedContextBoundsTheSearchRound(t *testing.T) {
+	reg := assistantRegistry(t)
+	sel := newSel(t, nil, cfgWith(func(c *Config) { c.OfferTokens = 300; c.TopK = 3 }),
+		withRanker(ctxRanker{rank.NewOffering(nil)}))
+	ss, err := sel.Begin(context.Background(), umbrellaRequest(reg))
+	require.NoError(t, err)
+	require.Equal(t, ActionChat, ss.Next().Kind)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	act := ss.Feed(ctx, ChatResponse{Content: `{"calls":[],"search":"weather forecast"}`}, nil)
+	require.Equal(t, ActionChat, act.Kind)
+	assert.Equal(t, "fallback", act.Chat.Model)
+	require.Len(t, ss.attempts, 1)
+	assert.Equal(t, KindSearch, ss.attempts[0].Kind)
+	assert.Contains(t, ss.attempts[0].Message, context.Canceled.Error())
+
+	// A live context: the same search round runs.
+	act = ss.Feed(context.Background(), ChatResponse{Content: `{"calls":[],"search":"weather forecast"}`}, nil)
+	require.Equal(t, ActionChat, act.Kind)
+	assert.Equal(t, "fallback", act.Chat.Model)
+	assert.Contains(t, offeredIn(t, mustMap(t, act.JSON())), "get_weather")
 }

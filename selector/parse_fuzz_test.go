@@ -302,7 +302,7 @@ func FuzzParseFeed(f *testing.F) {
 		}
 		ss := fuzzSession(t, mode)
 		before := ss.Next()
-		act, ferr := ss.FeedJSON(data)
+		act, ferr := ss.FeedJSON(context.Background(), data)
 		if (ferr != nil) != (err != nil) {
 			t.Fatalf("FeedJSON error %v, parseFeed error %v", ferr, err)
 		}
@@ -315,13 +315,13 @@ func FuzzParseFeed(f *testing.F) {
 		checkAction(t, ss, act)
 		if act.Kind == ActionChat {
 			// The fallback gets the same document; the session must then be done.
-			act, ferr = ss.FeedJSON(data)
+			act, ferr = ss.FeedJSON(context.Background(), data)
 			if ferr != nil || act.Kind != ActionDone {
 				t.Fatalf("second feed: %v, %q", ferr, act.Kind)
 			}
 			checkAction(t, ss, act)
 		}
-		if again, _ := ss.FeedJSON(data); again.Result != act.Result {
+		if again, _ := ss.FeedJSON(context.Background(), data); again.Result != act.Result {
 			t.Fatal("feeding a finished session changed its result")
 		}
 	})

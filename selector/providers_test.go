@@ -124,7 +124,7 @@ func TestProviderDialectsFedAsJSON(t *testing.T) {
 			require.NoError(t, err)
 			for act := ss.Next(); act.Kind == ActionChat; {
 				doc := driveOnce(t, srv.URL, act)
-				act, err = ss.FeedJSON(doc)
+				act, err = ss.FeedJSON(context.Background(), doc)
 				require.NoError(t, err)
 			}
 			act := ss.Next()

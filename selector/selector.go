@@ -74,13 +74,13 @@ func (s *ToolSelector) Select(ctx context.Context, req Request) (*Result, error)
 	act := ss.Next()
 	for act.Kind == ActionChat {
 		if err := ctx.Err(); err != nil {
-			act = ss.Feed(ChatResponse{}, err)
+			act = ss.Feed(ctx, ChatResponse{}, err)
 			continue
 		}
 		actx, cancel := context.WithTimeout(ctx, act.Chat.Timeout)
 		resp, err := s.client.Chat(ss.chatContext(actx), *act.Chat)
 		cancel()
-		act = ss.Feed(resp, err)
+		act = ss.Feed(ctx, resp, err)
 	}
 	return act.Result, act.Err
 }

@@ -157,7 +157,8 @@ func (a Action) JSON() []byte {
 type Session struct {
 	cfg    Config
 	log    *slog.Logger
-	ctx    context.Context // for log records and search rankings only
+	ctx    context.Context // Begin's, without its cancellation: log records and spans
+	io     context.Context // the Feed in progress: its search ranking and feedback write
 	reg    *registry.Registry
 	models []string
 	user   string // the user prompt, before any search note
@@ -514,8 +515,16 @@ func (ss *Session) adapt(req *ChatRequest, err error) (Action, bool) {
 
 // Feed gives the outcome of the pending chat (a response, or the error the
 // transport returned) and returns the next action. Feeding a finished
-// session returns its done action again.
-func (ss *Session) Feed(resp ChatResponse, err error) Action {
+// session returns its done action again. ctx bounds the I/O Feed does itself:
+// ranking the catalog for a search round and recording feedback; cancelling
+// it fails that work (a search round becomes a search failure) and leaves the
+// session consistent.
+func (ss *Session) Feed(ctx context.Context, resp ChatResponse, err error) Action {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ss.io = ctx
+	defer func() { ss.io = nil }()
 	if ss.done != nil || ss.pending == nil {
 		return ss.Next()
 	}
@@ -626,7 +635,7 @@ const maxSearchBytes = 1024
 // and the note answers that call.
 func (ss *Session) searchRound(model, query string, a Attempt, resp ChatResponse) Action {
 	query = truncate(redact(query, ss.cfg.APIKey), maxSearchBytes)
-	picked, err := ss.rank(ss.ctx, query)
+	picked, err := ss.rank(ss.ioContext(), query)
 	if err != nil {
 		a.Kind, a.Message = KindSearch, fmt.Sprintf("ranking the catalog for the search %q: %v", truncate(query, 200), err)
 		return ss.fail(a)
@@ -819,4 +828,12 @@ func (ss *Session) finish(r *Result, err error) {
 	ss.log.LogAttrs(ss.ctx, slog.LevelInfo, "tool selection done",
 		slog.Int("kept", len(r.Calls)), slog.Int("dropped", len(r.Dropped)),
 		slog.Any("tools", tools), slog.Int("offered", len(ss.cur.names)), slog.Int("attempts", len(ss.attempts)))
+}
+
+// ioContext is the context of the Feed in progress, or Begin's outside one.
+func (ss *Session) ioContext() context.Context {
+	if ss.io != nil {
+		return ss.io
+	}
+	return ss.ctx
 }

@@ -53,19 +53,19 @@ func TestSessionDrivenByJSON(t *testing.T) {
 	assert.Equal(t, ss.Next().JSON(), ss.Next().JSON())
 
 	// A malformed feed is refused and changes nothing.
-	_, err = ss.FeedJSON([]byte(`{"nothing":1}`))
+	_, err = ss.FeedJSON(context.Background(), []byte(`{"nothing":1}`))
 	require.Error(t, err)
-	_, err = ss.FeedJSON([]byte(`not json`))
+	_, err = ss.FeedJSON(context.Background(), []byte(`not json`))
 	require.Error(t, err)
 	assert.Equal(t, ActionChat, ss.Next().Kind)
 
 	// Primary fails on the driver's side; the fallback is asked next.
-	act, err := ss.FeedJSON([]byte(`{"error":{"kind":"timeout","message":"asyncio timeout after 30s"}}`))
+	act, err := ss.FeedJSON(context.Background(), []byte(`{"error":{"kind":"timeout","message":"asyncio timeout after 30s"}}`))
 	require.NoError(t, err)
 	require.Equal(t, ActionChat, act.Kind)
 	assert.Equal(t, "fallback", act.Chat.Model)
 
-	act, err = ss.FeedJSON([]byte(`{"content":` + quote(validReply) + `,"usage":{"prompt_tokens":9,"completion_tokens":3}}`))
+	act, err = ss.FeedJSON(context.Background(), []byte(`{"content":`+quote(validReply)+`,"usage":{"prompt_tokens":9,"completion_tokens":3}}`))
 	require.NoError(t, err)
 	require.Equal(t, ActionDone, act.Kind)
 	assert.True(t, ss.Done())
@@ -88,7 +88,7 @@ func TestSessionDrivenByJSON(t *testing.T) {
 	assert.JSONEq(t, `{"model":"fallback","ok":true,"error":null,"latency_ms":0,"prompt_tokens":9,"completion_tokens":3}`, string(done.Attempts[1]))
 
 	// Feeding a finished session returns the same done action.
-	again, err := ss.FeedJSON([]byte(`{"content":"{}"}`))
+	again, err := ss.FeedJSON(context.Background(), []byte(`{"content":"{}"}`))
 	require.NoError(t, err)
 	assert.JSONEq(t, string(raw), string(again.JSON()))
 }
@@ -119,7 +119,7 @@ func TestSessionFeedShapes(t *testing.T) {
 			s := newSel(t, nil, cfgWith(func(c *Config) { c.Mode = tc.mode; c.FallbackModel = "" }))
 			ss, err := s.Begin(context.Background(), testRequest(t))
 			require.NoError(t, err)
-			act, err := ss.FeedJSON([]byte(tc.feed))
+			act, err := ss.FeedJSON(context.Background(), []byte(tc.feed))
 			require.NoError(t, err)
 			require.Equal(t, ActionDone, act.Kind)
 			if tc.kind == "" {

@@ -227,7 +227,9 @@ func SessionFeed(h uint64, reply []byte, present bool) Result {
 	s := v.(*session)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	act, err := s.ss.FeedJSON(reply)
+	// The C export takes no cancel token: a feed's own I/O is the search
+	// ranking (in memory) and the feedback write, which a store bounds.
+	act, err := s.ss.FeedJSON(context.Background(), reply)
 	if err != nil {
 		return Fail(ErrArgument, "reply_json: %v", err)
 	}
