@@ -61,18 +61,6 @@ type Record struct {
 	Error string `json:"error,omitempty"`
 }
 
-// AuditSink receives one Record per call. Implementations must be safe for
-// concurrent use; Audit must not block for long (it runs on the call's path).
-type AuditSink interface {
-	Audit(ctx context.Context, r Record)
-}
-
-// AuditFunc adapts a function to AuditSink.
-type AuditFunc func(ctx context.Context, r Record)
-
-// Audit calls f.
-func (f AuditFunc) Audit(ctx context.Context, r Record) { f(ctx, r) }
-
 // SliceSink keeps records in memory, in the order they arrived. The zero value is ready.
 type SliceSink struct {
 	mu      sync.Mutex

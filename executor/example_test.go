@@ -89,7 +89,7 @@ func ExampleSliceSink() {
 	}
 
 	audit := &executor.SliceSink{}
-	ex := executor.New(reg, &executor.Options{Audit: audit})
+	ex := executor.New(reg, &executor.Options{Audit: audit.Audit})
 	_ = ex.Handle("drop_table", func(context.Context, json.RawMessage) (any, error) { return "dropped", nil })
 	_ = ex.Handle("status", func(context.Context, json.RawMessage) (any, error) { return "all green", nil })
 	_ = ex.Handle("flaky", func(context.Context, json.RawMessage) (any, error) { return nil, errors.New("upstream 503") })

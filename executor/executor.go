@@ -49,16 +49,21 @@ type Options struct {
 	// Capabilities every tool must declare to run (e.g. "readOnly"), as a
 	// selection's Request.Capabilities offers only such tools.
 	Capabilities []string
-	// Approver decides human-approval calls; without one they are refused.
-	Approver Approver
+	// Approver decides whether a call of a schema-less tool in human-approval
+	// mode may run; without one such calls are refused. It may block (waiting
+	// for a human) and must return when ctx ends, with ctx.Err() or an error
+	// wrapping it.
+	Approver func(ctx context.Context, req ApprovalRequest) (Approval, error)
 	// Timeout bounds each tool run (0: 30 s; negative: none).
 	Timeout time.Duration
 	// ToolTimeouts overrides Timeout for the tools it names (canonical
 	// names); a negative value means no timeout (the caller's context still
 	// applies).
 	ToolTimeouts map[string]time.Duration
-	// Audit receives one Record per call; nil discards them.
-	Audit AuditSink
+	// Audit receives one Record per call; nil discards them. It must be safe
+	// for concurrent use and not block for long (it runs on the call's path).
+	// SliceSink.Audit and SlogSink.Audit are two.
+	Audit func(ctx context.Context, r Record)
 	// Repairer, when set, is asked once to fix invalid arguments (see ChatRepairer).
 	Repairer Repairer
 	// Selector, when set, lets Resolve turn a task into calls (a *selector.ToolSelector).
@@ -353,7 +358,7 @@ func (e *Executor) Run(ctx context.Context, inv *Invocation) (Result, error) {
 	}
 	if needsApproval(inv.entry) {
 		req := ApprovalRequest{ID: inv.ID, Tool: inv.entry.Tool(), Args: append(json.RawMessage(nil), inv.Args...)}
-		a, err := e.opts.Approver.Approve(ctx, req)
+		a, err := e.opts.Approver(ctx, req)
 		switch {
 		case ctx.Err() != nil:
 			return done(Result{ID: inv.ID, Tool: inv.Tool}, &CallError{ID: inv.ID, Tool: inv.Tool, Outcome: OutcomeCanceled,
@@ -459,5 +464,5 @@ func (e *Executor) record(ctx context.Context, span trace.Span, rec Record, d ti
 		return
 	}
 	// The audit must not be cut short by the very cancellation it records.
-	e.opts.Audit.Audit(context.WithoutCancel(ctx), rec)
+	e.opts.Audit(context.WithoutCancel(ctx), rec)
 }

@@ -66,7 +66,7 @@ func fixture(t *testing.T, opts *executor.Options) (*executor.Executor, *executo
 	if opts != nil {
 		o = *opts
 	}
-	o.Audit = sink
+	o.Audit = sink.Audit
 	ex := executor.New(reg, &o)
 	for _, name := range []string{"echo", "ops.restart service", "danger", "deploy", "status", "status_rw", "runbook", "anything"} {
 		require.NoError(t, ex.Handle(name, echo))
@@ -356,7 +356,7 @@ func TestConstructor(t *testing.T) {
 	reg := registry.New(nil)
 	require.NoError(t, reg.Register(tool("order", `{"type":"object","properties":{"count":{"type":"integer","minimum":0}},"required":["count"]}`)))
 	sink := &executor.SliceSink{}
-	ex := executor.New(reg, &executor.Options{Audit: sink})
+	ex := executor.New(reg, &executor.Options{Audit: sink.Audit})
 	require.NoError(t, ex.HandleConstructor("order", newOrder))
 
 	res, err := ex.Call(context.Background(), call("order", `{"count":6}`))
@@ -457,10 +457,10 @@ func TestHumanApproval(t *testing.T) {
 	})
 	t.Run("approved", func(t *testing.T) {
 		var seen executor.ApprovalRequest
-		ap := executor.ApproverFunc(func(_ context.Context, req executor.ApprovalRequest) (executor.Approval, error) {
+		ap := func(_ context.Context, req executor.ApprovalRequest) (executor.Approval, error) {
 			seen = req
 			return executor.Approval{Approved: true, By: "alice"}, nil
-		})
+		}
 		ex, sink := fixture(t, &executor.Options{Approver: ap})
 		_, err := ex.Call(context.Background(), executor.Call{ID: "r1", Tool: "runbook", Args: json.RawMessage(`{"name":"flush-cache"}`)})
 		require.NoError(t, err)
@@ -473,9 +473,9 @@ func TestHumanApproval(t *testing.T) {
 		assert.Equal(t, executor.OutcomeOK, rec.Outcome)
 	})
 	t.Run("denied", func(t *testing.T) {
-		ap := executor.ApproverFunc(func(context.Context, executor.ApprovalRequest) (executor.Approval, error) {
+		ap := func(context.Context, executor.ApprovalRequest) (executor.Approval, error) {
 			return executor.Approval{Approved: false, By: "bob", Reason: "not during the freeze"}, nil
-		})
+		}
 		ran := false
 		ex, sink := fixture(t, &executor.Options{Approver: ap})
 		require.NoError(t, ex.Handle("runbook", func(context.Context, json.RawMessage) (any, error) { ran = true; return nil, nil }))
@@ -488,9 +488,9 @@ func TestHumanApproval(t *testing.T) {
 		assert.Empty(t, rec.ApprovedBy)
 	})
 	t.Run("approver error", func(t *testing.T) {
-		ap := executor.ApproverFunc(func(context.Context, executor.ApprovalRequest) (executor.Approval, error) {
+		ap := func(context.Context, executor.ApprovalRequest) (executor.Approval, error) {
 			return executor.Approval{}, errors.New("ticket system down")
-		})
+		}
 		ex, _ := fixture(t, &executor.Options{Approver: ap})
 		_, err := ex.Call(context.Background(), call("runbook", `{}`))
 		callError(t, err, executor.OutcomeRefused, executor.ErrApprovalDenied)
@@ -498,11 +498,11 @@ func TestHumanApproval(t *testing.T) {
 	})
 	t.Run("context canceled while waiting", func(t *testing.T) {
 		waiting := make(chan struct{})
-		ap := executor.ApproverFunc(func(ctx context.Context, _ executor.ApprovalRequest) (executor.Approval, error) {
+		ap := func(ctx context.Context, _ executor.ApprovalRequest) (executor.Approval, error) {
 			close(waiting)
 			<-ctx.Done()
 			return executor.Approval{}, ctx.Err()
-		})
+		}
 		ex, sink := fixture(t, &executor.Options{Approver: ap})
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() { <-waiting; cancel() }()
@@ -511,10 +511,10 @@ func TestHumanApproval(t *testing.T) {
 		assert.Equal(t, executor.OutcomeCanceled, onlyRecord(t, sink).Outcome)
 	})
 	t.Run("schema tools never wait for approval", func(t *testing.T) {
-		ap := executor.ApproverFunc(func(context.Context, executor.ApprovalRequest) (executor.Approval, error) {
+		ap := func(context.Context, executor.ApprovalRequest) (executor.Approval, error) {
 			t.Fatal("approver called for a schema tool")
 			return executor.Approval{}, nil
-		})
+		}
 		ex, _ := fixture(t, &executor.Options{Approver: ap})
 		_, err := ex.Call(context.Background(), call("echo", `{"msg":"x"}`))
 		require.NoError(t, err)
@@ -663,7 +663,7 @@ func TestSlogSink(t *testing.T) {
 	var buf bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&buf, nil))
 	reg := registry.New(nil)
-	ex := executor.New(reg, &executor.Options{Audit: executor.SlogSink{Logger: logger}})
+	ex := executor.New(reg, &executor.Options{Audit: executor.SlogSink{Logger: logger}.Audit})
 	require.NoError(t, ex.Register(tool("echo", msgSchema), echo))
 	_, err := ex.Call(context.Background(), executor.Call{ID: "c7", Tool: "echo", Args: json.RawMessage(`{"msg":"secret-ish"}`)})
 	require.NoError(t, err)
@@ -688,7 +688,7 @@ func TestSlogSink(t *testing.T) {
 	assert.Contains(t, bad["error"], "required")
 
 	buf.Reset()
-	ex = executor.New(reg, &executor.Options{Audit: executor.SlogSink{Logger: logger, OmitArgs: true}})
+	ex = executor.New(reg, &executor.Options{Audit: executor.SlogSink{Logger: logger, OmitArgs: true}.Audit})
 	require.NoError(t, ex.Handle("echo", echo))
 	_, err = ex.Call(context.Background(), call("echo", `{"msg":"secret-ish"}`))
 	require.NoError(t, err)
@@ -710,12 +710,12 @@ func TestRecordJSON(t *testing.T) {
 	assert.Equal(t, map[string]any{"a": float64(1)}, m["args"])
 }
 
-func TestAuditFuncAndNilSink(t *testing.T) {
+func TestAuditFunctionAndNilSink(t *testing.T) {
 	var got []executor.Outcome
 	reg := registry.New(nil)
-	ex := executor.New(reg, &executor.Options{Audit: executor.AuditFunc(func(_ context.Context, r executor.Record) {
+	ex := executor.New(reg, &executor.Options{Audit: func(_ context.Context, r executor.Record) {
 		got = append(got, r.Outcome)
-	})})
+	}})
 	require.NoError(t, ex.Register(tool("echo", msgSchema), echo))
 	_, _ = ex.Call(context.Background(), call("echo", `{"msg":"x"}`))
 	assert.Equal(t, []executor.Outcome{executor.OutcomeOK}, got)

@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -25,20 +24,6 @@ type Approval struct {
 	Reason string
 }
 
-// Approver decides whether a call of a schema-less tool in human-approval mode
-// may run. Approve may block (waiting for a human) and must return when ctx
-// ends, with ctx.Err() or an error wrapping it.
-type Approver interface {
-	Approve(ctx context.Context, req ApprovalRequest) (Approval, error)
-}
-
-// ApproverFunc adapts a function to Approver.
-type ApproverFunc func(ctx context.Context, req ApprovalRequest) (Approval, error)
-
-// Approve calls f.
-func (f ApproverFunc) Approve(ctx context.Context, req ApprovalRequest) (Approval, error) {
-	return f(ctx, req)
-}
 
 // checkStatic applies the rules that need no one's answer: unsafe tools and
 // roles (registry.Eligibility, the rule the selector and rank apply too), and

@@ -46,7 +46,7 @@ func newSelector(t *testing.T, chat selector.ChatClient) *selector.ToolSelector 
 func TestResolveThenRun(t *testing.T) {
 	chat := &scriptedChat{replies: []string{`{"calls":[{"tool":"echo","args":{"msg":"one"},"reasoning":"first"},{"tool":"status","args":{}}]}`}}
 	ex, sink := fixture(t, &executor.Options{})
-	ex2 := executor.New(ex.Registry(), &executor.Options{Selector: newSelector(t, chat), Audit: sink})
+	ex2 := executor.New(ex.Registry(), &executor.Options{Selector: newSelector(t, chat), Audit: sink.Audit})
 	for _, n := range []string{"echo", "status"} {
 		require.NoError(t, ex2.Handle(n, echo))
 	}

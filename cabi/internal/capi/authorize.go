@@ -96,11 +96,11 @@ func RegistryAuthorize(h uint64, call []byte, callPresent bool, policy []byte, p
 		return Fail(ErrArgument, "call_json: \"tool\" is required")
 	}
 	sink := &captureSink{}
-	opts := &executor.Options{AllowUnsafe: p.AllowUnsafe, Roles: p.Roles, Capabilities: p.Capabilities, Audit: sink, Timeout: -1}
+	opts := &executor.Options{AllowUnsafe: p.AllowUnsafe, Roles: p.Roles, Capabilities: p.Capabilities, Audit: sink.Audit, Timeout: -1}
 	if p.Approver {
-		opts.Approver = executor.ApproverFunc(func(context.Context, executor.ApprovalRequest) (executor.Approval, error) {
+		opts.Approver = func(context.Context, executor.ApprovalRequest) (executor.Approval, error) {
 			return executor.Approval{}, errors.New("asked of the caller")
-		})
+		}
 	}
 	ex := executor.New(reg, opts)
 	if e, ok := reg.Lookup(c.Tool); ok {
