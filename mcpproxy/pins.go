@@ -88,21 +88,21 @@ func (p *Proxy) heldResult(name string) *mcp.CallToolResult {
 		StructuredContent: map[string]any{"error": msg, "tool": name, "outcome": "held", "changed": c.Changed, "flags": c.Flags}}
 }
 
-// PinStats lists the held and flagged tools.
-type PinStats struct {
+// pinStats lists the held and flagged tools.
+type pinStats struct {
 	File    string              `json:"file"`
 	Held    []registry.PinCheck `json:"held"`
 	Flagged []registry.PinCheck `json:"flagged"`
 }
 
 // pinStats is the Stats section (nil without a pin file).
-func (p *Proxy) pinStats() *PinStats {
+func (p *Proxy) pinStats() *pinStats {
 	if p.pins == nil {
 		return nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := &PinStats{File: p.pins.Path(), Held: []registry.PinCheck{}, Flagged: []registry.PinCheck{}}
+	s := &pinStats{File: p.pins.Path(), Held: []registry.PinCheck{}, Flagged: []registry.PinCheck{}}
 	for _, c := range p.held {
 		s.Held = append(s.Held, c)
 	}

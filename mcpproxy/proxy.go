@@ -251,7 +251,7 @@ func (p *Proxy) Registry() *registry.Registry { return p.reg }
 func (p *Proxy) importTools(u *upstream, tools []*mcp.Tool) {
 	sep := p.cfg.separator()
 	var names []string
-	var refused []Refusal
+	var refused []refusal
 	for _, mt := range tools {
 		name := u.cfg.Name + sep + mt.Name
 		t, err := toolFromMCP(name, u.cfg.Name, mt)
@@ -273,7 +273,7 @@ func (p *Proxy) importTools(u *upstream, tools []*mcp.Tool) {
 		}
 		if err != nil {
 			p.log.Warn("mcp upstream tool left out", "upstream", u.cfg.Name, "tool", mt.Name, "error", err)
-			refused = append(refused, Refusal{Tool: mt.Name, Reason: err.Error()})
+			refused = append(refused, refusal{Tool: mt.Name, Reason: err.Error()})
 			continue
 		}
 		names = append(names, name)

@@ -36,9 +36,9 @@ func countTokens(s string) int {
 // Stats is the proxy's statistics view (the toolselect://stats resource and
 // `toolselect mcp stats`).
 type Stats struct {
-	Upstreams []UpstreamStats `json:"upstreams"`
+	Upstreams []upstreamStats `json:"upstreams"`
 	// Catalogs counts the tools imported from catalog files (no upstream).
-	Catalogs *CatalogStats `json:"catalogs,omitempty"`
+	Catalogs *catalogStats `json:"catalogs,omitempty"`
 	// Tools summarises the index.
 	Tools struct {
 		Catalog  int `json:"catalog"`  // every imported tool
@@ -64,11 +64,11 @@ type Stats struct {
 		Outcomes map[string]int `json:"outcomes"`
 	} `json:"callTool"`
 	// Pins lists the held and flagged tools (with a pin file).
-	Pins *PinStats `json:"pins,omitempty"`
+	Pins *pinStats `json:"pins,omitempty"`
 }
 
-// UpstreamStats describes one upstream.
-type UpstreamStats struct {
+// upstreamStats describes one upstream.
+type upstreamStats struct {
 	Name      string    `json:"name"`
 	Transport string    `json:"transport"` // "stdio" or "http"
 	State     string    `json:"state"`
@@ -77,14 +77,14 @@ type UpstreamStats struct {
 	Listed    int       `json:"listed"`   // tools the upstream listed
 	Imported  int       `json:"imported"` // tools in the index
 	Unsafe    int       `json:"unsafe"`   // imported tools marked destructive
-	Refused   []Refusal `json:"refused,omitempty"`
+	Refused   []refusal `json:"refused,omitempty"`
 	Connects  int       `json:"connects"`
 	Crashes   int       `json:"crashes"`
 	Calls     int       `json:"calls"` // calls forwarded (not refused by the proxy)
 }
 
-// CatalogStats counts catalog-file tools.
-type CatalogStats struct {
+// catalogStats counts catalog-file tools.
+type catalogStats struct {
 	Imported int      `json:"imported"`
 	Refused  []string `json:"refused,omitempty"`
 }
@@ -106,7 +106,7 @@ type recorder struct {
 	findErrs int
 	calls    latencies
 	outcomes map[string]int // executor.Outcome -> count
-	catalog  CatalogStats
+	catalog  catalogStats
 	m        *metrics // the Prometheus instruments, fed from here too
 }
 
@@ -204,7 +204,7 @@ func (p *Proxy) Stats(ctx context.Context) Stats {
 	}
 	p.mu.Unlock()
 	if len(p.cfg.Catalogs) > 0 {
-		s.Catalogs = &CatalogStats{Imported: catalogOnly, Refused: catRefused}
+		s.Catalogs = &catalogStats{Imported: catalogOnly, Refused: catRefused}
 	}
 	s.Tools.Catalog = len(entries)
 	for _, e := range entries {
@@ -229,18 +229,18 @@ func (p *Proxy) Stats(ctx context.Context) Stats {
 // Health returns each upstream's state (with its last error) and the number
 // of tools in the index, without counting tokens: what a front end checks
 // after Start to say which upstreams could not start.
-func (p *Proxy) Health() (upstreams []UpstreamStats, tools int) {
+func (p *Proxy) Health() (upstreams []upstreamStats, tools int) {
 	return p.upstreamStats(), p.reg.Len()
 }
 
 // upstreamStats describes every upstream.
-func (p *Proxy) upstreamStats() []UpstreamStats {
-	var out []UpstreamStats
+func (p *Proxy) upstreamStats() []upstreamStats {
+	var out []upstreamStats
 	for _, u := range p.ups {
 		u.mu.Lock()
-		us := UpstreamStats{
+		us := upstreamStats{
 			Name: u.cfg.Name, Transport: "stdio", State: u.state, Server: u.serverNfo, LastError: u.lastErr,
-			Listed: u.listed, Imported: len(u.names), Refused: append([]Refusal(nil), u.refused...),
+			Listed: u.listed, Imported: len(u.names), Refused: append([]refusal(nil), u.refused...),
 			Connects: u.connects, Crashes: u.crashes, Calls: u.calls,
 		}
 		names := append([]string(nil), u.names...)

@@ -46,13 +46,13 @@ type upstream struct {
 	templates []string // proxy URI templates of its resource templates served
 	prompts   []string // namespaced prompts served
 	listed    int
-	refused   []Refusal
+	refused   []refusal
 	stderr    *tailWriter
 	serverNfo string
 }
 
-// Refusal is an upstream tool the registry refused, with the reason.
-type Refusal struct {
+// refusal is an upstream tool the registry refused, with the reason.
+type refusal struct {
 	Tool   string `json:"tool"`
 	Reason string `json:"reason"`
 }
