@@ -24,7 +24,6 @@ type Approval struct {
 	Reason string
 }
 
-
 // checkStatic applies the rules that need no one's answer: unsafe tools and
 // roles (registry.Eligibility, the rule the selector and rank apply too), and
 // the read-only no-schema mode. It returns the policy name for the
