@@ -7,7 +7,7 @@
 //	         resolve the name (canonical or provider-mapped), apply the static
 //	         policy, validate against the tool's schema, and instantiate the
 //	         tool's runner; invalid arguments get at most one model-assisted
-//	         repair when a Repairer is configured.
+//	         repair when Options.Repairer is set.
 //	Run      apply the approval policy, then run the tool under a per-call
 //	         timeout.
 //	Call     Hydrate then Run.

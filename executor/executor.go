@@ -64,8 +64,11 @@ type Options struct {
 	// for concurrent use and not block for long (it runs on the call's path).
 	// SliceSink.Audit and SlogSink.Audit are two.
 	Audit func(ctx context.Context, r Record)
-	// Repairer, when set, is asked once to fix invalid arguments (see ChatRepairer).
-	Repairer Repairer
+	// Repairer proposes corrected arguments for an invalid call. The
+	// executor asks it at most once per call and validates its answer again
+	// like any other arguments; an error means "no repair" and the call stays
+	// invalid. NewChatRepairer(...).RepairArgs asks a chat model.
+	Repairer func(ctx context.Context, req RepairRequest) (json.RawMessage, error)
 	// Selector, when set, lets Resolve turn a task into calls (a *selector.ToolSelector).
 	Selector Selector
 	// FindTool tunes the ranking behind the find_tool meta-tool (scorer, min
@@ -328,7 +331,7 @@ func (e *Executor) repair(ctx context.Context, entry *registry.Entry, args json.
 	if errors.As(verr, &ve) {
 		req.Violations = append(req.Violations, ve.Violations...)
 	}
-	fixed, err := e.opts.Repairer.RepairArgs(ctx, req)
+	fixed, err := e.opts.Repairer(ctx, req)
 	if err != nil {
 		return nil, err
 	}

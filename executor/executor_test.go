@@ -275,7 +275,7 @@ func (r *countingRepairer) RepairArgs(_ context.Context, req executor.RepairRequ
 func TestRepair(t *testing.T) {
 	t.Run("success", func(t *testing.T) {
 		rep := &countingRepairer{answer: `{"msg":"fixed"}`}
-		ex, sink := fixture(t, &executor.Options{Repairer: rep})
+		ex, sink := fixture(t, &executor.Options{Repairer: rep.RepairArgs})
 		res, err := ex.Call(context.Background(), call("echo", `{"message":"fixed"}`))
 		require.NoError(t, err)
 		assert.Equal(t, map[string]any{"msg": "fixed"}, res.Value)
@@ -293,7 +293,7 @@ func TestRepair(t *testing.T) {
 	})
 	t.Run("repaired args still invalid: no second repair", func(t *testing.T) {
 		rep := &countingRepairer{answer: `{"msg":42}`}
-		ex, sink := fixture(t, &executor.Options{Repairer: rep})
+		ex, sink := fixture(t, &executor.Options{Repairer: rep.RepairArgs})
 		_, err := ex.Call(context.Background(), call("echo", `{}`))
 		ce := callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
 		assert.True(t, ce.RepairAttempted)
@@ -307,7 +307,7 @@ func TestRepair(t *testing.T) {
 	})
 	t.Run("repairer fails", func(t *testing.T) {
 		rep := &countingRepairer{err: errors.New("model unavailable")}
-		ex, _ := fixture(t, &executor.Options{Repairer: rep})
+		ex, _ := fixture(t, &executor.Options{Repairer: rep.RepairArgs})
 		_, err := ex.Call(context.Background(), call("echo", `{}`))
 		ce := callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
 		assert.EqualError(t, ce.RepairErr, "model unavailable")
@@ -316,13 +316,13 @@ func TestRepair(t *testing.T) {
 	})
 	t.Run("repairer answers a JSON string", func(t *testing.T) {
 		rep := &countingRepairer{answer: `"{\"msg\":\"s\"}"`}
-		ex, _ := fixture(t, &executor.Options{Repairer: rep})
+		ex, _ := fixture(t, &executor.Options{Repairer: rep.RepairArgs})
 		_, err := ex.Call(context.Background(), call("echo", `{}`))
 		require.NoError(t, err)
 	})
 	t.Run("not asked for valid, unknown or refused calls", func(t *testing.T) {
 		rep := &countingRepairer{answer: `{"msg":"x"}`}
-		ex, _ := fixture(t, &executor.Options{Repairer: rep})
+		ex, _ := fixture(t, &executor.Options{Repairer: rep.RepairArgs})
 		_, err := ex.Call(context.Background(), call("echo", `{"msg":"ok"}`))
 		require.NoError(t, err)
 		_, err = ex.Call(context.Background(), call("invented", `{}`))
@@ -376,7 +376,7 @@ func TestConstructor(t *testing.T) {
 	callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs) // the schema runs first
 
 	// A constructor's refusal is repairable like a schema violation.
-	ex2 := executor.New(reg, &executor.Options{Repairer: rep})
+	ex2 := executor.New(reg, &executor.Options{Repairer: rep.RepairArgs})
 	require.NoError(t, ex2.HandleConstructor("order", newOrder))
 	res, err = ex2.Call(context.Background(), call("order", `{"count":3}`))
 	require.NoError(t, err)

@@ -515,7 +515,7 @@ func eligible(e *registry.Entry, o *Options) bool {
 	return el.Allows(e) && (o.Filter == nil || o.Filter(e))
 }
 
-// Names returns the tool names of picks, in order.
+// pickNames returns the tool names of picks, in order.
 func Names(picks []Pick) []string {
 	out := make([]string, len(picks))
 	for i, p := range picks {

@@ -7,16 +7,14 @@ import (
 	"strings"
 )
 
-// ChatFunc sends one system and one user message to a language model and
-// returns its reply. The selector's chat client adapts to it in one line;
-// rank does not import the selector.
-type ChatFunc func(ctx context.Context, system, user string) (string, error)
-
 // LLMReranker asks a language model to order the top candidates. Tools the
 // model leaves out keep their place after the ones it ordered; names it
 // invents are ignored.
 type LLMReranker struct {
-	Chat ChatFunc
+	// Chat sends one system and one user message to a language model and
+	// returns its reply. The selector's chat client adapts to it in one line;
+	// rank does not import the selector.
+	Chat func(ctx context.Context, system, user string) (string, error)
 }
 
 const rerankSystem = `You rank software tools by how useful they are for a user's request.

@@ -26,11 +26,11 @@ type ConfigSchema struct {
 	BoolTrue  []string `json:"bool_true"`
 	BoolFalse []string `json:"bool_false"`
 	// Fields lists the settings in Config's order.
-	Fields []ConfigField `json:"fields"`
+	Fields []configField `json:"fields"`
 }
 
-// ConfigField describes one setting as ConfigFromJSON and ConfigFromEnv read it.
-type ConfigField struct {
+// configField describes one setting as ConfigFromJSON and ConfigFromEnv read it.
+type configField struct {
 	// Name is the JSON key (and the Python attribute), e.g. "max_calls".
 	Name string `json:"name"`
 	// GoField is the Config field, e.g. "MaxCalls" ("FailClosed" for the
@@ -135,9 +135,9 @@ var wireForms = map[string]struct {
 	"MaxSearches": {"max_searches", "MaxSearches", "int", DefaultMaxSearches, "min=0,max=" + strconv.Itoa(MaxMaxSearches)},
 }
 
-func schemaField(name, goField, typ string, def any, tag string) ConfigField {
+func schemaField(name, goField, typ string, def any, tag string) configField {
 	info := configFields[goField]
-	f := ConfigField{Name: name, GoField: goField, Type: typ, Default: def, Want: info.want, Secret: info.secret}
+	f := configField{Name: name, GoField: goField, Type: typ, Default: def, Want: info.want, Secret: info.secret}
 	if info.env != "" {
 		f.Env = strings.Split(info.env, " or ")
 	}

@@ -13,7 +13,7 @@ import (
 // every setting ConfigFromEnv reads, with its variables.
 func TestSchemaPublishesEverySetting(t *testing.T) {
 	s := Schema()
-	seen := map[string]ConfigField{}
+	seen := map[string]configField{}
 	for _, f := range s.Fields {
 		seen[f.GoField] = f
 	}
