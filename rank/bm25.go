@@ -26,24 +26,20 @@ const (
 
 var fieldNames = [numFields]string{"name", "description", "parameters", "tags"}
 
-// BM25Params tunes the bm25 scorer. The zero value means the defaults.
-type BM25Params struct {
-	// K1 is the term-frequency saturation (default 0.9).
-	K1 float64
-	// Weights per field: name, description, parameters, tags
-	// (default 3, 1, 0.6, 0.5).
+// bm25Params are a BM25 scorer's parameters, defaults filled in.
+type bm25Params struct {
+	K1      float64
 	Weights [numFields]float64
-	// B per field is the length normalisation (default 0.75, 0.75, 0.6, 0.3).
-	B [numFields]float64
+	B       [numFields]float64
 }
 
-var defaultBM25 = BM25Params{
+var defaultBM25 = bm25Params{
 	K1:      0.9,
 	Weights: [numFields]float64{3, 1, 0.6, 0.5},
 	B:       [numFields]float64{0.75, 0.75, 0.6, 0.3},
 }
 
-func (p BM25Params) withDefaults() BM25Params {
+func (p bm25Params) withDefaults() bm25Params {
 	if p.K1 == 0 {
 		p.K1 = defaultBM25.K1
 	}
@@ -59,9 +55,20 @@ func (p BM25Params) withDefaults() BM25Params {
 // BM25 is the default scorer: BM25F over an inverted index of the tools'
 // names, descriptions, parameters and tags. The index is built once per
 // catalog, updated incrementally when the catalog changes, and shared by
-// concurrent queries. A zero Params, as in &BM25{}, means the defaults.
+// concurrent queries. Zero fields, as in &BM25{}, mean the defaults.
 type BM25 struct {
-	Params BM25Params
+	// K1 is the term-frequency saturation (default 0.9).
+	K1 float64
+	// Weights per field: name, description, parameters, tags
+	// (default 3, 1, 0.6, 0.5).
+	Weights [numFields]float64
+	// B per field is the length normalisation (default 0.75, 0.75, 0.6, 0.3).
+	B [numFields]float64
+}
+
+// params returns s's parameters with the defaults filled in.
+func (s *BM25) params() bm25Params {
+	return bm25Params{K1: s.K1, Weights: s.Weights, B: s.B}.withDefaults()
 }
 
 // Name implements Scorer.
@@ -70,7 +77,7 @@ func (s *BM25) Name() string { return "bm25" }
 // stateKey names the scorer's state in a Catalog. The view bakes the
 // parameters in, so scorers with other parameters keep views of their own.
 func (s *BM25) stateKey() string {
-	if p := s.Params.withDefaults(); p != defaultBM25 {
+	if p := s.params(); p != defaultBM25 {
 		return fmt.Sprintf("bm25 %v", p)
 	}
 	return "bm25"
@@ -84,7 +91,7 @@ func (s *BM25) index(c *Catalog) (*bm25View, error) {
 			old = pv.idx
 		}
 		idx := updateIndex(old, c.entries)
-		return newView(idx, c.entries, s.Params.withDefaults()), nil
+		return newView(idx, c.entries, s.params()), nil
 	})
 	if err != nil {
 		return nil, err
@@ -547,7 +554,7 @@ const parallelBuildMin = 2048
 // to catalog positions, and the per-document length norms of the version.
 type bm25View struct {
 	idx    *bm25Index
-	params BM25Params
+	params bm25Params
 	pos    []int32              // doc id -> catalog position, -1 when absent
 	norm   [][numFields]float32 // doc id -> weight_f / (1 - b_f + b_f*len_f/avg_f)
 	// wtf holds, beside each posting, its document's weighted term
@@ -565,7 +572,7 @@ type scratch struct {
 	touched []uint32
 }
 
-func newView(idx *bm25Index, entries []*registry.Entry, p BM25Params) *bm25View {
+func newView(idx *bm25Index, entries []*registry.Entry, p bm25Params) *bm25View {
 	v := &bm25View{idx: idx, params: p}
 	v.pos = make([]int32, len(idx.docs))
 	for i := range v.pos {

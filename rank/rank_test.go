@@ -426,9 +426,9 @@ func TestScoreRanking(t *testing.T) {
 
 // Each set of bm25 parameters ranks with its own view of a shared catalog:
 // a scorer with other weights must not reuse the default scorer's view.
-func TestBM25ParamsKeepTheirOwnView(t *testing.T) {
+func TestBM25ParametersKeepTheirOwnView(t *testing.T) {
 	reg := testRegistry(t)
-	custom := &BM25{Params: BM25Params{Weights: [numFields]float64{0.1, 5, 0.6, 0.5}}}
+	custom := &BM25{Weights: [numFields]float64{0.1, 5, 0.6, 0.5}}
 	o := &Options{MaxCandidates: 1, MinScore: -1, Debug: true}
 	def, err := Rank(context.Background(), reg, "weather forecast", o)
 	if err != nil {
