@@ -199,3 +199,21 @@ class ModelMethodsTest(unittest.TestCase):
         self.assertEqual(c.model_dump(include={"max_calls"}), {"max_calls": 3})
         self.assertEqual(c.model_dump(exclude_defaults=True), {"max_calls": 3})
         self.assertEqual(json.loads(c.model_dump_json(include={"max_calls"})), {"max_calls": 3})
+
+    def test_message_model_dump_refuses_unknown_options(self):
+        m = ts.Message(role="user", content="hi", name=None)
+        with self.assertRaises(TypeError) as cm:
+            m.model_dump(by_alias=True)
+        self.assertIn("by_alias", str(cm.exception))
+        self.assertEqual(m.model_dump(), {"role": "user", "content": "hi", "name": None})
+        self.assertEqual(m.model_dump(exclude_none=True, exclude={"content"}), {"role": "user"})
+        self.assertEqual(m.model_dump(mode="json", include={"role"}), {"role": "user"})
+
+    def test_model_copy_deep(self):
+        call = ts.ToolCall("add", {"a": [1]})
+        shallow, deep = call.model_copy(), call.model_copy(deep=True)
+        self.assertIs(shallow.args, call.args)
+        self.assertEqual(deep, call)
+        self.assertIsNot(deep.args, call.args)
+        self.assertIsNot(deep.args["a"], call.args["a"])
+        self.assertEqual(call.model_copy(update={"tool": "sub"}, deep=True).tool, "sub")
