@@ -46,14 +46,14 @@ from .errors import (
 from .registry import FORMATS, ToolRegistry, Validation, Violation
 from .selector import ToolSelector
 from .types import (Attempt, ChatClient, DroppedCall, FailureKind, Message, PlannedTask, SelectionFailure,
-                    SelectionResult, SubTask, ToolCall)
+                    SelectionResult, SubTask, TaskLike, ToolCall, ToolSchemaSource)
 
 from ._version import __version__
 
 __all__ = [
     "ArgumentError", "Attempt", "CancelledError", "ChatClient", "FailureKind", "DroppedCall", "FORMATS", "ForkedProcessError", "HandleError",
     "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "Message", "PlannedTask", "PointerError", "PolicyError",
-    "RegistrationError", "SelectionFailure", "SelectionResult", "SubTask", "ToolCall", "ToolRegistry",
+    "RegistrationError", "SelectionFailure", "SelectionResult", "SubTask", "TaskLike", "ToolCall", "ToolRegistry", "ToolSchemaSource",
     "ToolSelectError", "ToolSelectionConfig", "ToolSelector", "UnknownToolError", "Validation", "Violation",
     "library_path", "stats", "version",
 ]

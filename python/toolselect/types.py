@@ -240,6 +240,27 @@ class ChatClient(Protocol):
     chat_completion: Callable[..., Any]
 
 
+@runtime_checkable
+class TaskLike(Protocol):
+    """What :meth:`ToolSelector.select_tool_calls` needs of a task: a string
+    ``description``. ``id`` and ``sub_tasks`` (strings, mappings or objects
+    with a ``description`` and maybe an ``id``) are read when the task has
+    them. :class:`PlannedTask` and llm-common's ``PlannedTask`` both fit."""
+
+    @property
+    def description(self) -> str: ...
+
+
+@runtime_checkable
+class ToolSchemaSource(Protocol):
+    """A caller's tool registry (llm-common's ``ToolRegistry``):
+    ``get_tools_schema()`` returns the catalog as JSON text (str or bytes) or
+    as a list of ``{"name", "description", "parameters"}`` dicts (or pydantic
+    models). A :class:`~toolselect.ToolRegistry` is taken as it is."""
+
+    def get_tools_schema(self) -> Any: ...
+
+
 #: The failure kind of an attempt (``Attempt.kind``), as Go's selector names them.
 FailureKind = Literal["transport", "timeout", "canceled", "http_status", "response_too_large", "empty_choices",
                       "parse", "validation", "search", "truncated", "config"]
