@@ -315,7 +315,10 @@ class ToolSelector:
             try:
                 return await _native(_lib.call, "toolselect_selector_select", sel.h, reg.h, request, tok)
             except asyncio.CancelledError:
-                _lib.call("toolselect_cancel", tok)  # the worker thread returns promptly
+                # The awaiting task was cancelled: the worker thread returns
+                # promptly with toolselect.CancelledError, which nobody reads;
+                # asyncio's own CancelledError goes on.
+                _lib.call("toolselect_cancel", tok)
                 raise
             finally:
                 _lib.call("toolselect_cancel_close", tok)
@@ -386,6 +389,9 @@ class ToolSelector:
         except asyncio.TimeoutError:
             return {"error": {"kind": "timeout", "message": f"the client did not answer within {timeout:g} s"}}
         except asyncio.CancelledError:
+            # Cancellation is never a failed attempt. This clause comes before
+            # the Exception one: toolselect.CancelledError (a client that ran
+            # a selection of its own that was cancelled) is both.
             raise
         except Exception as e:  # noqa: BLE001 - any client failure is a failed attempt, not an exception
             raised.append(e)
