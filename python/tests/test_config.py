@@ -1,5 +1,8 @@
+import inspect
+import json
 import os
 import unittest
+from typing import Optional, get_type_hints
 from unittest import mock
 
 import toolselect as ts
@@ -86,12 +89,92 @@ if __name__ == "__main__":
     unittest.main()
 
 
+def _python_type(f):
+    """The annotation a schema field is written with."""
+    t = {"string": str, "int": int, "float": float, "bool": bool}[f["type"]]
+    return Optional[t] if f.get("nullable") else t
+
+
+def _other_value(f):
+    """A valid value of field ``f`` that is not its default."""
+    d = f["default"]
+    if f["type"] == "bool":
+        return not d
+    if f["type"] == "int":
+        return d + 1 if f["max"] is None or d + 1 <= f["max"] else d - 1
+    if f["type"] == "float":
+        return (f["min"] + f["max"]) / 2 if d != (f["min"] + f["max"]) / 2 else f["min"]
+    if f.get("choices"):
+        return next(c for c in f["choices"] if c != d)
+    if f.get("format") == "http_url":
+        return "http://localhost:1/v1"
+    return "other-value"
+
+
 class AnnotationsTest(unittest.TestCase):
     def test_annotations_are_the_go_schema(self):
         # Type checkers and IDEs read the class annotations; the values come
         # from Go's schema. The two must list the same settings, in order.
         fields = [f["name"] for f in ts.config.schema()["fields"]]
         self.assertEqual(list(ts.ToolSelectionConfig.__annotations__), fields)
+        hints = get_type_hints(ts.ToolSelectionConfig)
+        for f in ts.config.schema()["fields"]:
+            self.assertEqual(hints[f["name"]], _python_type(f), f["name"])
+
+    def test_signature_is_the_go_schema(self):
+        # IDEs and type checkers show __init__'s signature: every Go setting,
+        # in the schema's order, with its type and Go's default, and nothing
+        # else but **extra (llm-common's extra fields, ignored with a warning).
+        fields = ts.config.schema()["fields"]
+        params = list(inspect.signature(ts.ToolSelectionConfig).parameters.values())
+        self.assertEqual(params[-1].kind, inspect.Parameter.VAR_KEYWORD)
+        named = params[:-1]
+        self.assertEqual([p.name for p in named], [f["name"] for f in fields])
+        hints = get_type_hints(ts.ToolSelectionConfig.__init__)
+        for p, f in zip(named, fields):
+            with self.subTest(field=f["name"]):
+                self.assertEqual(p.kind, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                self.assertEqual(hints[p.name], _python_type(f))
+                self.assertEqual(p.default, f["default"])
+                self.assertIs(type(p.default), type(_python_type_default(f)))
+
+    def test_every_parameter_reaches_its_field(self):
+        # By keyword and by position (schema order), each value lands in its
+        # own field and in what Go is given.
+        fields = ts.config.schema()["fields"]
+        for i, f in enumerate(fields):
+            v = _other_value(f)
+            with self.subTest(field=f["name"]):
+                by_kw = ts.ToolSelectionConfig(**{f["name"]: v})
+                by_pos = ts.ToolSelectionConfig(*[g["default"] for g in fields[:i]], v)
+                for c in (by_kw, by_pos):
+                    self.assertEqual(getattr(c, f["name"]), v)
+                    self.assertEqual(c.to_json()[f["name"]], v)
+                    others = {g["name"]: g["default"] for g in fields if g is not f}
+                    self.assertEqual({k: x for k, x in c.to_json().items() if k != f["name"]}, others)
+
+    def test_positional_and_keyword_errors(self):
+        n = len(ts.config.schema()["fields"])
+        with self.assertRaises(TypeError):
+            ts.ToolSelectionConfig(*(["m"] + [None] * n))
+        with self.assertRaises(TypeError):
+            ts.ToolSelectionConfig("m", model="n")
+        with self.assertRaisesRegex(ValueError, "max_calls"):
+            ts.ToolSelectionConfig("m", None, 0)
+
+    def test_extra_keywords_are_ignored_with_a_warning(self):
+        with self.assertLogs("toolselect", "WARNING") as logs:
+            c = ts.ToolSelectionConfig(max_calls=3, max_cals=4)
+        self.assertEqual(c.max_calls, 3)
+        self.assertIn("'max_cals'", "\n".join(logs.output))
+        self.assertNotIn("max_cals", c.to_json())
+
+
+def _python_type_default(f):
+    """The default as the signature writes it (a float field's 0 is 0.0)."""
+    if f["default"] is None:
+        return None
+    return {"string": str, "int": int, "float": float, "bool": bool}[f["type"]](f["default"])
 
 
 class ModelMethodsTest(unittest.TestCase):
@@ -104,3 +187,33 @@ class ModelMethodsTest(unittest.TestCase):
             ts.ToolCall.model_validate({"tool": "add", "args": {}, "argz": 1})
         self.assertIn("argz", str(cm.exception))
         self.assertEqual(ts.ToolCall.model_validate({"tool": "add", "args": {"a": 1}}), call)
+
+    def test_config_model_dump_refuses_unknown_options(self):
+        c = ts.ToolSelectionConfig(max_calls=3)
+        for kw in ({"by_alias": True}, {"round_trip": True}, {"exclude_unset": True}):
+            with self.subTest(kw=kw), self.assertRaises(TypeError) as cm:
+                c.model_dump(**kw)
+            self.assertIn(next(iter(kw)), str(cm.exception))
+        with self.assertRaises(TypeError):
+            c.model_dump_json(by_alias=True)
+        self.assertEqual(c.model_dump(include={"max_calls"}), {"max_calls": 3})
+        self.assertEqual(c.model_dump(exclude_defaults=True), {"max_calls": 3})
+        self.assertEqual(json.loads(c.model_dump_json(include={"max_calls"})), {"max_calls": 3})
+
+    def test_message_model_dump_refuses_unknown_options(self):
+        m = ts.Message(role="user", content="hi", name=None)
+        with self.assertRaises(TypeError) as cm:
+            m.model_dump(by_alias=True)
+        self.assertIn("by_alias", str(cm.exception))
+        self.assertEqual(m.model_dump(), {"role": "user", "content": "hi", "name": None})
+        self.assertEqual(m.model_dump(exclude_none=True, exclude={"content"}), {"role": "user"})
+        self.assertEqual(m.model_dump(mode="json", include={"role"}), {"role": "user"})
+
+    def test_model_copy_deep(self):
+        call = ts.ToolCall("add", {"a": [1]})
+        shallow, deep = call.model_copy(), call.model_copy(deep=True)
+        self.assertIs(shallow.args, call.args)
+        self.assertEqual(deep, call)
+        self.assertIsNot(deep.args, call.args)
+        self.assertIsNot(deep.args["a"], call.args["a"])
+        self.assertEqual(call.model_copy(update={"tool": "sub"}, deep=True).tool, "sub")

@@ -243,5 +243,25 @@ class SelectorTest(unittest.TestCase):
             run(sel.select_tool_calls(task=task(), tool_registry=self.reg))
 
 
+class ClosedSelectorTest(unittest.TestCase):
+    def test_a_closed_selector_raises_handle_error(self):
+        reg = make_registry()
+        self.addCleanup(reg.close)
+        sel = ts.ToolSelector(client=FakeClient(calls_json(("add", {"a": 1, "b": 2}))), config=CFG)
+        sel.close()
+        sel.close()  # idempotent
+        for call in (lambda: run(sel.select_tool_calls(task=task(), tool_registry=reg)),
+                     lambda: run(sel.select_tool_calls_detailed(task=task(), tool_registry=reg)),
+                     lambda: sel.add_feedback("q", ["add"])):
+            with self.assertRaises(ts.HandleError) as cm:
+                call()
+            self.assertIsInstance(cm.exception, ts.ToolSelectError)
+            self.assertIn("closed", str(cm.exception))
+        with ts.ToolSelector(client=None, config=CFG) as sel2:
+            pass
+        with self.assertRaises(ts.HandleError):
+            run(sel2.select_tool_calls(task=task(), tool_registry=reg))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -27,11 +27,12 @@ child created by ``os.fork()`` after it was loaded: use the ``spawn`` or
 ``forkserver`` multiprocessing start methods.
 """
 
+import typing as _typing
+
 from ._lib import library_path, stats, version
 from .config import ToolSelectionConfig
 from .errors import (
     ArgumentError,
-    CancelledError,
     ForkedProcessError,
     HandleError,
     InternalError,
@@ -46,14 +47,32 @@ from .errors import (
 from .registry import FORMATS, ToolRegistry, Validation, Violation
 from .selector import ToolSelector
 from .types import (Attempt, ChatClient, DroppedCall, FailureKind, Message, PlannedTask, SelectionFailure,
-                    SelectionResult, SubTask, ToolCall)
+                    SelectionResult, SubTask, TaskLike, ToolCall, ToolSchemaSource)
 
 from ._version import __version__
+
+if _typing.TYPE_CHECKING:
+    from .errors import CancelledError
+else:
+    # CancelledError is made on first use, so that importing the package
+    # does not import asyncio (see toolselect.errors). Hidden from type
+    # checkers, which would otherwise take any toolselect.<name> as valid.
+    def __getattr__(name: str) -> _typing.Any:
+        if name == "CancelledError":
+            from . import errors
+            value = errors.CancelledError
+            globals()[name] = value
+            return value
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "ArgumentError", "Attempt", "CancelledError", "ChatClient", "FailureKind", "DroppedCall", "FORMATS", "ForkedProcessError", "HandleError",
     "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "Message", "PlannedTask", "PointerError", "PolicyError",
-    "RegistrationError", "SelectionFailure", "SelectionResult", "SubTask", "ToolCall", "ToolRegistry",
+    "RegistrationError", "SelectionFailure", "SelectionResult", "SubTask", "TaskLike", "ToolCall", "ToolRegistry", "ToolSchemaSource",
     "ToolSelectError", "ToolSelectionConfig", "ToolSelector", "UnknownToolError", "Validation", "Violation",
     "library_path", "stats", "version",
 ]
+
+
+def __dir__() -> _typing.List[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,11 +1,14 @@
 """ToolSelectionConfig: the selector's settings, with the rules Go publishes.
 
-Field names, types, defaults, ranges, choices and environment variables are
-not written here: they come from Go's ``selector.Config`` through the C ABI
-(``toolselect_config_schema``), read once when the first config is built. A
-field added on the Go side (with its validate tag and its variable) appears
-here as an attribute, a keyword, a ``from_env`` variable and a
-``model_dump`` key without a change to this file.
+Field types, defaults, ranges, choices and environment variables come from
+Go's ``selector.Config`` through the C ABI (``toolselect_config_schema``),
+read once when the first config is built. A field added on the Go side (with
+its validate tag and its variable) appears here as an attribute, a keyword, a
+``from_env`` variable and a ``model_dump`` key without a change to this file.
+What is written here is for IDEs and type checkers only: the class
+annotations and ``__init__``'s signature name every field with its type and
+default, and ``tests/test_config.py`` fails until they agree with the schema
+(so a field Go adds is accepted at once and written here next).
 
 What this file owns is how Python values are read, the way llm-common's
 pydantic model reads them in lax mode: ``"5"`` and ``5.0`` are 5 for an
@@ -196,16 +199,21 @@ class ToolSelectionConfig:
     reasoning: str
     max_tokens: int
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    # The signature lists every setting of Go's schema, in its order, with its
+    # default, for IDEs and type checkers (tests/test_config.py checks it
+    # against toolselect_config_schema). The values are still read through
+    # the schema: a setting Go adds before this list has it is accepted
+    # through ``extra`` (and the test fails until it is written here).
+    def __init__(self, model: str = "glm-4.5-air", fallback_model: Optional[str] = None, max_calls: int = 5,
+                 timeout_s: int = 30, temperature: float = 0.0, fail_closed: bool = True,
+                 base_url: Optional[str] = None, api_key: Optional[str] = None, mode: str = "json",
+                 max_response_bytes: int = 4194304, feedback: Optional[str] = None, offer_tokens: int = 10000,
+                 top_k: int = 10, max_searches: int = 1, provider: str = "auto", reasoning: str = "off",
+                 max_tokens: int = 0, **extra: Any) -> None:
+        given = {k: v for k, v in locals().items() if k not in ("self", "extra")}  # the named parameters
         fields = _fields()
-        if len(args) > len(fields):
-            raise TypeError(f"ToolSelectionConfig takes at most {len(fields)} positional arguments")
-        for f, a in zip(fields, args):
-            if f["name"] in kwargs:
-                raise TypeError(f"ToolSelectionConfig got two values for {f['name']!r}")
-            kwargs[f["name"]] = a
         names = {f["name"] for f in fields}
-        unknown = sorted(set(kwargs) - names)
+        unknown = sorted(set(extra) - names)
         if unknown:
             # As llm-common's pydantic model does, extra fields are accepted and
             # ignored, but not silently. The defaults are the safe values, so
@@ -213,7 +221,9 @@ class ToolSelectionConfig:
             log.warning("ToolSelectionConfig: ignoring %s: toolselect has no such setting (settings: %s)",
                         ", ".join(map(repr, unknown)), ", ".join(sorted(names)))
         for f in fields:
-            object.__setattr__(self, f["name"], kwargs.get(f["name"], f["default"]))
+            name = f["name"]
+            v = extra[name] if name in extra else given.get(name, f["default"])
+            object.__setattr__(self, name, v)
         self.validate()
 
     def validate(self) -> None:
@@ -261,19 +271,24 @@ class ToolSelectionConfig:
         return cls(**dict(obj))
 
     def model_copy(self, *, update: Optional[Mapping[str, Any]] = None, deep: bool = False) -> "ToolSelectionConfig":
-        """A copy with ``update`` applied (and checked)."""
+        """A copy with ``update`` applied (and checked). Every value is a
+        string, a number, a boolean or ``None``, so ``deep`` changes nothing."""
         d = self.to_json()
         d.update(update or {})
         return type(self)(**d)
 
     def model_dump(self, *, mode: str = "python", include: Optional[Iterable[str]] = None,
                    exclude: Optional[Iterable[str]] = None, exclude_none: bool = False,
-                   exclude_defaults: bool = False, **_: Any) -> Dict[str, Any]:
+                   exclude_defaults: bool = False, **unsupported: Any) -> Dict[str, Any]:
         """The fields as a dict under llm-common's names (``model``,
         ``fallback_model``, ``max_calls``, ``timeout_s``, ``fail_closed``,
         ``temperature``, ...), with pydantic's ``include`` / ``exclude`` /
-        ``exclude_none`` / ``exclude_defaults``. ``api_key`` is included, as
+        ``exclude_none`` / ``exclude_defaults``; any other option is refused
+        (TypeError), never silently ignored. ``api_key`` is included, as
         pydantic includes it; it never appears in ``repr``."""
+        if unsupported:
+            raise TypeError(f"ToolSelectionConfig.model_dump does not support {', '.join(sorted(unsupported))} "
+                            "(supported: mode, include, exclude, exclude_none, exclude_defaults)")
         return dump(self.to_json(), mode, include, exclude, exclude_none,
                      {f["name"]: f["default"] for f in _fields()} if exclude_defaults else None)
 

@@ -8,7 +8,23 @@ caller's own mistakes and for a broken environment.
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional
+
+if TYPE_CHECKING:
+    from ._cancelled import CancelledError
+else:
+    # CancelledError subclasses asyncio.CancelledError, and importing asyncio
+    # costs more than importing this package: the class is made (by importing
+    # _cancelled, once, under the import lock) when it is first asked for,
+    # from here, from the package (toolselect.CancelledError) or by a
+    # cancelled call (error_from_body). Hidden from type checkers, which
+    # would otherwise take any toolselect.errors.<name> as valid.
+    def __getattr__(name: str) -> Any:
+        if name == "CancelledError":
+            from ._cancelled import CancelledError
+            globals()[name] = CancelledError
+            return CancelledError
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ToolSelectError(Exception):
@@ -61,12 +77,6 @@ class RegistrationError(ToolSelectError, ValueError):
         if isinstance(self.detail, dict):
             return list(self.detail.get("refused") or [])
         return []
-
-
-class CancelledError(ToolSelectError):
-    """The call was cancelled."""
-
-    code, kind = 5, "canceled"
 
 
 class InternalError(ToolSelectError, RuntimeError):
@@ -129,14 +139,30 @@ class LibraryVersionError(LibraryNotFoundError):
     code, kind = -3, "library_version"
 
 
+__all__ = [
+    "ArgumentError", "CancelledError", "ForkedProcessError", "HandleError", "InternalError", "InvalidArgumentsError",
+    "LibraryNotFoundError", "LibraryVersionError", "PointerError", "PolicyError", "RegistrationError",
+    "ToolSelectError", "UnknownToolError", "error_from_body",
+]
+
 _BY_CODE: Dict[int, type] = {cls.code: cls for cls in (
-    ArgumentError, HandleError, UnknownToolError, RegistrationError, CancelledError, InternalError, PointerError,
+    ArgumentError, HandleError, UnknownToolError, RegistrationError, InternalError, PointerError,
 )}
+_CANCELED = 5  # CancelledError.code
+
+
+def _cancelled_error() -> type:
+    from ._cancelled import CancelledError
+    return CancelledError
+
+
+def __dir__() -> "list[str]":
+    return sorted(set(globals()) | set(__all__))
 
 
 def error_from_body(rc: int, body: bytes) -> ToolSelectError:
     """Build the exception for a failed call from its return code and body."""
-    cls = _BY_CODE.get(rc, ToolSelectError)
+    cls = _cancelled_error() if rc == _CANCELED else _BY_CODE.get(rc, ToolSelectError)
     try:
         err = json.loads(body)["error"]
         return cls(str(err.get("message", "")), code=rc, kind=err.get("kind"), detail=err.get("detail"))

@@ -31,7 +31,8 @@ from .config import ToolSelectionConfig, env_value
 from .config import _field as _config_field
 from .errors import ArgumentError, HandleError, ToolSelectError
 from .registry import ToolRegistry
-from .types import Attempt, ChatClient, DroppedCall, Message, SelectionFailure, SelectionResult, ToolCall
+from .types import (Attempt, ChatClient, DroppedCall, Message, SelectionFailure, SelectionResult, TaskLike, ToolCall,
+                    ToolSchemaSource)
 
 log = logging.getLogger("toolselect")
 log.addHandler(logging.NullHandler())
@@ -143,7 +144,7 @@ class ToolSelector:
 
     # -- public API ----------------------------------------------------------
 
-    async def select_tool_calls(self, task: Any, tool_registry: Any, query: Optional[str] = None,
+    async def select_tool_calls(self, task: TaskLike, tool_registry: Union[ToolRegistry, ToolSchemaSource], query: Optional[str] = None,
                                 context: Optional[Mapping[str, Any]] = None) -> List[ToolCall]:
         """Return the checked calls for ``task`` (at most ``max_calls``, in the
         model's order). When every attempt fails it returns ``[]`` and logs
@@ -153,7 +154,7 @@ class ToolSelector:
         return (await self.select_tool_calls_detailed(task=task, tool_registry=tool_registry, query=query,
                                                       context=context)).calls
 
-    async def select_tool_calls_detailed(self, task: Any, tool_registry: Any, query: Optional[str] = None,
+    async def select_tool_calls_detailed(self, task: TaskLike, tool_registry: Union[ToolRegistry, ToolSchemaSource], query: Optional[str] = None,
                                          context: Optional[Mapping[str, Any]] = None) -> SelectionResult:
         """Like :meth:`select_tool_calls`, with every attempt, the dropped
         calls, the offered tools and the typed failure (``result.failure``)."""
@@ -242,7 +243,7 @@ class ToolSelector:
         req.update(_trace_context())
         return req
 
-    def _schema_of(self, tool_registry: Any) -> Any:
+    def _schema_of(self, tool_registry: Any) -> Union[ToolRegistry, str]:
         """A ToolRegistry as is, or the caller's schema text, read on the
         caller's thread (the caller's object may not be thread-safe)."""
         if isinstance(tool_registry, ToolRegistry):
@@ -257,7 +258,7 @@ class ToolSelector:
             text = json.dumps(text, default=_plain_json)  # a list of dicts (or pydantic models) is accepted too
         return text
 
-    def _registry_use(self, source: Any) -> Use:
+    def _registry_use(self, source: Union[ToolRegistry, str]) -> Use:
         """A use of the native registry for a _schema_of result, held for the
         whole call (runs in a worker thread: compiling a large catalog takes
         a while). See _SchemaCache for caller schema text."""
@@ -314,7 +315,10 @@ class ToolSelector:
             try:
                 return await _native(_lib.call, "toolselect_selector_select", sel.h, reg.h, request, tok)
             except asyncio.CancelledError:
-                _lib.call("toolselect_cancel", tok)  # the worker thread returns promptly
+                # The awaiting task was cancelled: the worker thread returns
+                # promptly with toolselect.CancelledError, which nobody reads;
+                # asyncio's own CancelledError goes on.
+                _lib.call("toolselect_cancel", tok)
                 raise
             finally:
                 _lib.call("toolselect_cancel_close", tok)
@@ -385,6 +389,9 @@ class ToolSelector:
         except asyncio.TimeoutError:
             return {"error": {"kind": "timeout", "message": f"the client did not answer within {timeout:g} s"}}
         except asyncio.CancelledError:
+            # Cancellation is never a failed attempt. This clause comes before
+            # the Exception one: toolselect.CancelledError (a client that ran
+            # a selection of its own that was cancelled) is both.
             raise
         except Exception as e:  # noqa: BLE001 - any client failure is a failed attempt, not an exception
             raised.append(e)

@@ -8,6 +8,7 @@ reads them unchanged.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 from dataclasses import dataclass, field
@@ -70,7 +71,9 @@ class _Model:
         return json.dumps(self.model_dump(mode="json", **kw), indent=indent)
 
     def model_copy(self, *, update: Optional[Mapping[str, Any]] = None, deep: bool = False) -> Any:
-        return dataclasses.replace(self, **dict(update or {}))  # type: ignore[type-var]
+        """A copy with ``update`` applied; ``deep`` copies the values too (pydantic's meaning)."""
+        out = dataclasses.replace(self, **dict(update or {}))  # type: ignore[type-var]
+        return copy.deepcopy(out) if deep else out
 
     @classmethod
     def model_validate(cls, obj: Any) -> Any:
@@ -122,8 +125,17 @@ class Message(dict):  # type: ignore[type-arg]
         except KeyError:
             raise AttributeError(key) from None
 
-    def model_dump(self, **_: Any) -> Dict[str, Any]:
-        return dict(self)
+    def model_dump(self, *, mode: str = "python", include: Optional[Iterable[str]] = None,
+                   exclude: Optional[Iterable[str]] = None, exclude_none: bool = False,
+                   exclude_defaults: bool = False, **unsupported: Any) -> Dict[str, Any]:
+        """The message as a plain dict, with pydantic's options ``mode``,
+        ``include``, ``exclude``, ``exclude_none`` and ``exclude_defaults``
+        (a message has no defaults); any other option is refused (TypeError),
+        never silently ignored."""
+        if unsupported:
+            raise TypeError(f"Message.model_dump does not support {', '.join(sorted(unsupported))} "
+                            "(supported: mode, include, exclude, exclude_none, exclude_defaults)")
+        return dump(dict(self), mode, include, exclude, exclude_none)
 
 
 @dataclass
@@ -226,6 +238,27 @@ class ChatClient(Protocol):
     whole chat completion."""
 
     chat_completion: Callable[..., Any]
+
+
+@runtime_checkable
+class TaskLike(Protocol):
+    """What :meth:`ToolSelector.select_tool_calls` needs of a task: a string
+    ``description``. ``id`` and ``sub_tasks`` (strings, mappings or objects
+    with a ``description`` and maybe an ``id``) are read when the task has
+    them. :class:`PlannedTask` and llm-common's ``PlannedTask`` both fit."""
+
+    @property
+    def description(self) -> str: ...
+
+
+@runtime_checkable
+class ToolSchemaSource(Protocol):
+    """A caller's tool registry (llm-common's ``ToolRegistry``):
+    ``get_tools_schema()`` returns the catalog as JSON text (str or bytes) or
+    as a list of ``{"name", "description", "parameters"}`` dicts (or pydantic
+    models). A :class:`~toolselect.ToolRegistry` is taken as it is."""
+
+    def get_tools_schema(self) -> Any: ...
 
 
 #: The failure kind of an attempt (``Attempt.kind``), as Go's selector names them.
