@@ -337,152 +337,234 @@ func prepareScorer(s Scorer, c *Catalog) error {
 // rank is the whole pipeline over one catalog version; only, if set, further
 // restricts the tools to catalog positions for which it is true.
 func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Options, only func(pos int) bool) ([]Pick, error) {
-	o := opts.withDefaults()
-	entries := c.entries
-	keep := func(pos int) bool {
-		if only != nil && !only(pos) {
-			return false
-		}
-		return eligible(entries[pos], &o)
+	s := newRanking(c, opts, only)
+	if !s.o.NoExactName {
+		s.addExactNames(text)
 	}
-	var picks []Pick
-	taken := map[int]bool{}
-	add := func(pos int, p Pick) {
-		taken[pos] = true
-		p.Tool = entries[pos].Name()
-		p.Entry = entries[pos]
-		p.Provenance.Rank = len(picks) + 1
-		picks = append(picks, p)
+	if err := s.addScored(ctx, text); err != nil {
+		return nil, err
 	}
-	scorerName := o.Scorer.Name()
-	// Each of the first prereqTop exact or scored picks brings, right after
-	// it, the siblings that yield its required parameters.
-	var pre *prereqIndex
-	if !o.NoPrerequisites {
-		pre = prerequisites(c)
+	s.addRelated()
+	s.addAlwaysActive()
+	return s.picks, nil
+}
+
+// ranking is the state of one rank call: the options, the picks so far and
+// the catalog positions they hold.
+type ranking struct {
+	c          *Catalog
+	entries    []*registry.Entry
+	o          Options
+	only       func(pos int) bool
+	scorerName string
+	picks      []Pick
+	taken      map[int]bool
+	// pre, unless prerequisites are off, brings after each of the first
+	// prereqTop exact or scored picks (bringers counts them) the siblings
+	// that yield its required parameters.
+	pre      *prereqIndex
+	bringers int
+}
+
+// newRanking applies the options' defaults and starts an empty ranking.
+func newRanking(c *Catalog, opts *Options, only func(pos int) bool) *ranking {
+	s := &ranking{c: c, entries: c.entries, o: opts.withDefaults(), only: only, taken: map[int]bool{}}
+	s.scorerName = s.o.Scorer.Name()
+	if !s.o.NoPrerequisites {
+		s.pre = prerequisites(c)
 	}
-	bringers := 0
-	addWithPrereqs := func(pos int, p Pick) {
-		add(pos, p)
-		if pre == nil || bringers >= prereqTop {
+	return s
+}
+
+// keep reports whether the tool at pos passes only and the filters.
+func (s *ranking) keep(pos int) bool {
+	if s.only != nil && !s.only(pos) {
+		return false
+	}
+	return eligible(s.entries[pos], &s.o)
+}
+
+// full reports whether the picks fill MaxCandidates.
+func (s *ranking) full() bool { return len(s.picks) >= s.o.MaxCandidates }
+
+// add appends the tool at pos as the next pick.
+func (s *ranking) add(pos int, p Pick) {
+	s.taken[pos] = true
+	p.Tool = s.entries[pos].Name()
+	p.Entry = s.entries[pos]
+	p.Provenance.Rank = len(s.picks) + 1
+	s.picks = append(s.picks, p)
+}
+
+// addWithPrereqs adds an exact or scored pick and, for the first prereqTop
+// of them, the siblings that yield its required parameters.
+func (s *ranking) addWithPrereqs(pos int, p Pick) {
+	s.add(pos, p)
+	if s.pre == nil || s.bringers >= prereqTop {
+		return
+	}
+	s.bringers++
+	for _, pr := range s.pre.prereqsOf(pos) {
+		if s.full() {
 			return
 		}
-		bringers++
-		for _, pr := range pre.prereqsOf(pos) {
-			if len(picks) >= o.MaxCandidates {
-				return
-			}
-			if taken[pr.pos] || !keep(pr.pos) {
-				continue
-			}
-			add(pr.pos, Pick{Score: p.Score, Reason: prereqReason(entries[pos].Name(), pr.params),
-				Provenance: Provenance{Scorer: scorerName, Source: SourcePrerequisite, RelatedTo: entries[pos].Name()}})
-		}
-	}
-
-	// 1. Tools named in the input.
-	if !o.NoExactName {
-		for _, pos := range exactNames(c, text) {
-			if len(picks) >= o.MaxCandidates || taken[pos] || !keep(pos) {
-				continue
-			}
-			addWithPrereqs(pos, Pick{Score: 1, Reason: "the input names this tool",
-				Provenance: Provenance{Scorer: scorerName, Source: SourceExactName}})
-		}
-	}
-
-	// 2. Scored tools.
-	if want := o.MaxCandidates - len(picks); want > 0 {
-		sctx, cancel := ctx, context.CancelFunc(func() {})
-		if o.Timeout > 0 {
-			sctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		}
-		q := &Query{Text: text, Debug: o.Debug, NoMatched: o.NoReasons}
-		k := want + len(picks)
-		if o.Reranker != nil && o.RerankTop > k {
-			k = o.RerankTop
-		}
-		hits, err := o.Scorer.Score(sctx, c, q, k, func(pos int) bool { return !taken[pos] && keep(pos) })
-		timedOut := err != nil && ctx.Err() == nil && sctx.Err() != nil
-		cancel()
-		switch {
-		case timedOut:
-			for pos := range entries {
-				if len(picks) >= o.MaxCandidates {
-					break
-				}
-				if !taken[pos] && keep(pos) {
-					add(pos, Pick{Score: 0, Reason: fmt.Sprintf("scoring timed out after %s; listed in registration order", o.Timeout),
-						Provenance: Provenance{Scorer: scorerName, Source: SourceTimeout, TimedOut: true}})
-				}
-			}
-		case err != nil:
-			return nil, fmt.Errorf("rank: %s scorer: %w", scorerName, err)
-		default:
-			var scored []Pick
-			for _, h := range hits {
-				if taken[h.Pos] || h.Score <= 0 || (o.MinScore > 0 && h.Score < o.MinScore) {
-					continue
-				}
-				p := Pick{Tool: entries[h.Pos].Name(), Entry: entries[h.Pos], Score: h.Score,
-					Provenance: Provenance{Scorer: scorerName, Source: SourceScore}}
-				if !o.NoReasons {
-					p.Reason = scoreReason(scorerName, h, entries[h.Pos])
-				}
-				if o.Debug {
-					p.Provenance.Matched = h.Matched
-					p.Provenance.Components = h.Components
-				}
-				scored = append(scored, p)
-			}
-			if o.Reranker != nil && len(scored) > 0 {
-				top := scored
-				if len(top) > o.RerankTop {
-					top = top[:o.RerankTop]
-				}
-				re, err := o.Reranker.Rerank(ctx, text, append([]Pick(nil), top...))
-				if err != nil {
-					return nil, fmt.Errorf("rank: reranker: %w", err)
-				}
-				scored = re
-			}
-			for _, p := range scored {
-				if len(picks) >= o.MaxCandidates {
-					break
-				}
-				pos, ok := c.Pos(p.Tool)
-				if !ok || taken[pos] {
-					continue
-				}
-				addWithPrereqs(pos, p)
-			}
-		}
-	}
-
-	// 3. Related tools of the picks so far, then always-active tools.
-	if len(o.Related) > 0 {
-		n := len(picks)
-		for i := 0; i < n; i++ {
-			from := picks[i].Tool
-			for _, name := range o.Related[from] {
-				pos, ok := c.Pos(name)
-				if !ok || taken[pos] || !keep(pos) {
-					continue
-				}
-				add(pos, Pick{Reason: "related to " + from,
-					Provenance: Provenance{Scorer: scorerName, Source: SourceRelated, RelatedTo: from}})
-			}
-		}
-	}
-	for _, name := range o.AlwaysActive {
-		pos, ok := c.Pos(name)
-		if !ok || taken[pos] || !keep(pos) {
+		if s.taken[pr.pos] || !s.keep(pr.pos) {
 			continue
 		}
-		add(pos, Pick{Reason: "always active",
-			Provenance: Provenance{Scorer: scorerName, Source: SourceAlwaysActive}})
+		s.add(pr.pos, Pick{Score: p.Score, Reason: prereqReason(s.entries[pos].Name(), pr.params),
+			Provenance: Provenance{Scorer: s.scorerName, Source: SourcePrerequisite, RelatedTo: s.entries[pos].Name()}})
 	}
-	return picks, nil
+}
+
+// addExactNames adds the tools named in the input.
+func (s *ranking) addExactNames(text string) {
+	for _, pos := range exactNames(s.c, text) {
+		if s.full() || s.taken[pos] || !s.keep(pos) {
+			continue
+		}
+		s.addWithPrereqs(pos, Pick{Score: 1, Reason: "the input names this tool",
+			Provenance: Provenance{Scorer: s.scorerName, Source: SourceExactName}})
+	}
+}
+
+// addScored fills the places left with the scorer's best tools, reranked if
+// a Reranker is set, or with the first eligible tools in registration order
+// if scoring times out.
+func (s *ranking) addScored(ctx context.Context, text string) error {
+	want := s.o.MaxCandidates - len(s.picks)
+	if want <= 0 {
+		return nil
+	}
+	hits, timedOut, err := s.score(ctx, text, want)
+	switch {
+	case timedOut:
+		s.addInRegistrationOrder()
+		return nil
+	case err != nil:
+		return fmt.Errorf("rank: %s scorer: %w", s.scorerName, err)
+	}
+	scored, err := s.rerank(ctx, text, s.scoredPicks(hits))
+	if err != nil {
+		return err
+	}
+	s.addScoredPicks(scored)
+	return nil
+}
+
+// score runs the scorer, within Options.Timeout if set, over the tools not
+// yet picked; timedOut reports that the timeout, not ctx, ended it.
+func (s *ranking) score(ctx context.Context, text string, want int) (hits []Hit, timedOut bool, err error) {
+	sctx, cancel := ctx, context.CancelFunc(func() {})
+	if s.o.Timeout > 0 {
+		sctx, cancel = context.WithTimeout(ctx, s.o.Timeout)
+	}
+	q := &Query{Text: text, Debug: s.o.Debug, NoMatched: s.o.NoReasons}
+	k := want + len(s.picks)
+	if s.o.Reranker != nil && s.o.RerankTop > k {
+		k = s.o.RerankTop
+	}
+	hits, err = s.o.Scorer.Score(sctx, s.c, q, k, func(pos int) bool { return !s.taken[pos] && s.keep(pos) })
+	timedOut = err != nil && ctx.Err() == nil && sctx.Err() != nil
+	cancel()
+	return hits, timedOut, err
+}
+
+// addInRegistrationOrder fills the places left with the first eligible tools
+// in registration order, marked TimedOut.
+func (s *ranking) addInRegistrationOrder() {
+	for pos := range s.entries {
+		if s.full() {
+			break
+		}
+		if !s.taken[pos] && s.keep(pos) {
+			s.add(pos, Pick{Score: 0, Reason: fmt.Sprintf("scoring timed out after %s; listed in registration order", s.o.Timeout),
+				Provenance: Provenance{Scorer: s.scorerName, Source: SourceTimeout, TimedOut: true}})
+		}
+	}
+}
+
+// scoredPicks turns the hits not yet picked that reach MinScore into picks,
+// with their reasons unless NoReasons, and their details if Debug.
+func (s *ranking) scoredPicks(hits []Hit) []Pick {
+	var scored []Pick
+	for _, h := range hits {
+		if s.taken[h.Pos] || h.Score <= 0 || (s.o.MinScore > 0 && h.Score < s.o.MinScore) {
+			continue
+		}
+		e := s.entries[h.Pos]
+		p := Pick{Tool: e.Name(), Entry: e, Score: h.Score,
+			Provenance: Provenance{Scorer: s.scorerName, Source: SourceScore}}
+		if !s.o.NoReasons {
+			p.Reason = scoreReason(s.scorerName, h, e)
+		}
+		if s.o.Debug {
+			p.Provenance.Matched = h.Matched
+			p.Provenance.Components = h.Components
+		}
+		scored = append(scored, p)
+	}
+	return scored
+}
+
+// rerank lets the Reranker, if set, reorder the top RerankTop scored picks.
+func (s *ranking) rerank(ctx context.Context, text string, scored []Pick) ([]Pick, error) {
+	if s.o.Reranker == nil || len(scored) == 0 {
+		return scored, nil
+	}
+	top := scored
+	if len(top) > s.o.RerankTop {
+		top = top[:s.o.RerankTop]
+	}
+	re, err := s.o.Reranker.Rerank(ctx, text, append([]Pick(nil), top...))
+	if err != nil {
+		return nil, fmt.Errorf("rank: reranker: %w", err)
+	}
+	return re, nil
+}
+
+// addScoredPicks adds scored picks, in order, until MaxCandidates.
+func (s *ranking) addScoredPicks(scored []Pick) {
+	for _, p := range scored {
+		if s.full() {
+			break
+		}
+		pos, ok := s.c.Pos(p.Tool)
+		if !ok || s.taken[pos] {
+			continue
+		}
+		s.addWithPrereqs(pos, p)
+	}
+}
+
+// addRelated adds the tools related to the picks so far (Options.Related).
+func (s *ranking) addRelated() {
+	if len(s.o.Related) == 0 {
+		return
+	}
+	n := len(s.picks)
+	for i := 0; i < n; i++ {
+		from := s.picks[i].Tool
+		for _, name := range s.o.Related[from] {
+			pos, ok := s.c.Pos(name)
+			if !ok || s.taken[pos] || !s.keep(pos) {
+				continue
+			}
+			s.add(pos, Pick{Reason: "related to " + from,
+				Provenance: Provenance{Scorer: s.scorerName, Source: SourceRelated, RelatedTo: from}})
+		}
+	}
+}
+
+// addAlwaysActive adds the Options.AlwaysActive tools.
+func (s *ranking) addAlwaysActive() {
+	for _, name := range s.o.AlwaysActive {
+		pos, ok := s.c.Pos(name)
+		if !ok || s.taken[pos] || !s.keep(pos) {
+			continue
+		}
+		s.add(pos, Pick{Reason: "always active",
+			Provenance: Provenance{Scorer: s.scorerName, Source: SourceAlwaysActive}})
+	}
 }
 
 // scoreReason explains a scored pick with the words of the tool that matched,

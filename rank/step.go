@@ -135,13 +135,27 @@ func (r *Ranker) Step(ctx context.Context, turns []Turn, opts *StepOptions) ([]P
 
 func (r *Ranker) step(ctx context.Context, c *Catalog, turns []Turn, opts *StepOptions) ([]Pick, error) {
 	so := opts.withDefaults()
-	o := so.Options
-	k := o.MaxCandidates
-	entries := c.entries
-	scoreOpts := o
-	scoreOpts.Related, scoreOpts.AlwaysActive = nil, nil
+	conv := conversationQuery(turns, so.LatestWeight)
+	res, producers := r.resultsQuery(c, turns, so.Results, so.ResultChars)
+	fromConv, fromResults, err := r.rankStepQueries(ctx, c, conv, res, producers, &so)
+	if err != nil {
+		return nil, err
+	}
+	s := stepPicks{c: c, o: so.Options}
+	taken := map[int]bool{}
+	s.shareScored(taken, fromConv, fromResults, so.MaxCandidates, so.ResultSlots)
+	s.scorerName = so.Scorer.Name()
+	s.addRelated(taken)
+	s.addCalled(taken, r, turns, so.KeepCalled)
+	s.addAlwaysActive(taken)
+	s.numberRanks()
+	return s.picks, nil
+}
 
-	// The conversation's query.
+// conversationQuery is the conversation's query: the user messages before the
+// latest one and the latest non-blank assistant text once each, in order,
+// then the latest user message latestWeight times.
+func conversationQuery(turns []Turn, latestWeight int) string {
 	lastUser, lastAssistant := -1, -1
 	for i := len(turns) - 1; i >= 0; i-- {
 		switch turns[i].Role {
@@ -163,133 +177,181 @@ func (r *Ranker) step(ctx context.Context, c *Catalog, turns []Turn, opts *StepO
 		}
 	}
 	if lastUser >= 0 {
-		for range so.LatestWeight {
+		for range latestWeight {
 			conv.WriteString(turns[lastUser].Content)
 			conv.WriteByte('\n')
 		}
 	}
+	return conv.String()
+}
 
-	// The tool results' query, newest first; their producers are not ranked again.
+// resultsQuery is the tool results' query: the words of the last n results,
+// newest first, chars bytes of each; producers holds the catalog positions of
+// the tools that produced them, which are not ranked again.
+func (r *Ranker) resultsQuery(c *Catalog, turns []Turn, n, chars int) (string, map[int]bool) {
 	var res strings.Builder
 	producers := map[int]bool{}
-	if so.Results > 0 {
-		n := 0
-		for i := len(turns) - 1; i >= 0 && n < so.Results; i-- {
+	if n > 0 {
+		read := 0
+		for i := len(turns) - 1; i >= 0 && read < n; i-- {
 			t := turns[i]
 			if t.Role != "tool" {
 				continue
 			}
-			n++
-			res.WriteString(resultText(truncateUTF8(t.Content, so.ResultChars)))
+			read++
+			res.WriteString(resultText(truncateUTF8(t.Content, chars)))
 			res.WriteByte('\n')
 			if pos, ok := r.pos(c, t.Tool); ok {
 				producers[pos] = true
 			}
 		}
 	}
+	return res.String(), producers
+}
 
-	var fromConv, fromResults []Pick
-	var err error
-	if strings.TrimSpace(conv.String()) != "" {
-		if fromConv, err = r.rank(ctx, c, conv.String(), &scoreOpts, nil); err != nil {
-			return nil, err
+// rankStepQueries ranks the conversation's query, then the tool results'
+// (without their producers, at ResultMinScore, keeping the clear matches),
+// each without Related and AlwaysActive. A blank query ranks nothing.
+func (r *Ranker) rankStepQueries(ctx context.Context, c *Catalog, conv, res string, producers map[int]bool, so *StepOptions) (fromConv, fromResults []Pick, err error) {
+	scoreOpts := so.Options
+	scoreOpts.Related, scoreOpts.AlwaysActive = nil, nil
+	if strings.TrimSpace(conv) != "" {
+		if fromConv, err = r.rank(ctx, c, conv, &scoreOpts, nil); err != nil {
+			return nil, nil, err
 		}
 	}
-	if strings.TrimSpace(res.String()) != "" {
+	if strings.TrimSpace(res) != "" {
 		notProducer := func(pos int) bool { return !producers[pos] }
 		resOpts := scoreOpts
 		resOpts.MinScore = so.ResultMinScore
-		if fromResults, err = r.rank(ctx, c, res.String(), &resOpts, notProducer); err != nil {
-			return nil, err
+		if fromResults, err = r.rank(ctx, c, res, &resOpts, notProducer); err != nil {
+			return nil, nil, err
 		}
-		// Only the clear matches: at least half the best one.
-		kept := fromResults[:0]
-		for _, p := range fromResults {
-			if p.Score >= fromResults[0].Score/2 {
-				kept = append(kept, p)
-			}
-		}
-		fromResults = kept
+		fromResults = clearMatches(fromResults)
 	}
+	return fromConv, fromResults, nil
+}
 
-	// 1. Share the K places.
-	var picks []Pick
-	taken := map[int]bool{}
-	add := func(p Pick) bool {
-		pos, ok := c.Pos(p.Tool)
-		if !ok || taken[pos] {
-			return false
+// clearMatches keeps, in place, the picks that score at least half as much
+// as the first (best) one.
+func clearMatches(picks []Pick) []Pick {
+	kept := picks[:0]
+	for _, p := range picks {
+		if p.Score >= picks[0].Score/2 {
+			kept = append(kept, p)
 		}
-		taken[pos] = true
-		p.Entry = entries[pos]
-		picks = append(picks, p)
-		return true
 	}
-	fromResult := func(p Pick) Pick {
-		p.Reason = "found in a tool result: " + p.Reason
-		p.Provenance.Source = SourceToolResult
-		return p
+	return kept
+}
+
+// stepPicks is the active set of a step as it is made. The catalog
+// positions of its picks, taken, are passed to its methods rather than held:
+// a map held with the rest would leave step's stack with it.
+type stepPicks struct {
+	c          *Catalog
+	o          Options
+	scorerName string
+	picks      []Pick
+}
+
+// add appends p unless its tool is unknown or already picked.
+func (s *stepPicks) add(taken map[int]bool, p Pick) bool {
+	pos, ok := s.c.Pos(p.Tool)
+	if !ok || taken[pos] {
+		return false
 	}
+	taken[pos] = true
+	p.Entry = s.c.entries[pos]
+	s.picks = append(s.picks, p)
+	return true
+}
+
+// foundInToolResult marks a pick of the tool results' ranking.
+func foundInToolResult(p Pick) Pick {
+	p.Reason = "found in a tool result: " + p.Reason
+	p.Provenance.Source = SourceToolResult
+	return p
+}
+
+// shareScored shares the k scored places: resultSlots (if positive) go to
+// the tool results' best, the rest to the conversation's; a ranking that
+// finds too few leaves its places to the other.
+func (s *stepPicks) shareScored(taken map[int]bool, fromConv, fromResults []Pick, k, resultSlots int) {
 	slots := 0
-	if so.ResultSlots > 0 {
-		slots = so.ResultSlots
+	if resultSlots > 0 {
+		slots = resultSlots
 	}
 	convQuota := k - slots
 	ci := 0
-	for ; ci < len(fromConv) && len(picks) < convQuota; ci++ {
-		add(fromConv[ci])
+	for ; ci < len(fromConv) && len(s.picks) < convQuota; ci++ {
+		s.add(taken, fromConv[ci])
 	}
 	// The results' places, and those the conversation could not fill.
-	resQuota := slots + max(0, convQuota-len(picks))
+	resQuota := slots + max(0, convQuota-len(s.picks))
 	ri, added := 0, 0
-	for ; ri < len(fromResults) && len(picks) < k && added < resQuota; ri++ {
-		if add(fromResult(fromResults[ri])) {
+	for ; ri < len(fromResults) && len(s.picks) < k && added < resQuota; ri++ {
+		if s.add(taken, foundInToolResult(fromResults[ri])) {
 			added++
 		}
 	}
-	for ; ci < len(fromConv) && len(picks) < k; ci++ {
-		add(fromConv[ci])
+	for ; ci < len(fromConv) && len(s.picks) < k; ci++ {
+		s.add(taken, fromConv[ci])
 	}
-	for ; ri < len(fromResults) && len(picks) < k; ri++ {
-		add(fromResult(fromResults[ri]))
+	for ; ri < len(fromResults) && len(s.picks) < k; ri++ {
+		s.add(taken, foundInToolResult(fromResults[ri]))
 	}
+}
 
-	scorerName := o.Scorer.Name()
-	extra := func(pos int, reason, source, relatedTo string) {
-		if taken[pos] || !eligible(entries[pos], &o) {
-			return
-		}
-		add(Pick{Tool: entries[pos].Name(), Reason: reason,
-			Provenance: Provenance{Scorer: scorerName, Source: source, RelatedTo: relatedTo}})
+// addExtra adds the tool at pos, beyond the k scored places, if it is not
+// picked yet and passes the filters.
+func (s *stepPicks) addExtra(taken map[int]bool, pos int, reason, source, relatedTo string) {
+	entries := s.c.entries
+	if taken[pos] || !eligible(entries[pos], &s.o) {
+		return
 	}
-	// 2. Related tools.
-	if len(o.Related) > 0 {
-		n := len(picks)
-		for i := 0; i < n; i++ {
-			from := picks[i].Tool
-			for _, name := range o.Related[from] {
-				if pos, ok := c.Pos(name); ok {
-					extra(pos, "related to "+from, SourceRelated, from)
-				}
+	s.add(taken, Pick{Tool: entries[pos].Name(), Reason: reason,
+		Provenance: Provenance{Scorer: s.scorerName, Source: source, RelatedTo: relatedTo}})
+}
+
+// addRelated adds the tools related to the scored picks (Options.Related).
+func (s *stepPicks) addRelated(taken map[int]bool) {
+	if len(s.o.Related) == 0 {
+		return
+	}
+	n := len(s.picks)
+	for i := 0; i < n; i++ {
+		from := s.picks[i].Tool
+		for _, name := range s.o.Related[from] {
+			if pos, ok := s.c.Pos(name); ok {
+				s.addExtra(taken, pos, "related to "+from, SourceRelated, from)
 			}
 		}
 	}
-	// 3. Tools just called.
-	for _, name := range calledTools(turns, so.KeepCalled) {
-		if pos, ok := r.pos(c, name); ok {
-			extra(pos, "called in a recent step", SourceCalled, "")
+}
+
+// addCalled adds the tools called in the last keepCalled steps.
+func (s *stepPicks) addCalled(taken map[int]bool, r *Ranker, turns []Turn, keepCalled int) {
+	for _, name := range calledTools(turns, keepCalled) {
+		if pos, ok := r.pos(s.c, name); ok {
+			s.addExtra(taken, pos, "called in a recent step", SourceCalled, "")
 		}
 	}
-	// 4. Always-active tools.
-	for _, name := range o.AlwaysActive {
-		if pos, ok := c.Pos(name); ok {
-			extra(pos, "always active", SourceAlwaysActive, "")
+}
+
+// addAlwaysActive adds the Options.AlwaysActive tools.
+func (s *stepPicks) addAlwaysActive(taken map[int]bool) {
+	for _, name := range s.o.AlwaysActive {
+		if pos, ok := s.c.Pos(name); ok {
+			s.addExtra(taken, pos, "always active", SourceAlwaysActive, "")
 		}
 	}
-	for i := range picks {
-		picks[i].Provenance.Rank = i + 1
+}
+
+// numberRanks sets each pick's 1-based Provenance.Rank.
+func (s *stepPicks) numberRanks() {
+	for i := range s.picks {
+		s.picks[i].Provenance.Rank = i + 1
 	}
-	return picks, nil
 }
 
 // calledTools returns the tools called in the last n steps, newest first. A
