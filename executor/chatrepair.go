@@ -28,7 +28,7 @@ type ChatRepairer struct {
 
 // NewChatRepairer returns a ChatRepairer using cfg's model, temperature and timeout.
 func NewChatRepairer(client selector.ChatClient, cfg selector.Config) *ChatRepairer {
-	return &ChatRepairer{Client: client, Model: cfg.Model, Temperature: cfg.Temperature, Timeout: time.Duration(cfg.TimeoutS) * time.Second}
+	return &ChatRepairer{Client: client, Model: cfg.Model, Temperature: cfg.Temperature, Timeout: cfg.Timeout}
 }
 
 const repairSystemPrompt = `You repair the arguments of a tool call that failed validation.

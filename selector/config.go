@@ -24,7 +24,7 @@ import (
 const (
 	DefaultModel            = "glm-4.5-air"
 	DefaultMaxCalls         = 5
-	DefaultTimeoutS         = 30
+	DefaultTimeout          = 30 * time.Second
 	DefaultTemperature      = 0.0
 	DefaultFailClosed       = true
 	DefaultMode             = ModeJSON
@@ -87,7 +87,7 @@ const (
 // Config configures a ToolSelector. Build one with DefaultConfig, ConfigFromEnv
 // or ConfigFromJSON; a nil *Config passed to New means DefaultConfig().
 //
-// New fills a zero Model, MaxCalls, TimeoutS, Mode, MaxResponseBytes,
+// New fills a zero Model, MaxCalls, Timeout, Mode, MaxResponseBytes,
 // OfferTokens, TopK or MaxSearches with its default, so the zero Config means the defaults: Temperature 0 is the
 // default temperature, and FailOpen false keeps the fail-closed default. (In Go
 // the switch is FailOpen so that a Config literal can never be fail-open by
@@ -101,8 +101,10 @@ type Config struct {
 	FallbackModel string `json:"fallback_model"`
 	// MaxCalls caps the calls returned, keeping the model's order (1-20).
 	MaxCalls int `json:"max_calls" validate:"min=1,max=20"`
-	// TimeoutS bounds each attempt in seconds (1-120); the caller's context deadline, if sooner, wins.
-	TimeoutS int `json:"timeout_s" validate:"min=1,max=120"`
+	// Timeout bounds each attempt (1 s to 120 s); the caller's context
+	// deadline, if sooner, wins. The environment and JSON give it in whole
+	// seconds (LLM_COMMON_TOOL_SELECTION_TIMEOUT_S, "timeout_s").
+	Timeout time.Duration `json:"-" validate:"min=1s,max=120s"`
 	// Temperature is sent to the model as given, 0 included (0-1).
 	Temperature float64 `json:"temperature" validate:"gte=0,lte=1"`
 	// FailOpen drops invalid calls (reporting them) and keeps the valid ones;
@@ -190,7 +192,7 @@ func DefaultConfig() Config {
 	return Config{
 		Model:            DefaultModel,
 		MaxCalls:         DefaultMaxCalls,
-		TimeoutS:         DefaultTimeoutS,
+		Timeout:          DefaultTimeout,
 		Temperature:      DefaultTemperature,
 		FailOpen:         !DefaultFailClosed,
 		Mode:             DefaultMode,
@@ -240,8 +242,8 @@ func (c Config) withDefaults() Config {
 	if c.MaxCalls == 0 {
 		c.MaxCalls = d.MaxCalls
 	}
-	if c.TimeoutS == 0 {
-		c.TimeoutS = d.TimeoutS
+	if c.Timeout == 0 {
+		c.Timeout = d.Timeout
 	}
 	if c.Mode == "" {
 		c.Mode = d.Mode
@@ -298,7 +300,7 @@ var configFields = map[string]fieldInfo{
 	"Model":            {EnvModel, "a non-empty model name", false},
 	"FallbackModel":    {EnvFallbackModel, "a model name, or unset for none", false},
 	"MaxCalls":         {EnvMaxCalls, "an integer from 1 to 20", false},
-	"TimeoutS":         {EnvTimeoutS, "an integer number of seconds from 1 to 120", false},
+	"Timeout":          {EnvTimeoutS, "an integer number of seconds from 1 to 120", false},
 	"Temperature":      {EnvTemperature, "a number from 0 to 1", false},
 	"FailClosed":       {EnvFailClosed, "one of 1, true, t, yes, y, on or 0, false, f, no, n, off (any case)", false},
 	"BaseURL":          {EnvBaseURL + " or " + EnvOpenAIBaseURL, "an http or https URL", true},
@@ -411,7 +413,11 @@ func (c Config) Validate() error {
 			if fe.Tag() == "feedback" {
 				problem = "invalid (" + checkFeedbackSpec(c.Feedback).Error() + ")"
 			}
-			errs = append(errs, configErr(fe.StructField(), fmt.Sprint(fe.Value()), problem))
+			value := fmt.Sprint(fe.Value())
+			if fe.StructField() == "Timeout" {
+				value = fmt.Sprint(c.timeoutS()) // seconds, as the environment and JSON spell it
+			}
+			errs = append(errs, configErr(fe.StructField(), value, problem))
 		}
 	}
 	return errors.Join(errs...)
@@ -423,7 +429,7 @@ type envConfig struct {
 	Model            string  `env:"LLM_COMMON_TOOL_SELECTION_MODEL" envDefault:"glm-4.5-air"`
 	FallbackModel    string  `env:"LLM_COMMON_TOOL_SELECTION_FALLBACK_MODEL"`
 	MaxCalls         int     `env:"LLM_COMMON_TOOL_SELECTION_MAX_CALLS" envDefault:"5"`
-	TimeoutS         int     `env:"LLM_COMMON_TOOL_SELECTION_TIMEOUT_S" envDefault:"30"`
+	Timeout          int     `env:"LLM_COMMON_TOOL_SELECTION_TIMEOUT_S" envDefault:"30"` // seconds
 	FailClosed       bool    `env:"LLM_COMMON_TOOL_SELECTION_FAIL_CLOSED" envDefault:"true"`
 	Temperature      float64 `env:"LLM_COMMON_TOOL_SELECTION_TEMPERATURE" envDefault:"0.0"`
 	BaseURL          string  `env:"LLM_COMMON_TOOL_SELECTION_BASE_URL"`
@@ -500,7 +506,7 @@ func configFromEnv(environ map[string]string) (Config, error) {
 		Model:            ec.Model,
 		FallbackModel:    ec.FallbackModel,
 		MaxCalls:         ec.MaxCalls,
-		TimeoutS:         ec.TimeoutS,
+		Timeout:          time.Duration(ec.Timeout) * time.Second,
 		FailOpen:         !ec.FailClosed,
 		Temperature:      ec.Temperature,
 		BaseURL:          firstNonEmpty(ec.BaseURL, ec.OpenAIBaseURL),
@@ -574,6 +580,7 @@ func ConfigFromJSON(data []byte) (Config, error) {
 	aux := struct {
 		*Config
 		APIKeySet   *bool `json:"api_key_set"` // written by MarshalJSON; ignored
+		TimeoutS    *int  `json:"timeout_s"`
 		FailClosed  *bool `json:"fail_closed"`
 		MaxSearches *int  `json:"max_searches"`
 	}{Config: &c}
@@ -584,6 +591,9 @@ func ConfigFromJSON(data []byte) (Config, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return Config{}, fmt.Errorf("%w: trailing data after the JSON object", ErrInvalidConfig)
+	}
+	if aux.TimeoutS != nil {
+		c.Timeout = time.Duration(*aux.TimeoutS) * time.Second
 	}
 	if aux.FailClosed != nil {
 		c.FailOpen = !*aux.FailClosed
@@ -609,11 +619,21 @@ func (c Config) MarshalJSON() ([]byte, error) {
 	c.Feedback = redactURL(c.Feedback)
 	return json.Marshal(struct {
 		plain
+		TimeoutS    int    `json:"timeout_s"`
 		FailClosed  bool   `json:"fail_closed"`
 		MaxSearches int    `json:"max_searches"`
 		APIKey      string `json:"api_key,omitempty"`
 		APIKeySet   bool   `json:"api_key_set"`
-	}{plain: plain(c), FailClosed: !c.FailOpen, MaxSearches: c.Searches(), APIKeySet: c.APIKey != ""})
+	}{plain: plain(c), TimeoutS: c.timeoutS(), FailClosed: !c.FailOpen, MaxSearches: c.Searches(), APIKeySet: c.APIKey != ""})
+}
+
+// timeoutS is Timeout in whole seconds, as the environment and JSON give it
+// (a fraction of a second rounds up, so a valid Go value stays valid).
+func (c Config) timeoutS() int {
+	if c.Timeout <= 0 {
+		return int(c.Timeout / time.Second)
+	}
+	return int((c.Timeout + time.Second - 1) / time.Second)
 }
 
 // MarshalJSON writes the zero Provider as "auto".
@@ -647,7 +667,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("model", c.Model),
 		slog.String("fallback_model", c.FallbackModel),
 		slog.Int("max_calls", c.MaxCalls),
-		slog.Int("timeout_s", c.TimeoutS),
+		slog.Int("timeout_s", c.timeoutS()),
 		slog.Float64("temperature", c.Temperature),
 		slog.Bool("fail_closed", !c.FailOpen),
 		slog.String("base_url", c.BaseURL),

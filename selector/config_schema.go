@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Boolean spellings read by parseBool (any case, surrounding spaces ignored).
@@ -129,6 +130,8 @@ var wireForms = map[string]struct {
 	def                any
 	validate           string
 }{
+	// Timeout is whole seconds on the wire.
+	"Timeout": {"timeout_s", "Timeout", "int", int(DefaultTimeout / time.Second), "min=1,max=120"},
 	// FailOpen is published negated, as the variable and the JSON key are.
 	"FailOpen": {"fail_closed", "FailClosed", "bool", DefaultFailClosed, ""},
 	// MaxSearches is 0-10 on the wire (0: off) and NoSearches for off in Go.

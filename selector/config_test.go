@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,7 +16,7 @@ import (
 func TestConfigDefaults(t *testing.T) {
 	c, err := ConfigFromEnvMap(nil)
 	require.NoError(t, err)
-	assert.Equal(t, Config{Model: "glm-4.5-air", MaxCalls: 5, TimeoutS: 30, Temperature: 0, FailOpen: false, Mode: "json", MaxResponseBytes: 4 << 20,
+	assert.Equal(t, Config{Model: "glm-4.5-air", MaxCalls: 5, Timeout: 30 * time.Second, Temperature: 0, FailOpen: false, Mode: "json", MaxResponseBytes: 4 << 20,
 		OfferTokens: 10000, TopK: 10, MaxSearches: 1}, c)
 	assert.Equal(t, DefaultConfig(), c)
 	// Empty values count as unset.
@@ -33,7 +34,7 @@ func TestConfigFromEnvValues(t *testing.T) {
 		EnvOpenAIBaseURL: "https://ignored.example/v1", EnvOpenAIAPIKey: "ignored",
 	})
 	require.NoError(t, err)
-	assert.Equal(t, Config{Model: "gpt-4o-mini", FallbackModel: "qwen3", MaxCalls: 20, TimeoutS: 120, FailOpen: true,
+	assert.Equal(t, Config{Model: "gpt-4o-mini", FallbackModel: "qwen3", MaxCalls: 20, Timeout: 120 * time.Second, FailOpen: true,
 		Temperature: 0.25, BaseURL: "http://localhost:11434/v1", APIKey: "k1", Mode: "native", MaxResponseBytes: 1024,
 		OfferTokens: 500, TopK: 1000, MaxSearches: NoSearches}, c)
 	assert.Equal(t, 0, c.Searches())
@@ -133,7 +134,7 @@ func TestConfigValidateGoBuilt(t *testing.T) {
 	s, err := New(nil, &Config{Model: "m", FailOpen: false})
 	require.NoError(t, err)
 	assert.Equal(t, 5, s.Config().MaxCalls)
-	assert.Equal(t, 30, s.Config().TimeoutS)
+	assert.Equal(t, 30*time.Second, s.Config().Timeout)
 	assert.Equal(t, ModeJSON, s.Config().Mode)
 	assert.Equal(t, DefaultOfferTokens, s.Config().OfferTokens)
 	assert.Equal(t, DefaultTopK, s.Config().TopK)
@@ -200,4 +201,35 @@ func TestConfigNeverPrintsKey(t *testing.T) {
 	assert.NotContains(t, err.Error(), key)
 	var ce *ConfigError
 	require.True(t, errors.As(err, &ce))
+}
+
+// Timeout is a time.Duration in Go and whole seconds on the wire: JSON and
+// the environment read and write seconds, and an out-of-range value is
+// reported as the seconds the caller wrote.
+func TestTimeoutIsADurationInGoAndSecondsOnTheWire(t *testing.T) {
+	c, err := ConfigFromJSON([]byte(`{"timeout_s": 45}`))
+	require.NoError(t, err)
+	assert.Equal(t, 45*time.Second, c.Timeout)
+	b, err := json.Marshal(c)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"timeout_s":45`)
+
+	c, err = ConfigFromEnvMap(map[string]string{EnvTimeoutS: "7"})
+	require.NoError(t, err)
+	assert.Equal(t, 7*time.Second, c.Timeout)
+
+	for _, bad := range []string{`{"timeout_s": 500}`, `{"timeout_s": -5}`, `{"timeout_s": 0}`} {
+		_, err = ConfigFromJSON([]byte(bad))
+		var ce *ConfigError
+		require.ErrorAs(t, err, &ce, bad)
+		assert.Equal(t, "Timeout", ce.Field)
+		assert.Contains(t, bad, ce.Value, "the value is reported as written")
+	}
+
+	// A fraction of a second is valid in Go and written rounded up.
+	c = DefaultConfig()
+	c.Timeout = 1500 * time.Millisecond
+	require.NoError(t, c.Validate())
+	b, _ = json.Marshal(c)
+	assert.Contains(t, string(b), `"timeout_s":2`)
 }

@@ -235,7 +235,7 @@ func (c *manualClock) add(d time.Duration) {
 func TestSearchRoundsShareTheAttemptTimeout(t *testing.T) {
 	reg := assistantRegistry(t)
 	clock := &manualClock{t: time.Unix(1000, 0)}
-	sel := newSel(t, nil, cfgWith(func(c *Config) { c.OfferTokens = 300; c.TopK = 3; c.TimeoutS = 30; c.MaxSearches = 3 }),
+	sel := newSel(t, nil, cfgWith(func(c *Config) { c.OfferTokens = 300; c.TopK = 3; c.Timeout = 30 * time.Second; c.MaxSearches = 3 }),
 		withRanker(rank.NewOffering(nil)), withClock(clock.now))
 	ss, err := sel.Begin(context.Background(), umbrellaRequest(reg))
 	require.NoError(t, err)

@@ -37,7 +37,7 @@ type openAIClient struct {
 // being read whole; and the API key is removed from every error message.
 //
 // httpClient may be nil. A client without a Timeout (the default
-// http.Client has none) is copied and given one of cfg.TimeoutS plus 5
+// http.Client has none) is copied and given one of cfg.Timeout plus 5
 // seconds, a backstop behind the per-attempt context deadline.
 func NewOpenAIClient(cfg Config, httpClient *http.Client) (ChatClient, error) {
 	cfg = cfg.withDefaults()
@@ -49,7 +49,7 @@ func NewOpenAIClient(cfg Config, httpClient *http.Client) (ChatClient, error) {
 		hc = *httpClient
 	}
 	if hc.Timeout == 0 {
-		hc.Timeout = time.Duration(cfg.TimeoutS)*time.Second + 5*time.Second
+		hc.Timeout = cfg.withDefaults().Timeout + 5*time.Second
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	if cfg.BaseURL != "" {

@@ -317,7 +317,7 @@ func TestWireKeyNeverLeaks(t *testing.T) {
 
 func TestNewOpenAIClientSetsHTTPTimeout(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.TimeoutS = 10
+	cfg.Timeout = 10 * time.Second
 	c, err := NewOpenAIClient(cfg, nil)
 	require.NoError(t, err)
 	d := c.(*openAIClient).doer

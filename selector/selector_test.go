@@ -324,7 +324,7 @@ func TestBadRequests(t *testing.T) {
 
 func TestPerAttemptTimeoutFromContext(t *testing.T) {
 	fc := &fakeClient{replies: map[string]func(ChatRequest) (ChatResponse, error){"primary": content(`{"calls":[]}`)}}
-	s := newSel(t, fc, cfgWith(func(c *Config) { c.TimeoutS = 30 }))
+	s := newSel(t, fc, cfgWith(func(c *Config) { c.Timeout = 30 * time.Second }))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_, err := s.Select(ctx, testRequest(t))

@@ -417,7 +417,7 @@ func (ss *Session) advance() {
 	for ss.next < len(ss.models) {
 		model := ss.models[ss.next]
 		ss.next++
-		timeout := time.Duration(ss.cfg.TimeoutS) * time.Second
+		timeout := ss.cfg.Timeout
 		if ss.hasDeadline {
 			if left := ss.deadline.Sub(ss.now()); left < timeout {
 				timeout = left

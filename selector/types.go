@@ -119,7 +119,7 @@ type ChatRequest struct {
 	ExtraBody map[string]json.RawMessage
 	// Tools are OpenAI chat `tools` entries (native mode only), names provider-mapped.
 	Tools []json.RawMessage
-	// Timeout bounds this attempt: the smaller of Config.TimeoutS and the time
+	// Timeout bounds this attempt: the smaller of Config.Timeout and the time
 	// left before the caller's deadline.
 	Timeout time.Duration
 }

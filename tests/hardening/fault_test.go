@@ -95,11 +95,11 @@ func runFault(t *testing.T, srv *faultserver.Server, f faultserver.Fault, mode s
 	// Slow faults wait for the 2 s attempt timeout (the fallback's answer
 	// must fit in it too); the others get 10 s so that a loaded machine
 	// cannot turn them into timeouts.
-	timeout := 10
+	timeout := 10 * time.Second
 	if f.Slow {
-		timeout = 2
+		timeout = 2 * time.Second
 	}
-	base := selector.Config{TimeoutS: timeout, Mode: mode, APIKey: "sk-fault-table-key"}
+	base := selector.Config{Timeout: timeout, Mode: mode, APIKey: "sk-fault-table-key"}
 
 	// Both models hit the fault.
 	cfg := base
@@ -130,7 +130,7 @@ func runFault(t *testing.T, srv *faultserver.Server, f faultserver.Fault, mode s
 			assert.Contains(t, err.Error(), string(a.Kind))
 		}
 		if f.Slow {
-			// Each attempt is bounded by TimeoutS (2 s), not by the stall.
+			// Each attempt is bounded by Timeout (2 s), not by the stall.
 			assert.Less(t, both, 8*time.Second)
 		}
 		line = fmt.Sprintf("`%s` ×2 → `[]`, fail_closed", want.kind)
@@ -173,7 +173,7 @@ func TestFaultMessages(t *testing.T) {
 		faultserver.DeepArgs:      "nest deeper than 64",
 	} {
 		t.Run(name, func(t *testing.T) {
-			cfg := selector.Config{TimeoutS: 1, BaseURL: srv.URL, Model: "fault:" + name}
+			cfg := selector.Config{Timeout: 1 * time.Second, BaseURL: srv.URL, Model: "fault:" + name}
 			res, err := selectWith(t, cfg, nil)
 			require.Error(t, err)
 			require.Len(t, res.Attempts, 1)
@@ -193,7 +193,7 @@ func TestHugeBodyMemory(t *testing.T) {
 	figures := map[string]any{}
 	for _, name := range []string{faultserver.HugeBody, faultserver.HugeChunked} {
 		t.Run(name, func(t *testing.T) {
-			cfg := selector.Config{TimeoutS: 30, BaseURL: srv.BaseURL(name), Model: "primary", FallbackModel: "fallback"}
+			cfg := selector.Config{Timeout: 30 * time.Second, BaseURL: srv.BaseURL(name), Model: "primary", FallbackModel: "fallback"}
 			client, err := selector.NewOpenAIClient(cfg, nil)
 			require.NoError(t, err)
 			cfg.Logger = slog.New(slog.DiscardHandler)
@@ -240,7 +240,7 @@ func TestCallerCancel(t *testing.T) {
 	require.NoError(t, err)
 	defer srv.Close()
 	snapshot := goleak.IgnoreCurrent()
-	cfg := selector.Config{TimeoutS: 30, BaseURL: srv.BaseURL(faultserver.DelayHeaders), Model: "primary", FallbackModel: "fallback"}
+	cfg := selector.Config{Timeout: 30 * time.Second, BaseURL: srv.BaseURL(faultserver.DelayHeaders), Model: "primary", FallbackModel: "fallback"}
 	client, err := selector.NewOpenAIClient(cfg, nil)
 	require.NoError(t, err)
 	cfg.Logger = slog.New(slog.DiscardHandler)
