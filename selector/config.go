@@ -39,9 +39,6 @@ const (
 	MaxOfferTokens = 10_000_000
 	// MaxMaxSearches bounds MaxSearches.
 	MaxMaxSearches = 10
-	// NoSearches is the Go value of MaxSearches that turns search rounds off
-	// (0 in the environment and in JSON; 0 in Go means the default).
-	NoSearches = -1
 )
 
 // Mode is how the model is asked (Config.Mode): two ways, one policy.
@@ -134,10 +131,11 @@ type Config struct {
 	// search (1-1000; default 10).
 	TopK int `json:"top_k" validate:"min=1,max=1000"`
 	// MaxSearches is how many search rounds one attempt may make when the
-	// offer is a ranked subset (0-10 in the environment and JSON, 0 = off;
-	// default 1). In Go, 0 means the default: turn searching off with
-	// NoSearches (-1).
-	MaxSearches int `json:"-" validate:"min=-1,max=10"`
+	// offer is a ranked subset (1-10; default 1).
+	MaxSearches int `json:"-" validate:"min=0,max=10"`
+	// NoSearch turns the search round off. The environment and JSON say it
+	// as max_searches 0 (LLM_COMMON_TOOL_SELECTION_MAX_SEARCHES=0).
+	NoSearch bool `json:"-"`
 	// Provider picks the provider dialect (docs/providers.md): what a request
 	// carries and how a reply is read. The zero value is ProviderAuto (the
 	// constructors store "auto" as ""; JSON writes "auto"), which decides from the base URL's host, then the model name; a server
@@ -179,10 +177,10 @@ type Config struct {
 // Searches returns how many search rounds an attempt may make (0: off).
 func (c Config) Searches() int {
 	switch {
+	case c.NoSearch:
+		return 0
 	case c.MaxSearches == 0:
 		return DefaultMaxSearches
-	case c.MaxSearches < 0:
-		return 0
 	}
 	return c.MaxSearches
 }
@@ -521,7 +519,7 @@ func configFromEnv(environ map[string]string) (Config, error) {
 		MaxTokens:        ec.MaxTokens,
 	}
 	c.normalize()
-	if c.MaxSearches, err = searchesFromWire(ec.MaxSearches); err != nil {
+	if c.MaxSearches, c.NoSearch, err = searchesFromWire(ec.MaxSearches); err != nil {
 		return Config{}, err
 	}
 	if err := c.Validate(); err != nil {
@@ -550,16 +548,16 @@ func envError(err error, environ map[string]string) error {
 	return errors.Join(errs...)
 }
 
-// searchesFromWire maps MaxSearches as the environment and JSON spell it
-// (0-10, 0 = off) to the Go field (NoSearches for off).
-func searchesFromWire(n int) (int, error) {
+// searchesFromWire maps max_searches as the environment and JSON spell it
+// (0-10, 0 = off) to the Go fields (MaxSearches, and NoSearch for off).
+func searchesFromWire(n int) (max int, off bool, err error) {
 	switch {
 	case n < 0 || n > MaxMaxSearches:
-		return 0, configErr("MaxSearches", fmt.Sprint(n), "out of range")
+		return 0, false, configErr("MaxSearches", fmt.Sprint(n), "out of range")
 	case n == 0:
-		return NoSearches, nil
+		return 0, true, nil
 	}
-	return n, nil
+	return n, false, nil
 }
 
 func firstNonEmpty(vals ...string) string {
@@ -600,7 +598,7 @@ func ConfigFromJSON(data []byte) (Config, error) {
 	}
 	if aux.MaxSearches != nil {
 		var err error
-		if c.MaxSearches, err = searchesFromWire(*aux.MaxSearches); err != nil {
+		if c.MaxSearches, c.NoSearch, err = searchesFromWire(*aux.MaxSearches); err != nil {
 			return Config{}, err
 		}
 	}

@@ -134,7 +134,7 @@ var wireForms = map[string]struct {
 	"Timeout": {"timeout_s", "Timeout", "int", int(DefaultTimeout / time.Second), "min=1,max=120"},
 	// FailOpen is published negated, as the variable and the JSON key are.
 	"FailOpen": {"fail_closed", "FailClosed", "bool", DefaultFailClosed, ""},
-	// MaxSearches is 0-10 on the wire (0: off) and NoSearches for off in Go.
+	// MaxSearches is 0-10 on the wire (0: off); in Go off is NoSearch.
 	"MaxSearches": {"max_searches", "MaxSearches", "int", DefaultMaxSearches, "min=0,max=" + strconv.Itoa(MaxMaxSearches)},
 }
 

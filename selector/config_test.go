@@ -36,7 +36,7 @@ func TestConfigFromEnvValues(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Config{Model: "gpt-4o-mini", FallbackModel: "qwen3", MaxCalls: 20, Timeout: 120 * time.Second, FailOpen: true,
 		Temperature: 0.25, BaseURL: "http://localhost:11434/v1", APIKey: "k1", Mode: "native", MaxResponseBytes: 1024,
-		OfferTokens: 500, TopK: 1000, MaxSearches: NoSearches}, c)
+		OfferTokens: 500, TopK: 1000, NoSearch: true}, c)
 	assert.Equal(t, 0, c.Searches())
 }
 
@@ -139,7 +139,7 @@ func TestConfigValidateGoBuilt(t *testing.T) {
 	assert.Equal(t, DefaultOfferTokens, s.Config().OfferTokens)
 	assert.Equal(t, DefaultTopK, s.Config().TopK)
 	assert.Equal(t, 1, s.Config().Searches(), "a zero Config searches once, like the environment's default")
-	s, err = New(nil, &Config{MaxSearches: NoSearches})
+	s, err = New(nil, &Config{NoSearch: true})
 	require.NoError(t, err)
 	assert.Equal(t, 0, s.Config().Searches())
 	s, err = New(nil, nil)

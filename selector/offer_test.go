@@ -202,7 +202,7 @@ func TestSearchWhenEverythingIsOfferedIsNoCalls(t *testing.T) {
 func TestNothingRankedWithoutSearchIsAKind(t *testing.T) {
 	reg := assistantRegistry(t)
 	ws := newWire(t, weatherModel(t, false, false))
-	sel := wireSelector(t, ws, func(c *Config) { c.OfferTokens = 300; c.MaxSearches = NoSearches }, withRanker(rank.NewOffering(nil)))
+	sel := wireSelector(t, ws, func(c *Config) { c.OfferTokens = 300; c.NoSearch = true }, withRanker(rank.NewOffering(nil)))
 	res, err := sel.Select(context.Background(), umbrellaRequest(reg))
 	require.ErrorIs(t, err, ErrNoRankedTools)
 	assert.Equal(t, string(EmptyNoRankedTools), ErrorKind(err))
