@@ -123,7 +123,7 @@ func (c cannedChat) Chat(context.Context, selector.ChatRequest) (selector.ChatRe
 
 // Select calls for a task through the selector, then run them.
 func ExampleExecutor_Resolve() {
-	// In production: client, _ := selector.NewOpenAIClient(cfg, nil)
+	// In production: client, _ := selector.NewOpenAIClient(&cfg, nil)
 	model := cannedChat(`{"calls":[{"tool":"get_metrics","args":{"service":"checkout","metric":"error_rate"},"reasoning":"check the alert"}]}`)
 	sel, err := selector.New(model, &selector.Config{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

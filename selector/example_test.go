@@ -38,7 +38,7 @@ func ExampleToolSelector_SelectToolCalls() {
 	cfg := selector.DefaultConfig()
 	cfg.BaseURL = srv.URL + "/v1"
 	cfg.FailOpen = true // drop the invented tool instead of failing the attempt
-	client, err := selector.NewOpenAIClient(cfg, nil)
+	client, err := selector.NewOpenAIClient(&cfg, nil)
 	if err != nil {
 		panic(err)
 	}

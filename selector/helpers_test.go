@@ -193,7 +193,7 @@ func wireSelector(t testing.TB, ws *wire, mut func(*Config), opts ...option) *To
 			mut(c)
 		}
 	})
-	client, err := NewOpenAIClient(*cfg, ws.Client())
+	client, err := NewOpenAIClient(cfg, ws.Client())
 	require.NoError(t, err)
 	return newSel(t, client, cfg, opts...)
 }

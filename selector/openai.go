@@ -39,8 +39,11 @@ type openAIClient struct {
 // httpClient may be nil. A client without a Timeout (the default
 // http.Client has none) is copied and given one of cfg.Timeout plus 5
 // seconds, a backstop behind the per-attempt context deadline.
-func NewOpenAIClient(cfg Config, httpClient *http.Client) (ChatClient, error) {
-	cfg = cfg.withDefaults()
+func NewOpenAIClient(config *Config, httpClient *http.Client) (ChatClient, error) {
+	cfg := DefaultConfig()
+	if config != nil {
+		cfg = config.withDefaults()
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -49,7 +52,7 @@ func NewOpenAIClient(cfg Config, httpClient *http.Client) (ChatClient, error) {
 		hc = *httpClient
 	}
 	if hc.Timeout == 0 {
-		hc.Timeout = cfg.withDefaults().Timeout + 5*time.Second
+		hc.Timeout = cfg.Timeout + 5*time.Second
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	if cfg.BaseURL != "" {

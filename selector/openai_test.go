@@ -218,7 +218,7 @@ func TestWireRetryAfterOnChatError(t *testing.T) {
 	})
 	cfg := DefaultConfig()
 	cfg.BaseURL, cfg.APIKey = ws.URL, "sk-test"
-	client, err := NewOpenAIClient(cfg, nil)
+	client, err := NewOpenAIClient(&cfg, nil)
 	require.NoError(t, err)
 	_, err = client.Chat(context.Background(), ChatRequest{Model: "m", Messages: []Message{{Role: "user", Content: "hi"}}})
 	var ce *ChatError
@@ -233,7 +233,7 @@ func TestWireRetryAfterOnChatError(t *testing.T) {
 		writeJSON(w, 503, map[string]any{"error": map[string]any{"message": strings.Repeat("busy ", 400)}})
 	})
 	cfg.BaseURL = ws.URL
-	client, err = NewOpenAIClient(cfg, nil)
+	client, err = NewOpenAIClient(&cfg, nil)
 	require.NoError(t, err)
 	_, err = client.Chat(context.Background(), ChatRequest{Model: "m", Messages: []Message{{Role: "user", Content: "hi"}}})
 	require.ErrorAs(t, err, &ce)
@@ -318,25 +318,25 @@ func TestWireKeyNeverLeaks(t *testing.T) {
 func TestNewOpenAIClientSetsHTTPTimeout(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Timeout = 10 * time.Second
-	c, err := NewOpenAIClient(cfg, nil)
+	c, err := NewOpenAIClient(&cfg, nil)
 	require.NoError(t, err)
 	d := c.(*openAIClient).doer
 	assert.Equal(t, 15*time.Second, d.client.Timeout)
 	assert.Equal(t, int64(DefaultMaxResponseBytes), d.limit)
 
 	own := &http.Client{Timeout: 3 * time.Second}
-	c, err = NewOpenAIClient(cfg, own)
+	c, err = NewOpenAIClient(&cfg, own)
 	require.NoError(t, err)
 	assert.Equal(t, 3*time.Second, c.(*openAIClient).doer.client.Timeout)
 
 	noTimeout := &http.Client{}
-	c, err = NewOpenAIClient(cfg, noTimeout)
+	c, err = NewOpenAIClient(&cfg, noTimeout)
 	require.NoError(t, err)
 	assert.Equal(t, 15*time.Second, c.(*openAIClient).doer.client.Timeout)
 	assert.Zero(t, noTimeout.Timeout, "the caller's client is not modified")
 
 	cfg.BaseURL = "not a url"
-	_, err = NewOpenAIClient(cfg, nil)
+	_, err = NewOpenAIClient(&cfg, nil)
 	assert.ErrorIs(t, err, ErrInvalidConfig)
 }
 

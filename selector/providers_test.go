@@ -53,7 +53,7 @@ func eachCase(t *testing.T, fn func(t *testing.T, c providerreplica.Case, srv *p
 func TestProviderDialects(t *testing.T) {
 	eachCase(t, func(t *testing.T, c providerreplica.Case, srv *providerreplica.Server, cfg *Config) {
 		{
-			client, err := NewOpenAIClient(*cfg, http.DefaultClient)
+			client, err := NewOpenAIClient(cfg, http.DefaultClient)
 			require.NoError(t, err)
 			s, err := newWith(client, cfg, quiet())
 			require.NoError(t, err)

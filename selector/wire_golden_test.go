@@ -32,7 +32,7 @@ func TestGenericRequestBytesUnchanged(t *testing.T) {
 			defer srv.Close()
 			cfg := DefaultConfig()
 			cfg.BaseURL, cfg.APIKey, cfg.Model, cfg.Mode = srv.URL+"/v1", "sk-golden", "local-model", mode
-			client, err := NewOpenAIClient(cfg, nil)
+			client, err := NewOpenAIClient(&cfg, nil)
 			require.NoError(t, err)
 			s, err := newWith(client, &cfg, quiet())
 			require.NoError(t, err)

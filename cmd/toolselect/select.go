@@ -129,7 +129,7 @@ func runSelect(env *cmdEnv, args []string) int {
 // buildSelector makes the selector of `select`: the go-openai client, the
 // feedback store, and the offer (the budget, or --k's prefilter).
 func buildSelector(env *cmdEnv, cfg selector.Config, reg *registry.Registry, offer offerK, logger *slog.Logger) (*selector.ToolSelector, int, bool) {
-	client, err := selector.NewOpenAIClient(cfg, nil)
+	client, err := selector.NewOpenAIClient(&cfg, nil)
 	if err != nil {
 		return nil, fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env)), false
 	}

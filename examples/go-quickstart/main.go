@@ -64,7 +64,7 @@ func run(ctx context.Context, out io.Writer) error {
 		cfg.BaseURL = fake.URL
 		fmt.Fprintln(out, "no model endpoint configured: using the loopback fake server (set LLM_COMMON_TOOL_SELECTION_BASE_URL for a real one)")
 	}
-	client, err := selector.NewOpenAIClient(cfg, nil)
+	client, err := selector.NewOpenAIClient(&cfg, nil)
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ var faultOutcomes sync.Map // "fault/mode" -> string
 // NewOpenAIClient (nil *http.Client: the production default).
 func selectWith(t *testing.T, cfg selector.Config, log *logBuffer) (*selector.Result, error) {
 	t.Helper()
-	client, err := selector.NewOpenAIClient(cfg, nil)
+	client, err := selector.NewOpenAIClient(&cfg, nil)
 	require.NoError(t, err)
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	if log != nil {
@@ -194,7 +194,7 @@ func TestHugeBodyMemory(t *testing.T) {
 	for _, name := range []string{faultserver.HugeBody, faultserver.HugeChunked} {
 		t.Run(name, func(t *testing.T) {
 			cfg := selector.Config{Timeout: 30 * time.Second, BaseURL: srv.BaseURL(name), Model: "primary", FallbackModel: "fallback"}
-			client, err := selector.NewOpenAIClient(cfg, nil)
+			client, err := selector.NewOpenAIClient(&cfg, nil)
 			require.NoError(t, err)
 			cfg.Logger = slog.New(slog.DiscardHandler)
 			sel, err := selector.New(client, &cfg)
@@ -241,7 +241,7 @@ func TestCallerCancel(t *testing.T) {
 	defer srv.Close()
 	snapshot := goleak.IgnoreCurrent()
 	cfg := selector.Config{Timeout: 30 * time.Second, BaseURL: srv.BaseURL(faultserver.DelayHeaders), Model: "primary", FallbackModel: "fallback"}
-	client, err := selector.NewOpenAIClient(cfg, nil)
+	client, err := selector.NewOpenAIClient(&cfg, nil)
 	require.NoError(t, err)
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	sel, err := selector.New(client, &cfg)

@@ -92,7 +92,7 @@ func TestLoadConcurrentSelections(t *testing.T) {
 			json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`))))
 	}
 	cfg := selector.Config{Timeout: 60 * time.Second, BaseURL: url, Model: "load", APIKey: "sk-load"}
-	client, err := selector.NewOpenAIClient(cfg, nil)
+	client, err := selector.NewOpenAIClient(&cfg, nil)
 	require.NoError(t, err)
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	sel, err := selector.New(client, &cfg)

@@ -90,7 +90,7 @@ func TestAPIKeyNeverLeaksGo(t *testing.T) {
 						cfg := selector.Config{Timeout: 1 * time.Second, Mode: mode, FailOpen: failOpen, APIKey: key,
 							BaseURL: srv.BaseURL(name), Model: "primary", FallbackModel: "fallback"}
 						reg := newRegistry(t)
-						client, err := selector.NewOpenAIClient(cfg, nil)
+						client, err := selector.NewOpenAIClient(&cfg, nil)
 						require.NoError(t, err)
 						cfg.Logger = debugLogger(&logs)
 						sel, err := selector.New(client, &cfg)
@@ -311,7 +311,7 @@ func TestPromptInjection(t *testing.T) {
 					t.Run(fmt.Sprintf("%s/%s/%s/failopen=%v", s.name, w, mode, failOpen), func(t *testing.T) {
 						reg := s.reg(t)
 						cfg := selector.Config{Timeout: 5 * time.Second, Mode: mode, FailOpen: failOpen, BaseURL: srv.BaseURL(faultserver.Inject), Model: "m"}
-						client, err := selector.NewOpenAIClient(cfg, nil)
+						client, err := selector.NewOpenAIClient(&cfg, nil)
 						require.NoError(t, err)
 						cfg.Logger = slog.New(slog.DiscardHandler)
 						if s.prefilter {

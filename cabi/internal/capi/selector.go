@@ -24,7 +24,7 @@ var quiet = slog.New(slog.DiscardHandler)
 
 // newClient builds the built-in HTTP transport; a variable so tests can swap it.
 var newClient = func(cfg selector.Config) (selector.ChatClient, error) {
-	return selector.NewOpenAIClient(cfg, nil)
+	return selector.NewOpenAIClient(&cfg, nil)
 }
 
 // ConfigSchema describes every selector setting (selector.Schema): JSON
