@@ -98,7 +98,7 @@ type Config struct {
 	Listen string `json:"listen,omitempty"`
 	// Expose selects the exposure mode.
 	Expose Exposure `json:"expose,omitempty"`
-	// Catalogs are catalog files (any format registry.ReadCatalog reads)
+	// Catalogs are catalog files (any format registry.ParseCatalog reads)
 	// imported without an upstream: findable and counted, not callable.
 	Catalogs []string `json:"catalogs,omitempty"`
 	// Pins is a pin file (registry.Pins): each upstream or catalog tool's

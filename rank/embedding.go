@@ -23,7 +23,8 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-// VectorCache stores tool vectors under keys from CacheKey.
+// VectorCache stores tool vectors under opaque string keys (a hash of the
+// model and the tool text).
 type VectorCache interface {
 	// Get returns one vector per key, nil where the key is missing.
 	Get(ctx context.Context, keys []string) ([][]float32, error)
@@ -31,9 +32,9 @@ type VectorCache interface {
 	Set(ctx context.Context, items map[string][]float32) error
 }
 
-// CacheKey is the cache key of a text's vector under a model: a SHA-256 of
+// cacheKey is the cache key of a text's vector under a model: a SHA-256 of
 // both, so a changed description or a different model never reuses a vector.
-func CacheKey(model, text string) string {
+func cacheKey(model, text string) string {
 	h := sha256.New()
 	h.Write([]byte(model))
 	h.Write([]byte{0})
@@ -168,7 +169,7 @@ func (s *Embedding) vectors(ctx context.Context, c *Catalog) (*embedState, error
 			text := toolText(e)
 			missPos = append(missPos, i)
 			missTexts = append(missTexts, text)
-			missKeys = append(missKeys, CacheKey(s.Embedder.Model(), text))
+			missKeys = append(missKeys, cacheKey(s.Embedder.Model(), text))
 		}
 		var cached [][]float32
 		if s.Cache != nil && len(missKeys) > 0 {

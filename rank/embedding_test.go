@@ -163,7 +163,7 @@ func TestEmbeddingScorer(t *testing.T) {
 	if n := len(srv.calls()); n != reg.Len()+1 {
 		t.Errorf("new model embedded %d texts, want %d", n, reg.Len()+1)
 	}
-	if CacheKey("m", "a") == CacheKey("m", "b") || CacheKey("m1", "a") == CacheKey("m2", "a") {
+	if cacheKey("m", "a") == cacheKey("m", "b") || cacheKey("m1", "a") == cacheKey("m2", "a") {
 		t.Error("cache keys collide")
 	}
 }

@@ -12,16 +12,8 @@ import (
 	"github.com/toolselect/toolselect/internal/par"
 )
 
-// ReadCatalog reads a catalog and detects its format: the canonical form (a
-// JSON array or JSON Lines), an OpenAI `tools` array (Chat Completions or
-// Responses), an Anthropic tools array, an MCP tools/list result (bare, or
-// inside a JSON-RPC response), or an object with a "tools" array of any of
-// these. It returns the tools and the format of the first tool (FormatCanonical
-// for an empty catalog). Nothing is registered.
-func ReadCatalog(r io.Reader) ([]Tool, Format, error) {
-	return readCatalog(r, MaxCatalogBytes)
-}
-
+// readCatalog reads at most max bytes of a catalog and parses it (see
+// ParseCatalog).
 func readCatalog(r io.Reader, max int64) ([]Tool, Format, error) {
 	data, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
@@ -33,7 +25,7 @@ func readCatalog(r io.Reader, max int64) ([]Tool, Format, error) {
 	return ParseCatalog(data)
 }
 
-// LoadCatalogFile reads a catalog file (see ReadCatalog).
+// LoadCatalogFile reads a catalog file (see ParseCatalog).
 func LoadCatalogFile(path string) ([]Tool, Format, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -53,7 +45,7 @@ func LoadCatalogFile(path string) ([]Tool, Format, error) {
 		}
 		tools, format, err = ParseCatalog(data)
 	} else {
-		tools, format, err = ReadCatalog(f)
+		tools, format, err = readCatalog(f, MaxCatalogBytes)
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", path, err)
@@ -61,7 +53,12 @@ func LoadCatalogFile(path string) ([]Tool, Format, error) {
 	return tools, format, nil
 }
 
-// ParseCatalog is ReadCatalog over bytes. It reads in time linear in the
+// ParseCatalog reads a catalog and detects its format: the canonical form (a
+// JSON array or JSON Lines), an OpenAI `tools` array (Chat Completions or
+// Responses), an Anthropic tools array, an MCP tools/list result (bare, or
+// inside a JSON-RPC response), or an object with a "tools" array of any of
+// these. It returns the tools and the format of the first tool (FormatCanonical
+// for an empty catalog). Nothing is registered. It reads in time linear in the
 // input: one pass finds where each tool starts and ends, then the tools are
 // decoded in parallel. Every error names the line and column (1-based, in
 // characters) where the catalog goes wrong.

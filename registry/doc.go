@@ -11,7 +11,7 @@
 //
 //   - [New] makes a [Registry]; [Registry.Register], [Registry.RegisterAll] and
 //     [Registry.RegisterValid] add [Tool] definitions ([NewTool] builds one).
-//   - [ReadCatalog], [ParseCatalog] and [LoadCatalogFile] read canonical,
+//   - [ParseCatalog] and [LoadCatalogFile] read canonical,
 //     OpenAI, Anthropic and MCP catalogs.
 //   - [Registry.Lookup] resolves a canonical or provider-mapped name to an
 //     [Entry]; [Entry.ValidateArgs] checks arguments (a [ValidationError]

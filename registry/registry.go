@@ -19,7 +19,7 @@ import (
 const (
 	// MaxNameBytes is the longest tool name the registry accepts.
 	MaxNameBytes = 256
-	// MaxCatalogBytes caps what ReadCatalog reads (256 MiB: a 100,000-tool
+	// MaxCatalogBytes caps what LoadCatalogFile reads (256 MiB: a 100,000-tool
 	// catalog of real MCP schemas is about 80 MB).
 	MaxCatalogBytes = 256 << 20
 )

@@ -89,7 +89,11 @@ func readCatalog(env *cmdEnv, path string) ([]registry.Tool, error) {
 		return nil, errors.New("--catalog is required")
 	}
 	if path == "-" {
-		tools, _, err := registry.ReadCatalog(env.stdin)
+		b, err := readAllLimited(env.stdin)
+		if err != nil {
+			return nil, err
+		}
+		tools, _, err := registry.ParseCatalog(b)
 		return tools, err
 	}
 	tools, _, err := registry.LoadCatalogFile(path)
