@@ -211,15 +211,22 @@ func (p *Proxy) HTTPHandler(opts *HTTPOptions) http.Handler {
 		o.SessionTimeout = 0
 	}
 	get := func(*http.Request) *mcp.Server { return p.server }
-	stateful := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Logger: p.log, SessionTimeout: o.SessionTimeout})
-	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Logger: p.log, Stateless: true, PropagateRequestCancellation: true})
+	// The Host and Origin allowlist below is the DNS rebinding protection,
+	// whatever address a request arrived on. The SDK's own (a request that
+	// arrived on a loopback address must name a loopback host) is off, so
+	// that a name allowed here is served also through a reverse proxy on the
+	// same machine.
+	stateful := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Logger: p.log, SessionTimeout: o.SessionTimeout,
+		DisableLocalhostProtection: true})
+	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Logger: p.log, Stateless: true, PropagateRequestCancellation: true,
+		DisableLocalhostProtection: true})
 	allowed := map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
 	for _, h := range o.AllowedHosts {
 		allowed[strings.ToLower(h)] = true
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hostAllowed(r.Host, allowed) {
-			http.Error(w, "Forbidden: Host "+quoteHeader(r.Host)+" is not allowed (DNS rebinding protection)", http.StatusForbidden)
+			http.Error(w, "Forbidden: Host "+quoteHeader(r.Host)+" is not allowed (DNS rebinding protection; allow a name with HTTPOptions.AllowedHosts, toolselect mcp --allowed-host)", http.StatusForbidden)
 			return
 		}
 		if origin := r.Header.Get("Origin"); origin != "" {

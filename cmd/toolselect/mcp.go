@@ -51,7 +51,7 @@ type mcpFlags struct {
 	// The HTTP front door (mcp only): who may use it, and its limits.
 	authTokenFile, oauthIssuer, oauthResource string
 	oauthClientID, oauthClientSecretFile      string
-	oauthScopes                               stringList
+	oauthScopes, allowedHosts                 stringList
 	allowUnauthenticated                      bool
 	maxBodyBytes                              int64
 	maxSessions                               int
@@ -84,6 +84,7 @@ func (f *mcpFlags) bindHTTP(fs *flag.FlagSet) {
 	fs.StringVar(&f.oauthClientID, "oauth-client-id", "", "client `ID` for the introspection endpoint (with --oauth-issuer)")
 	fs.StringVar(&f.oauthClientSecretFile, "oauth-client-secret-file", "", "client secret for the introspection endpoint, read from `FILE`")
 	fs.BoolVar(&f.allowUnauthenticated, "allow-unauthenticated", false, "serve a non-loopback --listen address without authentication (refused otherwise)")
+	fs.Var(&f.allowedHosts, "allowed-host", "HTTP: also accept `NAME` in the Host and Origin headers (repeatable; loopback names and the --listen host always are): the name remote clients use to reach a --listen 0.0.0.0 server")
 	fs.Int64Var(&f.maxBodyBytes, "max-body-bytes", mcpproxy.DefaultMaxBodyBytes, "HTTP: a request body over `N` bytes gets 413")
 	fs.IntVar(&f.maxSessions, "max-sessions", mcpproxy.DefaultMaxSessions, "HTTP: at most `N` sessions open at once (the next initialize gets 503)")
 	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", mcpproxy.DefaultReadHeaderTimeout, "HTTP: cut off a client that has not sent its headers within `D`")
@@ -322,6 +323,7 @@ func runMCP(env *cmdEnv, args []string) int {
 	if host != "" {
 		opts.AllowedHosts = []string{host}
 	}
+	opts.AllowedHosts = append(opts.AllowedHosts, f.allowedHosts...)
 	err = p.ListenAndServe(ctx, cfg.Listen, opts, func(a net.Addr) {
 		fmt.Fprintf(env.stderr, "toolselect mcp: listening on http://%s/mcp\n", a)
 	})
