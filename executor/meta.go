@@ -17,7 +17,7 @@ import (
 // The meta-tools let a model search a large catalog itself instead of being
 // sent all of it: find_tool(query, limit) ranks the tools this executor would
 // run, call_tool(name, arguments) validates and runs one. Their definitions
-// are rank.FindToolTool and rank.CallToolTool (one text for the executor, the
+// are rank.MetaToolEntries (one text for the executor, the
 // MCP proxy and token accounting); MetaToolsView writes them in any provider
 // format. Their names are rank.FindToolName and rank.CallToolName, and
 // find_tool's limit defaults to rank.DefaultFindLimit, at most

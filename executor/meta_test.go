@@ -299,7 +299,9 @@ func TestHandleMeta(t *testing.T) {
 }
 
 func TestMetaToolsView(t *testing.T) {
-	want := []registry.Tool{rank.FindToolTool(), rank.CallToolTool()}
+	entries, err := rank.MetaToolEntries()
+	require.NoError(t, err)
+	want := []registry.Tool{entries[0].Tool(), entries[1].Tool()}
 	for _, f := range registry.Formats() {
 		t.Run(string(f), func(t *testing.T) {
 			b, err := executor.MetaToolsView(f)
@@ -316,7 +318,7 @@ func TestMetaToolsView(t *testing.T) {
 			}
 		})
 	}
-	_, err := executor.MetaToolsView("xml")
+	_, err = executor.MetaToolsView("xml")
 	assert.Error(t, err)
 }
 

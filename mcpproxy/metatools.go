@@ -3,18 +3,20 @@ package mcpproxy
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolselect/toolselect/executor"
 	"github.com/toolselect/toolselect/rank"
+	"github.com/toolselect/toolselect/registry"
 )
 
 // The meta-tools are served with rank's definitions (the one text shared with
 // the executor and token accounting), plus MCP's title and annotations.
 func findToolDef() *mcp.Tool {
-	t := rank.FindToolTool()
+	t := metaTool(rank.FindToolName)
 	return &mcp.Tool{
 		Name:        t.Name,
 		Title:       "Find a tool",
@@ -25,8 +27,22 @@ func findToolDef() *mcp.Tool {
 }
 
 func callToolDef() *mcp.Tool {
-	t := rank.CallToolTool()
+	t := metaTool(rank.CallToolName)
 	return &mcp.Tool{Name: t.Name, Title: "Call a tool", Description: t.Description, InputSchema: t.Parameters}
+}
+
+// metaTool returns rank's definition of the meta-tool name. The built-in
+// definitions always register (rank's tests check it), so a failure is a bug.
+func metaTool(name string) registry.Tool {
+	entries, err := rank.MetaToolEntries()
+	if err == nil {
+		for _, e := range entries {
+			if e.Name() == name {
+				return e.Tool()
+			}
+		}
+	}
+	panic(fmt.Sprintf("mcpproxy: rank defines no meta-tool %q (%v)", name, err))
 }
 
 // handleMeta answers find_tool and call_tool with the executor's HandleMeta:

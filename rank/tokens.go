@@ -189,22 +189,22 @@ const (
 	MaxFindLimit = 50
 )
 
-// FindToolTool is the definition of find_tool.
-func FindToolTool() registry.Tool {
+// findToolTool is the definition of find_tool.
+func findToolTool() registry.Tool {
 	return registry.NewTool(FindToolName,
 		"Search the tool catalog for tools that can do a task. Returns up to `limit` tools, best first, each with its name, description, the JSON Schema of its arguments and a relevance score from 0 to 1. Call it before call_tool when you do not know which tool to use.",
 		json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"What you want to do, in a few words (e.g. \"convert a Word document to PDF\")."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":5,"description":"How many tools to return (default 5)."}},"required":["query"],"additionalProperties":false}`))
 }
 
-// CallToolTool is the definition of call_tool.
-func CallToolTool() registry.Tool {
+// callToolTool is the definition of call_tool.
+func callToolTool() registry.Tool {
 	return registry.NewTool(CallToolName,
 		"Call a tool found with find_tool. The arguments are checked against the tool's schema before the tool runs; an invalid call returns the violations to fix.",
 		json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The tool's name exactly as find_tool returned it."},"arguments":{"type":"object","description":"The tool's arguments, matching its schema.","additionalProperties":true}},"required":["name","arguments"],"additionalProperties":false}`))
 }
 
 // metaTools returns the definitions of find_tool and call_tool.
-func metaTools() []registry.Tool { return []registry.Tool{FindToolTool(), CallToolTool()} }
+func metaTools() []registry.Tool { return []registry.Tool{findToolTool(), callToolTool()} }
 
 var metaOnce struct {
 	sync.Once
