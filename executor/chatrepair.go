@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,21 +15,21 @@ import (
 // ChatRepairer repairs arguments (Options.Repairer = its RepairArgs) by asking a chat model, through the selector's
 // ChatClient, to correct invalid arguments. It shows the model the tool's
 // description and schema, the arguments and every violation, and expects
-// {"args": {...}} back (JSON mode, optionally in a Markdown fence).
+// {"args": {...}} back (JSON mode, optionally in a Markdown fence):
+//
+//	ex := executor.New(reg, &executor.Options{
+//		Repairer: (&executor.ChatRepairer{Client: client, Model: cfg.Model}).RepairArgs,
+//	})
 type ChatRepairer struct {
 	// Client sends the chat request (e.g. selector.NewOpenAIClient).
 	Client selector.ChatClient
-	// Model to ask (e.g. the selector's Config.Model).
+	// Model to ask (e.g. the selector's Config.Model); empty means
+	// selector.DefaultModel.
 	Model string
 	// Temperature is sent as given; 0 keeps repairs deterministic.
 	Temperature float64
 	// Timeout bounds the one request (0: 30s); the caller's deadline, if sooner, wins.
 	Timeout time.Duration
-}
-
-// NewChatRepairer returns a ChatRepairer using cfg's model, temperature and timeout.
-func NewChatRepairer(client selector.ChatClient, cfg selector.Config) *ChatRepairer {
-	return &ChatRepairer{Client: client, Model: cfg.Model, Temperature: cfg.Temperature, Timeout: cfg.Timeout}
 }
 
 const repairSystemPrompt = `You repair the arguments of a tool call that failed validation.
@@ -68,7 +69,7 @@ func (r *ChatRepairer) RepairArgs(ctx context.Context, req RepairRequest) (json.
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	resp, err := r.Client.Chat(cctx, selector.ChatRequest{
-		Model: r.Model,
+		Model: cmp.Or(r.Model, selector.DefaultModel),
 		Messages: []selector.Message{
 			{Role: "system", Content: repairSystemPrompt},
 			{Role: "user", Content: string(content)},

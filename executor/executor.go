@@ -67,7 +67,7 @@ type Options struct {
 	// Repairer proposes corrected arguments for an invalid call. The
 	// executor asks it at most once per call and validates its answer again
 	// like any other arguments; an error means "no repair" and the call stays
-	// invalid. NewChatRepairer(...).RepairArgs asks a chat model.
+	// invalid. A ChatRepairer's RepairArgs asks a chat model.
 	Repairer func(ctx context.Context, req RepairRequest) (json.RawMessage, error)
 	// Selector, when set, lets Resolve turn a task into calls (a *selector.ToolSelector).
 	Selector Selector

@@ -117,7 +117,7 @@ func TestChatRepairer(t *testing.T) {
 	t.Run("repairs through the chat client", func(t *testing.T) {
 		chat := &scriptedChat{replies: []string{"```json\n{\"args\":{\"msg\":\"fixed\"}}\n```"}}
 		cfg := selector.DefaultConfig()
-		ex, sink := fixture(t, &executor.Options{Repairer: executor.NewChatRepairer(chat, cfg).RepairArgs})
+		ex, sink := fixture(t, &executor.Options{Repairer: (&executor.ChatRepairer{Client: chat, Model: cfg.Model, Temperature: cfg.Temperature, Timeout: cfg.Timeout}).RepairArgs})
 		res, err := ex.Call(context.Background(), call("echo", `{"message":"fixed"}`))
 		require.NoError(t, err)
 		assert.Equal(t, map[string]any{"msg": "fixed"}, res.Value)
@@ -134,7 +134,7 @@ func TestChatRepairer(t *testing.T) {
 	})
 	t.Run("broken JSON args are shown as text", func(t *testing.T) {
 		chat := &scriptedChat{replies: []string{`{"args":"{\"msg\":\"ok\"}"}`}}
-		ex, _ := fixture(t, &executor.Options{Repairer: executor.NewChatRepairer(chat, selector.DefaultConfig()).RepairArgs})
+		ex, _ := fixture(t, &executor.Options{Repairer: (&executor.ChatRepairer{Client: chat}).RepairArgs})
 		_, err := ex.Call(context.Background(), call("echo", `"{msg: ok"`))
 		require.NoError(t, err)
 		assert.Contains(t, chat.reqs[0].Messages[1].Content, `"args": "{msg: ok"`)
@@ -146,7 +146,7 @@ func TestChatRepairer(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			chat := &scriptedChat{replies: []string{reply}}
-			ex, _ := fixture(t, &executor.Options{Repairer: executor.NewChatRepairer(chat, selector.DefaultConfig()).RepairArgs})
+			ex, _ := fixture(t, &executor.Options{Repairer: (&executor.ChatRepairer{Client: chat}).RepairArgs})
 			_, err := ex.Call(context.Background(), call("echo", `{}`))
 			ce := callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
 			assert.Error(t, ce.RepairErr)
@@ -158,7 +158,7 @@ func TestChatRepairer(t *testing.T) {
 	}
 	t.Run("transport error", func(t *testing.T) {
 		chat := &scriptedChat{errs: []error{errors.New("connection refused")}}
-		ex, _ := fixture(t, &executor.Options{Repairer: executor.NewChatRepairer(chat, selector.DefaultConfig()).RepairArgs})
+		ex, _ := fixture(t, &executor.Options{Repairer: (&executor.ChatRepairer{Client: chat}).RepairArgs})
 		_, err := ex.Call(context.Background(), call("echo", `{}`))
 		ce := callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
 		assert.True(t, strings.Contains(ce.RepairErr.Error(), "connection refused"))
