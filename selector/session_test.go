@@ -75,7 +75,7 @@ func TestSessionDrivenByJSON(t *testing.T) {
 		Calls    []ToolCall        `json:"calls"`
 		Attempts []json.RawMessage `json:"attempts"`
 		Offered  []string          `json:"offered"`
-		Error    *ErrorInfo        `json:"error"`
+		Error    *errorInfo        `json:"error"`
 	}
 	raw := act.JSON()
 	require.NoError(t, json.Unmarshal(raw, &done))
