@@ -103,7 +103,7 @@ func (f *rankFlags) scorerFor(env *cmdEnv) (rank.Scorer, error) {
 			if err != nil {
 				return nil, fmt.Errorf("--redis: %v", err)
 			}
-			emb.Cache = embedcache.NewRedis(redis.NewClient(opt))
+			emb.Cache = &embedcache.Redis{Client: redis.NewClient(opt)}
 		} else {
 			fc, err := embedcache.NewFile(f.embCache)
 			if err != nil {

@@ -5,6 +5,7 @@
 package embedcache
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -119,17 +120,20 @@ func (f *File) Set(_ context.Context, items map[string][]float32) error {
 	return nil
 }
 
-// Redis caches vectors in Redis under Prefix+key.
+// Redis caches vectors in Redis under Prefix+key:
+//
+//	emb.Cache = &embedcache.Redis{Client: redis.NewClient(opt)}
 type Redis struct {
 	Client redis.UniversalClient
-	Prefix string        // default "toolselect:emb:"
+	Prefix string        // "" means "toolselect:emb:"
 	TTL    time.Duration // 0: no expiry
 }
 
-// NewRedis returns a Redis cache over client.
-func NewRedis(client redis.UniversalClient) *Redis {
-	return &Redis{Client: client, Prefix: "toolselect:emb:"}
-}
+// defaultPrefix is the key prefix of a Redis cache without one.
+const defaultPrefix = "toolselect:emb:"
+
+// prefix is the key prefix in use.
+func (r *Redis) prefix() string { return cmp.Or(r.Prefix, defaultPrefix) }
 
 // Get implements rank.VectorCache.
 func (r *Redis) Get(ctx context.Context, keys []string) ([][]float32, error) {
@@ -139,7 +143,7 @@ func (r *Redis) Get(ctx context.Context, keys []string) ([][]float32, error) {
 	}
 	full := make([]string, len(keys))
 	for i, k := range keys {
-		full[i] = r.Prefix + k
+		full[i] = r.prefix() + k
 	}
 	vals, err := r.Client.MGet(ctx, full...).Result()
 	if err != nil {
@@ -164,7 +168,7 @@ func (r *Redis) Set(ctx context.Context, items map[string][]float32) error {
 	}
 	pipe := r.Client.Pipeline()
 	for k, v := range items {
-		pipe.Set(ctx, r.Prefix+k, encode(v), r.TTL)
+		pipe.Set(ctx, r.prefix()+k, encode(v), r.TTL)
 	}
 	_, err := pipe.Exec(ctx)
 	return err

@@ -55,10 +55,10 @@ func TestRedis(t *testing.T) {
 	addr := redistest.Start(t)
 	client := redis.NewClient(&redis.Options{Addr: addr})
 	defer client.Close()
-	c := NewRedis(client)
+	c := &Redis{Client: client}
 	c.TTL = time.Hour
 	checkCache(t, c)
-	ttl, err := client.TTL(context.Background(), c.Prefix+"aa11").Result()
+	ttl, err := client.TTL(context.Background(), defaultPrefix+"aa11").Result()
 	if err != nil || ttl <= 0 {
 		t.Errorf("TTL %v, %v", ttl, err)
 	}
