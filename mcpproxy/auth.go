@@ -18,14 +18,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
-// Auth says who may use the HTTP front door. One of Token or OAuth; a
-// request that does not pass gets 401 with a WWW-Authenticate header and
-// never reaches MCP (nor /metrics).
-type Auth struct {
-	// Token is a shared secret: requests must carry "Authorization: Bearer
-	// <Token>", compared in constant time.
+// authConf is who may use the HTTP front door (HTTPOptions.Token or
+// HTTPOptions.OAuth): a request that does not pass gets 401 with a
+// WWW-Authenticate header and never reaches MCP (nor /metrics).
+type authConf struct {
 	Token string
-	// OAuth makes the proxy an OAuth 2.1 resource server.
 	OAuth *OAuth
 }
 
@@ -56,11 +53,12 @@ const (
 	DefaultReadHeaderTimeout = 10 * time.Second
 )
 
-// ErrAuthConfig is matched by every error about an Auth setting.
+// ErrAuthConfig is matched by every error about an authentication setting
+// (HTTPOptions.Token, HTTPOptions.OAuth).
 var ErrAuthConfig = errors.New("mcpproxy: invalid authentication setting")
 
-// Validate checks a's settings.
-func (a *Auth) Validate() error {
+// validate checks a's settings.
+func (a *authConf) validate() error {
 	if a == nil {
 		return nil
 	}
@@ -83,7 +81,7 @@ func (a *Auth) Validate() error {
 }
 
 // verifier returns the token check of a.
-func (a *Auth) verifier() auth.TokenVerifier {
+func (a *authConf) verifier() auth.TokenVerifier {
 	if a.OAuth == nil {
 		want := sha256.Sum256([]byte(a.Token))
 		return func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
@@ -100,7 +98,7 @@ func (a *Auth) verifier() auth.TokenVerifier {
 
 // middleware wraps next with the authentication, and serves the Protected
 // Resource Metadata in OAuth mode.
-func (a *Auth) middleware(next http.Handler) http.Handler {
+func (a *authConf) middleware(next http.Handler) http.Handler {
 	opts := &auth.RequireBearerTokenOptions{AllowMissingExpiration: a.OAuth == nil, ClockSkew: 30 * time.Second}
 	var prm http.Handler
 	if a.OAuth != nil {

@@ -3,6 +3,7 @@ package mcpproxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -72,7 +73,7 @@ const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"proto
 func TestBearerToken(t *testing.T) {
 	p := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}, Keep: []string{"t__count"}})
 	const token = "s3cret-token-0123456789abcdef"
-	base := serveHTTP(t, p, &HTTPOptions{Auth: &Auth{Token: token}})
+	base := serveHTTP(t, p, &HTTPOptions{Token: token})
 	for _, c := range []struct{ name, token string }{{"no token", ""}, {"wrong token", "s3cret-token-0123456789abcdeX"}} {
 		for _, path := range []string{"/mcp", "/metrics"} {
 			var resp *http.Response
@@ -182,8 +183,8 @@ func TestOAuthResourceServer(t *testing.T) {
 	}))
 	defer issuer.Close()
 	p := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}, Keep: []string{"t__count"}})
-	base := serveHTTP(t, p, &HTTPOptions{Auth: &Auth{OAuth: &OAuth{Issuer: issuer.URL, Resource: resource,
-		Scopes: []string{"mcp:tools"}, ClientID: "proxy", ClientSecret: "proxy-secret"}}})
+	base := serveHTTP(t, p, &HTTPOptions{OAuth: &OAuth{Issuer: issuer.URL, Resource: resource,
+		Scopes: []string{"mcp:tools"}, ClientID: "proxy", ClientSecret: "proxy-secret"}})
 
 	resp := post(t, base+"/mcp", "", initBody)
 	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "resource_metadata=") {
@@ -217,10 +218,16 @@ func TestOAuthResourceServer(t *testing.T) {
 }
 
 func TestAuthValidate(t *testing.T) {
-	for _, a := range []*Auth{{}, {Token: "short"}, {Token: strings.Repeat("x", 20), OAuth: &OAuth{}},
+	for _, o := range []*HTTPOptions{{Token: "short"}, {Token: strings.Repeat("x", 20), OAuth: &OAuth{}},
 		{OAuth: &OAuth{Issuer: "not a url", Resource: "https://x/mcp"}}} {
-		if a.Validate() == nil {
-			t.Errorf("%+v validated", a)
+		if err := o.Validate(); !errors.Is(err, ErrAuthConfig) {
+			t.Errorf("%+v: %v, want an ErrAuthConfig", o, err)
+		}
+	}
+	for _, o := range []*HTTPOptions{nil, {}, {Token: strings.Repeat("x", 20)},
+		{OAuth: &OAuth{Issuer: "https://issuer.example", Resource: "https://x/mcp"}}} {
+		if err := o.Validate(); err != nil {
+			t.Errorf("%+v: %v", o, err)
 		}
 	}
 }

@@ -22,7 +22,7 @@
 //
 //   - [New] makes a [Proxy] from a [Config] ([LoadConfig] reads the JSON
 //     file); [Proxy.Start] imports the upstreams; [Proxy.ServeStdio] or
-//     [Proxy.ListenAndServe] (with [HTTPOptions]: [Auth], limits) serves it.
+//     [Proxy.ListenAndServe] (with [HTTPOptions]: a bearer token or [OAuth], limits) serves it.
 //   - [Proxy.FindTool] and [Proxy.CallTool] are the meta-tools' logic;
 //     [Proxy.Stats] and [Proxy.MetricsHandler] report what it does.
 package mcpproxy

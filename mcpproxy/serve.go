@@ -176,9 +176,14 @@ type HTTPOptions struct {
 	// SessionTimeout closes idle sessions (default 30 minutes; negative
 	// keeps them forever).
 	SessionTimeout time.Duration
-	// Auth, when set, is required of every request to /mcp and /metrics
-	// (ListenAndServe; auth.go).
-	Auth *Auth
+	// Token, when set, is a shared secret every request to /mcp and
+	// /metrics must carry as "Authorization: Bearer <Token>" (compared in
+	// constant time; at least 16 bytes). A request without it gets 401 with
+	// a WWW-Authenticate header and never reaches MCP.
+	Token string
+	// OAuth, when set, makes the proxy an OAuth 2.1 resource server instead
+	// of Token (the two are exclusive).
+	OAuth *OAuth
 	// MaxBodyBytes bounds a request body (default DefaultMaxBodyBytes, 4 MiB):
 	// a larger one gets 413.
 	MaxBodyBytes int64
@@ -189,6 +194,19 @@ type HTTPOptions struct {
 	// time (default DefaultReadHeaderTimeout, 10 s).
 	ReadHeaderTimeout time.Duration
 }
+
+// auth returns the authentication o asks for; nil when none.
+func (o *HTTPOptions) auth() *authConf {
+	if o == nil || (o.Token == "" && o.OAuth == nil) {
+		return nil
+	}
+	return &authConf{Token: o.Token, OAuth: o.OAuth}
+}
+
+// Validate checks the authentication settings (ListenAndServe does too):
+// Token and OAuth are exclusive, a token has at least 16 bytes, and OAuth's
+// issuer and resource are http(s) URLs. Errors match ErrAuthConfig.
+func (o *HTTPOptions) Validate() error { return o.auth().validate() }
 
 // The first protocol version served without sessions.
 const statelessProtocol = "2026-07-28"
@@ -272,7 +290,7 @@ func quoteHeader(s string) string {
 }
 
 // ListenAndServe serves HTTPHandler at path /mcp, and the Prometheus
-// metrics at /metrics, on addr until ctx is done, behind opts.Auth when set,
+// metrics at /metrics, on addr until ctx is done, behind opts.Token or opts.OAuth when set,
 // with a request body limit, a cap on open sessions and a header read
 // timeout (HTTPOptions). ready, if not nil, receives the bound address
 // (useful with port 0).
@@ -285,7 +303,7 @@ func (p *Proxy) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptio
 	if opts != nil {
 		o = *opts
 	}
-	if err := o.Auth.Validate(); err != nil {
+	if err := o.Validate(); err != nil {
 		ln.Close()
 		return err
 	}
@@ -302,8 +320,8 @@ func (p *Proxy) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptio
 	mux.Handle("/mcp", p.capSessions(o.MaxSessions, p.HTTPHandler(&o)))
 	mux.Handle("GET /metrics", p.MetricsHandler())
 	var h http.Handler = mux
-	if o.Auth != nil {
-		h = o.Auth.middleware(h)
+	if a := o.auth(); a != nil {
+		h = a.middleware(h)
 	}
 	srv := &http.Server{Handler: limitBody(o.MaxBodyBytes, h), ReadHeaderTimeout: o.ReadHeaderTimeout}
 	if ready != nil {

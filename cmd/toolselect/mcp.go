@@ -90,38 +90,35 @@ func (f *mcpFlags) bindHTTP(fs *flag.FlagSet) {
 	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", mcpproxy.DefaultReadHeaderTimeout, "HTTP: cut off a client that has not sent its headers within `D`")
 }
 
-// httpAuth builds the front door's authentication from the flags and the
-// environment; nil when none is configured.
-func (f *mcpFlags) httpAuth(env *cmdEnv) (*mcpproxy.Auth, error) {
-	token, err := f.authToken(env)
-	if err != nil {
-		return nil, err
-	}
-	var a *mcpproxy.Auth
-	if token != "" {
-		a = &mcpproxy.Auth{Token: token}
+// httpOptions builds the HTTP front door's options from the flags and the
+// environment: its authentication (checked here, before anything starts) and
+// its limits. authenticated says whether a token or OAuth is configured.
+func (f *mcpFlags) httpOptions(env *cmdEnv) (opts *mcpproxy.HTTPOptions, authenticated bool, err error) {
+	opts = &mcpproxy.HTTPOptions{MaxBodyBytes: f.maxBodyBytes, MaxSessions: f.maxSessions, ReadHeaderTimeout: f.readHeaderTimeout}
+	if opts.Token, err = f.authToken(env); err != nil {
+		return nil, false, err
 	}
 	if f.oauthIssuer != "" || f.oauthResource != "" {
-		if a != nil {
-			return nil, fmt.Errorf("--auth-token-file (or $%s) and --oauth-issuer are exclusive", envAuthToken)
+		if opts.Token != "" {
+			return nil, false, fmt.Errorf("--auth-token-file (or $%s) and --oauth-issuer are exclusive", envAuthToken)
 		}
 		if f.oauthIssuer == "" || f.oauthResource == "" {
-			return nil, fmt.Errorf("the OAuth mode needs both --oauth-issuer and --oauth-resource")
+			return nil, false, fmt.Errorf("the OAuth mode needs both --oauth-issuer and --oauth-resource")
 		}
 		o := &mcpproxy.OAuth{Issuer: f.oauthIssuer, Resource: f.oauthResource, Scopes: f.oauthScopes, ClientID: f.oauthClientID}
 		if f.oauthClientSecretFile != "" {
 			b, err := os.ReadFile(f.oauthClientSecretFile)
 			if err != nil {
-				return nil, fmt.Errorf("--oauth-client-secret-file: %v", err)
+				return nil, false, fmt.Errorf("--oauth-client-secret-file: %v", err)
 			}
 			o.ClientSecret = strings.TrimSpace(string(b))
 		}
-		a = &mcpproxy.Auth{OAuth: o}
+		opts.OAuth = o
 	}
-	if err := a.Validate(); err != nil {
-		return nil, err
+	if err := opts.Validate(); err != nil {
+		return nil, false, err
 	}
-	return a, nil
+	return opts, opts.Token != "" || opts.OAuth != nil, nil
 }
 
 // authToken is the bearer token: --auth-token-file's content, else $TOOLSELECT_MCP_AUTH_TOKEN.
@@ -294,11 +291,11 @@ func runMCP(env *cmdEnv, args []string) int {
 		return fail(env, "mcp", exitUsage, "unexpected argument %q (run \"toolselect mcp --help\")", fs.Arg(0))
 	}
 	// Who may use the HTTP front door is settled before anything starts.
-	httpAuth, err := f.httpAuth(env)
+	httpOpts, authenticated, err := f.httpOptions(env)
 	if err != nil {
 		return fail(env, "mcp", exitUsage, "%v", err)
 	}
-	if listen := f.listenAddr(); listen != "" && httpAuth == nil && !isLoopback(listen) {
+	if listen := f.listenAddr(); listen != "" && !authenticated && !isLoopback(listen) {
 		if !f.allowUnauthenticated {
 			return fail(env, "mcp", exitUsage, "refusing to serve %s without authentication: anyone who reaches it could call every upstream tool; "+
 				"give --auth-token-file FILE (or $%s) or --oauth-issuer URL --oauth-resource URL, listen on 127.0.0.1, or pass --allow-unauthenticated", listen, envAuthToken)
@@ -319,7 +316,7 @@ func runMCP(env *cmdEnv, args []string) int {
 		return exitOK
 	}
 	host, _, _ := net.SplitHostPort(cfg.Listen)
-	opts := &mcpproxy.HTTPOptions{Auth: httpAuth, MaxBodyBytes: f.maxBodyBytes, MaxSessions: f.maxSessions, ReadHeaderTimeout: f.readHeaderTimeout}
+	opts := httpOpts
 	if host != "" {
 		opts.AllowedHosts = []string{host}
 	}
