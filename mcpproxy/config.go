@@ -49,12 +49,12 @@ type Exposure struct {
 	Query string `json:"query,omitempty"`
 }
 
-// Duration is a time.Duration that reads from JSON as a Go duration string
-// ("30s") or a number of seconds.
-type Duration time.Duration
+// duration is a time.Duration as the JSON configuration spells it: a Go
+// duration string ("30s") or a number of seconds.
+type duration time.Duration
 
 // UnmarshalJSON accepts "1m30s" or 90.
-func (d *Duration) UnmarshalJSON(b []byte) error {
+func (d *duration) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] == '"' {
 		var s string
@@ -65,19 +65,50 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 		if err != nil {
 			return fmt.Errorf("timeout %q: %w", s, err)
 		}
-		*d = Duration(v)
+		*d = duration(v)
 		return nil
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
 	if err != nil {
 		return fmt.Errorf("timeout must be a duration string or a number of seconds, got %s", b)
 	}
-	*d = Duration(f * float64(time.Second))
+	*d = duration(f * float64(time.Second))
 	return nil
 }
 
-// MarshalJSON writes the duration as a Go duration string.
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+// UnmarshalJSON reads the JSON configuration (LoadConfig): "timeout" is a Go
+// duration string ("1m30s") or a number of seconds, and an unknown key is an
+// error.
+func (c *Config) UnmarshalJSON(b []byte) error {
+	type plain Config
+	aux := struct {
+		*plain
+		Timeout *duration `json:"timeout,omitempty"`
+	}{plain: (*plain)(c)}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&aux); err != nil {
+		return err
+	}
+	if aux.Timeout != nil {
+		c.Timeout = time.Duration(*aux.Timeout)
+	}
+	return nil
+}
+
+// MarshalJSON writes the JSON configuration, "timeout" as a Go duration
+// string.
+func (c Config) MarshalJSON() ([]byte, error) {
+	type plain Config
+	aux := struct {
+		plain
+		Timeout string `json:"timeout,omitempty"`
+	}{plain: plain(c)}
+	if c.Timeout != 0 {
+		aux.Timeout = c.Timeout.String()
+	}
+	return json.Marshal(aux)
+}
 
 // Config configures a Proxy. The zero value is valid (no upstreams, defaults
 // everywhere); a nil *Config passed to New means the same.
@@ -91,8 +122,9 @@ type Config struct {
 	// AllowDestructive makes tools with destructiveHint findable and callable.
 	AllowDestructive bool `json:"allowDestructive,omitempty"`
 	// Timeout bounds every upstream tools/call (default 30s). Starting and
-	// listing an upstream get at least 30s.
-	Timeout Duration `json:"timeout,omitempty"`
+	// listing an upstream get at least 30s. In JSON, "timeout": a Go duration
+	// string ("1m30s") or a number of seconds.
+	Timeout time.Duration `json:"-"`
 	// Listen is the streamable HTTP address (host:port); empty means stdio.
 	// Read by the command line, not by the Proxy.
 	Listen string `json:"listen,omitempty"`
@@ -124,7 +156,7 @@ func (c *Config) timeout() time.Duration {
 	if c.Timeout <= 0 {
 		return defaultTimeout
 	}
-	return time.Duration(c.Timeout)
+	return c.Timeout
 }
 
 var upstreamNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)

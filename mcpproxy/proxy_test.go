@@ -234,7 +234,7 @@ func TestExposeTop(t *testing.T) {
 // next to a healthy one.
 func TestCrashHangAndListChanged(t *testing.T) {
 	every := peerBin(t, "mcp-server-everything")
-	p := startProxy(t, &Config{Timeout: Duration(1500 * time.Millisecond), Upstreams: []Upstream{
+	p := startProxy(t, &Config{Timeout: 1500 * time.Millisecond, Upstreams: []Upstream{
 		testUpstream(t, "flaky"),
 		{Name: "everything", Command: every, Env: peerEnv(every, nil)},
 	}})

@@ -72,7 +72,7 @@ func connectWith(t *testing.T, p *Proxy, opts *mcp.ClientOptions) *mcp.ClientSes
 // client through the proxy, next to filesystem and memory.
 func TestRelayRealPeers(t *testing.T) {
 	ups, _ := realPeers(t)
-	p := startProxy(t, &Config{Upstreams: ups, Timeout: Duration(30 * time.Second)})
+	p := startProxy(t, &Config{Upstreams: ups, Timeout: 30 * time.Second})
 	var n notes
 	cs := connectWith(t, p, n.options())
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -293,7 +293,7 @@ func TestRelayRealPeers(t *testing.T) {
 // counts the cancellations it saw), and server-everything's progress for
 // the cancelled call stops being relayed.
 func TestCancellationReachesUpstream(t *testing.T) {
-	p := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}, Timeout: Duration(30 * time.Second)})
+	p := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}, Timeout: 30 * time.Second})
 	cs := connectWith(t, p, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()

@@ -192,7 +192,7 @@ func (f *mcpFlags) configure() (*mcpproxy.Config, error) {
 		cfg.AllowDestructive = true
 	}
 	if f.timeout != 0 {
-		cfg.Timeout = mcpproxy.Duration(f.timeout)
+		cfg.Timeout = f.timeout
 	}
 	if f.pins != "" {
 		cfg.Pins = f.pins

@@ -22,7 +22,7 @@ var libraryPackages = []string{
 // apiBudget is the most entries the seven packages may list together. It is
 // a ratchet: lower it whenever a change removes entries, never raise it.
 // Issue 23's target is 170.
-const apiBudget = 178
+const apiBudget = 177
 
 // apiEntries returns one string per `go doc -short` entry of the package in
 // dir, and every exported declaration that has no doc comment.

@@ -1,0 +1,58 @@
+package mcpproxy
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The JSON configuration gives the timeout as a Go duration string or a
+// number of seconds; Config.Timeout is a time.Duration; unknown keys and a
+// malformed timeout are errors naming what was wrong; MarshalJSON reads back.
+func TestConfigTimeoutJSON(t *testing.T) {
+	load := func(body string) (*Config, error) {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "proxy.json")
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return LoadConfig(path)
+	}
+	for body, want := range map[string]time.Duration{
+		`{"timeout": "1m30s"}`: 90 * time.Second,
+		`{"timeout": 90}`:      90 * time.Second,
+		`{"timeout": 0.5}`:     500 * time.Millisecond,
+		`{}`:                   0,
+	} {
+		c, err := load(body)
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if c.Timeout != want {
+			t.Errorf("%s: Timeout %v, want %v", body, c.Timeout, want)
+		}
+	}
+	for body, want := range map[string]string{
+		`{"timeout": "soon"}`: `timeout "soon"`,
+		`{"timeout": true}`:   "timeout must be",
+		`{"timout": "1s"}`:    `unknown field "timout"`,
+	} {
+		if _, err := load(body); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error containing %q", body, err, want)
+		}
+	}
+	b, err := json.Marshal(Config{Timeout: 90 * time.Second, Separator: "::"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"timeout":"1m30s"`) {
+		t.Errorf("marshalled %s", b)
+	}
+	var back Config
+	if err := json.Unmarshal(b, &back); err != nil || back.Timeout != 90*time.Second || back.Separator != "::" {
+		t.Errorf("read back %+v, %v", back, err)
+	}
+}
