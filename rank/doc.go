@@ -14,8 +14,8 @@
 //
 // # Start here
 //
-//   - [Rank] ranks a registry for an input with the defaults; [newRanker] (a
-//     [Ranker] over a registry) and [Ranker.Rank] with [Options] tune it.
+//   - [Rank] ranks a registry for an input with the defaults; [For] (the
+//     [Ranker] of a registry) and [Ranker.Rank] with [Options] tune it.
 //   - Scorers: bm25 (default), keyword, embedding ([OpenAIEmbedder]),
 //     hybrid, or your own [Scorer].
 //   - [NewFeedback] learns from past selections ([Feedback.Add],

@@ -163,10 +163,7 @@ type Query struct {
 	terms []string
 }
 
-// newQuery prepares text for scoring.
-func newQuery(text string) *Query { return &Query{Text: text} }
-
-// Terms returns the analysed terms of the query (see Terms).
+// Terms returns the analysed terms of the query.
 func (q *Query) Terms() []string {
 	q.once.Do(func() { q.terms = indexTerms(q.Text) })
 	return q.terms
@@ -220,10 +217,6 @@ type Ranker struct {
 	mu   sync.Mutex
 	cur  atomic.Pointer[Catalog]
 }
-
-// newRanker returns a Ranker over a registry. Indexes are built on first use and
-// updated incrementally when the registry changes.
-func newRanker(reg *registry.Registry) *Ranker { return &Ranker{reg: reg} }
 
 // newStatic returns a Ranker over a fixed list of entries, in catalog order.
 func newStatic(entries []*registry.Entry) *Ranker {
@@ -300,12 +293,6 @@ func Rank(ctx context.Context, reg *registry.Registry, input any, opts *Options)
 	return For(reg).Rank(ctx, input, opts)
 }
 
-// rankEntries ranks a plain list of entries. It builds its index on every
-// call; hold a Ranker (newStatic) to rank the same list repeatedly.
-func rankEntries(ctx context.Context, entries []*registry.Entry, input any, opts *Options) ([]Pick, error) {
-	return newStatic(entries).Rank(ctx, input, opts)
-}
-
 // Rank ranks the current catalog for input.
 func (r *Ranker) Rank(ctx context.Context, input any, opts *Options) ([]Pick, error) {
 	return r.rank(ctx, r.Catalog(), inputText(input), opts, nil)
@@ -353,7 +340,6 @@ func (r *Ranker) rank(ctx context.Context, c *Catalog, text string, opts *Option
 // the catalog positions they hold.
 type ranking struct {
 	c          *Catalog
-	entries    []*registry.Entry
 	o          Options
 	only       func(pos int) bool
 	scorerName string
@@ -368,7 +354,7 @@ type ranking struct {
 
 // newRanking applies the options' defaults and starts an empty ranking.
 func newRanking(c *Catalog, opts *Options, only func(pos int) bool) *ranking {
-	s := &ranking{c: c, entries: c.entries, o: opts.withDefaults(), only: only, taken: map[int]bool{}}
+	s := &ranking{c: c, o: opts.withDefaults(), only: only, taken: map[int]bool{}}
 	s.scorerName = s.o.Scorer.Name()
 	if !s.o.NoPrerequisites {
 		s.pre = prerequisites(c)
@@ -381,7 +367,7 @@ func (s *ranking) keep(pos int) bool {
 	if s.only != nil && !s.only(pos) {
 		return false
 	}
-	return eligible(s.entries[pos], &s.o)
+	return eligible(s.c.entries[pos], &s.o)
 }
 
 // full reports whether the picks fill MaxCandidates.
@@ -390,8 +376,8 @@ func (s *ranking) full() bool { return len(s.picks) >= s.o.MaxCandidates }
 // add appends the tool at pos as the next pick.
 func (s *ranking) add(pos int, p Pick) {
 	s.taken[pos] = true
-	p.Tool = s.entries[pos].Name()
-	p.Entry = s.entries[pos]
+	p.Tool = s.c.entries[pos].Name()
+	p.Entry = s.c.entries[pos]
 	p.Provenance.Rank = len(s.picks) + 1
 	s.picks = append(s.picks, p)
 }
@@ -411,8 +397,8 @@ func (s *ranking) addWithPrereqs(pos int, p Pick) {
 		if s.taken[pr.pos] || !s.keep(pr.pos) {
 			continue
 		}
-		s.add(pr.pos, Pick{Score: p.Score, Reason: prereqReason(s.entries[pos].Name(), pr.params),
-			Provenance: Provenance{Scorer: s.scorerName, Source: SourcePrerequisite, RelatedTo: s.entries[pos].Name()}})
+		s.add(pr.pos, Pick{Score: p.Score, Reason: prereqReason(s.c.entries[pos].Name(), pr.params),
+			Provenance: Provenance{Scorer: s.scorerName, Source: SourcePrerequisite, RelatedTo: s.c.entries[pos].Name()}})
 	}
 }
 
@@ -472,7 +458,7 @@ func (s *ranking) score(ctx context.Context, text string, want int) (hits []Hit,
 // addInRegistrationOrder fills the places left with the first eligible tools
 // in registration order, marked TimedOut.
 func (s *ranking) addInRegistrationOrder() {
-	for pos := range s.entries {
+	for pos := range s.c.entries {
 		if s.full() {
 			break
 		}
@@ -491,7 +477,7 @@ func (s *ranking) scoredPicks(hits []Hit) []Pick {
 		if s.taken[h.Pos] || h.Score <= 0 || (s.o.MinScore > 0 && h.Score < s.o.MinScore) {
 			continue
 		}
-		e := s.entries[h.Pos]
+		e := s.c.entries[h.Pos]
 		p := Pick{Tool: e.Name(), Entry: e, Score: h.Score,
 			Provenance: Provenance{Scorer: s.scorerName, Source: SourceScore}}
 		if !s.o.NoReasons {
@@ -538,19 +524,27 @@ func (s *ranking) addScoredPicks(scored []Pick) {
 
 // addRelated adds the tools related to the picks so far (Options.Related).
 func (s *ranking) addRelated() {
-	if len(s.o.Related) == 0 {
+	eachRelated(s.c, s.o.Related, s.picks, func(pos int, from string) {
+		if s.taken[pos] || !s.keep(pos) {
+			return
+		}
+		s.add(pos, Pick{Reason: "related to " + from,
+			Provenance: Provenance{Scorer: s.scorerName, Source: SourceRelated, RelatedTo: from}})
+	})
+}
+
+// eachRelated calls add with the catalog position of each tool that related
+// (Options.Related) lists for one of picks, and the pick's tool: picks in
+// order, each list in order. Picks add appends are not visited.
+func eachRelated(c *Catalog, related map[string][]string, picks []Pick, add func(pos int, from string)) {
+	if len(related) == 0 {
 		return
 	}
-	n := len(s.picks)
-	for i := 0; i < n; i++ {
-		from := s.picks[i].Tool
-		for _, name := range s.o.Related[from] {
-			pos, ok := s.c.Pos(name)
-			if !ok || s.taken[pos] || !s.keep(pos) {
-				continue
+	for _, p := range picks {
+		for _, name := range related[p.Tool] {
+			if pos, ok := c.Pos(name); ok {
+				add(pos, p.Tool)
 			}
-			s.add(pos, Pick{Reason: "related to " + from,
-				Provenance: Provenance{Scorer: s.scorerName, Source: SourceRelated, RelatedTo: from}})
 		}
 	}
 }

@@ -315,18 +315,9 @@ func (s *stepPicks) addExtra(taken map[int]bool, pos int, reason, source, relate
 
 // addRelated adds the tools related to the scored picks (Options.Related).
 func (s *stepPicks) addRelated(taken map[int]bool) {
-	if len(s.o.Related) == 0 {
-		return
-	}
-	n := len(s.picks)
-	for i := 0; i < n; i++ {
-		from := s.picks[i].Tool
-		for _, name := range s.o.Related[from] {
-			if pos, ok := s.c.Pos(name); ok {
-				s.addExtra(taken, pos, "related to "+from, SourceRelated, from)
-			}
-		}
-	}
+	eachRelated(s.c, s.o.Related, s.picks, func(pos int, from string) {
+		s.addExtra(taken, pos, "related to "+from, SourceRelated, from)
+	})
 }
 
 // addCalled adds the tools called in the last keepCalled steps.

@@ -31,9 +31,10 @@ func DecodeCanonicalBoth(raw []byte) (fast Tool, ok bool, slow Tool, err error) 
 	return fast, ok, Tool(p), err
 }
 
-// CheckName and DecodeValue expose the name check and the value decoder to
+// CheckName and DecodeValue expose the name check and the decoder
+// ValidateArgs uses (json.Number, no trailing data) to
 // the external tests and benchmarks.
 var (
 	CheckName   = checkName
-	DecodeValue = decodeValue
+	DecodeValue = decodeJSON
 )

@@ -346,12 +346,6 @@ func deeperThan(v any, max int) bool {
 	return false
 }
 
-// decodeValue decodes one JSON document the way ValidateArgs does before
-// validating it: numbers become json.Number, so integers and decimals keep
-// their exact value, and trailing data is an error. Use it to prepare values
-// for Entry.ValidateValue.
-func decodeValue(b []byte) (any, error) { return decodeJSON(b) }
-
 // decodeJSON decodes with json.Number so integers keep their precision,
 // which is what the schema validator expects.
 func decodeJSON(b []byte) (any, error) {
