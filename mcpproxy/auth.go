@@ -53,9 +53,16 @@ const (
 	DefaultReadHeaderTimeout = 10 * time.Second
 )
 
-// ErrAuthConfig is matched by every error about an authentication setting
-// (HTTPOptions.Token, HTTPOptions.OAuth).
-var ErrAuthConfig = errors.New("mcpproxy: invalid authentication setting")
+// Errors of the HTTP front door's settings.
+var (
+	// ErrAuthConfig is matched by every error about an authentication
+	// setting (HTTPOptions.Token, HTTPOptions.OAuth).
+	ErrAuthConfig = errors.New("mcpproxy: invalid authentication setting")
+	// ErrUnauthenticated: ListenAndServe (HTTPOptions.CheckListen) refuses
+	// a non-loopback address with neither Token nor OAuth, unless
+	// HTTPOptions.AllowUnauthenticated.
+	ErrUnauthenticated = errors.New("mcpproxy: refusing to serve a non-loopback address without authentication")
+)
 
 // validate checks a's settings.
 func (a *authConf) validate() error {

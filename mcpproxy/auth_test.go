@@ -231,3 +231,37 @@ func TestAuthValidate(t *testing.T) {
 		}
 	}
 }
+
+// The Go front door applies the same rule as the command line: serving a
+// non-loopback address needs a token, OAuth or AllowUnauthenticated, and
+// ListenAndServe refuses before it listens.
+func TestListenRefusesUnauthenticatedNonLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{"127.0.0.1:8080": true, "[::1]:0": true, "localhost:9": true,
+		"0.0.0.0:8080": false, ":8080": false, "10.1.2.3:80": false} {
+		if isLoopback(addr) != want {
+			t.Errorf("isLoopback(%q) = %v", addr, !want)
+		}
+	}
+	var nilOpts *HTTPOptions
+	if err := nilOpts.CheckListen("0.0.0.0:0"); !errors.Is(err, ErrUnauthenticated) {
+		t.Fatalf("nil options on 0.0.0.0: %v", err)
+	}
+	for _, o := range []*HTTPOptions{nil, {}} {
+		if err := o.CheckListen("127.0.0.1:0"); err != nil {
+			t.Errorf("loopback without auth: %v", err)
+		}
+	}
+	for _, o := range []*HTTPOptions{{Token: strings.Repeat("k", 32)}, {AllowUnauthenticated: true}} {
+		if err := o.CheckListen("0.0.0.0:0"); err != nil {
+			t.Errorf("%+v on 0.0.0.0: %v", o, err)
+		}
+	}
+	p := startProxy(t, &Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	listened := false
+	err := p.ListenAndServe(ctx, "0.0.0.0:0", &HTTPOptions{}, func(net.Addr) { listened = true })
+	if !errors.Is(err, ErrUnauthenticated) || listened {
+		t.Fatalf("ListenAndServe on 0.0.0.0 without auth: %v (listened %v)", err, listened)
+	}
+}

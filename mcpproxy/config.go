@@ -161,6 +161,10 @@ func (c *Config) timeout() time.Duration {
 
 var upstreamNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
+// HasValidName reports whether u.Name is a name Config.Validate accepts: a
+// letter or digit, then up to 63 letters, digits, '_', '.' or '-'.
+func (u Upstream) HasValidName() bool { return upstreamNameRE.MatchString(u.Name) }
+
 // Validate reports the first problem in the configuration, naming the field.
 func (c *Config) Validate() error {
 	sep := c.separator()
@@ -174,7 +178,7 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("%s: name is required", where)
 		}
 		where = fmt.Sprintf("upstreams[%d] (%q)", i, u.Name)
-		if !upstreamNameRE.MatchString(u.Name) {
+		if !u.HasValidName() {
 			return fmt.Errorf("%s: name must match %s", where, upstreamNameRE)
 		}
 		if strings.Contains(u.Name, sep) {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -184,6 +185,10 @@ type HTTPOptions struct {
 	// OAuth, when set, makes the proxy an OAuth 2.1 resource server instead
 	// of Token (the two are exclusive).
 	OAuth *OAuth
+	// AllowUnauthenticated serves a non-loopback address with neither Token
+	// nor OAuth; without it ListenAndServe refuses (ErrUnauthenticated),
+	// since anyone who reaches the port could call every upstream tool.
+	AllowUnauthenticated bool
 	// MaxBodyBytes bounds a request body (default DefaultMaxBodyBytes, 4 MiB):
 	// a larger one gets 413.
 	MaxBodyBytes int64
@@ -207,6 +212,34 @@ func (o *HTTPOptions) auth() *authConf {
 // Token and OAuth are exclusive, a token has at least 16 bytes, and OAuth's
 // issuer and resource are http(s) URLs. Errors match ErrAuthConfig.
 func (o *HTTPOptions) Validate() error { return o.auth().validate() }
+
+// CheckListen is what ListenAndServe checks before it listens on addr:
+// Validate, and that a non-loopback addr has Token, OAuth or
+// AllowUnauthenticated (ErrUnauthenticated otherwise).
+func (o *HTTPOptions) CheckListen(addr string) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	if o.auth() == nil && (o == nil || !o.AllowUnauthenticated) && !isLoopback(addr) {
+		return fmt.Errorf("%w: %s", ErrUnauthenticated, addr)
+	}
+	return nil
+}
+
+// isLoopback reports whether a listen address binds only loopback
+// interfaces ("127.0.0.1:8080", "[::1]:0", "localhost:9000"); an empty host
+// (":8080", "0.0.0.0") binds every interface.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
 
 // The first protocol version served without sessions.
 const statelessProtocol = "2026-07-28"
@@ -295,16 +328,15 @@ func quoteHeader(s string) string {
 // timeout (HTTPOptions). ready, if not nil, receives the bound address
 // (useful with port 0).
 func (p *Proxy) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptions, ready func(net.Addr)) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
 	var o HTTPOptions
 	if opts != nil {
 		o = *opts
 	}
-	if err := o.Validate(); err != nil {
-		ln.Close()
+	if err := o.CheckListen(addr); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
 		return err
 	}
 	if o.MaxBodyBytes <= 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -92,33 +93,33 @@ func (f *mcpFlags) bindHTTP(fs *flag.FlagSet) {
 
 // httpOptions builds the HTTP front door's options from the flags and the
 // environment: its authentication (checked here, before anything starts) and
-// its limits. authenticated says whether a token or OAuth is configured.
-func (f *mcpFlags) httpOptions(env *cmdEnv) (opts *mcpproxy.HTTPOptions, authenticated bool, err error) {
+// its limits.
+func (f *mcpFlags) httpOptions(env *cmdEnv) (opts *mcpproxy.HTTPOptions, err error) {
 	opts = &mcpproxy.HTTPOptions{MaxBodyBytes: f.maxBodyBytes, MaxSessions: f.maxSessions, ReadHeaderTimeout: f.readHeaderTimeout}
 	if opts.Token, err = f.authToken(env); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if f.oauthIssuer != "" || f.oauthResource != "" {
 		if opts.Token != "" {
-			return nil, false, fmt.Errorf("--auth-token-file (or $%s) and --oauth-issuer are exclusive", envAuthToken)
+			return nil, fmt.Errorf("--auth-token-file (or $%s) and --oauth-issuer are exclusive", envAuthToken)
 		}
 		if f.oauthIssuer == "" || f.oauthResource == "" {
-			return nil, false, fmt.Errorf("the OAuth mode needs both --oauth-issuer and --oauth-resource")
+			return nil, fmt.Errorf("the OAuth mode needs both --oauth-issuer and --oauth-resource")
 		}
 		o := &mcpproxy.OAuth{Issuer: f.oauthIssuer, Resource: f.oauthResource, Scopes: f.oauthScopes, ClientID: f.oauthClientID}
 		if f.oauthClientSecretFile != "" {
 			b, err := os.ReadFile(f.oauthClientSecretFile)
 			if err != nil {
-				return nil, false, fmt.Errorf("--oauth-client-secret-file: %v", err)
+				return nil, fmt.Errorf("--oauth-client-secret-file: %v", err)
 			}
 			o.ClientSecret = strings.TrimSpace(string(b))
 		}
 		opts.OAuth = o
 	}
 	if err := opts.Validate(); err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	return opts, opts.Token != "" || opts.OAuth != nil, nil
+	return opts, nil
 }
 
 // authToken is the bearer token: --auth-token-file's content, else $TOOLSELECT_MCP_AUTH_TOKEN.
@@ -291,15 +292,18 @@ func runMCP(env *cmdEnv, args []string) int {
 		return fail(env, "mcp", exitUsage, "unexpected argument %q (run \"toolselect mcp --help\")", fs.Arg(0))
 	}
 	// Who may use the HTTP front door is settled before anything starts.
-	httpOpts, authenticated, err := f.httpOptions(env)
+	httpOpts, err := f.httpOptions(env)
 	if err != nil {
 		return fail(env, "mcp", exitUsage, "%v", err)
 	}
-	if listen := f.listenAddr(); listen != "" && !authenticated && !isLoopback(listen) {
+	// The proxy's own rule (HTTPOptions.CheckListen), asked before anything
+	// starts: a refusal names the flags, an allowed exception warns.
+	if listen := f.listenAddr(); listen != "" && errors.Is(httpOpts.CheckListen(listen), mcpproxy.ErrUnauthenticated) {
 		if !f.allowUnauthenticated {
 			return fail(env, "mcp", exitUsage, "refusing to serve %s without authentication: anyone who reaches it could call every upstream tool; "+
 				"give --auth-token-file FILE (or $%s) or --oauth-issuer URL --oauth-resource URL, listen on 127.0.0.1, or pass --allow-unauthenticated", listen, envAuthToken)
 		}
+		httpOpts.AllowUnauthenticated = true
 		fmt.Fprintf(env.stderr, "toolselect mcp: WARNING: serving %s without authentication (--allow-unauthenticated)\n", listen)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

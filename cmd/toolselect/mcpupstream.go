@@ -5,17 +5,12 @@ package main
 
 import (
 	"fmt"
-	"net"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/toolselect/toolselect/mcpproxy"
 )
-
-// upstreamNameRE is the name mcpproxy.Config.Validate accepts for an
-// upstream: a leading "name=" of --upstream is a name only when it matches.
-var upstreamNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
 // parseUpstream reads the command-line form of an upstream:
 // "[name=]COMMAND ARGS..." where the command may be preceded by environment
@@ -32,7 +27,7 @@ func parseUpstream(spec string) (mcpproxy.Upstream, error) {
 		return mcpproxy.Upstream{}, err
 	}
 	if len(words) > 0 {
-		if k, v, ok := strings.Cut(words[0], "="); ok && upstreamNameRE.MatchString(k) && !envKeyRE.MatchString(k) {
+		if k, v, ok := strings.Cut(words[0], "="); ok && (mcpproxy.Upstream{Name: k}).HasValidName() && !envKeyRE.MatchString(k) {
 			u.Name = k
 			if v == "" {
 				words = words[1:]
@@ -177,19 +172,4 @@ func splitWords(s string) ([]string, error) {
 		words = append(words, cur.String())
 	}
 	return words, nil
-}
-
-// isLoopback reports whether a listen address binds only loopback
-// interfaces ("127.0.0.1:8080", "[::1]:0", "localhost:9000"); an empty host
-// ("":8080, "0.0.0.0") binds every interface.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = addr
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
 }

@@ -28,7 +28,7 @@ type selectOutput struct {
 	Calls    []selector.ToolCall `json:"calls"`
 	Attempts []selector.Attempt  `json:"attempts"`
 	Offered  []string            `json:"offered"`
-	Error    *errorJSON          `json:"error"`
+	Error    *selector.ErrorInfo `json:"error"`
 	// FeedbackError says why recording the selection in the feedback store
 	// failed (the calls stand).
 	FeedbackError string `json:"feedback_error,omitempty"`
@@ -160,7 +160,7 @@ func buildSelector(env *cmdEnv, cfg selector.Config, reg *registry.Registry, off
 func printSelection(env *cmdEnv, res *selector.Result, err error, asJSON bool) int {
 	out := selectOutput{Calls: []selector.ToolCall{}, Attempts: []selector.Attempt{}, Offered: []string{}}
 	if err != nil {
-		out.Error = &errorJSON{Kind: selector.ErrorKind(err), Message: err.Error()}
+		out.Error = &selector.ErrorInfo{Kind: selector.ErrorKind(err), Message: err.Error()}
 	}
 	if res != nil {
 		if res.Offered != nil {
@@ -293,12 +293,4 @@ func cliLogger(env *cmdEnv, level string) (*slog.Logger, error) {
 	}
 	w := redactingWriter{w: env.stderr, secrets: apiKeys(env)}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
-}
-
-// errorJSON is a failed selection in the output: {"kind","message"}, the
-// kind as selector.ErrorKind names it (the shape of the session JSON's
-// "error", which the C ABI hands to Python).
-type errorJSON struct {
-	Kind    string `json:"kind"`
-	Message string `json:"message"`
 }
