@@ -190,7 +190,7 @@ type Search struct {
 type attemptJSON struct {
 	Model            string        `json:"model"`
 	OK               bool          `json:"ok"`
-	Error            *errorInfo    `json:"error"`
+	Error            *ErrorInfo    `json:"error"`
 	LatencyMS        float64       `json:"latency_ms"`
 	PromptTokens     int           `json:"prompt_tokens,omitempty"`
 	CompletionTokens int           `json:"completion_tokens,omitempty"`
@@ -201,8 +201,8 @@ type attemptJSON struct {
 	Adapted          []string      `json:"adapted,omitempty"`
 }
 
-// errorInfo is an error as JSON: {"kind","message"}.
-type errorInfo struct {
+// ErrorInfo is an error as JSON: {"kind","message"}.
+type ErrorInfo struct {
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
 }
@@ -218,7 +218,7 @@ func (a Attempt) MarshalJSON() ([]byte, error) {
 		Dialect: a.Dialect, Adapted: a.Adapted,
 	}
 	if !a.OK {
-		j.Error = &errorInfo{Kind: string(a.Kind), Message: a.Message}
+		j.Error = &ErrorInfo{Kind: string(a.Kind), Message: a.Message}
 	}
 	return json.Marshal(j)
 }
@@ -309,11 +309,11 @@ func ErrorKind(err error) string {
 }
 
 // newErrorInfo returns err as {"kind","message"}, or nil for a nil error.
-func newErrorInfo(err error) *errorInfo {
+func newErrorInfo(err error) *ErrorInfo {
 	if err == nil {
 		return nil
 	}
-	return &errorInfo{Kind: ErrorKind(err), Message: err.Error()}
+	return &ErrorInfo{Kind: ErrorKind(err), Message: err.Error()}
 }
 
 type prefilterError struct{ err error }

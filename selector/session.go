@@ -87,7 +87,7 @@ type responseFormat struct {
 type doneJSON struct {
 	Action ActionKind `json:"action"`
 	*Result
-	Error *errorInfo `json:"error"`
+	Error *ErrorInfo `json:"error"`
 }
 
 // MarshalJSON writes the action as documented on Action.
@@ -142,7 +142,7 @@ func (a Action) JSON() []byte {
 	b, err := a.MarshalJSON()
 	if err != nil {
 		b, _ = json.Marshal(map[string]any{"action": ActionDone, "calls": []any{}, "attempts": []any{},
-			"error": errorInfo{Kind: "internal", Message: err.Error()}})
+			"error": ErrorInfo{Kind: "internal", Message: err.Error()}})
 	}
 	return b
 }

@@ -75,7 +75,7 @@ func TestSessionDrivenByJSON(t *testing.T) {
 		Calls    []ToolCall        `json:"calls"`
 		Attempts []json.RawMessage `json:"attempts"`
 		Offered  []string          `json:"offered"`
-		Error    *errorInfo        `json:"error"`
+		Error    *ErrorInfo        `json:"error"`
 	}
 	raw := act.JSON()
 	require.NoError(t, json.Unmarshal(raw, &done))
