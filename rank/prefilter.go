@@ -33,7 +33,7 @@ func (r *Ranker) Prefilter(opts *Options) func(ctx context.Context, query string
 		}
 		c := r.Catalog()
 		if !r.holds(c, eligible) {
-			if r.reg != nil || r.wreg.Value() != nil {
+			if r.reg != nil {
 				// Not from this registry: rank the list on its own.
 				c = newCatalog(eligible)
 			} else {

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"weak"
 
 	"github.com/toolselect/toolselect/registry"
 )
@@ -212,10 +210,9 @@ var (
 // Ranker ranks one catalog repeatedly: a registry, followed as it changes, or
 // a fixed list. It is safe for concurrent use.
 type Ranker struct {
-	reg  *registry.Registry
-	wreg weak.Pointer[registry.Registry] // shared rankers (For) hold their registry weakly
-	mu   sync.Mutex
-	cur  atomic.Pointer[Catalog]
+	reg *registry.Registry // nil for a fixed list
+	mu  sync.Mutex
+	cur atomic.Pointer[Catalog]
 }
 
 // newStatic returns a Ranker over a fixed list of entries, in catalog order.
@@ -228,9 +225,6 @@ func newStatic(entries []*registry.Entry) *Ranker {
 // Catalog returns the current catalog version.
 func (r *Ranker) Catalog() *Catalog {
 	reg := r.reg
-	if reg == nil {
-		reg = r.wreg.Value()
-	}
 	if reg == nil {
 		c := r.cur.Load()
 		if c == nil {
@@ -258,7 +252,7 @@ func (r *Ranker) Catalog() *Catalog {
 // SetEntries replaces a static Ranker's list; indexes are updated
 // incrementally from the previous list. It panics on a registry-backed Ranker.
 func (r *Ranker) SetEntries(entries []*registry.Entry) {
-	if r.reg != nil || r.wreg != (weak.Pointer[registry.Registry]{}) {
+	if r.reg != nil {
 		panic("rank: SetEntries on a registry-backed Ranker")
 	}
 	r.mu.Lock()
@@ -266,22 +260,17 @@ func (r *Ranker) SetEntries(entries []*registry.Entry) {
 	r.cur.Store(r.cur.Load().next(entries, 0))
 }
 
-var rankers sync.Map // weak.Pointer[registry.Registry] -> *Ranker
+// sharedRanker is the key of a registry's shared Ranker (registry.Attached).
+type sharedRanker struct{}
 
 // For returns the shared Ranker of a registry, the one Rank uses. It is
-// created on first use and dropped when the registry is garbage collected.
+// created on first use and kept with the registry (registry.Attached), so it
+// lives exactly as long as the registry and whoever holds it.
 func For(reg *registry.Registry) *Ranker {
-	key := weak.Make(reg)
-	if v, ok := rankers.Load(key); ok {
-		return v.(*Ranker)
+	if reg == nil {
+		return &Ranker{}
 	}
-	// The shared Ranker holds the registry weakly, so the map entry does not
-	// keep the registry alive; the cleanup removes the entry.
-	v, loaded := rankers.LoadOrStore(key, &Ranker{wreg: key})
-	if !loaded {
-		runtime.AddCleanup(reg, func(k weak.Pointer[registry.Registry]) { rankers.Delete(k) }, key)
-	}
-	return v.(*Ranker)
+	return reg.Attached(sharedRanker{}, func() any { return &Ranker{reg: reg} }).(*Ranker)
 }
 
 // Rank ranks the registry's tools for input (a string, or any JSON value,

@@ -402,11 +402,7 @@ func (r *Ranker) pos(c *Catalog, name string) (int, bool) {
 	if p, ok := c.Pos(name); ok {
 		return p, true
 	}
-	reg := r.reg
-	if reg == nil {
-		reg = r.wreg.Value()
-	}
-	if reg != nil {
+	if reg := r.reg; reg != nil {
 		if e, ok := reg.Lookup(name); ok {
 			return c.Pos(e.Name())
 		}

@@ -144,6 +144,22 @@ type Registry struct {
 	seq     uint64
 	limits  Limits
 	names   *nameMaps // provider name mappings, rebuilt lazily
+
+	attached sync.Map // key -> value: per-registry state of the layers above (Attached)
+}
+
+// Attached returns the value kept on r under key, made with newValue the first
+// time it is asked for and kept as long as r is: how a layer above keeps
+// per-registry state without a global table (rank keeps each registry's
+// shared index here, so it lives and dies with the registry). If two
+// goroutines ask at once, both may call newValue; one value is kept and returned
+// to both. key must be comparable; use an unexported type of your own.
+func (r *Registry) Attached(key any, newValue func() any) any {
+	if v, ok := r.attached.Load(key); ok {
+		return v
+	}
+	v, _ := r.attached.LoadOrStore(key, newValue())
+	return v
 }
 
 // New returns an empty registry.
