@@ -8,6 +8,7 @@ import (
 	"log/slog"
 
 	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 	"github.com/toolselect/toolselect/selector"
 )
@@ -157,7 +158,8 @@ func ExampleExecutor_HandleMeta() {
 		func(ctx context.Context, args json.RawMessage) (any, error) { return "sent", nil })
 
 	// What the model is given: the two definitions, in its provider's format.
-	view, _ := executor.MetaToolsView(registry.FormatOpenAI)
+	meta, _ := rank.MetaToolEntries()
+	view, _ := registry.MarshalView(meta, registry.FormatOpenAI, nil)
 	fmt.Println(len(view) > 0)
 
 	// What the model calls, one step at a time (OpenAI delivers arguments as a string).

@@ -18,8 +18,8 @@ import (
 // sent all of it: find_tool(query, limit) ranks the tools this executor would
 // run, call_tool(name, arguments) validates and runs one. Their definitions
 // are rank.MetaToolEntries (one text for the executor, the
-// MCP proxy and token accounting); MetaToolsView writes them in any provider
-// format. Their names are rank.FindToolName and rank.CallToolName, and
+// MCP proxy and token accounting); registry.MarshalView writes them in any
+// provider format (both names are valid everywhere, so none is mapped). Their names are rank.FindToolName and rank.CallToolName, and
 // find_tool's limit defaults to rank.DefaultFindLimit, at most
 // rank.MaxFindLimit.
 
@@ -50,18 +50,6 @@ type MetaError struct {
 	// DidYouMean lists, for an unknown tool, the findable tools whose
 	// names and descriptions rank best for the name given.
 	DidYouMean []string `json:"didYouMean,omitempty"`
-}
-
-// MetaToolsView returns the definitions of find_tool and call_tool as a JSON
-// array in provider format f (canonical, schema, openai, openai-responses,
-// anthropic, ollama or mcp). Both names are valid in every provider, so they
-// are never mapped.
-func MetaToolsView(f registry.Format) ([]byte, error) {
-	entries, err := rank.MetaToolEntries()
-	if err != nil {
-		return nil, err
-	}
-	return registry.MarshalView(entries, f, nil)
 }
 
 // isMetaTool reports whether name is find_tool or call_tool.

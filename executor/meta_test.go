@@ -147,7 +147,11 @@ func TestFindToolOptions(t *testing.T) {
 func TestFindToolRerankerSeesOnlyRunnableTools(t *testing.T) {
 	var seen [][]string
 	rr := rerankFunc(func(_ context.Context, _ string, picks []rank.Pick) ([]rank.Pick, error) {
-		seen = append(seen, rank.Names(picks))
+		var names []string
+		for _, p := range picks {
+			names = append(names, p.Tool)
+		}
+		seen = append(seen, names)
 		return picks, nil
 	})
 	ex, _ := metaFixture(t, &executor.Options{FindTool: &rank.Options{Reranker: rr, MinScore: -1}})
@@ -298,13 +302,13 @@ func TestHandleMeta(t *testing.T) {
 	assert.EqualValues(t, 2, runs.Load())
 }
 
-func TestMetaToolsView(t *testing.T) {
+func TestMetaToolViews(t *testing.T) {
 	entries, err := rank.MetaToolEntries()
 	require.NoError(t, err)
 	want := []registry.Tool{entries[0].Tool(), entries[1].Tool()}
 	for _, f := range registry.Formats() {
 		t.Run(string(f), func(t *testing.T) {
-			b, err := executor.MetaToolsView(f)
+			b, err := registry.MarshalView(entries, f, nil)
 			require.NoError(t, err)
 			tools, _, err := registry.ParseCatalog(b)
 			require.NoError(t, err, "%s", b)
@@ -318,7 +322,7 @@ func TestMetaToolsView(t *testing.T) {
 			}
 		})
 	}
-	_, err = executor.MetaToolsView("xml")
+	_, err = registry.MarshalView(entries, "xml", nil)
 	assert.Error(t, err)
 }
 

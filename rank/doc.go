@@ -7,15 +7,15 @@
 // what is left; then always-active and related tools are added. Every pick
 // carries a score in 0..1, a reason and its provenance.
 //
-//	picks, err := rank.Rank(ctx, reg, "what's the weather in Paris?", nil)
+//	picks, err := rank.For(reg).Rank(ctx, "what's the weather in Paris?", nil)
 //
-// Rank keeps one index per registry and updates it as tools are registered;
-// a Ranker does the same for a registry or a fixed list you hold on to.
+// [For] returns the registry's shared [Ranker]: it keeps one index per
+// registry and updates it as tools are registered.
 //
 // # Start here
 //
-//   - [Rank] ranks a registry for an input with the defaults; [For] (the
-//     [Ranker] of a registry) and [Ranker.Rank] with [Options] tune it.
+//   - [For] returns a registry's [Ranker]; [Ranker.Rank] ranks it for an
+//     input, tuned by [Options] (nil: the defaults).
 //   - Scorers: bm25 (default), keyword, embedding ([OpenAIEmbedder]),
 //     hybrid, or your own [Scorer].
 //   - [NewFeedback] learns from past selections ([Feedback.Add],

@@ -172,7 +172,7 @@ func TestHybridScorer(t *testing.T) {
 	srv := newFakeEmbeddings(t)
 	reg := testRegistry(t)
 	h := &Hybrid{Embedding: &Embedding{Embedder: &OpenAIEmbedder{BaseURL: srv.URL + "/v1", APIKey: "", Name: "fake"}}}
-	picks, err := Rank(context.Background(), reg, "weather forecast", &Options{Scorer: h, Debug: true})
+	picks, err := For(reg).Rank(context.Background(), "weather forecast", &Options{Scorer: h, Debug: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestEmbeddingErrors(t *testing.T) {
 	}))
 	defer srv.Close()
 	reg := testRegistry(t)
-	_, err := Rank(context.Background(), reg, "x", &Options{Scorer: &Embedding{Embedder: &OpenAIEmbedder{BaseURL: srv.URL, APIKey: "", Name: "m"}}})
+	_, err := For(reg).Rank(context.Background(), "x", &Options{Scorer: &Embedding{Embedder: &OpenAIEmbedder{BaseURL: srv.URL, APIKey: "", Name: "m"}}})
 	if err == nil || !strings.Contains(err.Error(), "model not loaded") {
 		t.Errorf("err = %v", err)
 	}

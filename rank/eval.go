@@ -104,7 +104,7 @@ func Evaluate(ctx context.Context, r *Ranker, queries []EvalQuery, opts *Options
 		if err != nil {
 			return res, fmt.Errorf("query %s: %w", q.ID, err)
 		}
-		m := scoreRanking(Names(picks), q.Gold)
+		m := scoreRanking(pickNames(picks), q.Gold)
 		res.R1 += m.R1
 		res.R5 += m.R5
 		res.R10 += m.R10

@@ -20,9 +20,9 @@ func exampleRegistry() *registry.Registry {
 	return reg
 }
 
-func ExampleRank() {
+func ExampleRanker_Rank() {
 	reg := exampleRegistry()
-	picks, err := rank.Rank(context.Background(), reg, "Will it rain in Paris tomorrow? Check the forecast.", nil)
+	picks, err := rank.For(reg).Rank(context.Background(), "Will it rain in Paris tomorrow? Check the forecast.", nil)
 	if err != nil {
 		panic(err)
 	}
@@ -35,7 +35,7 @@ func ExampleRank() {
 
 func ExampleOptions_related() {
 	reg := exampleRegistry()
-	picks, _ := rank.Rank(context.Background(), reg, "where can I park near the Louvre", &rank.Options{
+	picks, _ := rank.For(reg).Rank(context.Background(), "where can I park near the Louvre", &rank.Options{
 		Related:      map[string][]string{"maps__find_parking": {"weather__get_forecast"}},
 		AlwaysActive: []string{"mail__send_email"},
 	})
@@ -60,7 +60,7 @@ func ExampleOptions_prerequisites() {
 		registry.NewTool("trains__search_tickets", "查询火车票余票信息", address),
 	})
 	for _, q := range []string{"where can I park near the Louvre", "train tickets to Shanghai"} {
-		picks, _ := rank.Rank(context.Background(), reg, q, &rank.Options{MaxCandidates: 2})
+		picks, _ := rank.For(reg).Rank(context.Background(), q, &rank.Options{MaxCandidates: 2})
 		for _, p := range picks {
 			fmt.Printf("%s (%s): %s\n", p.Tool, p.Provenance.Source, p.Reason)
 		}

@@ -15,7 +15,7 @@ func ExampleFeedback() {
 	n, err := fb.Add("will it snow during my ski trip to Chamonix next week", "weather__get_forecast", "no_such_tool")
 	fmt.Println(n, err, fb.Stats().Unknown)
 
-	picks, _ := rank.Rank(context.Background(), reg, "is snow expected on my ski trip?", &rank.Options{Feedback: fb})
+	picks, _ := rank.For(reg).Rank(context.Background(), "is snow expected on my ski trip?", &rank.Options{Feedback: fb})
 	for _, p := range picks {
 		fmt.Println(p.Tool, p.Provenance.Scorer)
 	}

@@ -43,7 +43,7 @@ func names(t *testing.T, r *Ranker, q string, o *Options) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Names(picks)
+	return pickNames(picks)
 }
 
 func TestFeedbackLiftsAnUnseenParaphrase(t *testing.T) {
@@ -70,9 +70,9 @@ func TestFeedbackLiftsAnUnseenParaphrase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.Index(Names(picks), "get_forecast")
+	i := slices.Index(pickNames(picks), "get_forecast")
 	if i < 0 {
-		t.Fatalf("with feedback: %v, want get_forecast in the top 3", Names(picks))
+		t.Fatalf("with feedback: %v, want get_forecast in the top 3", pickNames(picks))
 	}
 	if !strings.Contains(picks[i].Reason, "like this one needed it") {
 		t.Errorf("reason %q does not say feedback lifted the tool", picks[i].Reason)
@@ -84,8 +84,8 @@ func TestFeedbackLiftsAnUnseenParaphrase(t *testing.T) {
 	for _, q := range []string{"send an email to Bob", "read the config file"} {
 		a, _ := r.Rank(context.Background(), q, &Options{MaxCandidates: 3})
 		b, _ := r.Rank(context.Background(), q, &Options{MaxCandidates: 3, Feedback: fb})
-		if fmt.Sprint(Names(a)) != fmt.Sprint(Names(b)) || a[0].Score != b[0].Score {
-			t.Errorf("%q: feedback changed an unrelated ranking: %v -> %v", q, Names(a), Names(b))
+		if fmt.Sprint(pickNames(a)) != fmt.Sprint(pickNames(b)) || a[0].Score != b[0].Score {
+			t.Errorf("%q: feedback changed an unrelated ranking: %v -> %v", q, pickNames(a), pickNames(b))
 		}
 	}
 	// Removing the pair forgets it.

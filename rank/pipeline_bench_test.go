@@ -14,7 +14,7 @@ func BenchmarkRankPipeline(b *testing.B) {
 	reg, qs := sharedData(b, "bfcl")
 	r := For(reg)
 	ctx := context.Background()
-	names := Names(mustRank(b, r, qs[0].Query))
+	names := pickNames(mustRank(b, r, qs[0].Query))
 	cases := []struct {
 		name string
 		opts *Options

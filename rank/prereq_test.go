@@ -106,7 +106,7 @@ func joinParams(ps []string) string { return strings.Join(ps, ",") }
 func TestRankAddsPrerequisites(t *testing.T) {
 	ctx := context.Background()
 	reg := geoRegistry(t, nil)
-	picks, err := Rank(ctx, reg, "where can I park my car", &Options{MaxCandidates: 3})
+	picks, err := For(reg).Rank(ctx, "where can I park my car", &Options{MaxCandidates: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,19 +120,19 @@ func TestRankAddsPrerequisites(t *testing.T) {
 	}
 
 	// They count in MaxCandidates.
-	picks, _ = Rank(ctx, reg, "where can I park my car", &Options{MaxCandidates: 1})
+	picks, _ = For(reg).Rank(ctx, "where can I park my car", &Options{MaxCandidates: 1})
 	if got := pickNames(picks); !slices.Equal(got, []string{"geo__find_parking"}) {
 		t.Errorf("MaxCandidates 1: picks %v", got)
 	}
 	// NoPrerequisites turns them off.
-	picks, _ = Rank(ctx, reg, "where can I park my car", &Options{MaxCandidates: 3, NoPrerequisites: true})
+	picks, _ = For(reg).Rank(ctx, "where can I park my car", &Options{MaxCandidates: 3, NoPrerequisites: true})
 	for _, p := range picks {
 		if p.Provenance.Source == SourcePrerequisite {
 			t.Errorf("NoPrerequisites: got prerequisite %s", p.Tool)
 		}
 	}
 	// An exact-name pick brings its prerequisites too.
-	picks, _ = Rank(ctx, reg, "call chat__post_message", &Options{MaxCandidates: 2})
+	picks, _ = For(reg).Rank(ctx, "call chat__post_message", &Options{MaxCandidates: 2})
 	if got := pickNames(picks); !slices.Equal(got, []string{"chat__post_message", "chat__list_channels"}) {
 		t.Errorf("exact name: picks %v", got)
 	}
@@ -142,7 +142,7 @@ func TestRankAddsPrerequisites(t *testing.T) {
 // not added.
 func TestPrerequisitesObeyFilters(t *testing.T) {
 	reg := geoRegistry(t, func(tools []registry.Tool) { tools[2].Safe = false })
-	picks, err := Rank(context.Background(), reg, "where can I park my car", &Options{MaxCandidates: 3})
+	picks, err := For(reg).Rank(context.Background(), "where can I park my car", &Options{MaxCandidates: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,18 +151,10 @@ func TestPrerequisitesObeyFilters(t *testing.T) {
 			t.Errorf("unsafe prerequisite offered: %v", pickNames(picks))
 		}
 	}
-	picks, _ = Rank(context.Background(), reg, "where can I park my car", &Options{MaxCandidates: 3, AllowUnsafe: true})
+	picks, _ = For(reg).Rank(context.Background(), "where can I park my car", &Options{MaxCandidates: 3, AllowUnsafe: true})
 	if got := pickNames(picks); len(got) < 2 || got[1] != "geo__geocode_address" {
 		t.Errorf("AllowUnsafe: picks %v, want geocode_address second", got)
 	}
-}
-
-func pickNames(picks []Pick) []string {
-	var out []string
-	for _, p := range picks {
-		out = append(out, p.Tool)
-	}
-	return out
 }
 
 // TestPrerequisitesSkipChosenParameters: a parameter whose value the caller

@@ -198,14 +198,9 @@ type Reranker interface {
 	Rerank(ctx context.Context, query string, picks []Pick) ([]Pick, error)
 }
 
-// Sentinel errors.
-var (
-	// ErrNoCatalog is returned when ranking is asked of a nil registry.
-	ErrNoCatalog = errors.New("rank: no catalog")
-	// ErrFeedback is matched by every error about a feedback pair
-	// (errors.Is(err, rank.ErrFeedback)).
-	ErrFeedback = errors.New("rank: invalid feedback")
-)
+// ErrFeedback is matched by every error about a feedback pair
+// (errors.Is(err, rank.ErrFeedback)).
+var ErrFeedback = errors.New("rank: invalid feedback")
 
 // Ranker ranks one catalog repeatedly: a registry, followed as it changes, or
 // a fixed list. It is safe for concurrent use.
@@ -263,23 +258,15 @@ func (r *Ranker) SetEntries(entries []*registry.Entry) {
 // sharedRanker is the key of a registry's shared Ranker (registry.Attached).
 type sharedRanker struct{}
 
-// For returns the shared Ranker of a registry, the one Rank uses. It is
+// For returns the shared Ranker of a registry. It is
 // created on first use and kept with the registry (registry.Attached), so it
-// lives exactly as long as the registry and whoever holds it.
+// lives exactly as long as the registry and whoever holds it. For(nil)
+// returns a new Ranker over a fixed list, empty until [Ranker.SetEntries].
 func For(reg *registry.Registry) *Ranker {
 	if reg == nil {
 		return &Ranker{}
 	}
 	return reg.Attached(sharedRanker{}, func() any { return &Ranker{reg: reg} }).(*Ranker)
-}
-
-// Rank ranks the registry's tools for input (a string, or any JSON value,
-// normalised with inputText). The registry's index is built once and shared.
-func Rank(ctx context.Context, reg *registry.Registry, input any, opts *Options) ([]Pick, error) {
-	if reg == nil {
-		return nil, ErrNoCatalog
-	}
-	return For(reg).Rank(ctx, input, opts)
 }
 
 // Rank ranks the current catalog for input.
@@ -581,7 +568,7 @@ func eligible(e *registry.Entry, o *Options) bool {
 }
 
 // pickNames returns the tool names of picks, in order.
-func Names(picks []Pick) []string {
+func pickNames(picks []Pick) []string {
 	out := make([]string, len(picks))
 	for i, p := range picks {
 		out[i] = p.Tool

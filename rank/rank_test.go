@@ -41,11 +41,11 @@ func testRegistry(t testing.TB) *registry.Registry {
 
 func rankNames(t *testing.T, reg *registry.Registry, input any, o *Options) []string {
 	t.Helper()
-	picks, err := Rank(context.Background(), reg, input, o)
+	picks, err := For(reg).Rank(context.Background(), input, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Names(picks)
+	return pickNames(picks)
 }
 
 func TestTerms(t *testing.T) {
@@ -63,7 +63,7 @@ func TestTerms(t *testing.T) {
 
 func TestDefaultsAndScores(t *testing.T) {
 	reg := testRegistry(t)
-	picks, err := Rank(context.Background(), reg, "weather forecast for Paris", nil)
+	picks, err := For(reg).Rank(context.Background(), "weather forecast for Paris", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,12 +121,12 @@ func TestExactNameFirst(t *testing.T) {
 	if len(got) == 0 || got[0] != "mail__send_email" {
 		t.Fatalf("exact name not first: %v", got)
 	}
-	picks, _ := Rank(context.Background(), reg, "call `getHTTPResponse`", nil)
+	picks, _ := For(reg).Rank(context.Background(), "call `getHTTPResponse`", nil)
 	if picks[0].Tool != "getHTTPResponse" || picks[0].Score != 1 || picks[0].Provenance.Source != SourceExactName {
 		t.Errorf("exact pick %+v", picks[0])
 	}
 	// A plain-word name counts only when marked as code.
-	if picks, _ := Rank(context.Background(), reg, "add weather to my email", nil); len(picks) > 0 && picks[0].Provenance.Source == SourceExactName {
+	if picks, _ := For(reg).Rank(context.Background(), "add weather to my email", nil); len(picks) > 0 && picks[0].Provenance.Source == SourceExactName {
 		t.Errorf("plain word treated as a name: %+v", picks[0])
 	}
 	if got := rankNames(t, reg, "please run add(2, 3)", nil); len(got) == 0 || got[0] != "add" {
@@ -143,7 +143,7 @@ func TestExactNameFirst(t *testing.T) {
 
 func TestAlwaysActiveAndRelated(t *testing.T) {
 	reg := testRegistry(t)
-	picks, err := Rank(context.Background(), reg, "weather forecast", &Options{
+	picks, err := For(reg).Rank(context.Background(), "weather forecast", &Options{
 		MaxCandidates: 1,
 		AlwaysActive:  []string{"add", "files__delete_file"},
 		Related:       map[string][]string{"weather.get_forecast": {"mail__send_email"}},
@@ -152,8 +152,8 @@ func TestAlwaysActiveAndRelated(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"weather.get_forecast", "mail__send_email", "add"}
-	if !slices.Equal(Names(picks), want) {
-		t.Fatalf("got %v, want %v (unsafe always-active tool must stay out)", Names(picks), want)
+	if !slices.Equal(pickNames(picks), want) {
+		t.Fatalf("got %v, want %v (unsafe always-active tool must stay out)", pickNames(picks), want)
 	}
 	if picks[1].Provenance.Source != SourceRelated || picks[1].Provenance.RelatedTo != "weather.get_forecast" || picks[1].Reason != "related to weather.get_forecast" {
 		t.Errorf("related pick %+v", picks[1])
@@ -165,7 +165,7 @@ func TestAlwaysActiveAndRelated(t *testing.T) {
 
 func TestDebugProvenance(t *testing.T) {
 	reg := testRegistry(t)
-	picks, _ := Rank(context.Background(), reg, "current weather", &Options{Debug: true})
+	picks, _ := For(reg).Rank(context.Background(), "current weather", &Options{Debug: true})
 	p := picks[0]
 	if len(p.Provenance.Matched) == 0 || p.Provenance.Components["name"] <= 0 || p.Provenance.Components["term:weather"] <= 0 {
 		t.Errorf("debug provenance %+v", p.Provenance)
@@ -214,13 +214,13 @@ func TestCustomScorerAndTimeout(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}}
-	picks, err := Rank(context.Background(), reg, "weather", &Options{Scorer: slow, Timeout: 10 * time.Millisecond})
+	picks, err := For(reg).Rank(context.Background(), "weather", &Options{Scorer: slow, Timeout: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The first three eligible tools in registration order (delete_file is unsafe).
-	if want := []string{"weather.get_forecast", "weather.get_current", "mail__send_email"}; !slices.Equal(Names(picks), want) {
-		t.Errorf("timeout picks %v, want %v", Names(picks), want)
+	if want := []string{"weather.get_forecast", "weather.get_current", "mail__send_email"}; !slices.Equal(pickNames(picks), want) {
+		t.Errorf("timeout picks %v, want %v", pickNames(picks), want)
 	}
 	for _, p := range picks {
 		if !p.Provenance.TimedOut || p.Provenance.Source != SourceTimeout {
@@ -230,14 +230,14 @@ func TestCustomScorerAndTimeout(t *testing.T) {
 	// A cancelled caller context is an error, not a timeout fallback.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Rank(ctx, reg, "weather", &Options{Scorer: slow, Timeout: time.Second}); err == nil {
+	if _, err := For(reg).Rank(ctx, "weather", &Options{Scorer: slow, Timeout: time.Second}); err == nil {
 		t.Error("cancelled context: no error")
 	}
 }
 
 func TestKeywordScorer(t *testing.T) {
 	reg := testRegistry(t)
-	picks, err := Rank(context.Background(), reg, "send email now", &Options{Scorer: Keyword{}})
+	picks, err := For(reg).Rank(context.Background(), "send email now", &Options{Scorer: Keyword{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,8 +276,8 @@ func TestIncrementalUpdate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fmt.Sprint(Names(a)) != fmt.Sprint(Names(b)) {
-			t.Errorf("%q: incremental %v, fresh %v", q, Names(a), Names(b))
+		if fmt.Sprint(pickNames(a)) != fmt.Sprint(pickNames(b)) {
+			t.Errorf("%q: incremental %v, fresh %v", q, pickNames(a), pickNames(b))
 		}
 		for i := range a {
 			if d := a[i].Score - b[i].Score; d > 1e-6 || d < -1e-6 {
@@ -301,7 +301,7 @@ func TestConcurrentQueries(t *testing.T) {
 				if i == 0 && j%10 == 0 {
 					reg.Replace(tool(fmt.Sprintf("extra_%d", j), "weather extra"))
 				}
-				if _, err := Rank(context.Background(), reg, "weather forecast email", nil); err != nil {
+				if _, err := For(reg).Rank(context.Background(), "weather forecast email", nil); err != nil {
 					t.Error(err)
 					return
 				}
@@ -328,7 +328,7 @@ func TestReranker(t *testing.T) {
 	llm := &LLMReranker{Chat: func(_ context.Context, system, user string) (string, error) {
 		return "```json\n{\"order\":[\"weather.get_current\",\"invented\"]}\n```", nil
 	}}
-	picks, err := Rank(context.Background(), reg, "weather forecast", &Options{MaxCandidates: 2, Reranker: llm})
+	picks, err := For(reg).Rank(context.Background(), "weather forecast", &Options{MaxCandidates: 2, Reranker: llm})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +401,7 @@ func TestTokens(t *testing.T) {
 	if !(rep.Catalog > rep.TopK && rep.TopK > 0 && rep.MetaTools > 0) || rep.Savings(rep.TopK) <= 0 {
 		t.Errorf("report %+v", rep)
 	}
-	picks, _ := Rank(context.Background(), reg, "weather", &Options{MaxCandidates: 3})
+	picks, _ := For(reg).Rank(context.Background(), "weather", &Options{MaxCandidates: 3})
 	one, _ := tc.CountTools([]*registry.Entry{picks[0].Entry}, registry.FormatOpenAI)
 	kept, used, err := tc.FitBudget(picks, registry.FormatOpenAI, one+1)
 	if err != nil || len(kept) != 1 || used != one {
@@ -430,12 +430,12 @@ func TestBM25ParametersKeepTheirOwnView(t *testing.T) {
 	reg := testRegistry(t)
 	custom := &BM25{Weights: [numFields]float64{0.1, 5, 0.6, 0.5}}
 	o := &Options{MaxCandidates: 1, MinScore: -1, Debug: true}
-	def, err := Rank(context.Background(), reg, "weather forecast", o)
+	def, err := For(reg).Rank(context.Background(), "weather forecast", o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.Scorer = custom
-	got, err := Rank(context.Background(), reg, "weather forecast", o)
+	got, err := For(reg).Rank(context.Background(), "weather forecast", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +459,7 @@ func TestReasonShowsWordsAsWritten(t *testing.T) {
 		Parameters: json.RawMessage(`{"type":"object","properties":{"services":{"type":"string"}}}`)}); err != nil {
 		t.Fatal(err)
 	}
-	picks, err := Rank(context.Background(), reg, "restarting the services", nil)
+	picks, err := For(reg).Rank(context.Background(), "restarting the services", nil)
 	if err != nil || len(picks) != 1 {
 		t.Fatalf("picks %v, err %v", picks, err)
 	}
@@ -473,11 +473,11 @@ func TestReasonShowsWordsAsWritten(t *testing.T) {
 func TestNoReasonsKeepsPicks(t *testing.T) {
 	reg := testRegistry(t)
 	for _, q := range []string{"current weather", "send an email", "weather.get_forecast for Paris", "nothing matches zzz"} {
-		full, err := Rank(context.Background(), reg, q, &Options{MaxCandidates: 5})
+		full, err := For(reg).Rank(context.Background(), q, &Options{MaxCandidates: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
-		bare, err := Rank(context.Background(), reg, q, &Options{MaxCandidates: 5, NoReasons: true})
+		bare, err := For(reg).Rank(context.Background(), q, &Options{MaxCandidates: 5, NoReasons: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -493,7 +493,7 @@ func TestNoReasonsKeepsPicks(t *testing.T) {
 			}
 		}
 	}
-	dbg, _ := Rank(context.Background(), reg, "current weather", &Options{NoReasons: true, Debug: true})
+	dbg, _ := For(reg).Rank(context.Background(), "current weather", &Options{NoReasons: true, Debug: true})
 	if len(dbg) == 0 || dbg[0].Reason == "" || len(dbg[0].Provenance.Matched) == 0 {
 		t.Errorf("Debug must win over NoReasons: %+v", dbg)
 	}

@@ -150,7 +150,7 @@ func TestSchemaTextLeavesSchemaIntact(t *testing.T) {
 	if err := reg.Register(registry.NewTool("weather", "Weather for a city.", []byte(orig))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Rank(context.Background(), reg, "weather in Paris", nil); err != nil {
+	if _, err := For(reg).Rank(context.Background(), "weather in Paris", nil); err != nil {
 		t.Fatal(err)
 	}
 	e, _ := reg.Get("weather")

@@ -136,11 +136,15 @@ func TestRankPrefilterOffersTopKInCatalogOrder(t *testing.T) {
 	assert.Equal(t, "calculate_triangle_area", res.Calls[0].Tool)
 
 	// What rank says the top 4 are, plus the always-active and related tools, in catalog order.
-	picks, err := rank.Rank(ctx, reg, triangleTask, &rank.Options{MaxCandidates: 4})
+	picks, err := rank.For(reg).Rank(ctx, triangleTask, &rank.Options{MaxCandidates: 4})
 	require.NoError(t, err)
 	require.Len(t, picks, 4)
-	require.Contains(t, rank.Names(picks), "calculate_triangle_area")
-	want := append(rank.Names(picks), "math.factorial", "get_stock_price")
+	var want []string
+	for _, p := range picks {
+		want = append(want, p.Tool)
+	}
+	require.Contains(t, want, "calculate_triangle_area")
+	want = append(want, "math.factorial", "get_stock_price")
 	slices.SortFunc(want, func(a, b string) int {
 		ea, _ := reg.Get(a)
 		eb, _ := reg.Get(b)

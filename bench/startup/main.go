@@ -105,7 +105,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	if _, err := rank.Rank(context.Background(), warm, "中文", nil); err != nil {
+	if _, err := rank.For(warm).Rank(context.Background(), "中文", nil); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}

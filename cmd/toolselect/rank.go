@@ -200,9 +200,9 @@ func runRank(env *cmdEnv, args []string) int {
 				enc.Encode(struct {
 					ID    string   `json:"id"`
 					Tools []string `json:"tools"`
-				}{q.ID, nonNil(rank.Names(picks))})
+				}{q.ID, nonNil(pickNames(picks))})
 			} else {
-				fmt.Fprintf(out, "%s\t%s\n", q.ID, strings.Join(rank.Names(picks), " "))
+				fmt.Fprintf(out, "%s\t%s\n", q.ID, strings.Join(pickNames(picks), " "))
 			}
 		}
 		return exitOK
@@ -337,4 +337,13 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// pickNames returns the tool names of picks, in rank order.
+func pickNames(picks []rank.Pick) []string {
+	names := make([]string, len(picks))
+	for i, p := range picks {
+		names[i] = p.Tool
+	}
+	return names
 }

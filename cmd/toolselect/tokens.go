@@ -45,7 +45,7 @@ func runTokens(env *cmdEnv, args []string) int {
 		if err != nil {
 			return fail(env, "tokens", exitUsage, "%v", err)
 		}
-		picks, err := rank.Rank(context.Background(), reg, query, f.options(sc))
+		picks, err := rank.For(reg).Rank(context.Background(), query, f.options(sc))
 		if err != nil {
 			return fail(env, "tokens", exitFailed, "%v", err)
 		}

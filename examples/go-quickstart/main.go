@@ -41,7 +41,7 @@ func run(ctx context.Context, out io.Writer) error {
 	task := "Should I take an umbrella in Paris? Check the weather."
 
 	// 2. Ranking needs no model: which tools matter, with score and reason.
-	picks, err := rank.Rank(ctx, reg, task, nil)
+	picks, err := rank.For(reg).Rank(ctx, task, nil)
 	if err != nil {
 		return err
 	}

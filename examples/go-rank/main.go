@@ -39,7 +39,7 @@ func run(ctx context.Context, out io.Writer, catalog string) error {
 
 	// 1. Rank: score 0..1 and the reason, in the tool's own words.
 	for _, q := range []string{"weather forecast for Lyon tomorrow", "will I need an umbrella in Lyon?"} {
-		picks, err := rank.Rank(ctx, reg, q, &rank.Options{MaxCandidates: 3})
+		picks, err := rank.For(reg).Rank(ctx, q, &rank.Options{MaxCandidates: 3})
 		if err != nil {
 			return err
 		}
@@ -68,7 +68,11 @@ func run(ctx context.Context, out io.Writer, catalog string) error {
 	fmt.Fprintln(out)
 
 	// 3. Or give the model two meta-tools instead of the catalog.
-	view, err := executor.MetaToolsView(registry.FormatOpenAI)
+	metaTools, err := rank.MetaToolEntries()
+	if err != nil {
+		return err
+	}
+	view, err := registry.MarshalView(metaTools, registry.FormatOpenAI, nil)
 	if err != nil {
 		return err
 	}
