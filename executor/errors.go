@@ -32,8 +32,8 @@ var (
 	ErrApprovalRequired = errors.New("human approval required but no approver is configured")
 	// ErrApprovalDenied: the approver said no.
 	ErrApprovalDenied = errors.New("approval denied")
-	// ErrNoSelector: Resolve on an executor built without Options.Selector.
-	ErrNoSelector = errors.New("executor: no selector configured (set Options.Selector)")
+	// ErrNoSelector: Resolve on an executor built without Options.Select.
+	ErrNoSelector = errors.New("executor: no selector configured (set Options.Select)")
 	// ErrRepairDeclined: the ChatRepairer's model answered {"args": null}
 	// (a CallError's RepairErr).
 	ErrRepairDeclined = errors.New("the model declined to repair the arguments")

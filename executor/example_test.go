@@ -130,7 +130,7 @@ func ExampleExecutor_Resolve() {
 	if err != nil {
 		panic(err)
 	}
-	ex := executor.New(registry.New(nil), &executor.Options{Selector: sel})
+	ex := executor.New(registry.New(nil), &executor.Options{Select: sel.SelectToolCalls})
 	_ = ex.Register(registry.NewTool("get_metrics", "Read a service metric.",
 		json.RawMessage(`{"type":"object","properties":{"service":{"type":"string"},"metric":{"enum":["cpu","error_rate"]}},"required":["service","metric"]}`)),
 		func(ctx context.Context, args json.RawMessage) (any, error) { return "error_rate=7.2%", nil })

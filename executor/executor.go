@@ -1,8 +1,6 @@
 package executor
 
 import (
-	"go.opentelemetry.io/otel/trace"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,8 +9,11 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
+	"github.com/toolselect/toolselect/selector"
 )
 
 // defaultTimeout bounds one tool run when neither Options.Timeout nor
@@ -69,8 +70,9 @@ type Options struct {
 	// like any other arguments; an error means "no repair" and the call stays
 	// invalid. A ChatRepairer's RepairArgs asks a chat model.
 	Repairer func(ctx context.Context, req RepairRequest) (json.RawMessage, error)
-	// Selector, when set, lets Resolve turn a task into calls (a *selector.ToolSelector).
-	Selector Selector
+	// Select, when set, lets Resolve turn a task into calls: a
+	// *selector.ToolSelector's SelectToolCalls method.
+	Select func(ctx context.Context, req selector.Request) ([]selector.ToolCall, error)
 	// FindTool tunes the ranking behind the find_tool meta-tool (scorer, min
 	// score, related tools...). Its MaxCandidates comes from find_tool's
 	// limit, and its AllowUnsafe and Roles from this executor; its Filter

@@ -6,19 +6,14 @@ import (
 	"github.com/toolselect/toolselect/selector"
 )
 
-// Selector is what Resolve needs; *selector.ToolSelector satisfies it.
-type Selector interface {
-	SelectToolCalls(ctx context.Context, req selector.Request) ([]selector.ToolCall, error)
-}
-
-// Resolve turns a task into calls through the configured Selector. The
+// Resolve turns a task into calls through Options.Select. The
 // request is completed so that the model is offered only what this executor
 // would run: Registry defaults to the executor's, Roles to Options.Roles, and
 // unsafe tools are offered only when Options.AllowUnsafe is set. Selection
 // errors (e.g. a *selector.SelectionError, errors.Is selector.ErrFailClosed)
 // are returned unchanged, with no calls.
 func (e *Executor) Resolve(ctx context.Context, req selector.Request) ([]Call, error) {
-	if e.opts.Selector == nil {
+	if e.opts.Select == nil {
 		return nil, ErrNoSelector
 	}
 	if req.Registry == nil {
@@ -28,7 +23,7 @@ func (e *Executor) Resolve(ctx context.Context, req selector.Request) ([]Call, e
 		req.Roles = e.opts.Roles
 	}
 	req.AllowUnsafe = req.AllowUnsafe && e.opts.AllowUnsafe
-	tcs, err := e.opts.Selector.SelectToolCalls(ctx, req)
+	tcs, err := e.opts.Select(ctx, req)
 	if err != nil {
 		return nil, err
 	}

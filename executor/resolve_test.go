@@ -46,7 +46,7 @@ func newSelector(t *testing.T, chat selector.ChatClient) *selector.ToolSelector 
 func TestResolveThenRun(t *testing.T) {
 	chat := &scriptedChat{replies: []string{`{"calls":[{"tool":"echo","args":{"msg":"one"},"reasoning":"first"},{"tool":"status","args":{}}]}`}}
 	ex, sink := fixture(t, &executor.Options{})
-	ex2 := executor.New(ex.Registry(), &executor.Options{Selector: newSelector(t, chat), Audit: sink.Audit})
+	ex2 := executor.New(ex.Registry(), &executor.Options{Select: newSelector(t, chat).SelectToolCalls, Audit: sink.Audit})
 	for _, n := range []string{"echo", "status"} {
 		require.NoError(t, ex2.Handle(n, echo))
 	}
@@ -75,7 +75,7 @@ func TestResolveThenRun(t *testing.T) {
 func TestResolveFailClosed(t *testing.T) {
 	chat := &scriptedChat{replies: []string{`not json`}}
 	reg := registryWithEcho(t)
-	ex := executor.New(reg, &executor.Options{Selector: newSelector(t, chat)})
+	ex := executor.New(reg, &executor.Options{Select: newSelector(t, chat).SelectToolCalls})
 	calls, err := ex.Resolve(context.Background(), selector.Request{Task: selector.Task{Description: "x"}})
 	assert.Empty(t, calls)
 	assert.ErrorIs(t, err, selector.ErrFailClosed)

@@ -83,10 +83,13 @@ func ExampleRanker_Prefilter() {
 	// mail__send_email
 }
 
-func ExampleTokenCounter_Report() {
+// What offering one tool instead of the catalog saves, in the tokens of the
+// model's encoding.
+func ExampleTokenCounter_CountTools() {
 	reg := exampleRegistry()
 	tc, _ := rank.NewTokenCounter(rank.EncodingO200k)
-	rep, _ := tc.Report(reg.Entries(), reg.Entries()[:1], registry.FormatOpenAI)
-	fmt.Println(rep.Catalog > rep.TopK, rep.TopK > 0)
+	catalog, _ := tc.CountTools(reg.Entries(), registry.FormatOpenAI)
+	one, _ := tc.CountTools(reg.Entries()[:1], registry.FormatOpenAI)
+	fmt.Println(catalog > one, one > 0)
 	// Output: true true
 }

@@ -137,44 +137,6 @@ func (t *TokenCounter) FitBudget(picks []Pick, f registry.Format, budget int) ([
 	return kept, total, nil
 }
 
-// TokenReport compares what a request would cost with the full catalog, with
-// the selected tools, and with only the two meta-tools.
-type TokenReport struct {
-	Encoding  string          `json:"encoding"`
-	Format    registry.Format `json:"format"`
-	Tools     int             `json:"tools"`
-	Selected  int             `json:"selected"`
-	Catalog   int             `json:"catalog_tokens"`
-	TopK      int             `json:"selected_tokens"`
-	MetaTools int             `json:"meta_tool_tokens"`
-}
-
-// Savings returns the percentage of catalog tokens saved by sending n tokens.
-func (r TokenReport) Savings(n int) float64 {
-	if r.Catalog == 0 {
-		return 0
-	}
-	return 100 * float64(r.Catalog-n) / float64(r.Catalog)
-}
-
-// Report counts the full catalog, the selection and the meta-tools in format f.
-func (t *TokenCounter) Report(catalog, selected []*registry.Entry, f registry.Format) (TokenReport, error) {
-	r := TokenReport{Encoding: t.Encoding(), Format: f, Tools: len(catalog), Selected: len(selected)}
-	var err error
-	if r.Catalog, err = t.CountTools(catalog, f); err != nil {
-		return r, err
-	}
-	if r.TopK, err = t.CountTools(selected, f); err != nil {
-		return r, err
-	}
-	meta, err := MetaToolEntries()
-	if err != nil {
-		return r, err
-	}
-	r.MetaTools, err = t.CountTools(meta, f)
-	return r, err
-}
-
 // The meta-tools let a model search a large catalog itself instead of
 // receiving it: find_tool(query, limit) returns matching tools' names,
 // descriptions, parameters and scores; call_tool(name, arguments) validates

@@ -56,13 +56,13 @@ func runTokens(env *cmdEnv, args []string) int {
 	} else if len(selected) > f.k {
 		selected = selected[:f.k]
 	}
-	rep, err := tc.Report(reg.Entries(), selected, fmtv)
+	rep, err := countReport(tc, reg.Entries(), selected, fmtv)
 	if err != nil {
 		return fail(env, "tokens", exitFailed, "%v", err)
 	}
 	if *asJSON {
 		b, _ := json.Marshal(struct {
-			rank.TokenReport
+			tokenReport
 			SavingsTopK float64 `json:"savings_topk_pct"`
 			SavingsMeta float64 `json:"savings_meta_pct"`
 		}{rep, rep.Savings(rep.TopK), rep.Savings(rep.MetaTools)})
@@ -78,6 +78,44 @@ func runTokens(env *cmdEnv, args []string) int {
 	fmt.Fprintf(env.stdout, "  %-36s %8d   saves %5.1f%%\n", what, rep.TopK, rep.Savings(rep.TopK))
 	fmt.Fprintf(env.stdout, "  %-36s %8d   saves %5.1f%%\n", "meta-tools (find_tool + call_tool)", rep.MetaTools, rep.Savings(rep.MetaTools))
 	return exitOK
+}
+
+// tokenReport compares what a request would cost with the full catalog, with
+// the selected tools, and with only the two meta-tools.
+type tokenReport struct {
+	Encoding  string          `json:"encoding"`
+	Format    registry.Format `json:"format"`
+	Tools     int             `json:"tools"`
+	Selected  int             `json:"selected"`
+	Catalog   int             `json:"catalog_tokens"`
+	TopK      int             `json:"selected_tokens"`
+	MetaTools int             `json:"meta_tool_tokens"`
+}
+
+// Savings returns the percentage of catalog tokens saved by sending n tokens.
+func (r tokenReport) Savings(n int) float64 {
+	if r.Catalog == 0 {
+		return 0
+	}
+	return 100 * float64(r.Catalog-n) / float64(r.Catalog)
+}
+
+// countReport counts the full catalog, the selection and the meta-tools in format f.
+func countReport(tc *rank.TokenCounter, catalog, selected []*registry.Entry, f registry.Format) (tokenReport, error) {
+	r := tokenReport{Encoding: tc.Encoding(), Format: f, Tools: len(catalog), Selected: len(selected)}
+	var err error
+	if r.Catalog, err = tc.CountTools(catalog, f); err != nil {
+		return r, err
+	}
+	if r.TopK, err = tc.CountTools(selected, f); err != nil {
+		return r, err
+	}
+	meta, err := rank.MetaToolEntries()
+	if err != nil {
+		return r, err
+	}
+	r.MetaTools, err = tc.CountTools(meta, f)
+	return r, err
 }
 
 // formatNames lists the provider formats, joined by sep, for flag help.
