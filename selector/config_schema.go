@@ -1,10 +1,12 @@
 package selector
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -14,13 +16,27 @@ var (
 	boolFalse = []string{"0", "false", "f", "no", "n", "off"}
 )
 
-// ConfigSchema describes every configuration setting, derived from Config
-// itself (JSON names, validate tags, DefaultConfig) and configFields
-// (environment variables, accepted values). Other languages (the Python
-// package, through the C ABI) read it instead of writing the rules again, so a
-// field added to Config with its tags and its configFields entry reaches them
-// unchanged.
-type ConfigSchema struct {
+// ConfigSchema returns, as a JSON document, every configuration setting:
+// {"env_prefix","bool_true","bool_false","fields":[{"name","go_field","type",
+// "default","env","want","required","nullable","min","max","choices",
+// "fold_case","format","secret"}]}, in Config's order. It is derived from
+// Config itself (JSON names, validate tags, DefaultConfig) and the table of
+// environment variables, so other languages (the Python package, through the
+// C ABI) read the rules instead of writing them again, and a field added to
+// Config reaches them unchanged. Each call returns a new copy.
+func ConfigSchema() json.RawMessage { return bytes.Clone(schemaJSON()) }
+
+// schemaJSON is the schema, encoded once.
+var schemaJSON = sync.OnceValue(func() []byte {
+	b, err := json.Marshal(schema())
+	if err != nil {
+		panic("selector: the configuration schema does not encode: " + err.Error())
+	}
+	return b
+})
+
+// configSchema is the document ConfigSchema writes.
+type configSchema struct {
 	// EnvPrefix is the common prefix of the variables.
 	EnvPrefix string `json:"env_prefix"`
 	// BoolTrue and BoolFalse are the accepted spellings of a boolean variable.
@@ -63,9 +79,9 @@ type configField struct {
 	Secret bool `json:"secret"`
 }
 
-// Schema returns the configuration schema.
-func Schema() ConfigSchema {
-	s := ConfigSchema{EnvPrefix: EnvPrefix, BoolTrue: boolTrue, BoolFalse: boolFalse}
+// schema describes every setting (see ConfigSchema).
+func schema() configSchema {
+	s := configSchema{EnvPrefix: EnvPrefix, BoolTrue: boolTrue, BoolFalse: boolFalse}
 	def := reflect.ValueOf(DefaultConfig())
 	t := def.Type()
 	for i := 0; i < t.NumField(); i++ {

@@ -12,7 +12,7 @@ import (
 // Python reads its rules from Schema, so what must hold is that Schema lists
 // every setting ConfigFromEnv reads, with its variables.
 func TestSchemaPublishesEverySetting(t *testing.T) {
-	s := Schema()
+	s := schema()
 	seen := map[string]configField{}
 	for _, f := range s.Fields {
 		seen[f.GoField] = f
@@ -20,7 +20,7 @@ func TestSchemaPublishesEverySetting(t *testing.T) {
 	for goField, info := range configFields {
 		f, ok := seen[goField]
 		if !ok {
-			t.Errorf("%s (%s) is in configFields but not in Schema()", goField, info.env)
+			t.Errorf("%s (%s) is in configFields but not in schema()", goField, info.env)
 			continue
 		}
 		if len(f.Env) == 0 || f.Want == "" {
@@ -28,7 +28,7 @@ func TestSchemaPublishesEverySetting(t *testing.T) {
 		}
 	}
 	if len(seen) != len(configFields) {
-		t.Errorf("Schema() has %d fields, configFields %d", len(seen), len(configFields))
+		t.Errorf("schema() has %d fields, configFields %d", len(seen), len(configFields))
 	}
 	if f := seen["MaxCalls"]; f.Name != "max_calls" || f.Type != "int" || f.Default != DefaultMaxCalls ||
 		*f.Min != 1 || *f.Max != 20 {
@@ -58,7 +58,7 @@ func TestSchemaPublishesEverySetting(t *testing.T) {
 // what ConfigFromJSON (the form bindings send) accepts: the bound is accepted
 // and one step beyond it is refused.
 func TestSchemaBoundsAreTheValidatorsBounds(t *testing.T) {
-	for _, f := range Schema().Fields {
+	for _, f := range schema().Fields {
 		step := 1.0
 		if f.Type == "float" {
 			step = 0.001
@@ -98,7 +98,7 @@ func TestSchemaDefaultsAreConfigFromJSONs(t *testing.T) {
 	var got map[string]any
 	b, _ := json.Marshal(c)
 	_ = json.Unmarshal(b, &got)
-	for _, f := range Schema().Fields {
+	for _, f := range schema().Fields {
 		if f.Secret {
 			continue
 		}
@@ -122,10 +122,22 @@ func TestSchemaDefaultsAreConfigFromJSONs(t *testing.T) {
 	}
 }
 
-func ExampleSchema() {
-	for _, f := range Schema().Fields {
+func ExampleConfigSchema() {
+	var s struct {
+		Fields []struct {
+			Name     string
+			Type     string
+			Default  any
+			Min, Max float64
+			Env      []string
+		}
+	}
+	if err := json.Unmarshal(ConfigSchema(), &s); err != nil {
+		panic(err)
+	}
+	for _, f := range s.Fields {
 		if f.Name == "max_calls" {
-			fmt.Println(f.Name, f.Type, f.Default, *f.Min, *f.Max, f.Env)
+			fmt.Println(f.Name, f.Type, f.Default, f.Min, f.Max, f.Env)
 		}
 	}
 	// Output: max_calls int 5 1 20 [LLM_COMMON_TOOL_SELECTION_MAX_CALLS]
@@ -135,7 +147,7 @@ func ExampleSchema() {
 // the exported ones callers check against.
 func TestSchemaBoundsAreTheConstants(t *testing.T) {
 	want := map[string]float64{"offer_tokens": MaxOfferTokens, "top_k": MaxTopK, "max_searches": MaxMaxSearches}
-	for _, f := range Schema().Fields {
+	for _, f := range schema().Fields {
 		if m, ok := want[f.Name]; ok {
 			if f.Max == nil || *f.Max != m {
 				t.Errorf("%s: schema max %v, constant %v", f.Name, f.Max, m)

@@ -18,8 +18,15 @@ import (
 func TestSelectProviders(t *testing.T) {
 	cases, err := providerreplica.Load(filepath.Join("..", "..", "testdata", "providers"))
 	require.NoError(t, err)
+	var schema struct {
+		Fields []struct {
+			Name string
+			Env  []string
+		}
+	}
+	require.NoError(t, json.Unmarshal(selector.ConfigSchema(), &schema))
 	envOf := map[string]string{}
-	for _, f := range selector.Schema().Fields {
+	for _, f := range schema.Fields {
 		if len(f.Env) > 0 {
 			envOf[f.Name] = f.Env[0]
 		}

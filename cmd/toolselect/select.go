@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -66,10 +67,8 @@ func runSelect(env *cmdEnv, args []string) int {
 		fmt.Fprintln(w, "Exit status: 0 selection succeeded (even with no calls: the model's decision), 3 no calls otherwise")
 		fmt.Fprintln(w, "(error.kind fail_closed, no_eligible_tools or no_ranked_tools), 2 usage, catalog or configuration error.")
 		fmt.Fprintln(w, "The model and endpoint come from the environment:")
-		for _, f := range selector.Schema().Fields {
-			if len(f.Env) > 0 {
-				fmt.Fprintln(w, "  "+strings.Join(f.Env, " / "))
-			}
+		for _, names := range settingEnvVars {
+			fmt.Fprintln(w, "  "+strings.Join(names, " / "))
 		}
 		fmt.Fprintln(w, "Providers and reasoning models: see docs/providers.md ("+selector.EnvProvider+", "+selector.EnvReasoning+").")
 		fmt.Fprintln(w, "\nflags:")
@@ -213,15 +212,24 @@ func (k *offerK) Set(s string) error {
 	return nil
 }
 
-// selectorEnvVars are the variables the selector reads: every setting's,
-// as the configuration schema publishes them.
-var selectorEnvVars = func() []string {
-	var out []string
-	for _, f := range selector.Schema().Fields {
-		out = append(out, f.Env...)
+// settingEnvVars are the variables of each setting the selector reads from
+// the environment, as its configuration schema publishes them.
+var settingEnvVars = func() [][]string {
+	var s struct{ Fields []struct{ Env []string } }
+	if err := json.Unmarshal(selector.ConfigSchema(), &s); err != nil {
+		panic(err)
+	}
+	var out [][]string
+	for _, f := range s.Fields {
+		if len(f.Env) > 0 {
+			out = append(out, f.Env)
+		}
 	}
 	return out
 }()
+
+// selectorEnvVars are the variables the selector reads: every setting's.
+var selectorEnvVars = slices.Concat(settingEnvVars...)
 
 // environMap reads names through env.getenv so tests control the environment.
 func environMap(env *cmdEnv, names []string) map[string]string {

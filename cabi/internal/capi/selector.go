@@ -27,10 +27,10 @@ var newClient = func(cfg selector.Config) (selector.ChatClient, error) {
 	return selector.NewOpenAIClient(&cfg, nil)
 }
 
-// ConfigSchema describes every selector setting (selector.Schema): JSON
+// ConfigSchema describes every selector setting (selector.ConfigSchema): JSON
 // name, type, default, bounds, choices, environment variables. Bindings read
 // their configuration rules from it instead of restating them.
-func ConfigSchema() Result { return Ok(selector.Schema()) }
+func ConfigSchema() Result { return Ok(selector.ConfigSchema()) }
 
 // SelectorNew creates a selector from a JSON config (see selector.ConfigFromJSON:
 // missing keys take their defaults, unknown keys and bad values are errors).

@@ -185,7 +185,12 @@ func TestSessionTopK(t *testing.T) {
 // publishes is a key selector_new takes, at its published default.
 func TestConfigSchemaNamesWhatSelectorNewAccepts(t *testing.T) {
 	res := ConfigSchema()
-	var s selector.ConfigSchema
+	var s struct {
+		Fields []struct {
+			Name    string
+			Default any
+		}
+	}
 	if res.Code != OK || json.Unmarshal(res.Body, &s) != nil || len(s.Fields) == 0 {
 		t.Fatalf("%d %s", res.Code, res.Body)
 	}
