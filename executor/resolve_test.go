@@ -36,7 +36,7 @@ func (c *scriptedChat) Chat(_ context.Context, req selector.ChatRequest) (select
 
 func newSelector(t *testing.T, chat selector.ChatClient) *selector.ToolSelector {
 	t.Helper()
-	cfg := selector.DefaultConfig()
+	var cfg selector.Config
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	s, err := selector.New(chat, &cfg)
 	require.NoError(t, err)
@@ -116,14 +116,13 @@ func TestCallAllContinuesAfterFailures(t *testing.T) {
 func TestChatRepairer(t *testing.T) {
 	t.Run("repairs through the chat client", func(t *testing.T) {
 		chat := &scriptedChat{replies: []string{"```json\n{\"args\":{\"msg\":\"fixed\"}}\n```"}}
-		cfg := selector.DefaultConfig()
-		ex, sink := fixture(t, &executor.Options{Repairer: (&executor.ChatRepairer{Client: chat, Model: cfg.Model, Temperature: cfg.Temperature, Timeout: cfg.Timeout}).RepairArgs})
+		ex, sink := fixture(t, &executor.Options{Repairer: (&executor.ChatRepairer{Client: chat, Model: selector.DefaultModel, Timeout: selector.DefaultTimeout}).RepairArgs})
 		res, err := ex.Call(context.Background(), call("echo", `{"message":"fixed"}`))
 		require.NoError(t, err)
 		assert.Equal(t, map[string]any{"msg": "fixed"}, res.Value)
 		require.Len(t, chat.reqs, 1, "one repair request")
 		req := chat.reqs[0]
-		assert.Equal(t, cfg.Model, req.Model)
+		assert.Equal(t, selector.DefaultModel, req.Model)
 		assert.Equal(t, "json_object", req.ResponseFormat)
 		assert.Zero(t, req.Temperature)
 		user := req.Messages[1].Content

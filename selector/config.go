@@ -81,8 +81,9 @@ const (
 	EnvOpenAIAPIKey     = "OPENAI_API_KEY"
 )
 
-// Config configures a ToolSelector. Build one with DefaultConfig, ConfigFromEnv
-// or ConfigFromJSON; a nil *Config passed to New means DefaultConfig().
+// Config configures a ToolSelector: a literal, or ConfigFromEnv or
+// ConfigFromJSON. A nil *Config passed to New means the defaults (the Default*
+// constants).
 //
 // New fills a zero Model, MaxCalls, Timeout, Mode, MaxResponseBytes,
 // OfferTokens, TopK or MaxSearches with its default, so the zero Config means the defaults: Temperature 0 is the
@@ -185,8 +186,8 @@ func (c Config) Searches() int {
 	return c.MaxSearches
 }
 
-// DefaultConfig returns the documented defaults.
-func DefaultConfig() Config {
+// defaultConfig returns the documented defaults.
+func defaultConfig() Config {
 	return Config{
 		Model:            DefaultModel,
 		MaxCalls:         DefaultMaxCalls,
@@ -233,7 +234,7 @@ func (c Config) provider() Provider {
 
 // withDefaults fills the fields whose zero value is never valid.
 func (c Config) withDefaults() Config {
-	d := DefaultConfig()
+	d := defaultConfig()
 	if strings.TrimSpace(c.Model) == "" {
 		c.Model = d.Model
 	}
@@ -570,11 +571,11 @@ func firstNonEmpty(vals ...string) string {
 }
 
 // ConfigFromJSON reads a configuration given as JSON (snake_case keys, as
-// written by MarshalJSON plus "api_key"), starting from DefaultConfig: a
+// written by MarshalJSON plus "api_key"), starting from the defaults: a
 // missing key keeps its default. Unknown keys are an error. It is how a caller
 // that reads its own environment (the Python package) passes configuration.
 func ConfigFromJSON(data []byte) (Config, error) {
-	c := DefaultConfig()
+	c := defaultConfig()
 	aux := struct {
 		*Config
 		APIKeySet   *bool `json:"api_key_set"` // written by MarshalJSON; ignored

@@ -20,7 +20,7 @@ var (
 // {"env_prefix","bool_true","bool_false","fields":[{"name","go_field","type",
 // "default","env","want","required","nullable","min","max","choices",
 // "fold_case","format","secret"}]}, in Config's order. It is derived from
-// Config itself (JSON names, validate tags, DefaultConfig) and the table of
+// Config itself (JSON names, validate tags, defaults) and the table of
 // environment variables, so other languages (the Python package, through the
 // C ABI) read the rules instead of writing them again, and a field added to
 // Config reaches them unchanged. Each call returns a new copy.
@@ -82,7 +82,7 @@ type configField struct {
 // schema describes every setting (see ConfigSchema).
 func schema() configSchema {
 	s := configSchema{EnvPrefix: EnvPrefix, BoolTrue: boolTrue, BoolFalse: boolFalse}
-	def := reflect.ValueOf(DefaultConfig())
+	def := reflect.ValueOf(defaultConfig())
 	t := def.Type()
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)

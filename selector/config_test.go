@@ -18,11 +18,11 @@ func TestConfigDefaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Config{Model: "glm-4.5-air", MaxCalls: 5, Timeout: 30 * time.Second, Temperature: 0, FailOpen: false, Mode: "json", MaxResponseBytes: 4 << 20,
 		OfferTokens: 10000, TopK: 10, MaxSearches: 1}, c)
-	assert.Equal(t, DefaultConfig(), c)
+	assert.Equal(t, defaultConfig(), c)
 	// Empty values count as unset.
 	c, err = ConfigFromEnvMap(map[string]string{EnvMaxCalls: "", EnvFailClosed: "", EnvModel: ""})
 	require.NoError(t, err)
-	assert.Equal(t, DefaultConfig(), c)
+	assert.Equal(t, defaultConfig(), c)
 }
 
 func TestConfigFromEnvValues(t *testing.T) {
@@ -123,7 +123,7 @@ func TestConfigErrorsListEveryVariable(t *testing.T) {
 }
 
 func TestConfigValidateGoBuilt(t *testing.T) {
-	c := DefaultConfig()
+	c := defaultConfig()
 	c.MaxCalls = 50
 	err := c.Validate()
 	require.Error(t, err)
@@ -144,7 +144,7 @@ func TestConfigValidateGoBuilt(t *testing.T) {
 	assert.Equal(t, 0, s.Config().Searches())
 	s, err = New(nil, nil)
 	require.NoError(t, err)
-	assert.Equal(t, DefaultConfig(), s.Config())
+	assert.Equal(t, defaultConfig(), s.Config())
 }
 
 func TestConfigFromJSON(t *testing.T) {
@@ -186,7 +186,7 @@ func TestConfigFromJSON(t *testing.T) {
 
 func TestConfigNeverPrintsKey(t *testing.T) {
 	const key = "sk-live-DO-NOT-LEAK-42"
-	c := DefaultConfig()
+	c := defaultConfig()
 	c.APIKey = key
 	var logs bytes.Buffer
 	slog.New(slog.NewJSONHandler(&logs, nil)).Info("cfg", "config", c)
@@ -227,7 +227,7 @@ func TestTimeoutIsADurationInGoAndSecondsOnTheWire(t *testing.T) {
 	}
 
 	// A fraction of a second is valid in Go and written rounded up.
-	c = DefaultConfig()
+	c = defaultConfig()
 	c.Timeout = 1500 * time.Millisecond
 	require.NoError(t, c.Validate())
 	b, _ = json.Marshal(c)

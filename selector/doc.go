@@ -41,8 +41,8 @@
 //
 // Configuration: [New] takes a [*Config] whose zero fields mean the defaults;
 // [ConfigFromEnv] reads the LLM_COMMON_TOOL_SELECTION_* variables,
-// [ConfigFromJSON] the JSON form, [DefaultConfig] spells the defaults out,
-// and [Schema] describes every setting for other languages. Records of each
+// [ConfigFromJSON] the JSON form (each starting from the Default* constants),
+// and [ConfigSchema] describes every setting for other languages. Records of each
 // attempt and decision go to log/slog (Config.Logger); selections that
 // return calls are recorded with Config.Recorder ([FeedbackRecorder]).
 package selector

@@ -35,7 +35,7 @@ func ExampleToolSelector_SelectToolCalls() {
 	}))
 	defer srv.Close()
 
-	cfg := selector.DefaultConfig()
+	var cfg selector.Config
 	cfg.BaseURL = srv.URL + "/v1"
 	cfg.FailOpen = true // drop the invented tool instead of failing the attempt
 	client, err := selector.NewOpenAIClient(&cfg, nil)
@@ -74,7 +74,7 @@ func (s scripted) Chat(_ context.Context, req selector.ChatRequest) (selector.Ch
 
 // When every attempt fails, no calls are returned and the error lists each attempt.
 func ExampleSelectionError() {
-	cfg := selector.DefaultConfig()
+	var cfg selector.Config
 	cfg.Model, cfg.FallbackModel = "primary", "fallback"
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	sel, _ := selector.New(scripted{"primary": "Sure, I'd call get_weather!"}, &cfg)
@@ -138,7 +138,7 @@ func ExampleConfigFromEnvMap() {
 // model searches with its own words, and the second request offers what
 // those words match.
 func ExampleConfig_ranker() {
-	cfg := selector.DefaultConfig()
+	var cfg selector.Config
 	cfg.OfferTokens, cfg.TopK = 1, 1
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	cfg.Ranker = rank.NewOffering(nil)

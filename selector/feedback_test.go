@@ -40,7 +40,7 @@ func TestSelectionRecordedAsFeedback(t *testing.T) {
 	ctx := context.Background()
 	l, err := feedbackstore.OpenLearner(ctx, path, nil)
 	require.NoError(t, err)
-	cfg := selector.DefaultConfig()
+	var cfg selector.Config
 	cfg.FailOpen = true // keep the valid call, drop the invalid one
 	cfg.Feedback = path
 	client := &recordingClient{reply: selector.ChatResponse{Content: `{"calls":[
@@ -81,7 +81,7 @@ func TestFailedSelectionIsNotRecorded(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "feedback.jsonl")
 	l, err := feedbackstore.OpenLearner(context.Background(), path, nil)
 	require.NoError(t, err)
-	cfg := selector.DefaultConfig()
+	var cfg selector.Config
 	cfg.Feedback = path
 	client := &recordingClient{reply: selector.ChatResponse{Content: `{"calls":[{"tool":"get_forecast","args":{}}]}`}}
 	cfg.Logger = slog.New(slog.DiscardHandler)
@@ -100,7 +100,7 @@ func TestFeedbackStoreFailureIsReported(t *testing.T) {
 	st, err := feedbackstore.Open(path)
 	require.NoError(t, err)
 	l := feedbackstore.NewLearner(st, nil)
-	cfg := selector.DefaultConfig()
+	var cfg selector.Config
 	cfg.Feedback = path
 	client := &recordingClient{reply: selector.ChatResponse{Content: `{"calls":[{"tool":"get_forecast","args":{"city":"Oslo"}}]}`}}
 	cfg.Logger = slog.New(slog.DiscardHandler)
@@ -129,7 +129,7 @@ func TestFeedbackConfig(t *testing.T) {
 	_, err := selector.ConfigFromEnvMap(map[string]string{selector.EnvFeedback: "redis://:s3cret@host:99999"})
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "s3cret")
-	cfg := selector.DefaultConfig()
+	var cfg selector.Config
 	cfg.Feedback = "redis://:s3cret@host:6379"
 	assert.NotContains(t, cfg.String(), "s3cret")
 	// A configured store without a recorder is refused, not ignored.
@@ -147,7 +147,7 @@ func TestFeedbackInTheOfferBudget(t *testing.T) {
 	ctx := context.Background()
 	l, err := feedbackstore.OpenLearner(ctx, path, nil)
 	require.NoError(t, err)
-	cfg := selector.DefaultConfig()
+	var cfg selector.Config
 	cfg.Feedback = path
 	cfg.OfferTokens, cfg.TopK = 1, 2 // always over budget: offer the ranked top 2
 	client := &recordingClient{reply: selector.ChatResponse{Content: `{"calls":[{"tool":"get_forecast","args":{"city":"Chamonix"}}]}`}}

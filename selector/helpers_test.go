@@ -56,7 +56,7 @@ func withClock(now func() time.Time) option { return func(c *Config) { c.now = n
 
 // newWith is New with cfg (nil: the defaults) changed by opts, on a copy.
 func newWith(client ChatClient, cfg *Config, opts ...option) (*ToolSelector, error) {
-	c := DefaultConfig()
+	c := defaultConfig()
 	if cfg != nil {
 		c = *cfg
 	}
@@ -105,7 +105,7 @@ func failing(err error) func(ChatRequest) (ChatResponse, error) {
 }
 
 func cfgWith(mut func(*Config)) *Config {
-	c := DefaultConfig()
+	c := defaultConfig()
 	c.Model, c.FallbackModel = "primary", "fallback"
 	if mut != nil {
 		mut(&c)

@@ -40,7 +40,7 @@ type openAIClient struct {
 // http.Client has none) is copied and given one of cfg.Timeout plus 5
 // seconds, a backstop behind the per-attempt context deadline.
 func NewOpenAIClient(config *Config, httpClient *http.Client) (ChatClient, error) {
-	cfg := DefaultConfig()
+	cfg := defaultConfig()
 	if config != nil {
 		cfg = config.withDefaults()
 	}

@@ -216,7 +216,7 @@ func TestWireRetryAfterOnChatError(t *testing.T) {
 		w.Header().Set("Retry-After", "3")
 		writeJSON(w, 429, map[string]any{"error": map[string]any{"message": "slow down"}})
 	})
-	cfg := DefaultConfig()
+	cfg := defaultConfig()
 	cfg.BaseURL, cfg.APIKey = ws.URL, "sk-test"
 	client, err := NewOpenAIClient(&cfg, nil)
 	require.NoError(t, err)
@@ -316,7 +316,7 @@ func TestWireKeyNeverLeaks(t *testing.T) {
 }
 
 func TestNewOpenAIClientSetsHTTPTimeout(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := defaultConfig()
 	cfg.Timeout = 10 * time.Second
 	c, err := NewOpenAIClient(&cfg, nil)
 	require.NoError(t, err)

@@ -158,7 +158,7 @@ func FuzzParseReply(f *testing.F) {
 // unsafe, one role-restricted) in the given mode, with a fallback model.
 func fuzzSession(t *testing.T, mode Mode) *Session {
 	t.Helper()
-	cfg := DefaultConfig()
+	cfg := defaultConfig()
 	cfg.Model, cfg.FallbackModel, cfg.Mode, cfg.MaxCalls = "m1", "m2", mode, 2
 	s, err := newWith(nil, &cfg, quiet())
 	if err != nil {

@@ -111,7 +111,7 @@ func inCatalogOrder(t *testing.T, reg *registry.Registry, names []string) bool {
 
 func newRankedSelector(t *testing.T, client selector.ChatClient, reg *registry.Registry, mut func(*selector.Config)) *selector.ToolSelector {
 	t.Helper()
-	cfg := selector.DefaultConfig()
+	var cfg selector.Config
 	cfg.Model = "m"
 	if mut != nil {
 		mut(&cfg)

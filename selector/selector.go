@@ -20,11 +20,11 @@ type ToolSelector struct {
 }
 
 // New returns a ToolSelector that talks to the model through client. A nil
-// cfg means DefaultConfig(); every zero field of cfg takes its default (see
+// cfg means the defaults; every zero field of cfg takes its default (see
 // Config). client may be nil when the selector is only used through Sessions
 // driven by the caller.
 func New(client ChatClient, cfg *Config) (*ToolSelector, error) {
-	c := DefaultConfig()
+	c := defaultConfig()
 	if cfg != nil {
 		c = cfg.withDefaults()
 	}

@@ -30,7 +30,7 @@ func TestGenericRequestBytesUnchanged(t *testing.T) {
 				completion(w, `{"calls":[]}`)
 			}))
 			defer srv.Close()
-			cfg := DefaultConfig()
+			cfg := defaultConfig()
 			cfg.BaseURL, cfg.APIKey, cfg.Model, cfg.Mode = srv.URL+"/v1", "sk-golden", "local-model", mode
 			client, err := NewOpenAIClient(&cfg, nil)
 			require.NoError(t, err)
