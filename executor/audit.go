@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"sync"
 	"time"
 )
 
@@ -59,26 +58,6 @@ type Record struct {
 	Outcome Outcome `json:"outcome"`
 	// Error is the refusal, validation or tool error message ("" for ok).
 	Error string `json:"error,omitempty"`
-}
-
-// SliceSink keeps records in memory, in the order they arrived. The zero value is ready.
-type SliceSink struct {
-	mu      sync.Mutex
-	records []Record
-}
-
-// Audit appends r.
-func (s *SliceSink) Audit(_ context.Context, r Record) {
-	s.mu.Lock()
-	s.records = append(s.records, r)
-	s.mu.Unlock()
-}
-
-// Records returns a copy of the records so far.
-func (s *SliceSink) Records() []Record {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Record(nil), s.records...)
 }
 
 // SlogSink writes each record as one structured log entry: Info for ok,

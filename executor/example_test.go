@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/toolselect/toolselect/executor"
 	"github.com/toolselect/toolselect/rank"
@@ -78,7 +79,7 @@ func ExampleExecutor_Hydrate() {
 // Run calls under policy and read the audit trail: an unsafe tool is
 // refused, a schema-less read-only tool runs but is audited as unvalidated,
 // and a tool's own failure is a result.
-func ExampleSliceSink() {
+func Example_audit() {
 	reg := registry.New(nil)
 	drop := registry.NewTool("drop_table", "Drop a table.", json.RawMessage(`{"type":"object"}`))
 	drop.Safe = false
@@ -89,8 +90,15 @@ func ExampleSliceSink() {
 		panic(err)
 	}
 
-	audit := &executor.SliceSink{}
-	ex := executor.New(reg, &executor.Options{Audit: audit.Audit})
+	// The audit trail, kept in memory (Audit may be called concurrently).
+	var mu sync.Mutex
+	var trail []executor.Record
+	audit := func(_ context.Context, r executor.Record) {
+		mu.Lock()
+		defer mu.Unlock()
+		trail = append(trail, r)
+	}
+	ex := executor.New(reg, &executor.Options{Audit: audit})
 	_ = ex.Handle("drop_table", func(context.Context, json.RawMessage) (any, error) { return "dropped", nil })
 	_ = ex.Handle("status", func(context.Context, json.RawMessage) (any, error) { return "all green", nil })
 	_ = ex.Handle("flaky", func(context.Context, json.RawMessage) (any, error) { return nil, errors.New("upstream 503") })
@@ -103,7 +111,7 @@ func ExampleSliceSink() {
 	res, err = ex.Call(ctx, executor.Call{Tool: "flaky"})
 	fmt.Println("flaky:", res.IsError, res.Error, err)
 
-	for _, r := range audit.Records() {
+	for _, r := range trail {
 		fmt.Printf("%-10s validated=%-5v outcome=%s\n", r.Tool, r.Validated, r.Outcome)
 	}
 	// Output:

@@ -63,7 +63,7 @@ type Options struct {
 	ToolTimeouts map[string]time.Duration
 	// Audit receives one Record per call; nil discards them. It must be safe
 	// for concurrent use and not block for long (it runs on the call's path).
-	// SliceSink.Audit and SlogSink.Audit are two.
+	// SlogSink.Audit logs them.
 	Audit func(ctx context.Context, r Record)
 	// Repairer proposes corrected arguments for an invalid call. The
 	// executor asks it at most once per call and validates its answer again

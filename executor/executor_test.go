@@ -47,7 +47,25 @@ func echo(_ context.Context, args json.RawMessage) (any, error) {
 
 // fixture returns a registry of test tools; every tool is bound to echo
 // unless the test binds something else.
-func fixture(t *testing.T, opts *executor.Options) (*executor.Executor, *executor.SliceSink) {
+// recordSink keeps audit records in memory, in the order they arrived.
+type recordSink struct {
+	mu      sync.Mutex
+	records []executor.Record
+}
+
+func (s *recordSink) Audit(_ context.Context, r executor.Record) {
+	s.mu.Lock()
+	s.records = append(s.records, r)
+	s.mu.Unlock()
+}
+
+func (s *recordSink) Records() []executor.Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]executor.Record(nil), s.records...)
+}
+
+func fixture(t *testing.T, opts *executor.Options) (*executor.Executor, *recordSink) {
 	t.Helper()
 	reg := registry.New(nil)
 	require.NoError(t, reg.RegisterAll([]registry.Tool{
@@ -61,7 +79,7 @@ func fixture(t *testing.T, opts *executor.Options) (*executor.Executor, *executo
 		tool("anything", "", noSchema(registry.NoSchemaFull)),
 		tool("unbound", msgSchema),
 	}))
-	sink := &executor.SliceSink{}
+	sink := &recordSink{}
 	o := executor.Options{}
 	if opts != nil {
 		o = *opts
@@ -79,7 +97,7 @@ func call(tool, args string) executor.Call {
 }
 
 // lastRecord returns the only audit record, failing unless there is exactly one.
-func onlyRecord(t *testing.T, sink *executor.SliceSink) executor.Record {
+func onlyRecord(t *testing.T, sink *recordSink) executor.Record {
 	t.Helper()
 	recs := sink.Records()
 	require.Len(t, recs, 1, "one audit record per call")
@@ -355,7 +373,7 @@ func TestConstructor(t *testing.T) {
 	rep := &countingRepairer{answer: `{"count":4}`}
 	reg := registry.New(nil)
 	require.NoError(t, reg.Register(tool("order", `{"type":"object","properties":{"count":{"type":"integer","minimum":0}},"required":["count"]}`)))
-	sink := &executor.SliceSink{}
+	sink := &recordSink{}
 	ex := executor.New(reg, &executor.Options{Audit: sink.Audit})
 	require.NoError(t, ex.HandleConstructor("order", newOrder))
 

@@ -173,7 +173,7 @@ func (f rerankFunc) Rerank(ctx context.Context, query string, picks []rank.Pick)
 
 func TestCallTool(t *testing.T) {
 	ctx := context.Background()
-	sink := &executor.SliceSink{}
+	sink := &recordSink{}
 	ex, runs := metaFixture(t, &executor.Options{Audit: sink.Audit})
 
 	res, err := ex.CallTool(ctx, "weather_0", json.RawMessage(`{"city":"Lyon","days":3}`))
