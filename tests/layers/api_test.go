@@ -22,8 +22,8 @@ var libraryPackages = []string{
 // apiBudget is the most entries the seven packages may list together. It is
 // a ratchet: lower it whenever a change removes entries; raise it only where
 // a cut made the code write something twice.
-// Issue 23's target is 170.
-const apiBudget = 178
+// It stands at issue 23's target, 170.
+const apiBudget = 170
 
 // apiEntries returns one string per `go doc -short` entry of the package in
 // dir, and every exported declaration that has no doc comment.
