@@ -372,7 +372,7 @@ func TestStepTools(t *testing.T) {
 		{Role: "assistant", Content: "calling weather"},
 		{Role: "tool", Tool: "weather.get_forecast", Content: "sunny"},
 		{Role: "user", Content: "now send an email about it"},
-	}, &Options{MaxCandidates: 2})
+	}, &StepOptions{Options: Options{MaxCandidates: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}

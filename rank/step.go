@@ -88,18 +88,9 @@ func (s *StepOptions) withDefaults() StepOptions {
 
 // StepTools returns the active tool set for the next step of an agent loop
 // (the prepareStep pattern), in catalog order, so the same set always gives
-// the same prompt bytes. opts are the ranking options (MaxCandidates is K);
-// the step's own settings take their defaults (see Step for the rules).
-func (r *Ranker) StepTools(ctx context.Context, turns []Turn, opts *Options) ([]*registry.Entry, error) {
-	var so StepOptions
-	if opts != nil {
-		so.Options = *opts
-	}
-	return r.StepToolsWith(ctx, turns, &so)
-}
-
-// StepToolsWith is StepTools with the step's settings.
-func (r *Ranker) StepToolsWith(ctx context.Context, turns []Turn, opts *StepOptions) ([]*registry.Entry, error) {
+// the same prompt bytes. opts.Options are the ranking options (MaxCandidates
+// is K); nil or zero fields take their defaults (see Step for the rules).
+func (r *Ranker) StepTools(ctx context.Context, turns []Turn, opts *StepOptions) ([]*registry.Entry, error) {
 	c := r.Catalog()
 	picks, err := r.step(ctx, c, turns, opts)
 	if err != nil {
@@ -108,7 +99,7 @@ func (r *Ranker) StepToolsWith(ctx context.Context, turns []Turn, opts *StepOpti
 	return inCatalogOrder(c, picks), nil
 }
 
-// Step returns the picks behind StepToolsWith, in priority order, each with
+// Step returns the picks behind StepTools, in priority order, each with
 // its reason. The active set of the next step is made of:
 //
 //  1. Up to K scored tools (K = MaxCandidates), shared between two rankings:

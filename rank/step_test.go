@@ -68,7 +68,7 @@ func TestStepThreeStepWorkflow(t *testing.T) {
 	turns := []rank.Turn{{Role: "user", Content: "Checkout is failing with errors since 14:02: find out why in the logs and tell the team on Slack."}}
 
 	// Step 1: only what the user's words reach.
-	step1, err := r.StepToolsWith(ctx, turns, opts)
+	step1, err := r.StepTools(ctx, turns, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestStepThreeStepWorkflow(t *testing.T) {
 	// Without reading tool results, step 2 could not reach it.
 	noResults := *opts
 	noResults.Results = -1
-	without, _ := r.StepToolsWith(ctx, turns, &noResults)
+	without, _ := r.StepTools(ctx, turns, &noResults)
 	if slices.Contains(entryNames(without), "get_ci_status") {
 		t.Fatalf("get_ci_status reached without the tool result: %v", entryNames(without))
 	}
@@ -149,8 +149,8 @@ func TestStepThreeStepWorkflow(t *testing.T) {
 	}
 
 	// Catalog order and determinism.
-	a, _ := r.StepToolsWith(ctx, turns, opts)
-	b, _ := r.StepToolsWith(ctx, turns, opts)
+	a, _ := r.StepTools(ctx, turns, opts)
+	b, _ := r.StepTools(ctx, turns, opts)
 	if !slices.Equal(entryNames(a), entryNames(b)) {
 		t.Errorf("not deterministic: %v vs %v", entryNames(a), entryNames(b))
 	}
@@ -176,7 +176,7 @@ func TestStepOptions(t *testing.T) {
 	}
 	names := func(o *rank.StepOptions) []string {
 		t.Helper()
-		es, err := r.StepToolsWith(ctx, turns, o)
+		es, err := r.StepTools(ctx, turns, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +229,7 @@ func TestStepOptions(t *testing.T) {
 		t.Error(err)
 	}
 	// An empty conversation gives no scored tools, only always-active ones.
-	es, err := r.StepToolsWith(ctx, nil, &rank.StepOptions{Options: rank.Options{AlwaysActive: []string{"translate_text"}}})
+	es, err := r.StepTools(ctx, nil, &rank.StepOptions{Options: rank.Options{AlwaysActive: []string{"translate_text"}}})
 	if err != nil || !slices.Equal(entryNames(es), []string{"translate_text"}) {
 		t.Errorf("empty conversation: %v %v", entryNames(es), err)
 	}

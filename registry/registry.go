@@ -508,13 +508,6 @@ func (r *Registry) Validate(name string, args []byte) error {
 	return e.ValidateArgs(args)
 }
 
-// Schema returns the catalog as `[{"name","description","parameters"}]`, the
-// shape Python agent code gets from get_tools_schema(). Parameters are the
-// verbatim schemas; a schema-less tool shows an open object schema.
-func (r *Registry) Schema() ([]byte, error) {
-	return MarshalView(r.Entries(), FormatSchema, nil)
-}
-
 // MarshalJSON writes the registry as a canonical catalog (a JSON array of tools).
 func (r *Registry) MarshalJSON() ([]byte, error) {
 	return json.Marshal(r.Tools())

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -95,24 +94,6 @@ func TestViewsGolden(t *testing.T) {
 			}
 		})
 	}
-	if err := mustEqualSchema(r); err != nil {
-		t.Error(err)
-	}
-}
-
-func mustEqualSchema(r *registry.Registry) error {
-	schema, err := r.Schema()
-	if err != nil {
-		return err
-	}
-	view, err := r.View(registry.FormatSchema)
-	if err != nil {
-		return err
-	}
-	if !bytes.Equal(schema, view) {
-		return fmt.Errorf("Schema() and View(FormatSchema) differ:\n%s\n%s", schema, view)
-	}
-	return nil
 }
 
 // TestViewsNeverMutate produces every view, item list, name and copy of a
@@ -140,9 +121,6 @@ func TestViewsNeverMutate(t *testing.T) {
 		for _, e := range r.Entries() {
 			r.ProviderName(f, e.Name())
 		}
-	}
-	if _, err := r.Schema(); err != nil {
-		t.Fatal(err)
 	}
 	if _, err := json.Marshal(r); err != nil {
 		t.Fatal(err)

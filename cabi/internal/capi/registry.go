@@ -151,7 +151,7 @@ func RegistrySchema(h uint64) Result {
 	if r != nil {
 		return *r
 	}
-	b, err := reg.Schema()
+	b, err := reg.View(registry.FormatSchema)
 	if err != nil {
 		return Fail(ErrInternal, "schema: %v", err)
 	}
