@@ -33,7 +33,7 @@ var (
 	// ErrApprovalDenied: the approver said no.
 	ErrApprovalDenied = errors.New("approval denied")
 	// ErrNoSelector: Resolve on an executor built without Options.Select.
-	ErrNoSelector = errors.New("executor: no selector configured (set Options.Select)")
+	ErrNoSelector = errors.New("no selector configured (set Options.Select)")
 	// ErrRepairDeclined: the ChatRepairer's model answered {"args": null}
 	// (a CallError's RepairErr).
 	ErrRepairDeclined = errors.New("the model declined to repair the arguments")
@@ -62,7 +62,7 @@ type CallError struct {
 // Error says which call failed, how, and why.
 func (e *CallError) Error() string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "executor: call of tool %q %s: %v", e.Tool, e.Outcome, e.Err)
+	fmt.Fprintf(&sb, "call of tool %q %s: %v", e.Tool, e.Outcome, e.Err)
 	if e.RepairAttempted {
 		sb.WriteString(" (after one repair attempt")
 		if e.RepairErr != nil {

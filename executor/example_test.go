@@ -194,7 +194,7 @@ func ExampleExecutor_HandleMeta() {
 	// find_tool (ran: true)
 	//   found get_weather, score in (0,1]: true
 	// call_tool (ran: false)
-	//   {"error":"executor: call of tool \"get_weather\" invalid: invalid arguments for tool \"get_weather\": at /: missing property 'city' (required)","tool":"get_weather","outcome":"invalid","violations":[{"pointer":"","rule":"required","message":"missing property 'city'"}],"parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"hint":"fix the arguments so they satisfy the parameters schema and call again"}
+	//   {"error":"call of tool \"get_weather\" invalid: invalid arguments for tool \"get_weather\": at /: missing property 'city' (required)","tool":"get_weather","outcome":"invalid","violations":[{"pointer":"","rule":"required","message":"missing property 'city'"}],"parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"hint":"fix the arguments so they satisfy the parameters schema and call again"}
 	// call_tool (ran: true)
 	//   sunny, 21°C
 }

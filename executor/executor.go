@@ -116,7 +116,7 @@ func (e *Executor) Registry() *registry.Registry { return e.reg }
 // replacing any earlier binding.
 func (e *Executor) Handle(name string, h Handler) error {
 	if h == nil {
-		return errors.New("executor: Handle: nil handler")
+		return errors.New("Handle: nil handler")
 	}
 	return e.bind(name, &binding{handler: h})
 }
@@ -125,7 +125,7 @@ func (e *Executor) Handle(name string, h Handler) error {
 // replacing any earlier binding.
 func (e *Executor) HandleConstructor(name string, c Constructor) error {
 	if c == nil {
-		return errors.New("executor: HandleConstructor: nil constructor")
+		return errors.New("HandleConstructor: nil constructor")
 	}
 	return e.bind(name, &binding{constructor: c})
 }
@@ -133,7 +133,7 @@ func (e *Executor) HandleConstructor(name string, c Constructor) error {
 // Register registers t in the registry and binds h to it, as one step.
 func (e *Executor) Register(t registry.Tool, h Handler) error {
 	if h == nil {
-		return errors.New("executor: Register: nil handler")
+		return errors.New("Register: nil handler")
 	}
 	if err := e.reg.Register(t); err != nil {
 		return err
@@ -144,7 +144,7 @@ func (e *Executor) Register(t registry.Tool, h Handler) error {
 func (e *Executor) bind(name string, b *binding) error {
 	entry, ok := e.reg.Lookup(name)
 	if !ok {
-		return fmt.Errorf("executor: cannot bind %q: %w", name, registry.ErrUnknownTool)
+		return fmt.Errorf("cannot bind %q: %w", name, registry.ErrUnknownTool)
 	}
 	e.mu.Lock()
 	e.bindings[entry.Name()] = b
@@ -345,7 +345,7 @@ func (e *Executor) repair(ctx context.Context, entry *registry.Entry, args json.
 // IsError; a refusal or the caller's cancellation is a *CallError.
 func (e *Executor) Run(ctx context.Context, inv *Invocation) (Result, error) {
 	if inv == nil || inv.runner == nil {
-		return Result{}, errors.New("executor: Run: invocation not produced by Hydrate")
+		return Result{}, errors.New("Run: invocation not produced by Hydrate")
 	}
 	start := time.Now()
 	rec := Record{ID: inv.ID, Tool: inv.Tool, Args: inv.Args, OriginalArgs: inv.OriginalArgs,

@@ -264,7 +264,7 @@ func metaEntry(name string) (*registry.Entry, error) {
 			return e, nil
 		}
 	}
-	return nil, fmt.Errorf("executor: no meta-tool %q", name)
+	return nil, fmt.Errorf("no meta-tool %q", name)
 }
 
 // unquoteArguments accepts call_tool's "arguments" given as a JSON string

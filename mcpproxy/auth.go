@@ -57,11 +57,11 @@ const (
 var (
 	// ErrAuthConfig is matched by every error about an authentication
 	// setting (HTTPOptions.Token, HTTPOptions.OAuth).
-	ErrAuthConfig = errors.New("mcpproxy: invalid authentication setting")
+	ErrAuthConfig = errors.New("invalid authentication setting")
 	// ErrUnauthenticated: ListenAndServe (HTTPOptions.CheckListen) refuses
 	// a non-loopback address with neither Token nor OAuth, unless
 	// HTTPOptions.AllowUnauthenticated.
-	ErrUnauthenticated = errors.New("mcpproxy: refusing to serve a non-loopback address without authentication")
+	ErrUnauthenticated = errors.New("refusing to serve a non-loopback address without authentication")
 )
 
 // validate checks a's settings.

@@ -327,7 +327,7 @@ func (u *upstream) call(ctx context.Context, tool string, args []byte) (*mcp.Cal
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case errors.Is(err, mcp.ErrConnectionClosed) || sess != u.current():
-		return nil, fmt.Errorf("upstream %q went down during the call to %q: %v%s; it restarts on next use", u.cfg.Name, tool, err, u.stderr.hint())
+		return nil, fmt.Errorf("upstream %q went down during the call to %q: %w%s; it restarts on next use", u.cfg.Name, tool, err, u.stderr.hint())
 	}
 	return nil, fmt.Errorf("upstream %q refused the call to %q: %w", u.cfg.Name, tool, err)
 }

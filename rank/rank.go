@@ -200,7 +200,7 @@ type Reranker interface {
 
 // ErrFeedback is matched by every error about a feedback pair
 // (errors.Is(err, rank.ErrFeedback)).
-var ErrFeedback = errors.New("rank: invalid feedback")
+var ErrFeedback = errors.New("invalid feedback")
 
 // Ranker ranks one catalog repeatedly: a registry, followed as it changes, or
 // a fixed list. It is safe for concurrent use.
@@ -403,7 +403,7 @@ func (s *ranking) addScored(ctx context.Context, text string) error {
 		s.addInRegistrationOrder()
 		return nil
 	case err != nil:
-		return fmt.Errorf("rank: %s scorer: %w", s.scorerName, err)
+		return fmt.Errorf("%s scorer: %w", s.scorerName, err)
 	}
 	scored, err := s.rerank(ctx, text, s.scoredPicks(hits))
 	if err != nil {
@@ -479,7 +479,7 @@ func (s *ranking) rerank(ctx context.Context, text string, scored []Pick) ([]Pic
 	}
 	re, err := s.o.Reranker.Rerank(ctx, text, append([]Pick(nil), top...))
 	if err != nil {
-		return nil, fmt.Errorf("rank: reranker: %w", err)
+		return nil, fmt.Errorf("reranker: %w", err)
 	}
 	return re, nil
 }

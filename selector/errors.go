@@ -318,7 +318,7 @@ func newErrorInfo(err error) *ErrorInfo {
 
 type prefilterError struct{ err error }
 
-func (e *prefilterError) Error() string { return "selector: prefilter: " + e.err.Error() }
+func (e *prefilterError) Error() string { return "prefilter: " + e.err.Error() }
 func (e *prefilterError) Unwrap() error { return e.err }
 
 // classify maps a ChatClient error to a failure kind and message.

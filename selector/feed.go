@@ -26,14 +26,14 @@ type feedError struct {
 func parseFeed(data []byte) (resp ChatResponse, chatErr error, err error) {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(data, &keys); err != nil {
-		return ChatResponse{}, nil, fmt.Errorf("selector: feed is not a JSON object: %w", err)
+		return ChatResponse{}, nil, fmt.Errorf("feed is not a JSON object: %w", err)
 	}
 	if e, ok := keys["error"]; ok && !isNull(e) {
 		var fe feedError
 		var probe map[string]json.RawMessage
 		if json.Unmarshal(e, &probe) == nil && probe["kind"] != nil {
 			if err := json.Unmarshal(e, &fe); err != nil {
-				return ChatResponse{}, nil, fmt.Errorf("selector: feed is not a chat outcome: %w", err)
+				return ChatResponse{}, nil, fmt.Errorf("feed is not a chat outcome: %w", err)
 			}
 			if u, ok := keys["usage"]; ok {
 				_ = json.Unmarshal(u, &struct {
@@ -57,7 +57,7 @@ func parseFeed(data []byte) (resp ChatResponse, chatErr error, err error) {
 	if hasChoices || hasErr {
 		var c wireCompletion
 		if err := json.Unmarshal(data, &c); err != nil {
-			return ChatResponse{}, nil, fmt.Errorf("selector: feed is not a chat outcome: %w", err)
+			return ChatResponse{}, nil, fmt.Errorf("feed is not a chat outcome: %w", err)
 		}
 		resp, chatErr := c.response()
 		return resp, chatErr, nil
@@ -65,7 +65,7 @@ func parseFeed(data []byte) (resp ChatResponse, chatErr error, err error) {
 	_, hasContent := keys["content"]
 	_, hasCalls := keys["tool_calls"]
 	if !hasContent && !hasCalls {
-		return ChatResponse{}, nil, errors.New(`selector: feed has none of "content", "tool_calls", "error", "choices"`)
+		return ChatResponse{}, nil, errors.New(`feed has none of "content", "tool_calls", "error", "choices"`)
 	}
 	var short struct {
 		replyMessage
@@ -76,7 +76,7 @@ func parseFeed(data []byte) (resp ChatResponse, chatErr error, err error) {
 		} `json:"usage"`
 	}
 	if err := json.Unmarshal(data, &short); err != nil {
-		return ChatResponse{}, nil, fmt.Errorf("selector: feed is not a chat outcome: %w", err)
+		return ChatResponse{}, nil, fmt.Errorf("feed is not a chat outcome: %w", err)
 	}
 	if short.Usage != nil {
 		resp.PromptTokens, resp.CompletionTokens = short.Usage.PromptTokens, short.Usage.CompletionTokens
@@ -85,7 +85,7 @@ func parseFeed(data []byte) (resp ChatResponse, chatErr error, err error) {
 	if err := short.replyMessage.into(&resp); err != nil {
 		var ce *ChatError
 		if errors.As(err, &ce) {
-			return ChatResponse{}, nil, fmt.Errorf("selector: feed %s", ce.Message)
+			return ChatResponse{}, nil, fmt.Errorf("feed %s", ce.Message)
 		}
 		return ChatResponse{}, nil, err
 	}

@@ -400,7 +400,7 @@ func setFields(req *http.Request, set map[string]json.RawMessage) error {
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(body, &m); err != nil {
-		return fmt.Errorf("selector: request body is not a JSON object: %w", err)
+		return fmt.Errorf("request body is not a JSON object: %w", err)
 	}
 	for k, v := range set {
 		m[k] = v

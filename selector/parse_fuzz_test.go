@@ -229,7 +229,7 @@ func checkAction(t *testing.T, ss *Session, act Action) {
 
 // FuzzParseFeed: the feed document a non-Go driver sends back (short form,
 // error form or a whole chat completion) and the native tool_calls in it.
-// parseFeed either fails with a "selector: feed" error, reports a *ChatError
+// parseFeed either fails with a "feed ..." error, reports a *ChatError
 // of a known kind, or yields a response whose tool calls hydrate to compact
 // JSON objects or a *parseError. Fed to a session (JSON or native mode), a
 // bad document leaves the session unchanged, and whatever the document, the
@@ -271,7 +271,7 @@ func FuzzParseFeed(f *testing.F) {
 		resp, chatErr, err := parseFeed(data)
 		switch {
 		case err != nil:
-			if !strings.HasPrefix(err.Error(), "selector: feed") || chatErr != nil {
+			if !strings.HasPrefix(err.Error(), "feed ") || chatErr != nil {
 				t.Fatalf("feed error %q (chat error %v)", err, chatErr)
 			}
 		case chatErr != nil:

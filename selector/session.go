@@ -95,7 +95,7 @@ func (a Action) MarshalJSON() ([]byte, error) {
 	switch a.Kind {
 	case ActionChat:
 		if a.Chat == nil {
-			return nil, errors.New("selector: chat action without a request")
+			return nil, errors.New("chat action without a request")
 		}
 		c := a.Chat
 		p := chatParams{
@@ -133,7 +133,7 @@ func (a Action) MarshalJSON() ([]byte, error) {
 		}
 		return json.Marshal(doneJSON{Action: ActionDone, Result: &r2, Error: newErrorInfo(a.Err)})
 	}
-	return nil, fmt.Errorf("selector: unknown action kind %q", a.Kind)
+	return nil, fmt.Errorf("unknown action kind %q", a.Kind)
 }
 
 // JSON is MarshalJSON for callers that cannot handle an error: an action that
@@ -379,7 +379,7 @@ func (ss *Session) newOffer(entries []*registry.Entry, search bool, note string)
 		search = search && !clash
 		items, err := ss.reg.ViewItems(entries, registry.FormatOpenAI)
 		if err != nil {
-			return nil, fmt.Errorf("selector: tools view: %w", err)
+			return nil, fmt.Errorf("tools view: %w", err)
 		}
 		if search {
 			items = append(items, json.RawMessage(searchToolItem))
@@ -389,7 +389,7 @@ func (ss *Session) newOffer(entries []*registry.Entry, search bool, note string)
 	o.search = search
 	system, err := buildSystemPrompt(ss.cfg.Mode, ss.cfg.MaxCalls, entries, search)
 	if err != nil {
-		return nil, fmt.Errorf("selector: system prompt: %w", err)
+		return nil, fmt.Errorf("system prompt: %w", err)
 	}
 	o.messages = []Message{{Role: "system", Content: system}, {Role: "user", Content: ss.user + note}}
 	return o, nil

@@ -132,17 +132,17 @@ type Store interface {
 // checked as the selector checks Config.Feedback before it gets here.
 func Open(spec string) (Store, error) {
 	if spec == "" {
-		return nil, errors.New("feedbackstore: no store named")
+		return nil, errors.New("no store named")
 	}
 	if low := strings.ToLower(spec); strings.HasPrefix(low, "redis://") || strings.HasPrefix(low, "rediss://") {
 		opt, err := redis.ParseURL(spec)
 		if err != nil {
-			return nil, fmt.Errorf("feedbackstore: %w", err)
+			return nil, fmt.Errorf("%w", err)
 		}
 		return newRedis(redis.NewClient(opt), ""), nil
 	}
 	if strings.Contains(spec, "://") {
-		return nil, fmt.Errorf("feedbackstore: %q is neither a file path nor a redis:// URL", spec)
+		return nil, fmt.Errorf("%q is neither a file path nor a redis:// URL", spec)
 	}
 	return newFile(spec), nil
 }
