@@ -21,7 +21,7 @@
 //   - [NewFeedback] learns from past selections ([Feedback.Add],
 //     [Feedback.Replay]); rankings with feedback are a pure function of the
 //     catalog, the log and the query.
-//   - [NewOffering] is the selector's offer (token budget and ranking); it
+//   - [Offering] is the selector's offer (token budget and ranking); it
 //     implements selector.Ranker.
 //   - [Evaluate] measures recall and NDCG on labelled queries.
 package rank

@@ -134,7 +134,7 @@ func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 type Embedding struct {
 	Embedder Embedder
 	// Cache keeps tool vectors across runs; nil keeps them in memory only.
-	// embedcache.NewFile and &embedcache.Redis{Client: c} provide the file and Redis
+	// &embedcache.File{Dir: dir} and &embedcache.Redis{Client: c} provide the file and Redis
 	// caches.
 	Cache VectorCache
 	// BatchSize bounds texts per embeddings request (default 64).

@@ -120,12 +120,12 @@ func Evaluate(ctx context.Context, r *Ranker, queries []EvalQuery, opts *Options
 	return res, nil
 }
 
-// Metrics are the quality measures of one ranked list against its gold set.
-type Metrics struct{ R1, R5, R10, NDCG10, MRR float64 }
+// metrics are the quality measures of one ranked list against its gold set.
+type metrics struct{ R1, R5, R10, NDCG10, MRR float64 }
 
-// scoreRanking computes Metrics of a ranked list of names against gold.
-func scoreRanking(ranked, gold []string) Metrics {
-	var m Metrics
+// scoreRanking computes the metrics of a ranked list of names against gold.
+func scoreRanking(ranked, gold []string) metrics {
+	var m metrics
 	if len(gold) == 0 {
 		return m
 	}

@@ -10,13 +10,20 @@ import (
 // Offering is the ranking behind the selector's offer budget and search
 // rounds: it satisfies selector.Ranker (which rank does not import), so
 //
-//	cfg.Ranker = rank.NewOffering(nil)
+//	cfg.Ranker = &rank.Offering{}
 //	sel, err := selector.New(client, &cfg)
 //
 // offers every eligible tool while their view fits cfg.OfferTokens, else the
-// top cfg.TopK ranked for the task, and answers the model's searches.
+// top cfg.TopK ranked for the task, and answers the model's searches. Tokens
+// are counted in o200k_base, the encoding of current OpenAI models; its
+// vocabulary (about 25 MB in memory) is loaded only when a view over budget
+// bytes has to be counted. An Offering is safe for concurrent use; do not
+// change Options once it is in use.
 type Offering struct {
-	opts Options
+	// Options rank the tools (zero: bm25 and rank's defaults). MaxCandidates
+	// is set per call, and the selector has already applied Roles,
+	// Capabilities and AllowUnsafe.
+	Options Options
 
 	mu    sync.Mutex
 	sizes map[viewKey]viewSize // entries are immutable: their view's size never changes
@@ -34,25 +41,11 @@ type viewSize struct{ bytes, tokens int }
 // keep replacing tools would otherwise grow it forever).
 const maxCachedViews = 1 << 17
 
-// NewOffering returns an Offering ranking with opts (nil: bm25 and rank's
-// defaults; MaxCandidates is set per call, and the selector has already
-// applied Roles, Capabilities and AllowUnsafe). Tokens are counted in
-// o200k_base, the encoding of current OpenAI models; its vocabulary (about
-// 25 MB in memory) is loaded only when a view over budget bytes has to be
-// counted.
-func NewOffering(opts *Options) *Offering {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	return &Offering{opts: o, sizes: map[viewKey]viewSize{}}
-}
-
 // Rank returns the top k of eligible for query, with prerequisites and
 // always-active tools, in catalog order (see (*Ranker).Prefilter). With a
 // registry, its shared index is used (For(reg)).
 func (o *Offering) Rank(ctx context.Context, reg *registry.Registry, query string, eligible []*registry.Entry, k int) ([]*registry.Entry, error) {
-	opts := o.opts
+	opts := o.Options
 	opts.MaxCandidates = k
 	if reg == nil {
 		return prefilter(&opts)(ctx, query, eligible)
@@ -115,7 +108,9 @@ func (o *Offering) size(e *registry.Entry, f registry.Format, count bool) (viewS
 		v.tokens = o200kCounter().Count(string(b))
 	}
 	o.mu.Lock()
-	if len(o.sizes) >= maxCachedViews {
+	if o.sizes == nil {
+		o.sizes = map[viewKey]viewSize{}
+	} else if len(o.sizes) >= maxCachedViews {
 		clear(o.sizes)
 	}
 	o.sizes[k] = v

@@ -160,7 +160,7 @@ type Config struct {
 	// may ask for a search (MaxSearches rounds per attempt). A Prefilter
 	// (here or in the Request) overrides the budget: it always decides the
 	// offer, and serves the search rounds too. Without either, every
-	// eligible tool is offered. rank.NewOffering returns one.
+	// eligible tool is offered. A *rank.Offering is one.
 	Ranker Ranker `json:"-" validate:"-"`
 	// Prefilter narrows the eligible tools before they are offered (see Prefilter).
 	Prefilter Prefilter `json:"-" validate:"-"`

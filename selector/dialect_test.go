@@ -117,7 +117,7 @@ func TestDeepSeekSearchRoundReplaysReasoning(t *testing.T) {
 	})
 	sel := wireSelector(t, ws, func(c *Config) {
 		c.Mode, c.OfferTokens, c.TopK, c.Provider, c.Reasoning = ModeNative, 300, 3, ProviderDeepSeek, ReasoningHigh
-	}, withRanker(rank.NewOffering(nil)))
+	}, withRanker(&rank.Offering{}))
 	res, err := sel.Select(context.Background(), umbrellaRequest(reg))
 	require.NoError(t, err)
 	require.Len(t, res.Calls, 1)
@@ -144,7 +144,7 @@ func TestDeepSeekThinkingOffNoReplay(t *testing.T) {
 	ws := newWire(t, weatherModel(t, true, false))
 	sel := wireSelector(t, ws, func(c *Config) {
 		c.Mode, c.OfferTokens, c.TopK, c.Provider = ModeNative, 300, 3, ProviderDeepSeek
-	}, withRanker(rank.NewOffering(nil)))
+	}, withRanker(&rank.Offering{}))
 	_, err := sel.Select(context.Background(), umbrellaRequest(reg))
 	require.NoError(t, err)
 	reqs := ws.requests()

@@ -141,7 +141,7 @@ func ExampleConfig_ranker() {
 	var cfg selector.Config
 	cfg.OfferTokens, cfg.TopK = 1, 1
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	cfg.Ranker = rank.NewOffering(nil)
+	cfg.Ranker = &rank.Offering{}
 	sel, err := selector.New(nil, &cfg)
 	if err != nil {
 		panic(err)

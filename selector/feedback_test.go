@@ -153,7 +153,7 @@ func TestFeedbackInTheOfferBudget(t *testing.T) {
 	client := &recordingClient{reply: selector.ChatResponse{Content: `{"calls":[{"tool":"get_forecast","args":{"city":"Chamonix"}}]}`}}
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	cfg.Recorder = l
-	cfg.Ranker = rank.NewOffering(&rank.Options{Feedback: l.Feedback()})
+	cfg.Ranker = &rank.Offering{Options: rank.Options{Feedback: l.Feedback()}}
 	sel, err := selector.New(client, &cfg)
 	require.NoError(t, err)
 	para := selector.Request{Registry: reg, Task: selector.Task{Description: "is snow expected on my ski trip to Chamonix?"}}

@@ -47,7 +47,7 @@ func BenchmarkOffer(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			sel, err := newWith(nil, nil, quiet(), withRanker(rank.NewOffering(nil)))
+			sel, err := newWith(nil, nil, quiet(), withRanker(&rank.Offering{}))
 			if err != nil {
 				b.Fatal(err)
 			}

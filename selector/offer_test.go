@@ -95,7 +95,7 @@ func TestSmallCatalogIsOfferedWhole(t *testing.T) {
 	for _, mode := range []Mode{ModeJSON, ModeNative} {
 		t.Run(string(mode), func(t *testing.T) {
 			ws := newWire(t, weatherModel(t, mode == ModeNative, false))
-			sel := wireSelector(t, ws, func(c *Config) { c.Mode = mode }, withRanker(rank.NewOffering(nil)))
+			sel := wireSelector(t, ws, func(c *Config) { c.Mode = mode }, withRanker(&rank.Offering{}))
 			res, err := sel.Select(context.Background(), umbrellaRequest(reg))
 			require.NoError(t, err)
 			require.Len(t, res.Calls, 1)
@@ -116,7 +116,7 @@ func TestOverBudgetSearchRoundFindsTheTool(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			ws := newWire(t, weatherModel(t, mode == ModeNative, false))
 			sel := wireSelector(t, ws, func(c *Config) { c.Mode = mode; c.OfferTokens = 300; c.TopK = 3 },
-				withRanker(rank.NewOffering(nil)))
+				withRanker(&rank.Offering{}))
 			res, err := sel.Select(context.Background(), umbrellaRequest(reg))
 			require.NoError(t, err)
 			require.Len(t, res.Calls, 1)
@@ -160,7 +160,7 @@ func TestOverBudgetSearchRoundFindsTheTool(t *testing.T) {
 func TestLexicalHitCostsOneRequest(t *testing.T) {
 	reg := assistantRegistry(t)
 	ws := newWire(t, weatherModel(t, false, false))
-	sel := wireSelector(t, ws, func(c *Config) { c.OfferTokens = 300; c.TopK = 3 }, withRanker(rank.NewOffering(nil)))
+	sel := wireSelector(t, ws, func(c *Config) { c.OfferTokens = 300; c.TopK = 3 }, withRanker(&rank.Offering{}))
 	res, err := sel.Select(context.Background(), Request{Task: Task{Description: "What is the weather forecast in Lyon?"}, Registry: reg})
 	require.NoError(t, err)
 	require.Len(t, res.Calls, 1)
@@ -175,7 +175,7 @@ func TestSearchBeyondTheLastRoundIsNoCalls(t *testing.T) {
 	for _, searches := range []int{1, 2} {
 		ws := newWire(t, weatherModel(t, false, true))
 		sel := wireSelector(t, ws, func(c *Config) { c.OfferTokens = 300; c.TopK = 3; c.MaxSearches = searches },
-			withRanker(rank.NewOffering(nil)))
+			withRanker(&rank.Offering{}))
 		res, err := sel.Select(context.Background(), umbrellaRequest(reg))
 		require.NoError(t, err, "the model's decision, not a failure")
 		assert.Empty(t, res.Calls)
@@ -191,7 +191,7 @@ func TestSearchBeyondTheLastRoundIsNoCalls(t *testing.T) {
 func TestSearchWhenEverythingIsOfferedIsNoCalls(t *testing.T) {
 	reg := assistantRegistry(t)
 	ws := newWire(t, weatherModel(t, false, true))
-	sel := wireSelector(t, ws, nil, withRanker(rank.NewOffering(nil)))
+	sel := wireSelector(t, ws, nil, withRanker(&rank.Offering{}))
 	res, err := sel.Select(context.Background(), umbrellaRequest(reg))
 	require.NoError(t, err)
 	assert.Empty(t, res.Calls)
@@ -202,7 +202,7 @@ func TestSearchWhenEverythingIsOfferedIsNoCalls(t *testing.T) {
 func TestNothingRankedWithoutSearchIsAKind(t *testing.T) {
 	reg := assistantRegistry(t)
 	ws := newWire(t, weatherModel(t, false, false))
-	sel := wireSelector(t, ws, func(c *Config) { c.OfferTokens = 300; c.NoSearch = true }, withRanker(rank.NewOffering(nil)))
+	sel := wireSelector(t, ws, func(c *Config) { c.OfferTokens = 300; c.NoSearch = true }, withRanker(&rank.Offering{}))
 	res, err := sel.Select(context.Background(), umbrellaRequest(reg))
 	require.ErrorIs(t, err, ErrNoRankedTools)
 	assert.Equal(t, string(EmptyNoRankedTools), ErrorKind(err))
@@ -211,7 +211,7 @@ func TestNothingRankedWithoutSearchIsAKind(t *testing.T) {
 	// With the search round on (the default), the model is asked, with no
 	// tool but the search.
 	ws = newWire(t, weatherModel(t, false, false))
-	sel = wireSelector(t, ws, func(c *Config) { c.OfferTokens = 300 }, withRanker(rank.NewOffering(nil)))
+	sel = wireSelector(t, ws, func(c *Config) { c.OfferTokens = 300 }, withRanker(&rank.Offering{}))
 	res, err = sel.Select(context.Background(), umbrellaRequest(reg))
 	require.NoError(t, err)
 	assert.Len(t, ws.requests(), 2)
@@ -236,7 +236,7 @@ func TestSearchRoundsShareTheAttemptTimeout(t *testing.T) {
 	reg := assistantRegistry(t)
 	clock := &manualClock{t: time.Unix(1000, 0)}
 	sel := newSel(t, nil, cfgWith(func(c *Config) { c.OfferTokens = 300; c.TopK = 3; c.Timeout = 30 * time.Second; c.MaxSearches = 3 }),
-		withRanker(rank.NewOffering(nil)), withClock(clock.now))
+		withRanker(&rank.Offering{}), withClock(clock.now))
 	ss, err := sel.Begin(context.Background(), umbrellaRequest(reg))
 	require.NoError(t, err)
 	act := ss.Next()
@@ -317,7 +317,7 @@ func (r ctxRanker) Rank(ctx context.Context, reg *registry.Registry, query strin
 func TestFeedContextBoundsTheSearchRound(t *testing.T) {
 	reg := assistantRegistry(t)
 	sel := newSel(t, nil, cfgWith(func(c *Config) { c.OfferTokens = 300; c.TopK = 3 }),
-		withRanker(ctxRanker{rank.NewOffering(nil)}))
+		withRanker(ctxRanker{&rank.Offering{}}))
 	ss, err := sel.Begin(context.Background(), umbrellaRequest(reg))
 	require.NoError(t, err)
 	require.Equal(t, ActionChat, ss.Next().Kind)

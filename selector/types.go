@@ -62,8 +62,8 @@ type Request struct {
 type Prefilter func(ctx context.Context, query string, eligible []*registry.Entry) ([]*registry.Entry, error)
 
 // Ranker is what the offer budget and the search round need from a ranking
-// package: the selector declares it and does not import one (rank.NewOffering
-// returns one). Give it in Config.Ranker.
+// package: the selector declares it and does not import one (a *rank.Offering
+// is one). Give it in Config.Ranker.
 type Ranker interface {
 	// Rank returns the eligible tools that fit query best, about k of them
 	// (rank adds prerequisites and always-active tools), in any order; it

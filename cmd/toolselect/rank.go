@@ -105,11 +105,7 @@ func (f *rankFlags) scorerFor(env *cmdEnv) (rank.Scorer, error) {
 			}
 			emb.Cache = &embedcache.Redis{Client: redis.NewClient(opt)}
 		} else {
-			fc, err := embedcache.NewFile(f.embCache)
-			if err != nil {
-				return nil, fmt.Errorf("embedding cache: %v", err)
-			}
-			emb.Cache = fc
+			emb.Cache = &embedcache.File{Dir: f.embCache}
 		}
 		if f.scorer == "embedding" {
 			return emb, nil

@@ -141,7 +141,7 @@ func buildSelector(env *cmdEnv, cfg selector.Config, reg *registry.Registry, off
 	case !offer.set:
 		// The offer budget: every eligible tool while their view fits
 		// OFFER_TOKENS, else the top TOP_K ranked, with search rounds.
-		cfg.Ranker = rank.NewOffering(&rank.Options{Feedback: fb})
+		cfg.Ranker = &rank.Offering{Options: rank.Options{Feedback: fb}}
 	case offer.n > 0:
 		// Rank the eligible tools for the query (or the task and sub-tasks)
 		// and offer the top k; calls to any other tool are rejected.

@@ -54,7 +54,7 @@ func run(ctx context.Context, out io.Writer, catalog string) error {
 
 	// 2. Fix the offer yourself: a prefilter of the 5 best-ranked tools, for
 	// cfg.Prefilter = pre before selector.New(client, &cfg). (A selector
-	// whose cfg.Ranker is rank.NewOffering(nil) follows the offer budget
+	// whose cfg.Ranker is &rank.Offering{} follows the offer budget
 	// instead.)
 	pre := rank.For(reg).Prefilter(&rank.Options{MaxCandidates: 5})
 	offered, err := pre(ctx, "translate this note into French", reg.Entries())

@@ -40,32 +40,37 @@ func decode(b []byte) ([]float32, error) {
 
 // File caches vectors as files under Dir: Dir/ab/abcdef....f32. Writes go to
 // a temporary file renamed into place, so a reader never sees half a vector
-// and concurrent writers of one key are harmless.
+// and concurrent writers of one key are harmless. Directories are created on
+// the first write:
+//
+//	emb.Cache = &embedcache.File{Dir: dir}
 type File struct {
+	// Dir is the cache directory; "" means the user cache directory's
+	// toolselect/embeddings (e.g. ~/.cache/toolselect/embeddings).
 	Dir string
 }
 
-// NewFile returns a file cache in dir ("" means the user cache directory,
-// e.g. ~/.cache/toolselect/embeddings).
-func NewFile(dir string) (*File, error) {
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return nil, fmt.Errorf("no cache directory: %w", err)
-		}
-		dir = filepath.Join(base, "toolselect", "embeddings")
+// dir is the cache directory in use.
+func (f *File) dir() (string, error) {
+	if f.Dir != "" {
+		return f.Dir, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory (set File.Dir): %w", err)
 	}
-	return &File{Dir: dir}, nil
+	return filepath.Join(base, "toolselect", "embeddings"), nil
 }
 
 func (f *File) path(key string) (string, error) {
 	if len(key) < 3 || strings.ContainsAny(key, `/\.`) {
 		return "", fmt.Errorf("invalid cache key %q", key)
 	}
-	return filepath.Join(f.Dir, key[:2], key+".f32"), nil
+	dir, err := f.dir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, key[:2], key+".f32"), nil
 }
 
 // Get implements rank.VectorCache.

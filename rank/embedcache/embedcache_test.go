@@ -2,6 +2,7 @@ package embedcache
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -30,14 +31,11 @@ func checkCache(t *testing.T, c interface {
 }
 
 func TestFile(t *testing.T) {
-	dir := t.TempDir()
-	c, err := NewFile(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := filepath.Join(t.TempDir(), "not", "yet") // created on the first write
+	c := &File{Dir: dir}
 	checkCache(t, c)
 	// Survives a restart; no temporary files are left behind.
-	c2, _ := NewFile(dir)
+	c2 := &File{Dir: dir}
 	got, _ := c2.Get(context.Background(), []string{"aa11"})
 	if len(got[0]) != 3 {
 		t.Errorf("after reopen: %v", got)
@@ -61,5 +59,18 @@ func TestRedis(t *testing.T) {
 	ttl, err := client.TTL(context.Background(), defaultPrefix+"aa11").Result()
 	if err != nil || ttl <= 0 {
 		t.Errorf("TTL %v, %v", ttl, err)
+	}
+}
+
+// The zero File caches in the user cache directory.
+func TestFileDefaultDir(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", home)
+	c := &File{}
+	if err := c.Set(context.Background(), map[string][]float32{"cd34": {1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "toolselect", "embeddings", "cd", "cd34.f32")); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -59,7 +59,7 @@ func SelectorNew(cfgJSON []byte, present bool) Result {
 		ranked.Feedback = l.Feedback()
 		cfg.Recorder = l
 	}
-	cfg.Ranker = rank.NewOffering(&ranked)
+	cfg.Ranker = &rank.Offering{Options: ranked}
 	s, err := selector.New(client, &cfg)
 	if err != nil {
 		if l != nil {
