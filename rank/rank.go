@@ -111,21 +111,24 @@ func (o *Options) withDefaults() Options {
 
 var defaultScorer = &BM25{}
 
-// Why a tool was picked; the Source of a Provenance.
+// Source says why a tool was picked: the Source of a Provenance.
+type Source string
+
+// The sources of a pick.
 const (
-	SourceExactName    = "exact-name"
-	SourceScore        = "score"
-	SourceRelated      = "related"
-	SourceAlwaysActive = "always-active"
-	SourceTimeout      = "timeout"
-	SourceReranked     = "reranked"
-	SourcePrerequisite = "prerequisite"
+	SourceExactName    Source = "exact-name"
+	SourceScore        Source = "score"
+	SourceRelated      Source = "related"
+	SourceAlwaysActive Source = "always-active"
+	SourceTimeout      Source = "timeout"
+	SourceReranked     Source = "reranked"
+	SourcePrerequisite Source = "prerequisite"
 	// SourceToolResult: active in an agent step (StepTools, Step), found by
 	// ranking the text of recent tool results.
-	SourceToolResult = "tool-result"
+	SourceToolResult Source = "tool-result"
 	// SourceCalled: active in an agent step, called in a recent step and kept
 	// so the model can call it again.
-	SourceCalled = "called"
+	SourceCalled Source = "called"
 )
 
 // Pick is one ranked tool.
@@ -140,7 +143,7 @@ type Pick struct {
 // Provenance says how a pick came about.
 type Provenance struct {
 	Scorer     string             `json:"scorer"`
-	Source     string             `json:"source"`
+	Source     Source             `json:"source"`
 	Rank       int                `json:"rank"` // 1-based position among the picks
 	RelatedTo  string             `json:"relatedTo,omitempty"`
 	TimedOut   bool               `json:"timedOut,omitempty"`

@@ -295,7 +295,7 @@ func (s *stepPicks) shareScored(taken map[int]bool, fromConv, fromResults []Pick
 
 // addExtra adds the tool at pos, beyond the k scored places, if it is not
 // picked yet and passes the filters.
-func (s *stepPicks) addExtra(taken map[int]bool, pos int, reason, source, relatedTo string) {
+func (s *stepPicks) addExtra(taken map[int]bool, pos int, reason string, source Source, relatedTo string) {
 	entries := s.c.entries
 	if taken[pos] || !eligible(entries[pos], &s.o) {
 		return

@@ -49,8 +49,8 @@ func entryNames(es []*registry.Entry) []string {
 	return out
 }
 
-func pickSources(picks []rank.Pick) map[string]string {
-	m := map[string]string{}
+func pickSources(picks []rank.Pick) map[string]rank.Source {
+	m := map[string]rank.Source{}
 	for _, p := range picks {
 		m[p.Tool] = p.Provenance.Source
 	}
