@@ -13,16 +13,19 @@ type Eligibility struct {
 	Capabilities []string
 }
 
-// Why a tool is not eligible; Eligibility.Check returns one of these.
+// Ineligible says why a tool is not eligible; "" means it is.
+type Ineligible string
+
+// The reasons Eligibility.Check gives.
 const (
-	IneligibleUnsafe     = "unsafe"     // safe: false and AllowUnsafe unset
-	IneligibleRole       = "role"       // the tool lists roles the caller holds none of
-	IneligibleCapability = "capability" // the tool lacks a required capability
+	IneligibleUnsafe     Ineligible = "unsafe"     // safe: false and AllowUnsafe unset
+	IneligibleRole       Ineligible = "role"       // the tool lists roles the caller holds none of
+	IneligibleCapability Ineligible = "capability" // the tool lacks a required capability
 )
 
 // Check returns "" when t is eligible, else why not (IneligibleUnsafe,
 // IneligibleRole or IneligibleCapability, checked in that order).
-func (el Eligibility) Check(t *Tool) string {
+func (el Eligibility) Check(t *Tool) Ineligible {
 	if !t.Safe && !el.AllowUnsafe {
 		return IneligibleUnsafe
 	}
@@ -42,12 +45,12 @@ func (el Eligibility) Allows(e *Entry) bool { return el.Check(e.Def()) == "" }
 
 // Filter returns the eligible entries, in the order given, and how many were
 // left out for each reason (keys as returned by Check).
-func (el Eligibility) Filter(entries []*Entry) (eligible []*Entry, excluded map[string]int) {
+func (el Eligibility) Filter(entries []*Entry) (eligible []*Entry, excluded map[Ineligible]int) {
 	eligible = make([]*Entry, 0, len(entries))
 	for _, e := range entries {
 		if why := el.Check(e.Def()); why != "" {
 			if excluded == nil {
-				excluded = map[string]int{}
+				excluded = map[Ineligible]int{}
 			}
 			excluded[why]++
 			continue

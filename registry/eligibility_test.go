@@ -21,11 +21,11 @@ func TestEligibilityCheckAndFilter(t *testing.T) {
 
 	got, excluded := Eligibility{}.Filter(reg.Entries())
 	assert.Equal(t, []string{"open", "ro"}, names(got))
-	assert.Equal(t, map[string]int{IneligibleUnsafe: 1, IneligibleRole: 1}, excluded)
+	assert.Equal(t, map[Ineligible]int{IneligibleUnsafe: 1, IneligibleRole: 1}, excluded)
 
 	got, excluded = Eligibility{AllowUnsafe: true, Roles: []string{"admin"}, Capabilities: []string{"readOnly"}}.Filter(reg.Entries())
 	assert.Equal(t, []string{"ro"}, names(got))
-	assert.Equal(t, map[string]int{IneligibleCapability: 3}, excluded)
+	assert.Equal(t, map[Ineligible]int{IneligibleCapability: 3}, excluded)
 
 	rm, _ := reg.Get("rm")
 	assert.Equal(t, IneligibleUnsafe, Eligibility{Roles: []string{"admin"}}.Check(rm.Def()))

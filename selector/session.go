@@ -317,12 +317,15 @@ func (ss *Session) firstOffer(ctx context.Context, s *ToolSelector, req *Request
 }
 
 // noEligibleMessage says why nothing is eligible.
-func noEligibleMessage(registered int, excluded map[string]int) string {
+func noEligibleMessage(registered int, excluded map[registry.Ineligible]int) string {
 	if registered == 0 {
 		return "the registry is empty"
 	}
 	var why []string
-	for _, k := range []struct{ key, text string }{
+	for _, k := range []struct {
+		key  registry.Ineligible
+		text string
+	}{
 		{registry.IneligibleUnsafe, "unsafe (allow_unsafe is off)"},
 		{registry.IneligibleRole, "restricted to roles the caller does not hold"},
 		{registry.IneligibleCapability, "lacking a required capability"},

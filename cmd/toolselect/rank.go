@@ -264,7 +264,7 @@ func hiddenNotes(ctx context.Context, r *rank.Ranker, reg *registry.Registry, qu
 	for _, p := range picks {
 		shown[p.Tool] = true
 	}
-	count := map[string]int{}
+	count := map[registry.Ineligible]int{}
 	var roles []string
 	for _, p := range all {
 		if shown[p.Tool] {
