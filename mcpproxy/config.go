@@ -40,14 +40,24 @@ type Upstream struct {
 
 // Exposure selects what tools/list shows.
 type Exposure struct {
-	// Mode is "meta" (default: find_tool, call_tool and the keep-list) or
-	// "top" (no meta-tools: the TopK tools ranked for Query, plus the keep-list).
-	Mode string `json:"mode,omitempty"`
+	// Mode is ExposeMeta (the default) or ExposeTop.
+	Mode ExposeMode `json:"mode,omitempty"`
 	// TopK is the number of tools served in "top" mode.
 	TopK int `json:"topK,omitempty"`
 	// Query is the fixed query or task ranked in "top" mode.
 	Query string `json:"query,omitempty"`
 }
+
+// ExposeMode is what tools/list shows.
+type ExposeMode string
+
+// The exposure modes.
+const (
+	// ExposeMeta (also the zero value): find_tool, call_tool and the keep-list.
+	ExposeMeta ExposeMode = "meta"
+	// ExposeTop: no meta-tools; the TopK tools ranked for Query, plus the keep-list.
+	ExposeTop ExposeMode = "top"
+)
 
 // duration is a time.Duration as the JSON configuration spells it: a Go
 // duration string ("30s") or a number of seconds.
@@ -201,8 +211,8 @@ func (c *Config) Validate() error {
 		return errors.New("timeout must not be negative")
 	}
 	switch c.Expose.Mode {
-	case "", "meta":
-	case "top":
+	case "", ExposeMeta:
+	case ExposeTop:
 		if c.Expose.TopK <= 0 || c.Expose.TopK > rank.MaxFindLimit {
 			return fmt.Errorf("expose.topK must be 1..%d in \"top\" mode (the most a ranking returns)", rank.MaxFindLimit)
 		}

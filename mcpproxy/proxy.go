@@ -163,7 +163,7 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 	return p, nil
 }
 
-func (p *Proxy) topMode() bool { return p.cfg.Expose.Mode == "top" }
+func (p *Proxy) topMode() bool { return p.cfg.Expose.Mode == ExposeTop }
 
 func (p *Proxy) instructions() string {
 	if p.topMode() {

@@ -140,10 +140,14 @@ func CheckFeedbackPair(query string, tools []string) error {
 	return nil
 }
 
-// CheckLearnable says why a query cannot be learned from (nil when it can):
-// it needs a word that is not a stopword. Add refuses such a query, Replay
-// skips it, and a store's learner refuses to record it.
-func CheckLearnable(query string) error {
+// Check says why Add would refuse (query, tools), without learning anything:
+// the pair is malformed (CheckFeedbackPair), or the query has no word that is
+// not a stopword. Replay skips such a query instead, so a store's learner
+// checks here before recording a pair it could never learn from.
+func (f *Feedback) Check(query string, tools []string) error {
+	if err := CheckFeedbackPair(query, tools); err != nil {
+		return err
+	}
 	if !hasWords(query) {
 		return noWords(query)
 	}

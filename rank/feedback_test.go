@@ -258,3 +258,23 @@ func (f *Feedback) replaySlowly(ops []FeedbackOp) int {
 	}
 	return n
 }
+
+// Check refuses what Add would refuse, and learns nothing.
+func TestFeedbackCheck(t *testing.T) {
+	fb := NewFeedback(nil)
+	if err := fb.Check("the of and", []string{"get_forecast"}); !errors.Is(err, ErrFeedback) {
+		t.Errorf("stopwords only: %v, want ErrFeedback", err)
+	}
+	if _, err := fb.Add("the of and", "get_forecast"); err == nil {
+		t.Error("Add learned a query Check refuses")
+	}
+	if err := fb.Check("rain in Paris", nil); !errors.Is(err, ErrFeedback) {
+		t.Errorf("no tools: %v, want ErrFeedback", err)
+	}
+	if err := fb.Check("rain in Paris", []string{"get_forecast"}); err != nil {
+		t.Errorf("a good pair: %v", err)
+	}
+	if st := fb.Stats(); st.Pairs != 0 {
+		t.Errorf("Check learned %d pairs", st.Pairs)
+	}
+}

@@ -202,7 +202,7 @@ func (f *mcpFlags) configure() (*mcpproxy.Config, error) {
 		cfg.StrictDescriptions = true
 	}
 	if f.exposeTop != 0 || f.forQuery != "" {
-		cfg.Expose = mcpproxy.Exposure{Mode: "top", TopK: f.exposeTop, Query: f.forQuery}
+		cfg.Expose = mcpproxy.Exposure{Mode: mcpproxy.ExposeTop, TopK: f.exposeTop, Query: f.forQuery}
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err

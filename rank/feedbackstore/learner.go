@@ -72,7 +72,7 @@ func (l *Learner) Sync(ctx context.Context) error {
 func (l *Learner) Record(ctx context.Context, query string, tools []string) error {
 	// A query with no words would be stored and then skipped by every
 	// replay: refused here, it is an error the caller sees.
-	if err := rank.CheckLearnable(query); err != nil {
+	if err := l.fb.Check(query, tools); err != nil {
 		return err
 	}
 	if err := l.st.Append(ctx, Record{Query: query, Tools: tools}); err != nil {
