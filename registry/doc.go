@@ -19,5 +19,6 @@
 //   - [Eligibility] is the one safety, role and capability rule that ranking,
 //     selection and the executor apply.
 //   - [Pins] holds tool definitions pinned on first sight ([LoadPins],
-//     [Pins.Check], [Pins.Approve]); [descriptionFlags] finds hidden text.
+//     [Pins.Check], [Pins.Approve]) and flags hidden text in descriptions
+//     ([FlagInvisible], [FlagBidi], [FlagHTMLComment]).
 package registry

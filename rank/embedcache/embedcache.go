@@ -1,7 +1,3 @@
-// Package embedcache holds the vector caches of the rank package's embedding
-// scorer: a file cache (one file per vector, written atomically, surviving
-// restarts) and a Redis cache. Both store a vector as little-endian float32s
-// under the key rank gives it (a hash of the model and the tool text).
 package embedcache
 
 import (

@@ -1,16 +1,3 @@
-// Package feedbackstore keeps what ranking learns from selections: an
-// append-only log of feedback records, in a JSON Lines file or a Redis list,
-// and a Learner that replays the log into a rank.Feedback and appends to it
-// as selections succeed (or are withdrawn).
-//
-// One record per line (a file) or list element (Redis):
-//
-//	{"query": "Should I take an umbrella in Lyon?", "tools": ["get_weather"]}
-//	{"query": "...", "tools": ["get_weather"], "remove": true}
-//
-// "remove" withdraws an earlier record (an executor outcome said the
-// selection was wrong). Several processes may share one store: each Learner
-// reads the records the others appended with Sync.
 package feedbackstore
 
 import (

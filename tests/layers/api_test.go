@@ -5,7 +5,9 @@ import (
 	"go/doc"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -132,5 +134,94 @@ func TestAPIBudget(t *testing.T) {
 	t.Logf("%-20s %3d (budget %d)", "total", total, apiBudget)
 	if total > apiBudget {
 		t.Errorf("the library packages list %d go doc entries, more than the budget of %d: unexport or move what only the CLI, the C ABI or the tests use", total, apiBudget)
+	}
+}
+
+// packageNames returns every exported name of the package in dir as a doc
+// link names it: "Name" for a top-level name, "Type.Method" for a method.
+func packageNames(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	fset := token.NewFileSet()
+	var files []*ast.File
+	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	pkg, err := doc.NewFromFiles(fset, files, "example.com/"+dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	values := func(vs []*doc.Value) {
+		for _, v := range vs {
+			for _, n := range v.Names {
+				names[n] = true
+			}
+		}
+	}
+	funcs := func(fs []*doc.Func) {
+		for _, f := range fs {
+			names[f.Name] = true
+		}
+	}
+	values(pkg.Consts)
+	values(pkg.Vars)
+	funcs(pkg.Funcs)
+	for _, ty := range pkg.Types {
+		names[ty.Name] = true
+		values(ty.Consts)
+		values(ty.Vars)
+		funcs(ty.Funcs)
+		for _, m := range ty.Methods {
+			names[ty.Name+"."+m.Name] = true
+		}
+	}
+	return names
+}
+
+// docLink is a doc link as `go doc` reads one: [Name], [*Name],
+// [Type.Method] or [pkg.Name].
+var docLink = regexp.MustCompile(`\[\*?([A-Za-z_]\w*(?:\.\w+)?)\]`)
+
+// TestPackageOverviews: each library package has a doc.go whose overview
+// links its names, and every link there names something that exists (a
+// renamed or unexported name would otherwise print as plain text).
+func TestPackageOverviews(t *testing.T) {
+	root := filepath.Join("..", "..")
+	known := map[string]map[string]bool{}
+	for _, pkg := range libraryPackages {
+		known[filepath.Base(pkg)] = packageNames(t, filepath.Join(root, pkg))
+	}
+	for _, pkg := range libraryPackages {
+		b, err := os.ReadFile(filepath.Join(root, pkg, "doc.go"))
+		if err != nil {
+			t.Errorf("%s has no doc.go: %v", pkg, err)
+			continue
+		}
+		links := docLink.FindAllStringSubmatch(string(b), -1)
+		if len(links) == 0 {
+			t.Errorf("%s/doc.go links none of its names", pkg)
+		}
+		own := known[filepath.Base(pkg)]
+		for _, l := range links {
+			name := l[1]
+			if own[name] {
+				continue
+			}
+			if other, sym, ok := strings.Cut(name, "."); ok && known[other] != nil && known[other][sym] {
+				continue
+			}
+			t.Errorf("%s/doc.go links [%s], which %s does not export", pkg, name, pkg)
+		}
 	}
 }
