@@ -2,14 +2,16 @@ package executor
 
 import (
 	"context"
+	"slices"
 
 	"github.com/toolselect/toolselect/selector"
 )
 
 // Resolve turns a task into calls through Options.Select. The
 // request is completed so that the model is offered only what this executor
-// would run: Registry defaults to the executor's, Roles to Options.Roles, and
-// unsafe tools are offered only when Options.AllowUnsafe is set. Selection
+// would run: Registry defaults to the executor's, Roles to Options.Roles,
+// Options.Capabilities are added to the request's, and unsafe tools are
+// offered only when Options.AllowUnsafe is set. Selection
 // errors (e.g. a *selector.SelectionError, errors.Is selector.ErrFailClosed)
 // are returned unchanged, with no calls.
 func (e *Executor) Resolve(ctx context.Context, req selector.Request) ([]Call, error) {
@@ -21,6 +23,11 @@ func (e *Executor) Resolve(ctx context.Context, req selector.Request) ([]Call, e
 	}
 	if req.Roles == nil {
 		req.Roles = e.opts.Roles
+	}
+	for _, c := range e.opts.Capabilities {
+		if !slices.Contains(req.Capabilities, c) {
+			req.Capabilities = append(slices.Clip(req.Capabilities), c)
+		}
 	}
 	req.AllowUnsafe = req.AllowUnsafe && e.opts.AllowUnsafe
 	tcs, err := e.opts.Select(ctx, req)

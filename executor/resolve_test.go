@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/registry"
 	"github.com/toolselect/toolselect/selector"
 )
 
@@ -70,6 +71,32 @@ func TestResolveThenRun(t *testing.T) {
 		assert.Equal(t, executor.OutcomeOK, o.Result.Outcome)
 	}
 	assert.Len(t, sink.Records(), 2)
+}
+
+// An executor that runs only read-only tools has the model offered only
+// those: its required capabilities join the request's.
+func TestResolveOffersOnlyCapableTools(t *testing.T) {
+	reg := registry.New(nil)
+	obj := json.RawMessage(`{"type":"object"}`)
+	read := registry.NewTool("read_file", "Read a file.", obj)
+	read.Capabilities = []string{registry.CapabilityReadOnly}
+	require.NoError(t, reg.RegisterAll([]registry.Tool{read, registry.NewTool("write_file", "Write a file.", obj)}))
+	chat := &scriptedChat{replies: []string{`{"calls":[{"tool":"read_file","args":{}}]}`}}
+	ex := executor.New(reg, &executor.Options{Select: newSelector(t, chat).SelectToolCalls,
+		Capabilities: []string{registry.CapabilityReadOnly}})
+	req := selector.Request{Task: selector.Task{Description: "read then write the file"}, Capabilities: []string{"streaming"}}
+	_, err := ex.Resolve(context.Background(), req)
+	// read_file lacks streaming, which the request asked for: nothing is eligible.
+	assert.Error(t, err)
+	assert.Equal(t, []string{"streaming"}, req.Capabilities, "the caller's request is not modified")
+
+	calls, err := ex.Resolve(context.Background(), selector.Request{Task: selector.Task{Description: "read then write the file"}})
+	require.NoError(t, err)
+	require.Len(t, calls, 1)
+	require.Len(t, chat.reqs, 1)
+	system := chat.reqs[0].Messages[0].Content
+	assert.Contains(t, system, `"read_file"`)
+	assert.NotContains(t, system, `"write_file"`)
 }
 
 func TestResolveFailClosed(t *testing.T) {
