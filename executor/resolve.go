@@ -9,7 +9,8 @@ import (
 
 // Resolve turns a task into calls through Options.Select. The
 // request is completed so that the model is offered only what this executor
-// would run: Registry defaults to the executor's, Roles to Options.Roles,
+// would run: Registry defaults to the executor's, Roles to Options.Roles
+// (the request's roles count only where Options.Roles holds them too),
 // Options.Capabilities are added to the request's, and unsafe tools are
 // offered only when Options.AllowUnsafe is set. Selection
 // errors (e.g. a *selector.SelectionError, errors.Is selector.ErrFailClosed)
@@ -23,6 +24,16 @@ func (e *Executor) Resolve(ctx context.Context, req selector.Request) ([]Call, e
 	}
 	if req.Roles == nil {
 		req.Roles = e.opts.Roles
+	} else {
+		// Only roles this executor also holds: a tool offered for any other
+		// would be refused when run.
+		var both []string
+		for _, r := range req.Roles {
+			if slices.Contains(e.opts.Roles, r) {
+				both = append(both, r)
+			}
+		}
+		req.Roles = both
 	}
 	for _, c := range e.opts.Capabilities {
 		if !slices.Contains(req.Capabilities, c) {

@@ -99,6 +99,26 @@ func TestResolveOffersOnlyCapableTools(t *testing.T) {
 	assert.NotContains(t, system, `"write_file"`)
 }
 
+// A request's roles count only where the executor holds them too.
+func TestResolveRolesAreTheExecutors(t *testing.T) {
+	reg := registry.New(nil)
+	obj := json.RawMessage(`{"type":"object"}`)
+	deploy := registry.NewTool("deploy", "Deploy the service.", obj)
+	deploy.Roles = []string{"admin"}
+	status := registry.NewTool("status", "Service status.", obj)
+	status.Roles = []string{"ops"}
+	require.NoError(t, reg.RegisterAll([]registry.Tool{deploy, status}))
+	chat := &scriptedChat{replies: []string{`{"calls":[{"tool":"status","args":{}}]}`}}
+	ex := executor.New(reg, &executor.Options{Select: newSelector(t, chat).SelectToolCalls, Roles: []string{"ops"}})
+	_, err := ex.Resolve(context.Background(), selector.Request{Task: selector.Task{Description: "deploy, then check the status"},
+		Roles: []string{"admin", "ops"}})
+	require.NoError(t, err)
+	require.Len(t, chat.reqs, 1)
+	system := chat.reqs[0].Messages[0].Content
+	assert.Contains(t, system, `"status"`)
+	assert.NotContains(t, system, `"deploy"`, "the executor does not hold admin: deploy would be refused")
+}
+
 func TestResolveFailClosed(t *testing.T) {
 	chat := &scriptedChat{replies: []string{`not json`}}
 	reg := registryWithEcho(t)
