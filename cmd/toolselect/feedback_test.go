@@ -11,11 +11,11 @@ import (
 )
 
 func TestRankAndEvalFeedback(t *testing.T) {
-	cat := writeFile(t, "cat.jsonl", `{"name":"weather__get_forecast","description":"Get the weather forecast for a city.","parameters":{"type":"object"}}
+	cat := writeTemp(t, "cat.jsonl", `{"name":"weather__get_forecast","description":"Get the weather forecast for a city.","parameters":{"type":"object"}}
 {"name":"mail__send_email","description":"Send an email message.","parameters":{"type":"object"}}
 {"name":"travel__plan_trip","description":"Plan a trip itinerary.","parameters":{"type":"object"}}
 `)
-	fb := writeFile(t, "fb.jsonl", `{"query":"will it snow during my ski holiday in Chamonix","tools":["weather__get_forecast","no_such_tool"]}
+	fb := writeTemp(t, "fb.jsonl", `{"query":"will it snow during my ski holiday in Chamonix","tools":["weather__get_forecast","no_such_tool"]}
 `)
 	const para = "is snow expected on my ski trip to Chamonix?"
 	out, _, code := runCmd(t, "rank", "--catalog", cat, "--k", "2", para)
@@ -29,14 +29,14 @@ func TestRankAndEvalFeedback(t *testing.T) {
 	if !strings.Contains(errs, "1 tool names not in the catalog were ignored") {
 		t.Errorf("the unknown name was not reported: %q", errs)
 	}
-	qs := writeFile(t, "q.jsonl", `{"id":"1","query":"`+para+`","gold":["weather__get_forecast"]}
+	qs := writeTemp(t, "q.jsonl", `{"id":"1","query":"`+para+`","gold":["weather__get_forecast"]}
 `)
 	out, _, code = runCmd(t, "eval", "--catalog", cat, "--queries", qs, "--feedback", fb, "--json")
 	if code != 0 || !strings.Contains(out, `"r@10":1`) || !strings.Contains(out, `"scorer":"bm25+feedback"`) {
 		t.Errorf("eval with feedback: exit %d\n%s", code, out)
 	}
 	// A malformed line is a usage error naming its line.
-	bad := writeFile(t, "bad.jsonl", `{"query":"a","tools":["x"]}
+	bad := writeTemp(t, "bad.jsonl", `{"query":"a","tools":["x"]}
 
 {"query":"b","tools":"x"}
 `)
@@ -74,7 +74,7 @@ func TestSelectRecordsFeedback(t *testing.T) {
 	assert.Equal(t, `{"query":"Investigate the checkout error alert","tools":["get_metrics"]}`+"\n", string(b))
 
 	// A malformed store is a configuration error naming the variable and the line.
-	bad := writeFile(t, "bad.jsonl", "{\"query\":\"\",\"tools\":[\"x\"]}\n")
+	bad := writeTemp(t, "bad.jsonl", "{\"query\":\"\",\"tools\":[\"x\"]}\n")
 	r = execCLI(t, srv.env("LLM_COMMON_TOOL_SELECTION_FEEDBACK", bad), "", "select", "--catalog", exampleCatalog(t), "--task", "x")
 	assert.Equal(t, exitUsage, r.code)
 	assert.Contains(t, r.stderr, "LLM_COMMON_TOOL_SELECTION_FEEDBACK")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
@@ -12,12 +11,11 @@ import (
 
 var updateRankGolden = flag.Bool("update-rank", false, "rewrite testdata/rank_*.golden")
 
+// runCmd is execCLI with no environment and no input, as three values.
 func runCmd(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	env := &cmdEnv{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}
-	code := run(env, args)
-	return out.String(), errb.String(), code
+	r := execCLI(t, nil, "", args...)
+	return r.stdout, r.stderr, r.code
 }
 
 const rankCatalog = `{"name":"weather__get_forecast","description":"Get the weather forecast for a city.","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}
@@ -25,16 +23,8 @@ const rankCatalog = `{"name":"weather__get_forecast","description":"Get the weat
 {"name":"bad tool","description":"A draft-04 schema.","parameters":{"type":"object","properties":{"n":{"type":"number","minimum":0,"exclusiveMinimum":true}}}}
 `
 
-func writeFile(t *testing.T, name, body string) string {
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func TestRankPrerequisitesFlag(t *testing.T) {
-	cat := writeFile(t, "geo.jsonl", `{"name":"geo__find_parking","description":"Locate parking near a location.","parameters":{"type":"object","properties":{"latitude":{"type":"number"},"longitude":{"type":"number"}},"required":["latitude","longitude"]}}
+	cat := writeTemp(t, "geo.jsonl", `{"name":"geo__find_parking","description":"Locate parking near a location.","parameters":{"type":"object","properties":{"latitude":{"type":"number"},"longitude":{"type":"number"}},"required":["latitude","longitude"]}}
 {"name":"geo__geocode","description":"Convert an address to latitude and longitude.","parameters":{"type":"object","properties":{"address":{"type":"string"}},"required":["address"]}}
 `)
 	out, errs, code := runCmd(t, "rank", "--catalog", cat, "--k", "2", "where can I park")
@@ -48,7 +38,7 @@ func TestRankPrerequisitesFlag(t *testing.T) {
 }
 
 func TestRankCommand(t *testing.T) {
-	cat := writeFile(t, "tools.jsonl", rankCatalog)
+	cat := writeTemp(t, "tools.jsonl", rankCatalog)
 	// Flags after the query work too; the refused tool is a warning.
 	out, errs, code := runCmd(t, "rank", "--catalog", cat, "weather forecast please", "--k", "2")
 	if code != 0 || !strings.Contains(out, "weather__get_forecast") {
@@ -69,7 +59,7 @@ func TestRankCommand(t *testing.T) {
 	if _, _, code := runCmd(t, "rank", "--catalog", cat, "--skip-invalid=false", "weather"); code != exitUsage {
 		t.Errorf("strict: code %d", code)
 	}
-	qs := writeFile(t, "q.jsonl", `{"id":"a","query":"send an email","gold":["mail__send_email"]}
+	qs := writeTemp(t, "q.jsonl", `{"id":"a","query":"send an email","gold":["mail__send_email"]}
 {"id":"b","query":"weather in Rome","gold":["weather__get_forecast"]}
 `)
 	out, _, code = runCmd(t, "rank", "--catalog", cat, "--queries", qs, "--k", "10", "--json")
