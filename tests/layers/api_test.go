@@ -27,9 +27,8 @@ var libraryPackages = []string{
 // It stands at issue 23's target, 170.
 const apiBudget = 170
 
-// apiEntries returns one string per `go doc -short` entry of the package in
-// dir, and every exported declaration that has no doc comment.
-func apiEntries(t *testing.T, dir string) (entries, undocumented, mutable []string) {
+// docPackage reads the package in dir (its non-test files) as go doc does.
+func docPackage(t *testing.T, dir string) *doc.Package {
 	t.Helper()
 	fset := token.NewFileSet()
 	var files []*ast.File
@@ -51,6 +50,14 @@ func apiEntries(t *testing.T, dir string) (entries, undocumented, mutable []stri
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pkg
+}
+
+// apiEntries returns one string per `go doc -short` entry of the package in
+// dir, and every exported declaration that has no doc comment.
+func apiEntries(t *testing.T, dir string) (entries, undocumented, mutable []string) {
+	t.Helper()
+	pkg := docPackage(t, dir)
 	values := func(kind string, vs []*doc.Value) {
 		for _, v := range vs {
 			entries = append(entries, kind+" "+strings.Join(v.Names, ","))
@@ -141,26 +148,7 @@ func TestAPIBudget(t *testing.T) {
 // link names it: "Name" for a top-level name, "Type.Method" for a method.
 func packageNames(t *testing.T, dir string) map[string]bool {
 	t.Helper()
-	fset := token.NewFileSet()
-	var files []*ast.File
-	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range paths {
-		if strings.HasSuffix(p, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	pkg, err := doc.NewFromFiles(fset, files, "example.com/"+dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg := docPackage(t, dir)
 	names := map[string]bool{}
 	values := func(vs []*doc.Value) {
 		for _, v := range vs {
