@@ -281,7 +281,7 @@ func (e *SelectionError) Is(target error) bool {
 	return false
 }
 
-// errorKind is the kind written for err in JSON output: "fail_closed" for a
+// ErrorKind is the kind written for err in JSON output: "fail_closed" for a
 // *SelectionError whose attempts failed, its Kind (EmptyNoEligibleTools,
 // EmptyNoRankedTools) when no model was asked, "bad_request" for
 // ErrBadRequest, "config" for ErrInvalidConfig, "prefilter" for a prefilter

@@ -213,3 +213,36 @@ func TestPackageOverviews(t *testing.T) {
 		}
 	}
 }
+
+// TestDocCommentsNameTheirSubject: a doc comment starts with the name it
+// documents (or "A", "An", "The" before it), as go doc and gopls expect, so a
+// renamed or unexported declaration cannot keep a comment about another name.
+func TestDocCommentsNameTheirSubject(t *testing.T) {
+	root := filepath.Join("..", "..")
+	for _, dir := range libraryPackages {
+		pkg := docPackage(t, filepath.Join(root, dir))
+		check := func(name, text string) {
+			words := strings.Fields(text)
+			if len(words) == 0 {
+				return
+			}
+			switch words[0] {
+			case name, "A", "An", "The":
+				return
+			}
+			t.Errorf("%s: the comment of %s starts %q", dir, name, strings.Join(words[:min(len(words), 4)], " "))
+		}
+		for _, f := range pkg.Funcs {
+			check(f.Name, f.Doc)
+		}
+		for _, ty := range pkg.Types {
+			check(ty.Name, ty.Doc)
+			for _, f := range ty.Funcs {
+				check(f.Name, f.Doc)
+			}
+			for _, m := range ty.Methods {
+				check(m.Name, m.Doc)
+			}
+		}
+	}
+}
