@@ -36,8 +36,16 @@ func countTokens(s string) int {
 // Stats is the proxy's statistics view (the toolselect://stats resource and
 // `toolselect mcp stats`).
 type Stats struct {
+	// Upstreams describes each upstream, in configuration order (the fields
+	// of the JSON objects): Name, Transport ("stdio" or "http"), State
+	// (StateReady or StateDown), Server (what it said of itself when
+	// connecting), LastError; the tools it Listed, Imported into the index
+	// and marked Unsafe (destructive), the tools Refused at import ({tool,
+	// reason}); and its Connects, Crashes and Calls (forwarded, not refused
+	// by the proxy).
 	Upstreams []upstreamStats `json:"upstreams"`
-	// Catalogs counts the tools imported from catalog files (no upstream).
+	// Catalogs counts the tools imported from catalog files (no upstream):
+	// Imported, and the names Refused.
 	Catalogs *catalogStats `json:"catalogs,omitempty"`
 	// Tools summarises the index.
 	Tools struct {
