@@ -550,28 +550,7 @@ func (ss *Session) Feed(ctx context.Context, resp ChatResponse, err error) Actio
 		a.Kind, a.Message = classify(err)
 		return ss.fail(a)
 	}
-	var raw []rawCall
-	var search string
-	var perr error
-	content, thought := splitThinking(resp.Content)
-	reasoning := resp.Reasoning + thought
-	if ss.cfg.Mode == ModeNative {
-		raw, perr = hydrateNative(resp.ToolCalls)
-		raw, search = splitSearch(raw, func(name string) bool { _, ok := ss.cur.byName[name]; return ok })
-		if perr == nil && len(resp.ToolCalls) == 0 && strings.TrimSpace(content) == "" {
-			perr = ss.noAnswer(resp, reasoning, nil)
-		}
-	} else {
-		raw, search, perr = parseReply(content)
-		if perr != nil && ss.cfg.APIKey != "" && strings.Contains(content, ss.cfg.APIKey) {
-			// The message quotes the start of the reply; quote it redacted, so
-			// that a cut inside the key cannot leave a prefix of it.
-			_, _, perr = parseReply(redact(content, ss.cfg.APIKey))
-		}
-		if perr != nil {
-			perr = ss.noAnswer(resp, reasoning, perr)
-		}
-	}
+	raw, search, perr := ss.readReply(resp)
 	if perr != nil {
 		a.Kind, a.Message = KindParse, perr.Error()
 		var te *truncatedError
@@ -587,6 +566,39 @@ func (ss *Session) Feed(ctx context.Context, resp ChatResponse, err error) Actio
 		// No round left: the model's answer is "no calls".
 		a.UnansweredSearch = truncate(redact(search, ss.cfg.APIKey), maxSearchBytes)
 	}
+	return ss.accept(a, raw)
+}
+
+// readReply reads the calls, or the search words, out of a model's reply in
+// the session's mode. A reply with neither is an error that says why
+// (noAnswer), never an empty answer.
+func (ss *Session) readReply(resp ChatResponse) (raw []rawCall, search string, err error) {
+	content, thought := splitThinking(resp.Content)
+	reasoning := resp.Reasoning + thought
+	if ss.cfg.Mode == ModeNative {
+		raw, err = hydrateNative(resp.ToolCalls)
+		raw, search = splitSearch(raw, func(name string) bool { _, ok := ss.cur.byName[name]; return ok })
+		if err == nil && len(resp.ToolCalls) == 0 && strings.TrimSpace(content) == "" {
+			err = ss.noAnswer(resp, reasoning, nil)
+		}
+		return raw, search, err
+	}
+	raw, search, err = parseReply(content)
+	if err != nil && ss.cfg.APIKey != "" && strings.Contains(content, ss.cfg.APIKey) {
+		// The message quotes the start of the reply; quote it redacted, so
+		// that a cut inside the key cannot leave a prefix of it.
+		_, _, err = parseReply(redact(content, ss.cfg.APIKey))
+	}
+	if err != nil {
+		err = ss.noAnswer(resp, reasoning, err)
+	}
+	return raw, search, err
+}
+
+// accept checks the calls of attempt a against the offer and the schemas:
+// a rejected call fails the attempt unless FailOpen, calls past MaxCalls are
+// dropped, and the rest end the session.
+func (ss *Session) accept(a Attempt, raw []rawCall) Action {
 	valid, rejected := ss.check(raw)
 	ss.echoable(rejected)
 	if len(rejected) > 0 && !ss.cfg.FailOpen {
