@@ -164,46 +164,58 @@ func runRank(env *cmdEnv, args []string) int {
 	if opts.Feedback, code, ok = fbf.loadWhile(env, "rank", reg, func() error { return r.Prepare(opts) }); !ok {
 		return code
 	}
-	ctx := context.Background()
 	if *queries != "" {
-		qs, err := rank.LoadQueries(*queries)
-		if err != nil {
-			return fail(env, "rank", exitUsage, "%v", err)
-		}
-		// Local scorers answer the queries over the cores (the ranker is
-		// shared by concurrent queries); the output keeps the file's order.
-		workers := 1
-		if f.scorer == "" || f.scorer == "bm25" || f.scorer == "keyword" {
-			workers = runtime.GOMAXPROCS(0)
-		}
-		// Only the names are printed: the reasons would be thrown away.
-		batch := *opts
-		batch.NoReasons = true
-		answers := rankAll(ctx, r, qs, &batch, workers)
-		// One buffered writer for all the answers (a write per query costs a
-		// system call each on thousands of queries); what was answered
-		// before a failing query is still printed.
-		out := bufio.NewWriterSize(env.stdout, 64<<10)
-		defer out.Flush()
-		enc := json.NewEncoder(out)
-		for i, q := range qs {
-			picks, err := answers[i].picks, answers[i].err
-			if err != nil {
-				out.Flush()
-				return fail(env, "rank", exitFailed, "query %s: %v", q.ID, err)
-			}
-			if *asJSON {
-				enc.Encode(struct {
-					ID    string   `json:"id"`
-					Tools []string `json:"tools"`
-				}{q.ID, nonNil(pickNames(picks))})
-			} else {
-				fmt.Fprintf(out, "%s\t%s\n", q.ID, strings.Join(pickNames(picks), " "))
-			}
-		}
-		return exitOK
+		return rankQueries(env, r, *queries, opts, f.scorer, *asJSON)
 	}
-	query := strings.Join(pos, " ")
+	return rankQuery(env, r, reg, strings.Join(pos, " "), opts, *asJSON)
+}
+
+// rankQueries ranks every query of a queries.jsonl file and prints one line
+// per query, in the file's order: "ID\ttool tool..." or {"id","tools"}.
+func rankQueries(env *cmdEnv, r *rank.Ranker, path string, opts *rank.Options, scorer string, asJSON bool) int {
+	ctx := context.Background()
+	qs, err := rank.LoadQueries(path)
+	if err != nil {
+		return fail(env, "rank", exitUsage, "%v", err)
+	}
+	// Local scorers answer the queries over the cores (the ranker is
+	// shared by concurrent queries); the output keeps the file's order.
+	workers := 1
+	if scorer == "" || scorer == "bm25" || scorer == "keyword" {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	// Only the names are printed: the reasons would be thrown away.
+	batch := *opts
+	batch.NoReasons = true
+	answers := rankAll(ctx, r, qs, &batch, workers)
+	// One buffered writer for all the answers (a write per query costs a
+	// system call each on thousands of queries); what was answered
+	// before a failing query is still printed.
+	out := bufio.NewWriterSize(env.stdout, 64<<10)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	for i, q := range qs {
+		picks, err := answers[i].picks, answers[i].err
+		if err != nil {
+			out.Flush()
+			return fail(env, "rank", exitFailed, "query %s: %v", q.ID, err)
+		}
+		if asJSON {
+			enc.Encode(struct {
+				ID    string   `json:"id"`
+				Tools []string `json:"tools"`
+			}{q.ID, nonNil(pickNames(picks))})
+		} else {
+			fmt.Fprintf(out, "%s\t%s\n", q.ID, strings.Join(pickNames(picks), " "))
+		}
+	}
+	return exitOK
+}
+
+// rankQuery ranks one query and prints the picks with their scores and
+// reasons (or as JSON), then what the filters hid.
+func rankQuery(env *cmdEnv, r *rank.Ranker, reg *registry.Registry, query string, opts *rank.Options, asJSON bool) int {
+	ctx := context.Background()
 	picks, err := r.Rank(ctx, query, opts)
 	if err != nil {
 		return fail(env, "rank", exitFailed, "%v", err)
@@ -212,7 +224,7 @@ func runRank(env *cmdEnv, args []string) int {
 	if err != nil {
 		return fail(env, "rank", exitFailed, "%v", err)
 	}
-	if *asJSON {
+	if asJSON {
 		if picks == nil {
 			picks = []rank.Pick{}
 		}
