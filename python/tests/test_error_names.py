@@ -1,8 +1,14 @@
-"""register() errors name its Python keywords, not the JSON fields."""
+"""register() errors name its Python keywords, not the JSON fields; every
+error class is a name of the package itself."""
+import re
 import unittest
+from pathlib import Path
 
 import toolselect
+from toolselect import errors
 from toolselect.errors import RegistrationError
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "python.md"
 
 
 class ErrorNamesTest(unittest.TestCase):
@@ -28,6 +34,34 @@ class ErrorNamesTest(unittest.TestCase):
 
     def test_bad_mode(self):
         self.check('no_schema_mode "bogus" is not one of', allow_no_schema=True, no_schema_mode="bogus")
+
+
+class ErrorExportsTest(unittest.TestCase):
+    """Each exception class of toolselect.errors is importable from the
+    package, listed in its __all__ and named in docs/python.md's error list."""
+
+    def classes(self):
+        names = [n for n in errors.__all__ if n != "error_from_body"]
+        self.assertIn("LibraryVersionError", names)
+        return names
+
+    def test_every_error_class_is_a_package_name(self):
+        for name in self.classes():
+            with self.subTest(name=name):
+                self.assertIn(name, toolselect.__all__)
+                self.assertIs(getattr(toolselect, name), getattr(errors, name))
+
+    def test_library_version_error_is_a_library_not_found_error(self):
+        from toolselect import LibraryNotFoundError, LibraryVersionError
+        self.assertTrue(issubclass(LibraryVersionError, LibraryNotFoundError))
+        self.assertTrue(issubclass(LibraryVersionError, ImportError))
+
+    def test_docs_name_every_error_class(self):
+        text = DOCS.read_text()
+        section = re.search(r"### Errors\n(.*?)\n#", text, re.S).group(1)
+        for name in self.classes():
+            with self.subTest(name=name):
+                self.assertIn(f"`{name}`", section)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ from .errors import (
     InternalError,
     InvalidArgumentsError,
     LibraryNotFoundError,
+    LibraryVersionError,
     PointerError,
     PolicyError,
     RegistrationError,
@@ -67,7 +68,7 @@ else:
 
 __all__ = [
     "ArgumentError", "Attempt", "CancelledError", "ChatClient", "FailureKind", "DroppedCall", "FORMATS", "ForkedProcessError", "HandleError",
-    "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "Message", "PlannedTask", "PointerError", "PolicyError",
+    "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "LibraryVersionError", "Message", "PlannedTask", "PointerError", "PolicyError",
     "RegistrationError", "SelectionFailure", "SelectionResult", "SubTask", "TaskLike", "ToolCall", "ToolRegistry", "ToolSchemaSource",
     "ToolSelectError", "ToolSelectionConfig", "ToolSelector", "UnknownToolError", "Validation", "Violation",
     "library_path", "stats", "version",
