@@ -64,6 +64,11 @@
 extern "C" {
 #endif
 
+/* The C ABI version this header describes: toolselect_version reports the
+ * library's as "abi". It changes whenever an export is added or removed or an
+ * export's signature or meaning changes; a host compares it at load time. */
+#define TOOLSELECT_ABI_VERSION 2
+
 /* Return codes. */
 #define TS_OK            0 /* success; *out holds the result */
 #define TS_ERR_ARGUMENT  1 /* NULL string, invalid UTF-8, malformed JSON, bad value, invalid config */
@@ -81,7 +86,8 @@ extern "C" {
  * TS_ERR_POINTER. */
 int toolselect_free(char *p);
 
-/* Result: {"version":"0.1.0","go":"go1.26.x","abi":1}. */
+/* Result: {"version":"0.1.0","go":"go1.26.x","abi":2} ("abi" is the
+ * library's TOOLSELECT_ABI_VERSION). */
 int toolselect_version(char **out);
 
 /* Export the OpenTelemetry spans and metrics the library still holds, within

@@ -18,7 +18,9 @@ static uint64_t handle_of(const char *json) {
 int main(void) {
     char *out = NULL;
     int rc = toolselect_version(&out);
-    CHECK(rc == TS_OK && strstr(out, "\"abi\":1"), "version: %d %s", rc, out);
+    char abi[32];
+    snprintf(abi, sizeof abi, "\"abi\":%d,", TOOLSELECT_ABI_VERSION);
+    CHECK(rc == TS_OK && strstr(out, abi), "version: %d %s (want %s)", rc, out, abi);
     CHECK(toolselect_free(out) == TS_OK, "free");
     CHECK(toolselect_free(out) == TS_ERR_POINTER, "double free must be reported");
     CHECK(toolselect_free(NULL) == TS_OK, "free(NULL)");

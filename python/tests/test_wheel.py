@@ -41,6 +41,7 @@ with ts.ToolRegistry() as reg:
 """
 
 VERSION = (ROOT / "VERSION").read_text().strip()
+ABI_VERSION = int(re.search(r"^#define TOOLSELECT_ABI_VERSION (\d+)$", (ROOT / "cabi" / "toolselect.h").read_text(), re.M).group(1))
 
 
 def go() -> str:
@@ -80,7 +81,7 @@ class WheelTest(unittest.TestCase):
                            env=clean_env(), cwd=tmp)
             r = subprocess.run([py, "-c", CHECK], capture_output=True, text=True, env=clean_env(), cwd=tmp)
             self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertEqual(r.stdout.split(), ["3", "1", VERSION])
+            self.assertEqual(r.stdout.split(), ["3", str(ABI_VERSION), VERSION])
 
 
 @unittest.skipIf(os.environ.get("TOOLSELECT_SKIP_WHEEL_TEST"), "TOOLSELECT_SKIP_WHEEL_TEST is set")

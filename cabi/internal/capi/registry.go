@@ -233,8 +233,18 @@ func Version(version, goVersion string) Result {
 	return Ok(map[string]any{"version": version, "go": goVersion, "abi": ABIVersion})
 }
 
-// ABIVersion changes when an export's signature or meaning changes.
-const ABIVersion = 1
+// ABIVersion is the C ABI's version: it changes whenever an export is added
+// or removed, or an export's signature or meaning changes, so that a host
+// that compares it (the Python package does, at load) knows every export it
+// was written for is there. cabi/testdata/abi_exports.txt records the
+// prototypes of each version, and a test fails when they differ from the
+// header's without a new version.
+//
+//	1: the first exports.
+//	2: toolselect_registry_load_catalog_file, toolselect_registry_authorize
+//	   and toolselect_telemetry_flush added; the Python package calls all
+//	   three, so a library without them is not one it can use.
+const ABIVersion = 2
 
 // Stats reports open handles per kind, returned strings not yet freed, and
 // the number of goroutines (leak checks from the host language).
