@@ -109,34 +109,43 @@ def _load() -> ctypes.CDLL:
             return _lib
         path = library_path()
         if not path.is_file():
-            raise LibraryNotFoundError(
-                f"toolselect: shared library not found at {path} "
-                f"(set {ENV_LIBRARY}, or build it with `make python` from the repository root)"
-            )
+            raise LibraryNotFoundError(_missing_message(path))
         try:
             handle = ctypes.CDLL(str(path))
         except OSError as e:
             raise LibraryNotFoundError(f"toolselect: cannot load {path}: {e}{_why_not_loaded(path, str(e))}") from e
+        # The version first: toolselect_version and toolselect_free are in
+        # every release, so a library from before an export this package
+        # needs is refused naming both versions, not a missing symbol.
+        _check_version(handle, path)
         for name, (argtypes, restype) in _SIGNATURES.items():
-            try:
-                fn = getattr(handle, name)
-            except AttributeError as e:
-                raise LibraryNotFoundError(
-                    f"toolselect: {path} has no symbol {name} (a stale build? run `make lib`)"
-                ) from e
+            fn = getattr(handle, name)
             fn.argtypes = argtypes
             fn.restype = restype
-        _check_version(handle, path)
         _loaded_pid = os.getpid()
         _lib = handle
         _telemetry_at_exit()
         return handle
 
 
+def _package_dir() -> Path:
+    return Path(_version.__file__).resolve().parent
+
+
 def _check_version(handle: ctypes.CDLL, path: Path) -> None:
-    """Refuse a library of another release or ABI than this package's (a
-    stale TOOLSELECT_LIBRARY, a mixed install), naming both files and both
-    versions."""
+    """Refuse a library of another release or C ABI than this package's (a
+    stale TOOLSELECT_LIBRARY or build, a mixed install), naming both files
+    and both versions, and the exports it lacks."""
+    pkg = _package_dir()
+    ours = f"version {_version.__version__} (C ABI {_version.ABI_VERSION})"
+    missing = [name for name in _SIGNATURES if not hasattr(handle, name)]
+    if "toolselect_version" in missing or "toolselect_free" in missing:
+        raise LibraryNotFoundError(
+            f"toolselect: {path} has no toolselect_version: it is not a toolselect library, but the package at "
+            f"{pkg} is {ours} and needs its libtoolselect.so{_how_to_get()}")
+    for name in ("toolselect_version", "toolselect_free"):
+        fn = getattr(handle, name)
+        fn.argtypes, fn.restype = _SIGNATURES[name]
     out = c_void_p()
     rc = handle.toolselect_version(byref(out))
     try:
@@ -145,14 +154,64 @@ def _check_version(handle: ctypes.CDLL, path: Path) -> None:
         if out.value:
             handle.toolselect_free(out.value)
     lib_version, lib_abi = info.get("version", "?"), info.get("abi", "?")
-    if lib_version == _version.__version__ and lib_abi == _version.ABI_VERSION:
-        return
-    pkg = Path(_version.__file__).resolve().parent
-    raise LibraryVersionError(
-        f"toolselect: the library {path} is version {lib_version} (C ABI {lib_abi}), but the package at {pkg} "
-        f"is version {_version.__version__} (C ABI {_version.ABI_VERSION}): install the wheel that matches, "
-        f"rebuild the library (`make python`), or unset {ENV_LIBRARY} if it points at an old build"
-    )
+    theirs = f"version {lib_version} (C ABI {lib_abi})"
+    lacks = f"; it lacks {', '.join(missing)}, which this package calls" if missing else ""
+    fix = (f": install the wheel that matches, rebuild the library (`make python`), or unset {ENV_LIBRARY} "
+           "if it points at an old build")
+    if lib_version != _version.__version__ or lib_abi != _version.ABI_VERSION:
+        raise LibraryVersionError(
+            f"toolselect: the library {path} is {theirs}, but the package at {pkg} is {ours}{lacks}{fix}")
+    if missing:
+        raise LibraryVersionError(
+            f"toolselect: the library {path} says it is {theirs}, as the package at {pkg} is, yet it lacks "
+            f"{', '.join(missing)}, which this package calls: it was built from other sources than this "
+            f"version's{fix}")
+
+
+def _missing_message(path: Path) -> str:
+    """What a missing library means: what this package needs (the machine's
+    architecture and glibc, and the wheel it was installed from, if any) and
+    how to get it."""
+    import platform
+    where = f"{path} ({ENV_LIBRARY} names it)" if os.environ.get(ENV_LIBRARY) else str(path)
+    arch = platform.machine() or "this architecture"
+    libc, libc_version = platform.libc_ver()
+    have = f"glibc {libc_version}" if libc == "glibc" and libc_version else "no glibc found"
+    msg = (f"toolselect: the shared library is not at {where}. This package needs a libtoolselect.so built for "
+           f"this machine, {platform.system() or 'an unknown system'} {arch} with {have}")
+    tag = _wheel_tag()
+    if tag:
+        import re
+        m = re.fullmatch(r"manylinux_(\d+)_(\d+)_(\w+)", tag)
+        built = f" (built for {m.group(3)} Linux with glibc {m.group(1)}.{m.group(2)} or newer)" if m else ""
+        msg += (f"; the package was installed from a wheel tagged {tag}{built}, whose library is gone "
+                f"(reinstall it: pip install --force-reinstall)")
+    return msg + _how_to_get(arch)
+
+
+def _how_to_get(arch: str = "") -> str:
+    import platform
+    arch = arch or platform.machine() or "ARCH"
+    return (f". Get one: pip install the toolselect wheel for this platform (`make wheel` writes "
+            f"dist/toolselect-VERSION-py3-none-manylinux_2_N_{arch}.whl; then "
+            f"`pip install --no-index --find-links dist toolselect`), point {ENV_LIBRARY} at a libtoolselect.so "
+            f"of version {_version.__version__}, or run `make python` in a source checkout (Go and a C compiler "
+            f"build it for this machine)")
+
+
+def _wheel_tag() -> str:
+    """The platform tag of the wheel this package was installed from ('' in
+    a source checkout): the WHEEL file of its dist-info."""
+    pkg = _package_dir()
+    ours = pkg.parent / f"toolselect-{_version.__version__}.dist-info"
+    for info in [ours] + sorted(pkg.parent.glob("toolselect-*.dist-info")):
+        try:
+            for line in (info / "WHEEL").read_text().splitlines():
+                if line.startswith("Tag:"):
+                    return line.split(":", 1)[1].strip().rsplit("-", 1)[-1]
+        except OSError:
+            continue
+    return ""
 
 
 #: ELF e_machine values of the architectures a wheel is built for.
