@@ -3,8 +3,8 @@
     make python                                   # builds the shared library into python/toolselect
     PYTHONPATH=python python3 examples/python_quickstart.py
 
-(or install the wheel: `make wheel && pip install dist/toolselect-*.whl`, then run it without
-PYTHONPATH.)
+(or install the wheel for this machine: `make wheel && pip install --no-index --find-links dist
+toolselect`, then run it without PYTHONPATH.)
 
 It registers a tool, asks a model which calls the task needs, and runs them. The model endpoint is
 LLM_COMMON_TOOL_SELECTION_BASE_URL (or OPENAI_BASE_URL) when one is set. Without one it starts the

@@ -27,3 +27,4 @@ for arch in ${WHEEL_ARCHES:-x86_64 aarch64}; do
 	rm -f "${lib%.so}.h"
 	"${PYTHON:-python3}" "$here/build_wheel.py" --lib "$lib" --out "$out"
 done
+echo "build_wheel: install the wheel for this machine with: pip install --no-index --find-links $out toolselect" >&2
