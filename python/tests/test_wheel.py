@@ -1,10 +1,13 @@
 """`make wheel`: a wheel per target, tagged manylinux_2_N_<arch> from the
-glibc symbol versions its library needs. The x86_64 wheel installs offline
-into a fresh virtual environment and selects; the aarch64 wheel is installed
-for its platform into a fresh directory and its library runs a selection
-smoke test under qemu-aarch64-static (no aarch64 Python on this machine: the
-Python half of the wheel is the same pure-Python package). The loader refuses
-a library of another version, or of another architecture, saying so."""
+glibc symbol versions its library needs. Each wheel installs offline into a
+fresh virtual environment and runs a selection smoke test (a Python client
+object, then the library's own HTTP client against a loopback endpoint): the
+x86_64 wheel natively, the aarch64 wheel in an aarch64 CPython (Debian's
+arm64 packages, unpacked by tests/aarch64-python.sh) under
+qemu-aarch64-static, installed by that interpreter's own pip. The aarch64
+library also runs a C smoke test against the cross toolchain's sysroot. The
+loader refuses a library of another version, or of another architecture,
+saying so. Under CI=true a missing cross tool fails instead of skipping."""
 
 import os
 import re
@@ -21,23 +24,51 @@ sys.path.insert(0, str(PY_DIR))
 import elf_glibc  # noqa: E402
 
 CHECK = r"""
-import asyncio, json, os, sys
+import asyncio, json, os, sys, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import toolselect as ts
 assert "site-packages" in str(ts.library_path()), ts.library_path()
 assert os.path.commonpath([ts.__file__, sys.prefix]) == sys.prefix, ts.__file__
+REPLY = json.dumps({"calls": [{"tool": "add", "args": {"a": 1, "b": 2}}]})
+
+
+class Model(BaseHTTPRequestHandler):  # a loopback OpenAI-compatible endpoint
+    def log_message(self, *a):
+        pass
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        data = json.dumps({"id": "c1", "object": "chat.completion", "created": 0, "model": body["model"],
+                           "choices": [{"index": 0, "finish_reason": "stop",
+                                        "message": {"role": "assistant", "content": REPLY}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class Client:  # a Python client object, as llm-common passes one
+    async def chat_completion(self, **kw):
+        return REPLY
+
+
+httpd = ThreadingHTTPServer(("127.0.0.1", 0), Model)
+threading.Thread(target=httpd.serve_forever, daemon=True).start()
+url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+out = []
 with ts.ToolRegistry() as reg:
     reg.register("add", lambda a, b: a + b, description="Add",
                  parameters={"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
                              "required": ["a", "b"]})
     assert not reg.validate("add", {"a": "x"})
-
-    class Client:
-        async def chat_completion(self, **kw):
-            return json.dumps({"calls": [{"tool": "add", "args": {"a": 1, "b": 2}}]})
-
-    with ts.ToolSelector(client=Client(), config=ts.ToolSelectionConfig(model="m")) as sel:
-        calls = asyncio.run(sel.select_tool_calls(task=ts.PlannedTask("t", "add"), tool_registry=reg))
-    print(reg.run(calls[0]), ts.version()["abi"], ts.__version__)
+    for client, cfg in ((Client(), ts.ToolSelectionConfig(model="m")),
+                        (None, ts.ToolSelectionConfig(model="m", base_url=url, api_key="sk-local"))):
+        with ts.ToolSelector(client=client, config=cfg) as sel:
+            calls = asyncio.run(sel.select_tool_calls(task=ts.PlannedTask("t", "add 1 and 2"), tool_registry=reg))
+        out.append(reg.run(calls[0]))
+httpd.shutdown()
+print(*out, ts.version()["abi"], ts.__version__)
 """
 
 VERSION = (ROOT / "VERSION").read_text().strip()
@@ -49,6 +80,26 @@ def go() -> str:
     if not g:
         raise unittest.SkipTest("needs Go to build a library")
     return g
+
+
+IN_CI = os.environ.get("CI") == "true"
+
+
+def need(missing: "list[str]", how: str) -> None:
+    """Skip when something the test needs is missing, saying what and how to
+    get it; under CI=true (.ci/run installs it all) fail instead."""
+    if not missing:
+        return
+    msg = f"needs {', '.join(missing)} ({how})"
+    if IN_CI:
+        raise AssertionError(f"{msg}: CI=true, and .ci/run should have set it up")
+    raise unittest.SkipTest(msg)
+
+
+def aarch64_python() -> "Path | None":
+    """The folder tests/aarch64-python.sh unpacked an aarch64 CPython into."""
+    root = Path(os.environ.get("TOOLSELECT_AARCH64_PYTHON") or Path.home() / ".cache" / "toolselect-aarch64-python")
+    return root if (root / ".complete").is_file() else None
 
 
 def clean_env() -> dict:
@@ -81,7 +132,7 @@ class WheelTest(unittest.TestCase):
                            env=clean_env(), cwd=tmp)
             r = subprocess.run([py, "-c", CHECK], capture_output=True, text=True, env=clean_env(), cwd=tmp)
             self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertEqual(r.stdout.split(), ["3", str(ABI_VERSION), VERSION])
+            self.assertEqual(r.stdout.split(), ["3", "3", str(ABI_VERSION), VERSION])
 
 
 @unittest.skipIf(os.environ.get("TOOLSELECT_SKIP_WHEEL_TEST"), "TOOLSELECT_SKIP_WHEEL_TEST is set")
@@ -90,9 +141,8 @@ class CrossWheelTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        missing = [t for t in ("aarch64-linux-gnu-gcc", "qemu-aarch64-static") if not shutil.which(t)]
-        if missing:
-            raise unittest.SkipTest(f"needs {', '.join(missing)} (apt-get install gcc-aarch64-linux-gnu qemu-user-static; .ci/run does)")
+        need([t for t in ("aarch64-linux-gnu-gcc", "qemu-aarch64-static") if not shutil.which(t)],
+             "apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static; .ci/run does")
         go()
         cls.tmp = Path(tempfile.mkdtemp(prefix="ts-wheel-"))
         env = dict(os.environ, WHEEL_ARCHES="aarch64")
@@ -108,7 +158,31 @@ class CrossWheelTest(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
-    def test_aarch64_wheel_runs_a_selection_under_qemu(self):
+    def test_aarch64_wheel_installs_offline_in_a_fresh_venv_under_qemu(self):
+        root = aarch64_python()
+        need([] if root else ["an aarch64 CPython"],
+             "bash tests/aarch64-python.sh unpacks Debian's arm64 python3 packages, as root; .ci/run does")
+        qemu = ["qemu-aarch64-static", "-L", str(root)]
+        venv = self.tmp / "venv-aarch64"
+        subprocess.run(qemu + [str(root / "usr" / "bin" / "python3"), "-m", "venv", "--without-pip", str(venv)],
+                       check=True, env=clean_env(), cwd=self.tmp, timeout=300)
+        py = str(venv / "bin" / "python")
+        # The venv's own pip, under qemu: it reads this (emulated) machine's
+        # glibc and architecture to choose the wheel from the folder.
+        pip = sorted((root / "usr" / "share" / "python-wheels").glob("pip-*.whl"))[-1]
+        r = subprocess.run(qemu + [py, f"{pip}/pip", "install", "--no-index", "--quiet", "--find-links",
+                                   str(self.wheel.parent), "toolselect"],
+                           capture_output=True, text=True, env=clean_env(), cwd=self.tmp, timeout=600)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = subprocess.run(qemu + [py, "-c", "import platform; print(platform.machine())"], capture_output=True,
+                           text=True, env=clean_env(), cwd=self.tmp, timeout=300)
+        self.assertEqual(r.stdout.strip(), "aarch64", r.stderr)
+        r = subprocess.run(qemu + [py, "-c", CHECK], capture_output=True, text=True, env=clean_env(), cwd=self.tmp,
+                           timeout=600)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split(), ["3", "3", str(ABI_VERSION), VERSION])
+
+    def test_aarch64_library_runs_a_c_selection_under_qemu(self):
         wheel_tag_matches_library(self, self.wheel, self.lib, "aarch64")
         self.assertRegex(self.report, r"manylinux_2_\d+_aarch64, library needs glibc 2\.\d+")
         site = self.tmp / "site"
