@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"weak"
 )
 
 // Learning from the selections served. A Feedback holds (task text, tool)
@@ -17,6 +18,16 @@ import (
 //	             when its sim is within 90% of the best tool's
 //	gain(tool) = max(0, (sim - Threshold) / (1 - Threshold))^2
 //	score      = base + (1 - base) * Weight * gain
+//
+// Only what the ranked catalog holds counts: a learned task speaks for a
+// catalog when it needed at least one of the catalog's tools, and then only
+// for those tools; the idf, the task norms and the near-best cut are taken
+// over those tasks alone. A log naming tools the catalog lacks (another
+// registry's, removed ones) therefore ranks exactly as the same log without
+// them, so a ranking is a function of the catalog, the log and the query,
+// whichever front door learned the log (the CLI drops unknown names as it
+// reads, the C ABI shares one learner between registries) and whatever Known
+// said.
 //
 // A tool no learned task resembles keeps its base score exactly, so a
 // catalog whose new tasks do not repeat old ones ranks as it did without
@@ -36,8 +47,9 @@ type FeedbackOptions struct {
 	// nothing about a query (default 0.1).
 	Threshold float64
 	// Known, if set, reports whether a tool name exists; unknown names are
-	// ignored and counted (FeedbackStats.Unknown). nil accepts every name;
-	// names the ranked catalog does not hold are skipped when scoring.
+	// ignored and counted (FeedbackStats.Unknown), which saves their memory.
+	// nil accepts every name. Rankings do not depend on it: when scoring,
+	// a tool the ranked catalog does not hold is left out in any case.
 	Known func(name string) bool
 }
 
@@ -83,14 +95,33 @@ type Feedback struct {
 	byTool map[string][]uint32    // tool -> its tasks, oldest first
 	nextID uint32
 	pairs  int
-	// normsStale: a task came or went since the norms were computed. The
-	// norms use the idf of the tasks held, so any change moves them; they are
-	// worked out again, all of them, by the next query (fresh), which makes
-	// a similarity a function of the pairs held alone, whatever order or
-	// batching (Add, Replay, the cores) brought them there.
-	normsStale bool
-	stats      FeedbackStats
+	// gen counts changes to the pairs held. The idf and the task norms are
+	// those of the tasks that speak for the ranked catalog, so any change, or
+	// another catalog, moves them: they are worked out again, all of them, by
+	// the next query (view), which makes a similarity a function of the pairs
+	// held and the catalog alone, whatever order or batching (Add, Replay,
+	// the cores) brought the pairs there.
+	gen   uint64
+	views []*fbView // the views of the last catalogs queried, newest first
+	stats FeedbackStats
 }
+
+// fbView is what a Feedback holds as one catalog sees it, at one gen: the
+// tasks that needed one of the catalog's tools (active), their number, each
+// term's document frequency among them, and their norms.
+type fbView struct {
+	cat    weak.Pointer[Catalog] // nil: every tool counts
+	gen    uint64
+	n      int
+	active []bool         // by task id; nil: every task held is active
+	df     map[string]int // nil when active is nil: len(post[term])
+	norms  []float64      // by task id
+}
+
+// feedbackViews is how many catalogs' views a Feedback keeps: one per
+// registry that ranks with it (the C library shares a store's Feedback
+// between the selectors naming it), and the previous version of each.
+const feedbackViews = 4
 
 // fbPosting is one (term, task) pair.
 type fbPosting struct {
@@ -242,6 +273,7 @@ func (f *Feedback) learn(query string, tf []termCount, tool string) {
 	task.tools = append(task.tools, tool)
 	f.byTool[tool] = append(f.byTool[tool], task.id)
 	f.pairs++
+	f.gen++
 }
 
 // newTask indexes a task text. f.mu is held for writing.
@@ -250,45 +282,100 @@ func (f *Feedback) newTask(query string, tf []termCount) *fbTask {
 	f.nextID++
 	f.tasks[query] = task
 	f.byID[task.id] = task
-	f.norms = append(f.norms, 0)
 	for _, x := range tf {
 		f.post[x.term] = append(f.post[x.term], fbPosting{task.id, x.n})
 	}
-	f.normsStale = true
 	return task
 }
 
-// fresh brings the norms up to date when a task came or went since they
-// were computed, and returns with f.mu held for reading. Computing every
-// norm costs one pass over the held tasks' terms, paid by the first query
-// after a change: 0.7 ms with bfcl's first half learned (1,250 tasks;
+// view returns the view of the pairs held from catalog c (nil: every tool
+// counts), worked out when a pair came or went since it was made, or when c
+// has none yet; it returns with f.mu held for reading. Working out a view
+// costs one pass over the held tasks' terms, paid by the first query after a
+// change: 0.7 ms with bfcl's first half learned (1,250 tasks;
 // BenchmarkFeedbackQuery/fresh, against 18 us for a query with nothing
 // changed).
-func (f *Feedback) fresh() {
+func (f *Feedback) view(c *Catalog) *fbView {
+	key := weak.Make(c)
 	f.mu.RLock()
-	for f.normsStale {
+	for {
+		for _, v := range f.views {
+			if v.cat == key && v.gen == f.gen {
+				return v
+			}
+		}
 		f.mu.RUnlock()
 		f.mu.Lock()
-		if f.normsStale {
-			// Each term's idf once (a log per term, not per occurrence).
-			n := float64(len(f.byID))
-			idf := make(map[string]float64, len(f.post))
-			for term, p := range f.post {
-				idf[term] = idfOf(n, len(p))
+		v := f.newView(c, key)
+		views := []*fbView{v}
+		for _, old := range f.views {
+			if old.cat != key && old.cat.Value() != nil && len(views) < feedbackViews {
+				views = append(views, old)
 			}
-			for _, t := range f.byID {
-				s := 0.0
-				for _, x := range t.tf {
-					w := float64(x.n) * idf[x.term]
-					s += w * w
-				}
-				f.norms[t.id] = math.Sqrt(s)
-			}
-			f.normsStale = false
 		}
+		f.views = views
 		f.mu.Unlock()
 		f.mu.RLock()
 	}
+}
+
+// newView works out the view of the pairs held from catalog c. f.mu is held
+// for writing.
+func (f *Feedback) newView(c *Catalog, key weak.Pointer[Catalog]) *fbView {
+	v := &fbView{cat: key, gen: f.gen, n: len(f.byID), norms: make([]float64, f.nextID)}
+	inCatalog := func(tool string) bool { _, ok := c.Pos(tool); return ok }
+	if c != nil {
+		for tool := range f.byTool {
+			if !inCatalog(tool) {
+				v.active = make([]bool, f.nextID)
+				break
+			}
+		}
+	}
+	if v.active != nil {
+		for tool, ids := range f.byTool {
+			if inCatalog(tool) {
+				for _, id := range ids {
+					v.active[id] = true
+				}
+			}
+		}
+		v.n, v.df = 0, map[string]int{}
+		for _, t := range f.byID {
+			if v.active[t.id] {
+				v.n++
+				for _, x := range t.tf {
+					v.df[x.term]++
+				}
+			}
+		}
+	}
+	// Each term's idf once (a log per term, not per occurrence).
+	n := float64(v.n)
+	idf := make(map[string]float64, len(f.post))
+	for term, p := range f.post {
+		idf[term] = idfOf(n, v.docFreq(term, p))
+	}
+	for _, t := range f.byID {
+		if v.active != nil && !v.active[t.id] {
+			continue
+		}
+		s := 0.0
+		for _, x := range t.tf {
+			w := float64(x.n) * idf[x.term]
+			s += w * w
+		}
+		v.norms[t.id] = math.Sqrt(s)
+	}
+	return v
+}
+
+// docFreq is how many of the view's tasks hold term (p: its postings).
+func (v *fbView) docFreq(term string, p []fbPosting) int {
+	if v.df == nil {
+		return len(p)
+	}
+	return v.df[term]
 }
 
 // idfOf is a smoothed idf: with few learned tasks, a query word no task
@@ -324,6 +411,7 @@ func (f *Feedback) unlearn(task *fbTask, tool string) {
 		f.byTool[tool] = ids
 	}
 	f.pairs--
+	f.gen++
 	if len(task.tools) > 0 {
 		return
 	}
@@ -338,7 +426,6 @@ func (f *Feedback) unlearn(task *fbTask, tool string) {
 			f.post[term] = p
 		}
 	}
-	f.normsStale = true
 }
 
 // Stats returns the counts of f.
@@ -355,18 +442,20 @@ func (f *Feedback) Stats() FeedbackStats {
 // task is at least this close to the query as the best task of any tool.
 const feedbackNearBest = 0.9
 
-// similar returns, for each tool with a learned task resembling q, the
-// highest cosine similarity (idf-weighted terms) between q and its tasks,
-// keeping only tools above the threshold and near the best.
-func (f *Feedback) similar(q *Query) map[string]float64 {
+// similar returns, for each tool of catalog c (nil: every tool) with a
+// learned task resembling q, the highest cosine similarity (idf-weighted
+// terms) between q and its tasks, keeping only tools above the threshold and
+// near the best. Only the tasks that needed one of c's tools count (see the
+// package comment of this file).
+func (f *Feedback) similar(c *Catalog, q *Query) map[string]float64 {
 	terms := q.Terms()
 	if len(terms) == 0 {
 		return nil
 	}
-	f.fresh()
+	v := f.view(c)
 	defer f.mu.RUnlock()
-	n := float64(len(f.byID))
-	if n == 0 {
+	n := float64(v.n)
+	if v.n == 0 {
 		return nil
 	}
 	// The query's distinct terms in term order: floating-point sums taken
@@ -383,18 +472,22 @@ func (f *Feedback) similar(q *Query) map[string]float64 {
 	}
 	acc := *accp
 	var touched []uint32
-	common := max(len(f.byID)/100, 64)
+	common := max(v.n/100, 64)
 	for _, x := range qtf {
 		p := f.post[x.term]
-		w := idfOf(n, len(p))
+		df := v.docFreq(x.term, p)
+		w := idfOf(n, df)
 		qw := float64(x.n) * w
 		qnorm += qw * qw
 		// A word most learned tasks hold says little about which one the
 		// query repeats: it counts in the query's norm only.
-		if len(p) > common {
+		if df > common {
 			continue
 		}
 		for _, x := range p {
+			if v.active != nil && !v.active[x.id] {
+				continue
+			}
 			if acc[x.id] == 0 {
 				touched = append(touched, x.id)
 			}
@@ -410,13 +503,18 @@ func (f *Feedback) similar(q *Query) map[string]float64 {
 	for _, id := range touched {
 		d := acc[id]
 		acc[id] = 0
-		sim := min(1, d/(qnorm*f.norms[id]))
+		sim := min(1, d/(qnorm*v.norms[id]))
 		if sim <= f.opts.Threshold {
 			continue
 		}
 		task := f.byID[id]
 		best = max(best, sim)
 		for _, tool := range task.tools {
+			if v.active != nil {
+				if _, ok := c.Pos(tool); !ok {
+					continue
+				}
+			}
 			if sim > out[tool] {
 				out[tool] = sim
 			}

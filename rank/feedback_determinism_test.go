@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
+
+	"github.com/toolselect/toolselect/registry"
 )
 
 // rankAllWith ranks every query of test under fb (top 10, scores and
@@ -152,11 +155,117 @@ func TestFeedbackReplayPropertyRandomLogs(t *testing.T) {
 				q += words[rng.IntN(len(words))]
 			}
 			query := newQuery(q)
-			want, _ := json.Marshal(fbs[0].similar(query))
+			want, _ := json.Marshal(fbs[0].similar(nil, query))
 			for i, fb := range fbs[1:] {
-				if got, _ := json.Marshal(fb.similar(query)); !bytes.Equal(got, want) {
+				if got, _ := json.Marshal(fb.similar(nil, query)); !bytes.Equal(got, want) {
 					t.Fatalf("trial %d, feedback %d, query %q: %s vs %s", trial, i+1, q, got, want)
 				}
+			}
+		}
+	}
+}
+
+// offCatalog is ops with tool names the catalog does not hold mixed in: every
+// third op also names a tool of another registry, every seventh names only
+// such tools (a task of its own), and every eleventh is a removed tool's
+// copy of a learned task.
+func offCatalog(ops []FeedbackOp) []FeedbackOp {
+	var out []FeedbackOp
+	for i, op := range ops {
+		op.Tools = slices.Clone(op.Tools)
+		switch {
+		case op.Remove:
+		case i%7 == 0:
+			out = append(out, FeedbackOp{Query: op.Query + " elsewhere", Tools: []string{"other_tool", fmt.Sprintf("other_%d", i%5)}})
+		case i%3 == 0:
+			op.Tools = append(op.Tools, fmt.Sprintf("gone_%d", i%13))
+		}
+		out = append(out, op)
+		if i%11 == 0 && !op.Remove {
+			out = append(out, FeedbackOp{Query: op.Query, Tools: []string{"gone_tool"}})
+		}
+	}
+	return out
+}
+
+// Feedback naming tools the ranked catalog does not hold ranks exactly as
+// the same log with those names dropped as it is read (the CLI's Known
+// filter): a learner shared between registries (the C library's), or one
+// that accepts every name (the Go API's), gives the CLI's rankings, byte for
+// byte, on every query of the shared data sets.
+func TestFeedbackOffCatalogToolsDoNotMoveRankings(t *testing.T) {
+	for _, name := range []string{"bfcl", "livemcpbench"} {
+		t.Run(name, func(t *testing.T) {
+			reg, qs := sharedData(t, name)
+			r := newRanker(reg)
+			var ops []FeedbackOp
+			for _, q := range qs[:len(qs)/2] {
+				ops = append(ops, FeedbackOp{Query: q.Query, Tools: q.Gold})
+			}
+			for i := 0; i < len(ops); i += 17 {
+				ops = append(ops, FeedbackOp{Query: ops[i].Query, Tools: ops[i].Tools[:1], Remove: true})
+			}
+			ops = offCatalog(ops)
+			inCatalog := func(n string) bool { _, ok := reg.Get(n); return ok }
+			want := rankAllWith(t, r, replayed(t, ops, 2, inCatalog), qs)
+			if got := rankAllWith(t, r, replayed(t, ops, 2, nil), qs); !bytes.Equal(got, want) {
+				t.Fatalf("a Feedback holding off-catalog tools ranks differently from one that dropped them (%s)", firstDiff(want, got))
+			}
+		})
+	}
+}
+
+// The same over random logs and a small catalog: a Feedback that learned
+// tools outside the catalog gives, for every query, the similarities of one
+// that never saw them.
+func TestFeedbackOffCatalogPropertyRandomLogs(t *testing.T) {
+	words := []string{"weather", "forecast", "city", "email", "send", "file", "convert", "pdf", "calendar",
+		"event", "stock", "price", "translate", "text", "image", "resize", "search", "web", "news", "map"}
+	var defs []registry.Tool
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		defs = append(defs, registry.Tool{Name: n, Description: "tool " + n, Parameters: json.RawMessage(`{"type":"object"}`)})
+	}
+	reg := registry.New(nil)
+	for _, d := range defs {
+		if err := reg.Register(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cat := newCatalog(reg.Entries())
+	tools := []string{"a", "b", "c", "d", "e", "x", "y", "z"} // x, y, z: not in the catalog
+	inCatalog := func(n string) bool { _, ok := cat.Pos(n); return ok }
+	rng := rand.New(rand.NewPCG(25, 2027))
+	phrase := func(n int) string {
+		q := ""
+		for i := range n {
+			if i > 0 {
+				q += " "
+			}
+			q += words[rng.IntN(len(words))]
+		}
+		return q
+	}
+	for trial := range 60 {
+		var ops []FeedbackOp
+		for range 5 + rng.IntN(120) {
+			ts := []string{tools[rng.IntN(len(tools))]}
+			if rng.IntN(3) == 0 {
+				ts = append(ts, tools[rng.IntN(len(tools))])
+			}
+			ops = append(ops, FeedbackOp{Query: phrase(1 + rng.IntN(6)), Tools: ts, Remove: rng.IntN(10) == 0})
+		}
+		per := 1 + rng.IntN(5)
+		all, known := NewFeedback(&FeedbackOptions{PerTool: per}), NewFeedback(&FeedbackOptions{PerTool: per, Known: inCatalog})
+		for _, fb := range []*Feedback{all, known} {
+			if _, err := fb.Replay(ops); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 30 {
+			query := newQuery(phrase(1 + rng.IntN(5)))
+			want, _ := json.Marshal(known.similar(cat, query))
+			if got, _ := json.Marshal(all.similar(cat, query)); !bytes.Equal(got, want) {
+				t.Fatalf("trial %d, query %q: %s with off-catalog tools, %s without", trial, query.Text, got, want)
 			}
 		}
 	}

@@ -32,7 +32,7 @@ const maxLifted = 64
 
 // Score implements Scorer.
 func (s *feedbackScorer) Score(ctx context.Context, c *Catalog, q *Query, k int, keep func(pos int) bool) ([]Hit, error) {
-	sims := s.fb.similar(q)
+	sims := s.fb.similar(c, q)
 	if len(sims) == 0 {
 		return s.base.Score(ctx, c, q, k, keep)
 	}
