@@ -1,7 +1,10 @@
 import json
 import os
+import shutil
+import subprocess
 import tempfile
 import unittest
+from pathlib import Path
 from unittest import mock
 
 import toolselect as ts
@@ -91,6 +94,50 @@ class FeedbackTest(unittest.TestCase):
         with ts.ToolSelector(client=FakeClient(), config=ts.ToolSelectionConfig(model="m")) as sel:
             with self.assertRaisesRegex(ValueError, "feedback store"):
                 sel.add_feedback("weather", ["get_weather"])
+
+
+DOORS = Path(__file__).resolve().parents[2] / "testdata" / "feedback-doors"
+
+
+class FeedbackDoorsTest(unittest.TestCase):
+    """One feedback log, one ranking (issue 25): the Python selector's top_k
+    offer, ranked with a store that names tools the catalog lacks, is the
+    top k of `toolselect rank --feedback` on the same files (which drops those
+    names as it reads them). cabi/internal/capi/feedback_doors_test.go
+    compares the CLI, the Go API and the C ABI score for score."""
+
+    @classmethod
+    def setUpClass(cls):
+        go = shutil.which("go") or ("/usr/local/go/bin/go" if os.path.exists("/usr/local/go/bin/go") else None)
+        if not go:
+            raise unittest.SkipTest("needs Go to build the toolselect CLI")
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.bin = os.path.join(cls.tmp.name, "toolselect")
+        subprocess.run([go, "build", "-o", cls.bin, "./cmd/toolselect"], cwd=DOORS.parents[1], check=True)
+        cls.store = os.path.join(cls.tmp.name, "past.jsonl")  # a copy: a learner may append to it
+        shutil.copy(DOORS / "past.jsonl", cls.store)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def cli_top(self, query, k):
+        out = subprocess.run([self.bin, "rank", "--catalog", str(DOORS / "tools.jsonl"), "--feedback", self.store,
+                              "--json", "--k", str(k), query], capture_output=True, text=True, check=True).stdout
+        return sorted(p["tool"] for p in json.loads(out))
+
+    def test_python_offers_the_clis_top_k(self):
+        queries = [q for q in (DOORS / "queries.txt").read_text().splitlines() if q.strip()]
+        with ts.ToolRegistry() as reg:
+            reg.load_catalog(DOORS / "tools.jsonl")
+            for k in (1, 2, 3):
+                cfg = ts.ToolSelectionConfig(model="m", feedback=self.store)
+                with ts.ToolSelector(client=FakeClient(calls_json()), config=cfg, top_k=k) as sel:
+                    for q in queries:
+                        with self.subTest(query=q, k=k):
+                            res = run(sel.select_tool_calls_detailed(task=ts.PlannedTask(id="1", description=q),
+                                                                     tool_registry=reg))
+                            self.assertEqual(sorted(res.offered), self.cli_top(q, k))
 
 
 if __name__ == "__main__":
