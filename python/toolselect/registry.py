@@ -8,6 +8,7 @@ import inspect
 import json
 import os
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, TypeVar, Union, overload
 
@@ -261,11 +262,12 @@ class ToolRegistry(Handle):
         )
 
     def _authorize(self, call: Union[ToolCall, str], args: Optional[Mapping[str, Any]], allow_unsafe: bool,
-                   roles: Iterable[str], capabilities: Iterable[str], approver: bool) -> "tuple[Dict[str, Any], Dict[str, Any]]":
+                   roles: Iterable[str], capabilities: Iterable[str], approver: bool,
+                   clock: "_Clock") -> "tuple[Dict[str, Any], Dict[str, Any]]":
         """Ask the Go executor's policy whether the call may run (resolve,
         unsafe, roles, capabilities, no-schema modes, approval, arguments).
-        Returns the verdict and the audit record begun; raises on a refusal,
-        after auditing it."""
+        Returns the verdict and the fields of the audit record begun; raises
+        on a refusal, after auditing it (the Go executor's own record)."""
         if isinstance(call, ToolCall):
             name, a, cid = call.tool, dict(call.args), getattr(call, "id", "") or ""
         else:
@@ -276,9 +278,12 @@ class ToolRegistry(Handle):
                        json.dumps({"id": cid, "tool": name, "args": a}, separators=(",", ":")).encode(),
                        json.dumps(policy).encode())
         if not v["allowed"]:
-            rec = v.get("audit") or {"tool": v.get("tool", name), "outcome": v.get("outcome", "refused"),
-                                     "error": v.get("message", "")}
-            self._audit(rec)
+            rec = v.get("audit")
+            if rec:
+                self._audit(rec)
+            else:  # the library always sends one; a record all the same
+                rec = self._end({"id": cid, "tool": v.get("tool", name), "args": a, "validated": False}, clock,
+                                v.get("outcome") or "refused", v.get("message", ""))
             rule, msg = v.get("rule", ""), v.get("message", "")
             if rule == "invalid_args":
                 raise InvalidArgumentsError(msg or f"invalid arguments for {name!r}", tool=v.get("tool", name),
@@ -288,21 +293,40 @@ class ToolRegistry(Handle):
                 raise UnknownToolError(msg, code=3, kind="not_found")
             raise PolicyError(f"{v.get('tool', name)!r} refused by the run policy ({rule}): {msg}", rule=rule,
                               tool=v.get("tool", name), record=rec)
-        rec = {"id": cid, "tool": v["tool"], "args": v.get("args"), "validated": v.get("validated", True),
-               "policy": v.get("policy", "")}
-        return v, rec
+        fields = {"id": cid, "tool": v["tool"], "args": v.get("args"), "validated": v.get("validated", True),
+                  "policy": v.get("policy", "")}
+        return v, fields
 
     def _begin(self, call: Union[ToolCall, str], args: Optional[Mapping[str, Any]], allow_unsafe: bool,
-               roles: Iterable[str], capabilities: Iterable[str],
-               approve: Optional[Callable[..., Any]]) -> "tuple[Callable[..., Any], Dict[str, Any], Dict[str, Any], Dict[str, Any]]":
-        v, rec = self._authorize(call, args, allow_unsafe, roles, capabilities, approve is not None)
+               roles: Iterable[str], capabilities: Iterable[str], approve: Optional[Callable[..., Any]]
+               ) -> "tuple[Callable[..., Any], Dict[str, Any], Dict[str, Any], Dict[str, Any], _Clock]":
+        clock = _Clock()  # the call reached the policy: the record's start, as in Go
+        v, fields = self._authorize(call, args, allow_unsafe, roles, capabilities, approve is not None, clock)
         fn = self._fns.get(v["tool"])
         if fn is None:
-            raise UnknownToolError(f"tool {v['tool']!r} has no Python callable (register it with fn, or bind())")
+            # Go refuses a registered tool with no handler before its policy
+            # (executor.ErrNoHandler): the record says so, in Go's words.
+            tool = v["tool"]
+            self._end({"id": fields["id"], "tool": tool, "args": fields["args"], "validated": False}, clock,
+                      "refused", _call_error(tool, "refused", f"no handler bound to the tool {_quote(tool)}"))
+            raise UnknownToolError(f"tool {tool!r} has no Python callable (register it with fn, or bind())")
         a = v.get("args")
-        return fn, (dict(a) if isinstance(a, Mapping) else {}), v, rec
+        return fn, (dict(a) if isinstance(a, Mapping) else {}), v, fields, clock
 
-    def _approval(self, v: Dict[str, Any], rec: Dict[str, Any], answer: Any) -> None:
+    def _approver_failed(self, v: Dict[str, Any], fields: Dict[str, Any], clock: "_Clock",
+                         err: BaseException) -> BaseException:
+        """Audit an approver that raised, as the Go executor does (refused,
+        "the approver failed"; canceled while waiting, for a cancellation),
+        and return what to raise."""
+        tool = v["tool"]
+        if not isinstance(err, Exception):  # cancelled, interrupted: raised as it is
+            self._end(fields, clock, "canceled", _call_error(tool, "canceled", f"waiting for approval: {_describe(err)}"))
+            return err
+        why = f"approval denied: the approver failed: {_describe(err)}"
+        rec = self._end(fields, clock, "refused", _call_error(tool, "refused", why))
+        return PolicyError(why, rule="approval_denied", tool=tool, record=rec)
+
+    def _approval(self, v: Dict[str, Any], fields: Dict[str, Any], clock: "_Clock", answer: Any) -> None:
         """Read an approver's answer (a bool, a mapping or an object with
         ``approved``, ``by``, ``reason``); a denial is audited and raised."""
         approved, by, reason = answer, "", ""
@@ -311,20 +335,66 @@ class ToolRegistry(Handle):
         elif hasattr(answer, "approved"):
             approved, by, reason = answer.approved, getattr(answer, "by", ""), getattr(answer, "reason", "")
         if not approved:
-            msg = "approval denied" + (f" by {by}" if by else "") + (f": {reason}" if reason else "")
-            rec.update(outcome="refused", error=f"{v['tool']!r}: {msg}", durationMs=0.0, start=_now())
-            self._audit(rec)
-            raise PolicyError(msg, rule="approval_denied", tool=v["tool"], record=rec)
-        rec["approvedBy"] = str(by or "approver")
+            denied = "denied" + (f" by {by}" if by else "") + (f": {reason}" if reason else "")
+            rec = self._end(fields, clock, "refused", _call_error(v["tool"], "refused", f"approval denied: {denied}"))
+            raise PolicyError("approval " + denied, rule="approval_denied", tool=v["tool"], record=rec)
+        fields["approvedBy"] = str(by or "approver")
 
-    def _finish(self, rec: Dict[str, Any], start: float, t0: float, err: Optional[BaseException]) -> None:
-        rec["start"] = _iso(start)
-        rec["durationMs"] = round((time.perf_counter() - t0) * 1000, 3)
-        if err is None:
-            rec["outcome"] = "ok"
-        else:
-            rec["outcome"], rec["error"] = "tool_error", f"{type(err).__name__}: {err}"
+    def _end(self, fields: Dict[str, Any], clock: "_Clock", outcome: str, error: str = "") -> Dict[str, Any]:
+        """Write the run's one audit record, shaped as the Go executor's
+        Record is in JSON (same keys, in its order; empty id, policy,
+        approvedBy and error left out), and return it."""
+        rec: Dict[str, Any] = {}
+        if fields.get("id"):
+            rec["id"] = fields["id"]
+        rec["tool"] = fields["tool"]
+        rec["args"] = fields.get("args")
+        rec["validated"] = bool(fields.get("validated"))
+        for key in ("policy", "approvedBy"):
+            if fields.get(key):
+                rec[key] = fields[key]
+        rec["start"] = _iso(clock.start)
+        rec["durationMs"] = clock.ms()
+        rec["outcome"] = outcome
+        if error:
+            rec["error"] = error
         self._audit(rec)
+        return rec
+
+    def _finish(self, v: Dict[str, Any], fields: Dict[str, Any], clock: "_Clock",
+                err: Optional[BaseException]) -> None:
+        """Audit the end of the callable: ok, its exception (tool_error), or a
+        cancellation (canceled)."""
+        if err is None:
+            self._end(fields, clock, "ok")
+        elif isinstance(err, Exception):
+            self._end(fields, clock, "tool_error", _describe(err))
+        else:
+            self._end(fields, clock, "canceled", _call_error(v["tool"], "canceled", _describe(err)))
+
+    def _audited(self, aw: Any, v: Dict[str, Any], fields: Dict[str, Any], clock: "_Clock") -> Any:
+        """What run() returns for an async tool: a coroutine that awaits the
+        tool's and writes the record when it ends; one never awaited is
+        recorded as canceled when it is collected."""
+        async def run_tool() -> Any:
+            never.detach()
+            try:
+                out = await aw
+            except BaseException as e:
+                self._finish(v, fields, clock, e)
+                raise
+            self._finish(v, fields, clock, None)
+            return out
+
+        coro = run_tool()
+        never = weakref.finalize(coro, self._never_awaited, aw, v, fields, clock)
+        return coro
+
+    def _never_awaited(self, aw: Any, v: Dict[str, Any], fields: Dict[str, Any], clock: "_Clock") -> None:
+        if inspect.iscoroutine(aw):
+            aw.close()
+        self._end(fields, clock, "canceled",
+                  _call_error(v["tool"], "canceled", "the coroutine run() returned was never awaited"))
 
     def _audit(self, rec: Dict[str, Any]) -> None:
         self.audit_records.append(rec)
@@ -342,22 +412,35 @@ class ToolRegistry(Handle):
         a tool with roles runs only for a caller holding one of ``roles``, a
         tool must declare every capability in ``capabilities``, the no-schema
         modes apply, and a human-approval tool runs only when ``approve``
-        (called with ``{"id","tool","args"}``) says yes. A refusal raises
-        :class:`PolicyError` naming the rule; invalid arguments raise
-        :class:`InvalidArgumentsError`; in both cases the callable is not run.
-        Every call leaves an audit record (:attr:`audit_records`, and the
-        ``audit`` callable given to the registry). For an ``async def`` tool
-        the coroutine is returned (use :meth:`arun`)."""
-        fn, a, v, rec = self._begin(call, args, allow_unsafe, roles, capabilities, approve)
+        (called with ``{"id","tool","args"}``) says yes; an ``approve`` that
+        raises, or returns an awaitable (use :meth:`arun`), denies. A refusal
+        raises :class:`PolicyError` naming the rule; invalid arguments raise
+        :class:`InvalidArgumentsError`; a tool with no callable bound raises
+        :class:`UnknownToolError`; in every case the callable is not run.
+        Every call leaves exactly one audit record, shaped like the Go
+        executor's (:attr:`audit_records`, and the ``audit`` callable given to
+        the registry): its ``start`` is when the call reached the policy.
+        For an ``async def`` tool a coroutine is returned, and the record is
+        written when it has been awaited (use :meth:`arun`)."""
+        fn, a, v, fields, clock = self._begin(call, args, allow_unsafe, roles, capabilities, approve)
         if v.get("approval_required"):
-            self._approval(v, rec, approve({"id": rec["id"], "tool": v["tool"], "args": a}))  # type: ignore[misc]
-        start, t0 = time.time(), time.perf_counter()
+            try:
+                answer = approve({"id": fields["id"], "tool": v["tool"], "args": a})  # type: ignore[misc]
+                if inspect.isawaitable(answer):
+                    if inspect.iscoroutine(answer):
+                        answer.close()
+                    raise TypeError("approve returned an awaitable; run() cannot wait for it (use arun)")
+            except BaseException as e:
+                raise self._approver_failed(v, fields, clock, e) from e
+            self._approval(v, fields, clock, answer)
         try:
             out = fn(**a)
         except BaseException as e:
-            self._finish(rec, start, t0, e)
+            self._finish(v, fields, clock, e)
             raise
-        self._finish(rec, start, t0, None)
+        if inspect.isawaitable(out):
+            return self._audited(out, v, fields, clock)
+        self._finish(v, fields, clock, None)
         return out
 
     async def arun(self, call: Union[ToolCall, str], args: Optional[Mapping[str, Any]] = None, *,
@@ -365,22 +448,53 @@ class ToolRegistry(Handle):
                    approve: Optional[Callable[[Dict[str, Any]], Any]] = None) -> Any:
         """:meth:`run`, awaiting the result when the tool is ``async`` (and
         the approver when it is)."""
-        fn, a, v, rec = self._begin(call, args, allow_unsafe, roles, capabilities, approve)
+        fn, a, v, fields, clock = self._begin(call, args, allow_unsafe, roles, capabilities, approve)
         if v.get("approval_required"):
-            answer = approve({"id": rec["id"], "tool": v["tool"], "args": a})  # type: ignore[misc]
-            if inspect.isawaitable(answer):
-                answer = await answer
-            self._approval(v, rec, answer)
-        start, t0 = time.time(), time.perf_counter()
+            try:
+                answer = approve({"id": fields["id"], "tool": v["tool"], "args": a})  # type: ignore[misc]
+                if inspect.isawaitable(answer):
+                    answer = await answer
+            except BaseException as e:
+                raise self._approver_failed(v, fields, clock, e) from e
+            self._approval(v, fields, clock, answer)
         try:
             out = fn(**a)
             if inspect.isawaitable(out):
                 out = await out
         except BaseException as e:
-            self._finish(rec, start, t0, e)
+            self._finish(v, fields, clock, e)
             raise
-        self._finish(rec, start, t0, None)
+        self._finish(v, fields, clock, None)
         return out
+
+
+class _Clock:
+    """When a run reached the policy: wall time for the record's start, a
+    monotonic clock for its duration."""
+
+    __slots__ = ("start", "t0")
+
+    def __init__(self) -> None:
+        self.start, self.t0 = time.time(), time.perf_counter()
+
+    def ms(self) -> float:
+        """Milliseconds since the start, to the microsecond (Go's durationMs)."""
+        return round((time.perf_counter() - self.t0) * 1000, 3)
+
+
+def _quote(name: str) -> str:
+    """A tool name as Go's %q writes it (for the names a registry accepts)."""
+    return json.dumps(name, ensure_ascii=False)
+
+
+def _call_error(tool: str, outcome: str, why: str) -> str:
+    """The Go executor's CallError text: call of tool "x" refused: why."""
+    return f"call of tool {_quote(tool)} {outcome}: {why}"
+
+
+def _describe(err: BaseException) -> str:
+    text = str(err)
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
 
 
 def _names(what: str, seq: Iterable[str]) -> List[str]:
@@ -390,11 +504,11 @@ def _names(what: str, seq: Iterable[str]) -> List[str]:
 
 
 def _iso(t: float) -> str:
-    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).isoformat().replace("+00:00", "Z")
-
-
-def _now() -> str:
-    return _iso(time.time())
+    """t as Go writes a time.Time in JSON (RFC 3339, UTC, to the microsecond
+    here, trailing zeros of the fraction left out)."""
+    d = datetime.datetime.fromtimestamp(t, datetime.timezone.utc)
+    frac = f"{d.microsecond:06d}".rstrip("0")
+    return d.strftime("%Y-%m-%dT%H:%M:%S") + (f".{frac}" if frac else "") + "Z"
 
 
 def _is_base_tool(obj: Any) -> bool:
