@@ -93,7 +93,8 @@ int toolselect_version(char **out);
 /* Export the OpenTelemetry spans and metrics the library still holds, within
  * 5 s (docs/observability.md). Telemetry is set up when the library loads,
  * from the process's OTEL_* environment; with none set this does nothing.
- * Result: {"flushed":true}; TS_ERR_ARGUMENT names an unusable OTEL_* setting. */
+ * Result: {"flushed":true}, plus "warnings":[...] naming each OTEL_* setting
+ * that could not be used (it turned its signal off; the rest still exports). */
 int toolselect_telemetry_flush(char **out);
 
 /* Result: {"handles":{"registry":N,...},"strings":N}: open handles per kind and

@@ -68,11 +68,13 @@ func main() {
 	env := &cmdEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, tty: isTerminal(os.Stdout)}
 	// Traces and metrics go out over OTLP when the standard OTEL_*
 	// environment asks for it (docs/observability.md); otherwise nothing is
-	// installed and nothing is exported.
-	shutdown, err := telemetry.Setup(context.Background(), os.Getenv, os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "toolselect:", err)
-		os.Exit(exitUsage)
+	// installed and nothing is exported. A setting it cannot use turns its
+	// signal off with a warning: every command still runs.
+	shutdown, warnings := telemetry.Setup(context.Background(), os.Getenv, os.Stderr)
+	if warnings != nil {
+		for _, w := range strings.Split(warnings.Error(), "\n") {
+			fmt.Fprintln(os.Stderr, "toolselect: warning: telemetry:", w)
+		}
 	}
 	code := run(env, os.Args[1:])
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

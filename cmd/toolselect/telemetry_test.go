@@ -77,4 +77,20 @@ func TestSelectExportsSpansOverOTLP(t *testing.T) {
 	assert.Contains(t, joined, "gen_ai.request.model")
 	assert.NotContains(t, joined, testKey, "never an API key")
 	assert.NotContains(t, joined, "Investigate the checkout", "no prompt content unless asked for")
+
+	// An OTEL_* setting toolselect cannot use is a warning that turns its
+	// signal off, never the failure of a command that does not trace.
+	for _, bad := range [][]string{
+		{"OTEL_TRACES_EXPORTER=otlp,zipkin", `OTEL_TRACES_EXPORTER="otlp,zipkin": zipkin not supported`},
+		{"OTEL_TRACES_EXPORTER=bogus", `OTEL_TRACES_EXPORTER="bogus": bogus not supported`},
+		{"OTEL_EXPORTER_OTLP_PROTOCOL=http/json", "OTEL_EXPORTER_OTLP_PROTOCOL=http/json"},
+	} {
+		cmd := exec.Command(bin, "version")
+		cmd.Env = append(os.Environ(), "OTEL_EXPORTER_OTLP_ENDPOINT="+otlp.URL, bad[0])
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		require.NoError(t, cmd.Run(), "%s: %s", bad[0], stderr.String())
+		assert.NotEmpty(t, stdout.String(), bad[0])
+		assert.Contains(t, stderr.String(), "toolselect: warning: telemetry: "+bad[1])
+	}
 }
