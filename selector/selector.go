@@ -65,7 +65,7 @@ func (s *ToolSelector) SelectToolCalls(ctx context.Context, req Request) ([]Tool
 // prefilter failure.
 func (s *ToolSelector) Select(ctx context.Context, req Request) (*Result, error) {
 	if s.client == nil {
-		return &Result{Calls: []ToolCall{}}, ErrNoClient
+		return &Result{Calls: []ToolCall{}}, s.rejected(ctx, s.now(), ErrNoClient)
 	}
 	ss, err := s.Begin(ctx, req)
 	if err != nil {

@@ -216,15 +216,16 @@ type offer struct {
 // ranking and to log records. An error means the request itself is unusable
 // (ErrBadRequest) or the ranking failed.
 func (s *ToolSelector) Begin(ctx context.Context, req Request) (*Session, error) {
+	began := s.now()
 	if req.Registry == nil {
-		return nil, fmt.Errorf("%w: no registry", ErrBadRequest)
+		return nil, s.rejected(ctx, began, fmt.Errorf("%w: no registry", ErrBadRequest))
 	}
 	if strings.TrimSpace(req.Task.Description) == "" && strings.TrimSpace(req.Query) == "" {
-		return nil, fmt.Errorf("%w: the task has no description and there is no query", ErrBadRequest)
+		return nil, s.rejected(ctx, began, fmt.Errorf("%w: the task has no description and there is no query", ErrBadRequest))
 	}
 	user, err := buildUserPrompt(&req)
 	if err != nil {
-		return nil, err
+		return nil, s.rejected(ctx, began, err)
 	}
 	ss := &Session{cfg: s.cfg, log: s.log, reg: req.Registry, now: s.now, user: user}
 	ss.ctx = context.WithoutCancel(ss.traceBegin(ctx, req.Registry.Len()))

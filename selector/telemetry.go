@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -20,10 +21,12 @@ import (
 // A selection is traced through the global OpenTelemetry providers
 // (docs/observability.md): one "toolselect.select" span from Begin to the
 // outcome, with a GenAI client span "chat MODEL" per model request under it.
-// Both drivers get them, since the Session makes them. Selections are
-// counted and timed by outcome kind. No prompt, reply or argument is
-// recorded unless OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true,
-// and the API key never is.
+// Both drivers get them, since the Session makes them. Every selection is
+// counted and timed by outcome kind, the ones refused before a Session
+// exists (no_client, bad_request) and the ones whose ranking failed
+// (prefilter) included. No prompt, reply or argument is recorded unless
+// OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, and the API key
+// never is.
 
 // tokenCounter is what a Ranker may offer to count the offer's tokens for a
 // trace (rank.Offering does).
@@ -31,17 +34,30 @@ type tokenCounter interface {
 	Tokens(entries []*registry.Entry, f registry.Format) (int, error)
 }
 
-var selectionMetrics = sync.OnceValue(func() (m struct {
+// selectionInstruments are the selection metrics.
+type selectionInstruments struct {
 	count    metric.Int64Counter
 	duration metric.Float64Histogram
-}) {
-	meter := telemetry.Meter()
-	m.count, _ = meter.Int64Counter("toolselect.selections", metric.WithUnit("{selection}"),
-		metric.WithDescription("Tool selections by outcome kind"))
-	m.duration, _ = meter.Float64Histogram("toolselect.selection.duration", metric.WithUnit("s"),
-		metric.WithDescription("Tool selection latency by outcome kind, from Begin to the outcome"))
-	return m
-})
+}
+
+// durationBuckets are the histogram boundaries (seconds) the GenAI
+// conventions advise for gen_ai.client.operation.duration: a selection is
+// one or more such operations. The SDK's default boundaries (0, 5, 10, ...,
+// 10000) would put every selection under 5 s in one bucket.
+var durationBuckets = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
+
+var selectionCache telemetry.InstrumentCache[selectionInstruments]
+
+func selectionMetrics() selectionInstruments {
+	return telemetry.Instruments(&selectionCache, func(meter metric.Meter) (m selectionInstruments) {
+		m.count, _ = meter.Int64Counter("toolselect.selections", metric.WithUnit("{selection}"),
+			metric.WithDescription("Tool selections by outcome kind"))
+		m.duration, _ = meter.Float64Histogram("toolselect.selection.duration", metric.WithUnit("s"),
+			metric.WithDescription("Tool selection latency by outcome kind, from Begin to the outcome"),
+			metric.WithExplicitBucketBoundaries(durationBuckets...))
+		return m
+	})
+}
 
 // clientKind is the model request span's kind, made once.
 var clientKind = trace.WithSpanKind(trace.SpanKindClient)
@@ -56,6 +72,34 @@ func outcomeSet(outcome string) metric.MeasurementOption {
 	}
 	v, _ := outcomeSets.LoadOrStore(outcome, metric.WithAttributeSet(attribute.NewSet(telemetry.Outcome.String(outcome))))
 	return v.(metric.MeasurementOption)
+}
+
+// countSelection counts one selection and records its latency.
+func countSelection(ctx context.Context, outcome string, d time.Duration) {
+	m := selectionMetrics()
+	set := outcomeSet(outcome)
+	m.count.Add(ctx, 1, set)
+	m.duration.Record(ctx, d.Seconds(), set)
+}
+
+// rejected records a selection refused before a Session exists
+// (ErrNoClient, ErrBadRequest): a selection span with its outcome kind, and
+// the metrics, like every other selection. It returns err.
+func (s *ToolSelector) rejected(ctx context.Context, began time.Time, err error) error {
+	s.traceRejected(ctx, began, err)
+	return err
+}
+
+func (s *ToolSelector) traceRejected(ctx context.Context, began time.Time, err error) {
+	outcome := ErrorKind(err)
+	countSelection(ctx, outcome, s.now().Sub(began))
+	_, span := telemetry.Tracer().Start(ctx, "toolselect.select")
+	defer span.End()
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("toolselect.mode", string(s.cfg.Mode)), telemetry.Outcome.String(outcome),
+			telemetry.ErrorType.String(outcome))
+		span.SetStatus(codes.Error, truncate(redact(err.Error(), s.cfg.APIKey), 256))
+	}
 }
 
 // traceBegin starts the selection span; it returns the context under it.
@@ -154,12 +198,7 @@ func (ss *Session) traceFinish(r *Result, err error) {
 	} else if len(r.Calls) == 0 {
 		outcome = "no_calls"
 	}
-	m := selectionMetrics()
-	set := outcomeSet(outcome)
-	m.count.Add(ss.ctx, 1, set)
-	if !ss.began.IsZero() {
-		m.duration.Record(ss.ctx, ss.now().Sub(ss.began).Seconds(), set)
-	}
+	countSelection(ss.ctx, outcome, ss.now().Sub(ss.began))
 	if ss.span == nil {
 		return
 	}
@@ -189,11 +228,17 @@ func (ss *Session) traceFinish(r *Result, err error) {
 	}
 }
 
-// traceAbort ends the selection span of a Begin that returned an error.
+// traceAbort ends the selection span of a Begin that returned an error (the
+// ranking or the prompts failed) and counts the selection.
 func (ss *Session) traceAbort(err error) {
-	ss.span.SetAttributes(telemetry.ErrorType.String(ErrorKind(err)))
+	outcome := ErrorKind(err)
+	countSelection(ss.ctx, outcome, ss.now().Sub(ss.began))
+	defer ss.span.End()
+	if !ss.span.IsRecording() {
+		return
+	}
+	ss.span.SetAttributes(telemetry.Outcome.String(outcome), telemetry.ErrorType.String(outcome))
 	ss.span.SetStatus(codes.Error, truncate(redact(err.Error(), ss.cfg.APIKey), 256))
-	ss.span.End()
 }
 
 // chatContext is ctx carrying the pending request's span, for the client.
