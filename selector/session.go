@@ -804,6 +804,7 @@ func rejectedSummary(rejected []DroppedCall) string {
 func (ss *Session) record(a Attempt) {
 	a.Message = truncate(redact(a.Message, ss.cfg.APIKey), 1024)
 	ss.attempts = append(ss.attempts, a)
+	ss.traceAttempt(a)
 	attrs := []slog.Attr{
 		slog.String("model", a.Model), slog.Int("attempt", len(ss.attempts)),
 		slog.Duration("latency", a.Latency),

@@ -24,7 +24,8 @@ import (
 // Both drivers get them, since the Session makes them. Every selection is
 // counted and timed by outcome kind, the ones refused before a Session
 // exists (no_client, bad_request) and the ones whose ranking failed
-// (prefilter) included. No prompt, reply or argument is recorded unless
+// (prefilter) included. No prompt, reply, argument or error message that
+// quotes them is recorded (attributes or status descriptions) unless
 // OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true, and the API key
 // never is.
 
@@ -82,6 +83,16 @@ func countSelection(ctx context.Context, outcome string, d time.Duration) {
 	m.duration.Record(ctx, d.Seconds(), set)
 }
 
+// statusDescription is a failed span's status description: the kind, or
+// with content capture on the error's own message (which may quote
+// arguments or the reply), the API key removed.
+func statusDescription(kind string, err error, apiKey string) string {
+	if err != nil && telemetry.CaptureContent() {
+		return truncate(redact(err.Error(), apiKey), 256)
+	}
+	return kind
+}
+
 // rejected records a selection refused before a Session exists
 // (ErrNoClient, ErrBadRequest): a selection span with its outcome kind, and
 // the metrics, like every other selection. It returns err.
@@ -98,7 +109,7 @@ func (s *ToolSelector) traceRejected(ctx context.Context, began time.Time, err e
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String("toolselect.mode", string(s.cfg.Mode)), telemetry.Outcome.String(outcome),
 			telemetry.ErrorType.String(outcome))
-		span.SetStatus(codes.Error, truncate(redact(err.Error(), s.cfg.APIKey), 256))
+		span.SetStatus(codes.Error, statusDescription(outcome, err, s.cfg.APIKey))
 	}
 }
 
@@ -126,7 +137,7 @@ func (ss *Session) traceOffer(ranker Ranker, entries []*registry.Entry) {
 }
 
 // traceChat starts the client span of the pending request (ending one left
-// open by an adaptation's retry).
+// open by the previous request, whose outcome was not a failure).
 func (ss *Session) traceChat(req *ChatRequest) {
 	if ss.chatSpan != nil {
 		ss.chatSpan.End()
@@ -160,15 +171,21 @@ func (ss *Session) traceChat(req *ChatRequest) {
 	}
 }
 
-// traceFed ends the pending request's span with its usage and outcome.
+// traceFed records the pending request's usage and finish reason. A request
+// that failed (transport, status, ...) ends its span here with the failure
+// kind; one that was answered stays open until the answer's fate is known
+// (traceAttempt: a reply that did not parse or validate fails its attempt),
+// or the next request or the outcome ends it.
 func (ss *Session) traceFed(resp ChatResponse, err error) {
 	s := ss.chatSpan
-	ss.chatSpan = nil
 	if s == nil {
 		return
 	}
-	defer s.End()
 	if !s.IsRecording() {
+		if err != nil {
+			s.End()
+			ss.chatSpan = nil
+		}
 		return
 	}
 	s.SetAttributes(telemetry.GenAIUsageInputTokens.Int(resp.PromptTokens), telemetry.GenAIUsageOutputTokens.Int(resp.CompletionTokens))
@@ -176,14 +193,37 @@ func (ss *Session) traceFed(resp ChatResponse, err error) {
 		s.SetAttributes(telemetry.GenAIResponseFinish.StringSlice([]string{resp.FinishReason}))
 	}
 	if err != nil {
-		kind, msg := classify(err)
+		kind, _ := classify(err)
 		s.SetAttributes(telemetry.ErrorType.String(string(kind)))
-		s.SetStatus(codes.Error, truncate(redact(msg, ss.cfg.APIKey), 256))
+		s.SetStatus(codes.Error, statusDescription(string(kind), err, ss.cfg.APIKey))
+		s.End()
+		ss.chatSpan = nil
 		return
 	}
 	if telemetry.CaptureContent() {
 		s.SetAttributes(telemetry.GenAIOutputMessages.String(truncate(redact(resp.Content, ss.cfg.APIKey), 64<<10)))
 	}
+}
+
+// traceAttempt ends the span of the attempt's last request, when it is
+// still open, with the attempt's failure kind (parse, validation,
+// truncated, search, ...) as error.type.
+func (ss *Session) traceAttempt(a Attempt) {
+	s := ss.chatSpan
+	if s == nil {
+		return
+	}
+	ss.chatSpan = nil
+	defer s.End()
+	if a.OK || !s.IsRecording() {
+		return
+	}
+	s.SetAttributes(telemetry.ErrorType.String(string(a.Kind)))
+	desc := string(a.Kind)
+	if telemetry.CaptureContent() && a.Message != "" {
+		desc = truncate(a.Message, 256) // already redacted by record
+	}
+	s.SetStatus(codes.Error, desc)
 }
 
 // traceFinish ends the selection span and records the selection's metrics.
@@ -224,7 +264,7 @@ func (ss *Session) traceFinish(r *Result, err error) {
 		telemetry.CallsDropped.Int(len(r.Dropped)), telemetry.DropReasons.StringSlice(dropped))
 	if err != nil {
 		ss.span.SetAttributes(telemetry.ErrorType.String(outcome))
-		ss.span.SetStatus(codes.Error, truncate(redact(err.Error(), ss.cfg.APIKey), 256))
+		ss.span.SetStatus(codes.Error, statusDescription(outcome, err, ss.cfg.APIKey))
 	}
 }
 
@@ -238,7 +278,7 @@ func (ss *Session) traceAbort(err error) {
 		return
 	}
 	ss.span.SetAttributes(telemetry.Outcome.String(outcome), telemetry.ErrorType.String(outcome))
-	ss.span.SetStatus(codes.Error, truncate(redact(err.Error(), ss.cfg.APIKey), 256))
+	ss.span.SetStatus(codes.Error, statusDescription(outcome, err, ss.cfg.APIKey))
 }
 
 // chatContext is ctx carrying the pending request's span, for the client.

@@ -103,6 +103,100 @@ func TestEverySelectionIsCounted(t *testing.T) {
 		}
 		assert.Equal(t, outcome, a["error.type"].AsString())
 		assert.Equal(t, codes.Error, s.Status().Code)
+		assert.Equal(t, outcome, s.Status().Description, "the kind, no message, with content capture off")
 	}
 	assert.Equal(t, map[string]int{"no_client": 1, "bad_request": 2, "prefilter": 1, "ok": 1}, byOutcome)
+}
+
+// A model request whose reply failed its attempt (parse, validation,
+// truncated) is a failed span with that kind as error.type, like a
+// transport failure.
+func TestFailedAttemptChatSpans(t *testing.T) {
+	rec, _ := telemetrytest.Install(t)
+	for _, c := range []struct {
+		kind  string
+		reply ChatResponse
+	}{
+		{"parse", ChatResponse{Content: `I think not json REPLYSECRET`, PromptTokens: 10, CompletionTokens: 5, FinishReason: "stop"}},
+		{"validation", ChatResponse{Content: `{"calls":[{"tool":"lookup","args":{"city":"ARGSECRET-Paris"}}]}`, PromptTokens: 10, CompletionTokens: 5}},
+		{"truncated", ChatResponse{Content: `{"calls":[{"tool":"look`, CompletionTokens: 64, FinishReason: "length"}},
+	} {
+		t.Run(c.kind, func(t *testing.T) {
+			rec.Reset()
+			reply := func(ChatRequest) (ChatResponse, error) { return c.reply, nil }
+			sel := newSel(t, &fakeClient{replies: map[string]func(ChatRequest) (ChatResponse, error){"primary": reply}}, cfgWith(func(c *Config) { c.FallbackModel = "" }))
+			res, err := sel.Select(context.Background(), patternRequest(t))
+			require.Error(t, err)
+			require.Len(t, res.Attempts, 1)
+			require.Equal(t, FailureKind(c.kind), res.Attempts[0].Kind)
+			chats := spansNamed(rec, "chat primary")
+			require.Len(t, chats, 1)
+			s := chats[0]
+			assert.Equal(t, c.kind, attrs(s)["error.type"].AsString())
+			assert.Equal(t, codes.Error, s.Status().Code)
+			assert.Equal(t, c.kind, s.Status().Description)
+		})
+	}
+}
+
+// patternRequest asks for a task whose one tool takes a city matching a pattern.
+func patternRequest(t *testing.T) Request {
+	tools, _, err := registry.ParseCatalog([]byte(`[{"name":"lookup","description":"Look a city up.","parameters":{"type":"object",
+		"properties":{"city":{"type":"string","pattern":"^[A-Z][a-z]+$"}},"required":["city"]}}]`))
+	require.NoError(t, err)
+	reg := registry.New(nil)
+	require.NoError(t, reg.RegisterAll(tools))
+	return Request{Task: Task{Description: "Look up TASKSECRET for me"}, Registry: reg}
+}
+
+// With content capture off (the default) no task, reply, argument or error
+// message text reaches any span: attributes, events or status.
+func TestNoContentInSpans(t *testing.T) {
+	rec, _ := telemetrytest.Install(t)
+	ctx := context.Background()
+	replies := []ChatResponse{
+		{Content: `I think not json REPLYSECRET`},
+		{Content: `{"calls":[{"tool":"lookup","args":{"city":"ARGSECRET-Paris"}}]}`},
+		{Content: `<think>THINKSECRET</think>`, Reasoning: "THINKSECRET"},
+		{Content: `{"calls":[{"tool":"lookup","args":{"city":"Par`, FinishReason: "length"},
+	}
+	for _, r := range replies {
+		sel := newSel(t, &fakeClient{replies: map[string]func(ChatRequest) (ChatResponse, error){
+			"primary":  func(ChatRequest) (ChatResponse, error) { return r, nil },
+			"fallback": failing(&ChatError{Kind: KindHTTPStatus, StatusCode: 400, Message: "HTTP 400: bad city ARGSECRET-Paris"}),
+		}}, cfgWith(nil))
+		_, err := sel.Select(ctx, patternRequest(t))
+		require.Error(t, err)
+	}
+	pre := newSel(t, &fakeClient{}, cfgWith(nil), withPrefilter(func(context.Context, string, []*registry.Entry) ([]*registry.Entry, error) {
+		return nil, errors.New("PREFILTERSECRET")
+	}))
+	_, err := pre.Select(ctx, patternRequest(t))
+	require.Error(t, err)
+
+	require.NotEmpty(t, rec.Ended())
+	assertNoSecrets(t, rec.Ended(), "TASKSECRET", "REPLYSECRET", "ARGSECRET", "THINKSECRET", "PREFILTERSECRET", "Look up")
+}
+
+// assertNoSecrets fails when a span's name, attributes, events or status
+// hold one of the secrets.
+func assertNoSecrets(t *testing.T, spans []sdktrace.ReadOnlySpan, secrets ...string) {
+	t.Helper()
+	for _, s := range spans {
+		texts := []string{"name: " + s.Name(), "status: " + s.Status().Description}
+		for _, kv := range s.Attributes() {
+			texts = append(texts, string(kv.Key)+"="+kv.Value.Emit())
+		}
+		for _, e := range s.Events() {
+			texts = append(texts, "event "+e.Name)
+			for _, kv := range e.Attributes {
+				texts = append(texts, "event "+string(kv.Key)+"="+kv.Value.Emit())
+			}
+		}
+		for _, text := range texts {
+			for _, secret := range secrets {
+				assert.NotContains(t, text, secret, "span %s", s.Name())
+			}
+		}
+	}
 }
