@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -137,38 +138,83 @@ func (ss *Session) traceOffer(ranker Ranker, entries []*registry.Entry) {
 }
 
 // traceChat starts the client span of the pending request (ending one left
-// open by the previous request, whose outcome was not a failure).
+// open by the previous request, whose outcome was not a failure). The GenAI
+// attributes a sampler may use are given when the span is created, as the
+// conventions ask; they are built only when the selection span records.
 func (ss *Session) traceChat(req *ChatRequest) {
 	if ss.chatSpan != nil {
 		ss.chatSpan.End()
+		ss.chatSpan = nil
 	}
-	_, ss.chatSpan = telemetry.Tracer().Start(ss.ctx, "chat", clientKind)
-	if !ss.chatSpan.IsRecording() {
+	if !ss.span.IsRecording() {
+		_, ss.chatSpan = telemetry.Tracer().Start(ss.ctx, "chat", clientKind)
+		if ss.chatSpan.IsRecording() { // sampled although its parent was not
+			ss.chatSpan.SetName("chat " + req.Model)
+			ss.chatSpan.SetAttributes(ss.chatAttributes(req)...)
+		}
 		return
 	}
-	ss.chatSpan.SetName("chat " + req.Model) // the convention's "{operation} {model}", built only when kept
-	provider := req.Dialect
-	if provider == "" || provider == "openai-reasoning" {
-		provider = string(dialectFor(&ss.cfg, req.Model).provider())
-	}
+	_, ss.chatSpan = telemetry.Tracer().Start(ss.ctx, "chat "+req.Model, clientKind, trace.WithAttributes(ss.chatAttributes(req)...))
+}
+
+// chatAttributes are a request span's attributes.
+func (ss *Session) chatAttributes(req *ChatRequest) []attribute.KeyValue {
 	attrs := []attribute.KeyValue{
 		telemetry.GenAIOperationName.String("chat"),
 		telemetry.GenAIRequestModel.String(req.Model),
-		telemetry.GenAIProviderName.String(provider),
-		telemetry.Dialect.String(dialectFor(&ss.cfg, req.Model).name),
+		telemetry.Dialect.String(ss.dialect.name),
 	}
+	host := ""
 	if u, err := url.Parse(ss.cfg.BaseURL); err == nil && u.Hostname() != "" {
-		attrs = append(attrs, telemetry.ServerAddress.String(u.Hostname()))
+		host = u.Hostname()
+		attrs = append(attrs, telemetry.ServerAddress.String(host))
+		if port := serverPort(u); port > 0 {
+			attrs = append(attrs, telemetry.ServerPort.Int(port))
+		}
 	}
+	attrs = append(attrs, telemetry.GenAIProviderName.String(genAIProvider(ss.dialect.provider(), host)))
 	if len(ss.adapted) > 0 {
 		attrs = append(attrs, telemetry.Adapted.StringSlice(ss.adapted))
 	}
-	ss.chatSpan.SetAttributes(attrs...)
 	if telemetry.CaptureContent() {
-		if b, err := json.Marshal(req.Messages); err == nil {
-			ss.chatSpan.SetAttributes(telemetry.GenAIInputMessages.String(redact(string(b), ss.cfg.APIKey)))
-		}
+		attrs = append(attrs, telemetry.GenAIInputMessages.String(redact(inputMessages(req.Messages, ss.cfg.APIKey), ss.cfg.APIKey)))
 	}
+	return attrs
+}
+
+// serverPort is the URL's port, or its scheme's default.
+func serverPort(u *url.URL) int {
+	if p, err := strconv.Atoi(u.Port()); err == nil {
+		return p
+	}
+	switch u.Scheme {
+	case "https":
+		return 443
+	case "http":
+		return 80
+	}
+	return 0
+}
+
+// genAIProvider is gen_ai.provider.name for a dialect's provider: the GenAI
+// conventions' well-known value where one applies (they MUST be used:
+// "openai", "deepseek", "mistral_ai", "azure.ai.openai"), else the
+// provider's own name. A server of unknown provider is spoken to through the
+// OpenAI chat API, and the conventions name "openai" the flavour of that
+// API, with server.address and the model telling the actual system apart.
+func genAIProvider(p Provider, host string) string {
+	switch p {
+	case ProviderOpenAI:
+		if host == "openai.azure.com" || strings.HasSuffix(host, ".openai.azure.com") {
+			return "azure.ai.openai"
+		}
+		return "openai"
+	case ProviderMistral:
+		return "mistral_ai"
+	case ProviderGeneric, "":
+		return "openai"
+	}
+	return string(p)
 }
 
 // traceFed records the pending request's usage and finish reason. A request
@@ -188,7 +234,9 @@ func (ss *Session) traceFed(resp ChatResponse, err error) {
 		}
 		return
 	}
-	s.SetAttributes(telemetry.GenAIUsageInputTokens.Int(resp.PromptTokens), telemetry.GenAIUsageOutputTokens.Int(resp.CompletionTokens))
+	if resp.PromptTokens > 0 || resp.CompletionTokens > 0 { // 0 and 0: no usage reported (a failed request)
+		s.SetAttributes(telemetry.GenAIUsageInputTokens.Int(resp.PromptTokens), telemetry.GenAIUsageOutputTokens.Int(resp.CompletionTokens))
+	}
 	if resp.FinishReason != "" {
 		s.SetAttributes(telemetry.GenAIResponseFinish.StringSlice([]string{resp.FinishReason}))
 	}
@@ -201,7 +249,7 @@ func (ss *Session) traceFed(resp ChatResponse, err error) {
 		return
 	}
 	if telemetry.CaptureContent() {
-		s.SetAttributes(telemetry.GenAIOutputMessages.String(truncate(redact(resp.Content, ss.cfg.APIKey), 64<<10)))
+		s.SetAttributes(telemetry.GenAIOutputMessages.String(redact(outputMessages(resp, ss.cfg.APIKey), ss.cfg.APIKey)))
 	}
 }
 
@@ -296,3 +344,74 @@ func (d dialect) provider() Provider {
 	}
 	return Provider(d.name)
 }
+
+// maxContentBytes bounds each message content recorded with content capture
+// on; the messages' JSON structure is kept (the conventions allow
+// truncating contents, not the document).
+const maxContentBytes = 16 << 10
+
+// inputMessages is gen_ai.input.messages: the request's messages in the
+// GenAI conventions' input messages schema ({"role","parts":[...]}, parts
+// of type text, reasoning, tool_call and tool_call_response), as JSON.
+func inputMessages(msgs []Message, apiKey string) string {
+	out := make([]map[string]any, 0, len(msgs))
+	for _, m := range msgs {
+		var parts []map[string]any
+		if m.ReasoningContent != "" {
+			parts = append(parts, map[string]any{"type": "reasoning", "content": recorded(m.ReasoningContent, apiKey)})
+		}
+		switch {
+		case m.Role == "tool":
+			parts = append(parts, map[string]any{"type": "tool_call_response", "id": m.ToolCallID, "response": recorded(m.Content, apiKey)})
+		case m.Content != "" || len(m.ToolCalls) == 0:
+			parts = append(parts, map[string]any{"type": "text", "content": recorded(m.Content, apiKey)})
+		}
+		parts = append(parts, toolCallParts(m.ToolCalls, apiKey)...)
+		out = append(out, map[string]any{"role": m.Role, "parts": parts})
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}
+
+// outputMessages is gen_ai.output.messages: the reply as the conventions'
+// output messages schema (one assistant message: reasoning, text and
+// tool_call parts, and its finish_reason), as JSON.
+func outputMessages(resp ChatResponse, apiKey string) string {
+	var parts []map[string]any
+	if resp.Reasoning != "" {
+		parts = append(parts, map[string]any{"type": "reasoning", "content": recorded(resp.Reasoning, apiKey)})
+	}
+	if resp.Content != "" || len(resp.ToolCalls) == 0 {
+		parts = append(parts, map[string]any{"type": "text", "content": recorded(resp.Content, apiKey)})
+	}
+	parts = append(parts, toolCallParts(resp.ToolCalls, apiKey)...)
+	finish := resp.FinishReason
+	if finish == "tool_calls" || finish == "function_call" { // OpenAI's names for the schema's tool_call
+		finish = "tool_call"
+	}
+	b, _ := json.Marshal([]map[string]any{{"role": "assistant", "parts": parts, "finish_reason": finish}})
+	return string(b)
+}
+
+// toolCallParts are native calls as tool_call parts, arguments as the
+// object they encode (a string when they do not parse).
+func toolCallParts(calls []NativeCall, apiKey string) []map[string]any {
+	var parts []map[string]any
+	for _, c := range calls {
+		p := map[string]any{"type": "tool_call", "name": c.Name}
+		if c.ID != "" {
+			p["id"] = c.ID
+		}
+		args := redact(c.Arguments, apiKey)
+		if json.Valid([]byte(args)) {
+			p["arguments"] = json.RawMessage(args)
+		} else {
+			p["arguments"] = recorded(args, apiKey)
+		}
+		parts = append(parts, p)
+	}
+	return parts
+}
+
+// recorded is one recorded content: the API key removed, then bounded.
+func recorded(s, apiKey string) string { return truncate(redact(s, apiKey), maxContentBytes) }

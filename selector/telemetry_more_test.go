@@ -2,17 +2,20 @@ package selector
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/toolselect/toolselect/internal/telemetry"
 	"github.com/toolselect/toolselect/internal/testing/telemetrytest"
 	"github.com/toolselect/toolselect/registry"
 )
@@ -110,7 +113,7 @@ func TestEverySelectionIsCounted(t *testing.T) {
 
 // A model request whose reply failed its attempt (parse, validation,
 // truncated) is a failed span with that kind as error.type, like a
-// transport failure.
+// transport failure; usage is recorded only when the server reported it.
 func TestFailedAttemptChatSpans(t *testing.T) {
 	rec, _ := telemetrytest.Install(t)
 	for _, c := range []struct {
@@ -135,8 +138,36 @@ func TestFailedAttemptChatSpans(t *testing.T) {
 			assert.Equal(t, c.kind, attrs(s)["error.type"].AsString())
 			assert.Equal(t, codes.Error, s.Status().Code)
 			assert.Equal(t, c.kind, s.Status().Description)
+			if c.reply.PromptTokens == 0 {
+				_, has := attrs(s)["gen_ai.usage.input_tokens"]
+				assert.False(t, has && c.reply.CompletionTokens == 0, "no usage written as 0")
+			}
 		})
 	}
+}
+
+// A request that failed before any reply (HTTP 503) writes no usage: 0 would
+// claim the server reported none used.
+func TestNoUsageOnFailedRequest(t *testing.T) {
+	rec, _ := telemetrytest.Install(t)
+	sel := newSel(t, &fakeClient{replies: map[string]func(ChatRequest) (ChatResponse, error){
+		"primary":  failing(&ChatError{Kind: KindHTTPStatus, StatusCode: 503, Message: "HTTP 503: overloaded"}),
+		"fallback": content(validReply),
+	}}, cfgWith(nil))
+	_, err := sel.Select(context.Background(), testRequest(t))
+	require.NoError(t, err)
+	p := spansNamed(rec, "chat primary")
+	require.Len(t, p, 1)
+	a := attrs(p[0])
+	assert.Equal(t, "http_status", a["error.type"].AsString())
+	for _, k := range []attribute.Key{"gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"} {
+		_, has := a[k]
+		assert.False(t, has, "%s on a failed request", k)
+	}
+	f := spansNamed(rec, "chat fallback")
+	require.Len(t, f, 1)
+	assert.Equal(t, int64(10), attrs(f[0])["gen_ai.usage.input_tokens"].AsInt64())
+	assert.Equal(t, codes.Unset, f[0].Status().Code)
 }
 
 // patternRequest asks for a task whose one tool takes a city matching a pattern.
@@ -199,4 +230,107 @@ func assertNoSecrets(t *testing.T, spans []sdktrace.ReadOnlySpan, secrets ...str
 			}
 		}
 	}
+}
+
+// With content capture on, the request and the reply are recorded in the
+// GenAI conventions' message structure, and failures say why in full (the
+// API key still removed).
+func TestContentCaptureFollowsTheConventions(t *testing.T) {
+	defer telemetry.SetCaptureContent(true)()
+	rec, _ := telemetrytest.Install(t)
+	sel := newSel(t, &fakeClient{replies: map[string]func(ChatRequest) (ChatResponse, error){
+		"primary": func(ChatRequest) (ChatResponse, error) {
+			return ChatResponse{Content: `not json sk-KEY-123`, FinishReason: "stop", PromptTokens: 3, CompletionTokens: 2}, nil
+		},
+		"fallback": func(ChatRequest) (ChatResponse, error) {
+			return ChatResponse{Content: validReply, Reasoning: "weather first", FinishReason: "stop", PromptTokens: 3, CompletionTokens: 2}, nil
+		},
+	}}, cfgWith(func(c *Config) { c.APIKey = "sk-KEY-123" }))
+	_, err := sel.Select(context.Background(), testRequest(t))
+	require.NoError(t, err)
+
+	primary := spansNamed(rec, "chat primary")
+	require.Len(t, primary, 1)
+	assert.Contains(t, primary[0].Status().Description, "not json", "the parse failure in full")
+	assert.NotContains(t, primary[0].Status().Description, "sk-KEY-123")
+
+	f := spansNamed(rec, "chat fallback")
+	require.Len(t, f, 1)
+	a := attrs(f[0])
+	var in []struct {
+		Role  string           `json:"role"`
+		Parts []map[string]any `json:"parts"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(a["gen_ai.input.messages"].AsString()), &in))
+	require.Len(t, in, 2)
+	assert.Equal(t, "system", in[0].Role)
+	assert.Equal(t, "user", in[1].Role)
+	assert.Equal(t, "text", in[1].Parts[0]["type"])
+	assert.Contains(t, in[1].Parts[0]["content"], "Find the weather in Paris")
+
+	var out []struct {
+		Role         string           `json:"role"`
+		Parts        []map[string]any `json:"parts"`
+		FinishReason string           `json:"finish_reason"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(a["gen_ai.output.messages"].AsString()), &out))
+	require.Len(t, out, 1)
+	assert.Equal(t, "assistant", out[0].Role)
+	assert.Equal(t, "stop", out[0].FinishReason)
+	require.Len(t, out[0].Parts, 2)
+	assert.Equal(t, map[string]any{"type": "reasoning", "content": "weather first"}, out[0].Parts[0])
+	assert.Equal(t, "text", out[0].Parts[1]["type"])
+	assert.Equal(t, validReply, out[0].Parts[1]["content"])
+	for _, s := range rec.Ended() {
+		for _, kv := range s.Attributes() {
+			assert.NotContains(t, kv.Value.Emit(), "sk-KEY-123")
+		}
+	}
+}
+
+// Native tool calls and a tool turn in the conventions' parts.
+func TestMessagePartsOfNativeCalls(t *testing.T) {
+	in := inputMessages([]Message{
+		{Role: "assistant", ReasoningContent: "r", ToolCalls: []NativeCall{{ID: "c1", Name: "search_tools", Arguments: `{"query":"x"}`}}},
+		{Role: "tool", ToolCallID: "c1", Content: "found"},
+	}, "")
+	assert.JSONEq(t, `[{"role":"assistant","parts":[{"type":"reasoning","content":"r"},{"type":"tool_call","id":"c1","name":"search_tools","arguments":{"query":"x"}}]},
+		{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"found"}]}]`, in)
+	out := outputMessages(ChatResponse{ToolCalls: []NativeCall{{Name: "f", Arguments: "not json"}}, FinishReason: "tool_calls"}, "")
+	assert.JSONEq(t, `[{"role":"assistant","finish_reason":"tool_call","parts":[{"type":"tool_call","name":"f","arguments":"not json"}]}]`, out)
+}
+
+// gen_ai.provider.name takes the conventions' well-known value where one
+// applies; toolselect.dialect keeps the dialect's own name.
+func TestGenAIProviderName(t *testing.T) {
+	for _, c := range []struct {
+		provider Provider
+		host     string
+		want     string
+	}{
+		{ProviderOpenAI, "api.openai.com", "openai"},
+		{ProviderOpenAI, "myres.openai.azure.com", "azure.ai.openai"},
+		{ProviderMistral, "api.mistral.ai", "mistral_ai"},
+		{ProviderDeepSeek, "api.deepseek.com", "deepseek"},
+		{ProviderGeneric, "127.0.0.1", "openai"},
+		{ProviderZAI, "api.z.ai", "zai"},
+		{ProviderOllama, "localhost", "ollama"},
+	} {
+		assert.Equal(t, c.want, genAIProvider(c.provider, c.host), "%s at %s", c.provider, c.host)
+	}
+
+	rec, _ := telemetrytest.Install(t)
+	sel := newSel(t, &fakeClient{replies: map[string]func(ChatRequest) (ChatResponse, error){"mistral-small-latest": content(validReply)}},
+		cfgWith(func(c *Config) {
+			c.Model, c.FallbackModel, c.BaseURL = "mistral-small-latest", "", "https://api.mistral.ai/v1"
+		}))
+	_, err := sel.Select(context.Background(), testRequest(t))
+	require.NoError(t, err)
+	s := spansNamed(rec, "chat mistral-small-latest")
+	require.Len(t, s, 1)
+	a := attrs(s[0])
+	assert.Equal(t, "mistral_ai", a["gen_ai.provider.name"].AsString())
+	assert.Equal(t, "mistral", a["toolselect.dialect"].AsString())
+	assert.Equal(t, "api.mistral.ai", a["server.address"].AsString())
+	assert.Equal(t, int64(443), a["server.port"].AsInt64())
 }
