@@ -31,7 +31,10 @@ import (
 // never is.
 
 // tokenCounter is what a Ranker may offer to count the offer's tokens for a
-// trace (rank.Offering does).
+// trace (rank.Offering does). The selector has no tokenizer of its own: it
+// must not import rank (tests/layers), and linking a vocabulary would add
+// megabytes to every program that selects; so toolselect.offer.tokens is
+// recorded exactly when Config.Ranker has this method.
 type tokenCounter interface {
 	Tokens(entries []*registry.Entry, f registry.Format) (int, error)
 }

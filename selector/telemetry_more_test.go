@@ -334,3 +334,36 @@ func TestGenAIProviderName(t *testing.T) {
 	assert.Equal(t, "api.mistral.ai", a["server.address"].AsString())
 	assert.Equal(t, int64(443), a["server.port"].AsInt64())
 }
+
+// toolselect.offer.tokens is recorded exactly when Config.Ranker counts
+// tokens (rank.Offering does): the selector has no tokenizer of its own.
+func TestOfferTokensOnlyFromTheRanker(t *testing.T) {
+	rec, _ := telemetrytest.Install(t)
+	client := &fakeClient{replies: map[string]func(ChatRequest) (ChatResponse, error){"primary": content(validReply)}}
+
+	_, err := newSel(t, client, cfgWith(nil)).Select(context.Background(), testRequest(t))
+	require.NoError(t, err)
+	s := spansNamed(rec, "toolselect.select")
+	require.Len(t, s, 1)
+	_, has := attrs(s[0])["toolselect.offer.tokens"]
+	assert.False(t, has, "no Ranker, no token count")
+	assert.Equal(t, int64(4), attrs(s[0])["toolselect.offer.size"].AsInt64())
+
+	rec.Reset()
+	_, err = newSel(t, client, cfgWith(nil), withRanker(countingRanker{})).Select(context.Background(), testRequest(t))
+	require.NoError(t, err)
+	s = spansNamed(rec, "toolselect.select")
+	require.Len(t, s, 1)
+	assert.Equal(t, int64(4*7), attrs(s[0])["toolselect.offer.tokens"].AsInt64())
+}
+
+// countingRanker fits everything and counts 7 tokens a tool.
+type countingRanker struct{}
+
+func (countingRanker) Rank(_ context.Context, _ *registry.Registry, _ string, eligible []*registry.Entry, _ int) ([]*registry.Entry, error) {
+	return eligible, nil
+}
+func (countingRanker) Fits([]*registry.Entry, registry.Format, int) (bool, error) { return true, nil }
+func (countingRanker) Tokens(entries []*registry.Entry, _ registry.Format) (int, error) {
+	return 7 * len(entries), nil
+}
