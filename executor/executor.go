@@ -464,7 +464,7 @@ func (e *Executor) record(ctx context.Context, span trace.Span, rec Record, d ti
 	case len(res) > 0:
 		rec.Outcome, rec.Error = res[0].Outcome, res[0].Error
 	}
-	endToolSpan(span, rec, res...)
+	endToolSpan(span, rec, err, res...)
 	if e.opts.Audit == nil {
 		return
 	}
