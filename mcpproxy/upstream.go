@@ -322,7 +322,9 @@ func (u *upstream) call(ctx context.Context, tool string, args []byte) (*mcp.Cal
 	span.SetStatus(codes.Error, err.Error())
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
-		go u.checkAlive(sess)
+		// Tracked by bg, so that Close waits for it: its drop may start a
+		// background close, which must not race Close's Wait.
+		u.p.bg.Go(func() { u.checkAlive(sess) })
 		return nil, fmt.Errorf("upstream %q did not answer %q in time (timeout)", u.cfg.Name, tool)
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
