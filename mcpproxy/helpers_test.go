@@ -91,13 +91,17 @@ func serveTestUpstream() {
 			s.RemoveTools("grow")
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grown"}}}, nil
 		})
+	// hello_prompt and the lion answer with the _meta they received under
+	// _meta.received, for the trace-context tests.
 	s.AddPrompt(&mcp.Prompt{Name: "hello_prompt", Description: "Say hello"},
-		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello"}}}}, nil
+		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Meta: mcp.Meta{"received": req.Params.Meta},
+				Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello"}}}}, nil
 		})
 	s.AddResource(&mcp.Resource{URI: "zoo://animals/lion", Name: "lion", MIMEType: "text/plain"},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "mane"}}}, nil
+			return &mcp.ReadResourceResult{Meta: mcp.Meta{"received": req.Params.Meta},
+				Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "mane"}}}, nil
 		})
 	s.AddTool(&mcp.Tool{Name: "add_prompt_and_resource", Description: "Add a prompt and a resource (sends prompts/list_changed and resources/list_changed)", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -254,7 +254,7 @@ func (p *Proxy) readResource(ctx context.Context, req *mcp.ReadResourceRequest) 
 	}
 	params := *req.Params
 	params.URI = orig
-	res, err := onUpstream(ctx, p, u, func(ctx context.Context, sess *mcp.ClientSession) (*mcp.ReadResourceResult, error) {
+	res, err := onUpstream(ctx, p, u, relayed{method: "resources/read", target: target{uri: orig}, params: &params}, func(ctx context.Context, sess *mcp.ClientSession) (*mcp.ReadResourceResult, error) {
 		return sess.ReadResource(ctx, &params)
 	})
 	if err != nil {
@@ -270,18 +270,24 @@ func (p *Proxy) readResource(ctx context.Context, req *mcp.ReadResourceRequest) 
 	return res, nil
 }
 
-// onUpstream sends one request to u's session under the proxy's timeout; an
-// upstream's JSON-RPC error keeps its code and names the upstream.
-func onUpstream[R any](ctx context.Context, p *Proxy, u *upstream, call func(context.Context, *mcp.ClientSession) (R, error)) (R, error) {
+// onUpstream sends one request to u's session under the proxy's timeout, in
+// a client span whose trace context goes in r.params' _meta (telemetry.go);
+// an upstream's JSON-RPC error keeps its code and names the upstream.
+func onUpstream[R any](ctx context.Context, p *Proxy, u *upstream, r relayed, call func(context.Context, *mcp.ClientSession) (R, error)) (R, error) {
 	var zero R
+	ctx, span := traceUpstream(ctx, u.cfg.Name, r)
+	defer span.End()
 	sess, err := u.session(ctx)
 	if err != nil {
+		failUpstream(ctx, span, err)
 		return zero, err
 	}
+	traceSession(span, sess)
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.timeout())
 	defer cancel()
 	res, err := call(ctx, sess)
 	if err != nil {
+		failUpstream(ctx, span, err)
 		return zero, upstreamErr(u, err)
 	}
 	return res, nil
@@ -305,7 +311,7 @@ func (p *Proxy) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.
 	}
 	params := *req.Params
 	params.Name = orig
-	res, err := onUpstream(ctx, p, u, func(ctx context.Context, sess *mcp.ClientSession) (*mcp.GetPromptResult, error) {
+	res, err := onUpstream(ctx, p, u, relayed{method: "prompts/get", target: target{prompt: orig}, params: &params}, func(ctx context.Context, sess *mcp.ClientSession) (*mcp.GetPromptResult, error) {
 		return sess.GetPrompt(ctx, &params)
 	})
 	if err != nil {
@@ -336,7 +342,11 @@ func (p *Proxy) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Co
 	}
 	params := *req.Params
 	params.Ref = &ref
-	return onUpstream(ctx, p, u, func(ctx context.Context, sess *mcp.ClientSession) (*mcp.CompleteResult, error) {
+	var t target
+	if ref.Type == "ref/prompt" {
+		t.prompt = ref.Name
+	}
+	return onUpstream(ctx, p, u, relayed{method: "completion/complete", target: t, params: &params}, func(ctx context.Context, sess *mcp.ClientSession) (*mcp.CompleteResult, error) {
 		return sess.Complete(ctx, &params)
 	})
 }
@@ -453,17 +463,22 @@ func (r *relay) subscription(ctx context.Context, k subKey, ss *mcp.ServerSessio
 	last := !on && len(sessions) == 1 && sessions[ss]
 	r.mu.Unlock()
 	if first || last {
-		sess, err := k.up.session(ctx)
+		var err error
+		if first {
+			params := &mcp.SubscribeParams{URI: k.uri}
+			_, err = onUpstream(ctx, k.up.p, k.up, relayed{method: "resources/subscribe", target: target{uri: k.uri}, params: params},
+				func(ctx context.Context, sess *mcp.ClientSession) (struct{}, error) {
+					return struct{}{}, sess.Subscribe(ctx, params)
+				})
+		} else {
+			params := &mcp.UnsubscribeParams{URI: k.uri}
+			_, err = onUpstream(ctx, k.up.p, k.up, relayed{method: "resources/unsubscribe", target: target{uri: k.uri}, params: params},
+				func(ctx context.Context, sess *mcp.ClientSession) (struct{}, error) {
+					return struct{}{}, sess.Unsubscribe(ctx, params)
+				})
+		}
 		if err != nil {
 			return err
-		}
-		if first {
-			err = sess.Subscribe(ctx, &mcp.SubscribeParams{URI: k.uri})
-		} else {
-			err = sess.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: k.uri})
-		}
-		if err != nil {
-			return upstreamErr(k.up, err)
 		}
 	}
 	r.mu.Lock()

@@ -2,27 +2,42 @@ package mcpproxy
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"reflect"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolselect/toolselect/internal/telemetry"
 )
 
-// The proxy's telemetry (docs/observability.md):
+// The proxy's telemetry (docs/observability.md), after the MCP semantic
+// conventions (open-telemetry/semantic-conventions-genai, docs/gen-ai/mcp.md):
 //   - an OpenTelemetry server span per MCP request it serves ("METHOD
-//     [TARGET]", mcp.method.name, mcp.session.id, gen_ai.tool.name for
-//     tools/call), continuing the trace context a client put in params._meta
-//     (traceparent, tracestate);
-//   - a client span per call it relays upstream, whose context travels in the
-//     upstream request's _meta;
+//     [TARGET]", the target being the tool or prompt; mcp.method.name,
+//     mcp.session.id, gen_ai.tool.name, gen_ai.prompt.name,
+//     mcp.resource.uri), continuing the trace context a client put in
+//     params._meta (traceparent, tracestate);
+//   - a client span per request it relays upstream (tools/call,
+//     resources/read, prompts/get, completion/complete, resources/subscribe
+//     and unsubscribe), whose context replaces the caller's in the upstream
+//     request's _meta;
+//   - error.type: the JSON-RPC error code as a string, tool_error for a
+//     tool result with isError, or the transport failure's type; status
+//     descriptions without content unless content capture is on;
 //   - Prometheus metrics at /metrics, behind the same authentication as /mcp.
 
 // metaCarrier reads and writes trace context in an MCP _meta map.
@@ -47,42 +62,142 @@ func (m metaCarrier) Keys() []string {
 // is: _meta carries traceparent/tracestate as the MCP conventions say).
 var traceContext = propagation.TraceContext{}
 
+// target is what a request is about: the span name's target (a tool or a
+// prompt, low-cardinality) and the resource URI (an attribute only, never
+// in the name, as the conventions advise).
+type target struct {
+	tool, prompt, uri string
+}
+
+// targetOf reads the target of a request the proxy serves.
+func targetOf(req mcp.Request) target {
+	switch r := req.(type) {
+	case *mcp.CallToolRequest:
+		if r.Params != nil {
+			return target{tool: r.Params.Name}
+		}
+	case *mcp.GetPromptRequest:
+		if r.Params != nil {
+			return target{prompt: r.Params.Name}
+		}
+	case *mcp.CompleteRequest:
+		if r.Params != nil && r.Params.Ref != nil && r.Params.Ref.Type == "ref/prompt" {
+			return target{prompt: r.Params.Ref.Name}
+		}
+	case *mcp.ReadResourceRequest:
+		if r.Params != nil {
+			return target{uri: r.Params.URI}
+		}
+	case *mcp.SubscribeRequest:
+		if r.Params != nil {
+			return target{uri: r.Params.URI}
+		}
+	case *mcp.UnsubscribeRequest:
+		if r.Params != nil {
+			return target{uri: r.Params.URI}
+		}
+	}
+	return target{}
+}
+
+// spanName is "{mcp.method.name} {target}", or the method alone.
+func (t target) spanName(method string) string {
+	switch {
+	case t.tool != "":
+		return method + " " + t.tool
+	case t.prompt != "":
+		return method + " " + t.prompt
+	}
+	return method
+}
+
+// attributes are the target's span attributes.
+func (t target) attributes() []attribute.KeyValue {
+	var attrs []attribute.KeyValue
+	if t.tool != "" {
+		// "execute_tool" exactly when the span describes a tool call.
+		attrs = append(attrs, telemetry.GenAIToolName.String(t.tool), telemetry.GenAIOperationName.String("execute_tool"))
+	}
+	if t.prompt != "" {
+		attrs = append(attrs, telemetry.GenAIPromptName.String(t.prompt))
+	}
+	if t.uri != "" {
+		attrs = append(attrs, telemetry.MCPResourceURI.String(t.uri))
+	}
+	return attrs
+}
+
 // traceMiddleware opens the server span of every request the proxy serves.
 func (p *Proxy) traceMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if meta := metaOf(req); len(meta) > 0 {
 			ctx = traceContext.Extract(ctx, metaCarrier(meta))
 		}
-		target := ""
-		if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
-			target = r.Params.Name
-		}
-		name := method
-		if target != "" {
-			name += " " + target
-		}
-		ctx, span := telemetry.Tracer().Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer))
+		t := targetOf(req)
+		ctx, span := telemetry.Tracer().Start(ctx, t.spanName(method), trace.WithSpanKind(trace.SpanKindServer))
 		defer span.End()
 		if span.IsRecording() {
 			span.SetAttributes(telemetry.MCPMethodName.String(method))
+			span.SetAttributes(t.attributes()...)
 			if s := req.GetSession(); s != nil && s.ID() != "" {
 				span.SetAttributes(telemetry.MCPSessionID.String(s.ID()))
-			}
-			if target != "" {
-				span.SetAttributes(telemetry.GenAIToolName.String(target), telemetry.GenAIOperationName.String("execute_tool"))
 			}
 		}
 		res, err := next(ctx, method, req)
 		switch {
 		case err != nil:
-			span.SetAttributes(telemetry.ErrorType.String("jsonrpc"))
-			span.SetStatus(codes.Error, err.Error())
+			failJSONRPC(span, err)
 		case isErrorResult(res):
 			span.SetAttributes(telemetry.ErrorType.String("tool_error"))
 			span.SetStatus(codes.Error, "tool result with isError")
 		}
 		return res, err
 	}
+}
+
+// failJSONRPC marks a span whose request got a JSON-RPC error: error.type
+// and rpc.response.status_code are the error code as a string (the MCP
+// conventions' rule; _OTHER when the error carries no code), and the status
+// description is the code's name from the JSON-RPC specification, or with
+// content capture on the error's message (which may quote arguments).
+func failJSONRPC(span trace.Span, err error) {
+	if !span.IsRecording() {
+		return
+	}
+	var je *jsonrpc.Error
+	code := int64(0)
+	if errors.As(err, &je) {
+		code = je.Code
+	}
+	if code == 0 {
+		span.SetAttributes(telemetry.ErrorType.String("_OTHER"))
+	} else {
+		c := strconv.FormatInt(code, 10)
+		span.SetAttributes(telemetry.ErrorType.String(c), telemetry.RPCResponseStatusCode.String(c))
+	}
+	span.SetStatus(codes.Error, errorDescription(code, err))
+}
+
+// errorDescription is a failed span's status description.
+func errorDescription(code int64, err error) string {
+	if telemetry.CaptureContent() {
+		return err.Error()
+	}
+	switch code {
+	case jsonrpc.CodeParseError:
+		return "Parse error"
+	case jsonrpc.CodeInvalidRequest:
+		return "Invalid Request"
+	case jsonrpc.CodeMethodNotFound:
+		return "Method not found"
+	case jsonrpc.CodeInvalidParams:
+		return "Invalid params"
+	case jsonrpc.CodeInternalError:
+		return "Internal error"
+	case 0:
+		return "error"
+	}
+	return "JSON-RPC error " + strconv.FormatInt(code, 10)
 }
 
 // metaOf returns a request's params._meta (nil when it has no params: the
@@ -103,22 +218,144 @@ func isErrorResult(r mcp.Result) bool {
 	return ok && c != nil && c.IsError
 }
 
-// traceUpstreamCall opens the client span of a call relayed to an upstream
-// and puts its context in the request's _meta.
-func traceUpstreamCall(ctx context.Context, upstream, tool string, params *mcp.CallToolParams) (context.Context, trace.Span) {
-	ctx, span := telemetry.Tracer().Start(ctx, "tools/call "+tool, trace.WithSpanKind(trace.SpanKindClient))
-	if !span.IsRecording() {
-		return ctx, span
+// callerMeta are the _meta keys of the caller's request that describe the
+// caller's own session (SEP-2575's per-request fields) or its trace
+// context: they are not passed upstream, where the proxy's session and span
+// are what the upstream sees.
+var callerMeta = []string{"traceparent", "tracestate", mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo,
+	mcp.MetaKeyClientCapabilities, mcp.MetaKeyLogLevel}
+
+// relayed is a request the proxy sends an upstream, for its client span.
+type relayed struct {
+	method string
+	target
+	params mcp.Params // its _meta gets the span's trace context
+}
+
+// clientSpanKey marks the context of a relayed request, so that the
+// upstream connection can add the JSON-RPC id to its span (idConn).
+type clientSpanKey struct{}
+
+type clientSpan struct {
+	span   trace.Span
+	method string
+}
+
+// traceUpstream opens the client span of a request relayed to an upstream,
+// named and attributed as the server span is, and sets the request's _meta:
+// the caller's keys (a copy; not those of callerMeta) and the span's trace
+// context. Without a recording span the caller's context (which the server
+// span continued) is what goes upstream.
+func traceUpstream(ctx context.Context, upstream string, r relayed) (context.Context, trace.Span) {
+	ctx, span := telemetry.Tracer().Start(ctx, r.spanName(r.method), trace.WithSpanKind(trace.SpanKindClient))
+	if span.IsRecording() {
+		span.SetAttributes(telemetry.MCPMethodName.String(r.method), telemetry.Upstream.String(upstream))
+		span.SetAttributes(r.attributes()...)
+		ctx = context.WithValue(ctx, clientSpanKey{}, clientSpan{span, r.method})
 	}
-	span.SetAttributes(telemetry.MCPMethodName.String("tools/call"), telemetry.GenAIToolName.String(tool),
-		telemetry.Upstream.String(upstream))
-	meta := params.GetMeta()
-	if meta == nil {
-		meta = map[string]any{}
+	if r.params != nil {
+		meta := map[string]any{}
+		for k, v := range r.params.GetMeta() {
+			meta[k] = v
+		}
+		for _, k := range callerMeta {
+			delete(meta, k)
+		}
+		traceContext.Inject(ctx, metaCarrier(meta))
+		if len(meta) > 0 {
+			r.params.SetMeta(meta)
+		} else {
+			r.params.SetMeta(nil)
+		}
 	}
-	traceContext.Inject(ctx, metaCarrier(meta))
-	params.SetMeta(meta)
 	return ctx, span
+}
+
+// traceSession adds the upstream session's ID (a streamable HTTP session;
+// stdio has none) to a client span.
+func traceSession(span trace.Span, sess *mcp.ClientSession) {
+	if span.IsRecording() && sess != nil && sess.ID() != "" {
+		span.SetAttributes(telemetry.MCPSessionID.String(sess.ID()))
+	}
+}
+
+// failUpstream marks a client span whose request failed: error.type is the
+// upstream's JSON-RPC error code, "timeout", "canceled",
+// "connection_closed" or the failure's Go type (semconv.ErrorType; _OTHER
+// for an error of no named type), and the status description the same
+// class, or with content capture on the error's message.
+func failUpstream(ctx context.Context, span trace.Span, err error) {
+	if !span.IsRecording() {
+		return
+	}
+	var je *jsonrpc.Error
+	if errors.As(err, &je) && je.Code != 0 {
+		failJSONRPC(span, err)
+		return
+	}
+	kind := ""
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		kind = "timeout"
+	case errors.Is(err, context.Canceled):
+		kind = "canceled"
+	case errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		kind = "connection_closed" // the upstream went away (a stdio server that exited: EOF)
+	default:
+		kind = semconv.ErrorType(err).Value.AsString()
+		if strings.HasPrefix(kind, "*errors.") { // errors.New: a type that says nothing
+			kind = "_OTHER"
+		}
+	}
+	span.SetAttributes(telemetry.ErrorType.String(kind))
+	desc := kind
+	if telemetry.CaptureContent() {
+		desc = err.Error()
+	}
+	span.SetStatus(codes.Error, desc)
+}
+
+// toolErrorUpstream marks a client span whose tools/call result has isError.
+func toolErrorUpstream(span trace.Span) {
+	span.SetAttributes(telemetry.ErrorType.String("tool_error"))
+	span.SetStatus(codes.Error, "tool result with isError")
+}
+
+// idTransport adds the JSON-RPC id of each relayed request to its client
+// span (jsonrpc.request.id), which the SDK does not expose otherwise. Only
+// stdio upstreams are wrapped: the SDK's streamable HTTP connection relies
+// on an unexported interface a wrapper cannot forward.
+type idTransport struct{ mcp.Transport }
+
+func (t idTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return idConn{c}, nil
+}
+
+type idConn struct{ mcp.Connection }
+
+func (c idConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		if cs, ok := ctx.Value(clientSpanKey{}).(clientSpan); ok && cs.method == req.Method {
+			cs.span.SetAttributes(telemetry.JSONRPCRequestID.String(idString(req.ID)))
+		}
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+// idString is a JSON-RPC id as the attribute's string.
+func idString(id jsonrpc.ID) string {
+	switch v := id.Raw().(type) {
+	case string:
+		return v
+	case int64:
+		return strconv.FormatInt(v, 10)
+	default:
+		return fmt.Sprint(v)
+	}
 }
 
 // metrics are the proxy's Prometheus instruments, in a registry of its own.

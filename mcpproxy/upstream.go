@@ -1,8 +1,6 @@
 package mcpproxy
 
 import (
-	"go.opentelemetry.io/otel/codes"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -131,7 +129,7 @@ func (u *upstream) connect(ctx context.Context) error {
 		}
 		u.stderr.reset()
 		cmd.Stderr = u.stderr
-		t = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+		t = idTransport{&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "toolselect-mcp-proxy", Version: version}, &mcp.ClientOptions{
 		// Declare nothing: the proxy cannot answer roots, sampling or
@@ -292,11 +290,15 @@ func (e upstreamToolError) Error() string {
 // upstream with a ping and drops it when the ping fails too, so a hung
 // server is restarted on next use.
 func (u *upstream) call(ctx context.Context, tool string, args []byte) (*mcp.CallToolResult, error) {
+	params := &mcp.CallToolParams{Name: tool, Arguments: rawArgs(args)}
+	ctx, span := traceUpstream(ctx, u.cfg.Name, relayed{method: "tools/call", target: target{tool: tool}, params: params})
+	defer span.End()
 	sess, err := u.session(ctx)
 	if err != nil {
+		failUpstream(ctx, span, err)
 		return nil, err
 	}
-	params := &mcp.CallToolParams{Name: tool, Arguments: rawArgs(args)}
+	traceSession(span, sess)
 	settle := func() {}
 	if o := originOf(ctx); o != nil {
 		tok := u.p.relay.begin(u, o)
@@ -309,17 +311,15 @@ func (u *upstream) call(ctx context.Context, tool string, args []byte) (*mcp.Cal
 	u.mu.Lock()
 	u.calls++
 	u.mu.Unlock()
-	ctx, span := traceUpstreamCall(ctx, u.cfg.Name, tool, params)
-	defer span.End()
 	res, err := sess.CallTool(ctx, params)
 	if err == nil {
 		if res != nil && res.IsError {
-			span.SetStatus(codes.Error, "tool result with isError")
+			toolErrorUpstream(span)
 		}
 		settle()
 		return res, nil
 	}
-	span.SetStatus(codes.Error, err.Error())
+	failUpstream(ctx, span, err)
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
 		// Tracked by bg, so that Close waits for it: its drop may start a
