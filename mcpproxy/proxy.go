@@ -57,6 +57,9 @@ type Proxy struct {
 	stats  *recorder
 	// metrics are the Prometheus instruments served at /metrics (telemetry.go).
 	metrics *metrics
+	// ownSessions are the server sessions of the proxy's own in-memory
+	// clients (Stats): not traced (telemetry.go).
+	ownSessions sync.Map // *mcp.ServerSession -> struct{}
 	// pins, when configured, holds changed tools (pins.go); held maps a
 	// namespaced name to why it is held, flagged to the tools whose
 	// description carries hidden text.

@@ -286,13 +286,16 @@ func (p *Proxy) catalogTokens(entries []*registry.Entry, gen uint64) int {
 }
 
 // exposedTokens counts the proxy's own tools/list result, obtained through
-// an in-memory client session so it is exactly what an agent receives.
+// an in-memory client session so it is exactly what an agent receives. The
+// session is not traced: a /metrics scrape must not make spans.
 func (p *Proxy) exposedTokens(ctx context.Context) (tokens, count int) {
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := p.server.Connect(ctx, st, nil)
 	if err != nil {
 		return 0, 0
 	}
+	p.ownSessions.Store(ss, struct{}{})
+	defer p.ownSessions.Delete(ss)
 	defer ss.Close()
 	c := mcp.NewClient(&mcp.Implementation{Name: "toolselect-stats", Version: version}, nil)
 	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})

@@ -39,6 +39,7 @@ import (
 //     tool result with isError, or the transport failure's type; status
 //     descriptions without content unless content capture is on;
 //   - Prometheus metrics at /metrics, behind the same authentication as /mcp.
+// The proxy's own sessions (Stats counting its tools/list) are not traced.
 
 // metaCarrier reads and writes trace context in an MCP _meta map.
 type metaCarrier map[string]any
@@ -127,9 +128,22 @@ func (t target) attributes() []attribute.KeyValue {
 	return attrs
 }
 
+// untraced marks a session of the proxy's own (Stats's in-memory client):
+// its requests get no server span, so a /metrics scrape creates none.
+func (p *Proxy) untraced(s mcp.Session) bool {
+	if s == nil {
+		return false
+	}
+	_, ok := p.ownSessions.Load(s)
+	return ok
+}
+
 // traceMiddleware opens the server span of every request the proxy serves.
 func (p *Proxy) traceMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if p.untraced(req.GetSession()) {
+			return next(ctx, method, req)
+		}
 		if meta := metaOf(req); len(meta) > 0 {
 			ctx = traceContext.Extract(ctx, metaCarrier(meta))
 		}

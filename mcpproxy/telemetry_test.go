@@ -353,3 +353,39 @@ func assertNoSecret(t *testing.T, spans []sdktrace.ReadOnlySpan, secret string) 
 		}
 	}
 }
+
+// A /metrics scrape makes no span: Stats counts the proxy's tools/list
+// through a session of its own, which is not traced.
+func TestScrapeCreatesNoSpans(t *testing.T) {
+	rec, _ := telemetrytest.Install(t)
+	p := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr := make(chan net.Addr, 1)
+	go func() { _ = p.ListenAndServe(ctx, "127.0.0.1:0", nil, func(a net.Addr) { addr <- a }) }()
+	base := "http://" + (<-addr).String()
+	rec.Reset()
+	for range 2 {
+		resp, err := http.Get(base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET /metrics: %s", resp.Status)
+		}
+	}
+	if n := len(rec.Started()); n != 0 {
+		var names []string
+		for _, s := range rec.Started() {
+			names = append(names, s.Name())
+		}
+		t.Fatalf("a scrape started %d spans: %v", n, names)
+	}
+	// A client's own requests are still traced.
+	cs := connectMemory(t, p, "")
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	spanIndex(rec.Ended()).get(t, "tools/list", trace.SpanKindServer)
+}
