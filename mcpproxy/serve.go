@@ -271,9 +271,24 @@ func (p *Proxy) HTTPHandler(opts *HTTPOptions) http.Handler {
 		DisableLocalhostProtection: true})
 	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Logger: p.log, Stateless: true, PropagateRequestCancellation: true,
 		DisableLocalhostProtection: true})
+	return o.checkHost(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get("MCP-Protocol-Version") >= statelessProtocol {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	}))
+}
+
+// checkHost refuses with 403 a request whose Host or Origin names a host
+// other than a loopback name or one of o.AllowedHosts: the DNS rebinding
+// protection of /mcp and /metrics.
+func (o *HTTPOptions) checkHost(next http.Handler) http.Handler {
 	allowed := map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
-	for _, h := range o.AllowedHosts {
-		allowed[strings.ToLower(h)] = true
+	if o != nil {
+		for _, h := range o.AllowedHosts {
+			allowed[strings.ToLower(h)] = true
+		}
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hostAllowed(r.Host, allowed) {
@@ -287,11 +302,7 @@ func (p *Proxy) HTTPHandler(opts *HTTPOptions) http.Handler {
 				return
 			}
 		}
-		if r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get("MCP-Protocol-Version") >= statelessProtocol {
-			stateless.ServeHTTP(w, r)
-			return
-		}
-		stateful.ServeHTTP(w, r)
+		next.ServeHTTP(w, r)
 	})
 }
 
@@ -323,7 +334,8 @@ func quoteHeader(s string) string {
 }
 
 // ListenAndServe serves HTTPHandler at path /mcp, and the Prometheus
-// metrics at /metrics, on addr until ctx is done, behind opts.Token or opts.OAuth when set,
+// metrics at /metrics behind the same Host/Origin check, on addr until ctx
+// is done, both behind opts.Token or opts.OAuth when set,
 // with a request body limit, a cap on open sessions and a header read
 // timeout (HTTPOptions). ready, if not nil, receives the bound address
 // (useful with port 0).
@@ -350,7 +362,7 @@ func (p *Proxy) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptio
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", p.capSessions(o.MaxSessions, p.HTTPHandler(&o)))
-	mux.Handle("GET /metrics", p.MetricsHandler())
+	mux.Handle("GET /metrics", o.checkHost(p.MetricsHandler()))
 	var h http.Handler = mux
 	if a := o.auth(); a != nil {
 		h = a.middleware(h)

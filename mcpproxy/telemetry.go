@@ -38,7 +38,8 @@ import (
 //   - error.type: the JSON-RPC error code as a string, tool_error for a
 //     tool result with isError, or the transport failure's type; status
 //     descriptions without content unless content capture is on;
-//   - Prometheus metrics at /metrics, behind the same authentication as /mcp.
+//   - Prometheus metrics at /metrics, behind the same authentication and
+//     Host/Origin checks as /mcp.
 // The proxy's own sessions (Stats counting its tools/list) are not traced.
 
 // metaCarrier reads and writes trace context in an MCP _meta map.

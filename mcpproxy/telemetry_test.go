@@ -389,3 +389,41 @@ func TestScrapeCreatesNoSpans(t *testing.T) {
 	}
 	spanIndex(rec.Ended()).get(t, "tools/list", trace.SpanKindServer)
 }
+
+// /metrics is behind the same Host/Origin check as /mcp (DNS rebinding).
+func TestMetricsHostCheck(t *testing.T) {
+	p := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr := make(chan net.Addr, 1)
+	go func() {
+		_ = p.ListenAndServe(ctx, "127.0.0.1:0", &HTTPOptions{AllowedHosts: []string{"proxy.example"}}, func(a net.Addr) { addr <- a })
+	}()
+	base := "http://" + (<-addr).String()
+	for _, c := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"", "", 200},
+		{"proxy.example", "", 200},
+		{"proxy.example:8080", "http://proxy.example:8080", 200},
+		{"evil.example", "", 403},
+		{"", "http://evil.example", 403},
+	} {
+		req, _ := http.NewRequest("GET", base+"/metrics", nil)
+		if c.host != "" {
+			req.Host = c.host
+		}
+		if c.origin != "" {
+			req.Header.Set("Origin", c.origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("Host %q Origin %q: %s, want %d", c.host, c.origin, resp.Status, c.want)
+		}
+	}
+}
