@@ -5,15 +5,17 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 // BenchmarkSelectTracing is one selection (the test registry, a client that
-// answers at once) with tracing off (no provider installed: OpenTelemetry's
-// no-op, what a process without OTEL_* runs) and on (an SDK provider whose
-// spans go to an in-memory exporter through the batcher, as OTLP's would).
+// answers at once) with telemetry off (no provider installed:
+// OpenTelemetry's no-op, what a process without OTEL_* runs) and on (SDK
+// providers: spans go to an in-memory exporter through the batcher, as
+// OTLP's would, and the selection metrics are aggregated by a meter
+// provider, read by a manual reader so no export runs during the loop).
 //
 //	go test ./selector -run '^$' -bench SelectTracing -count 6
 func BenchmarkSelectTracing(b *testing.B) {
@@ -31,9 +33,16 @@ func BenchmarkSelectTracing(b *testing.B) {
 	b.Run("off", run)
 	b.Run("on", func(b *testing.B) {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewInMemoryExporter()))
-		prev := otel.GetTracerProvider()
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+		prevT, prevM := otel.GetTracerProvider(), otel.GetMeterProvider()
 		otel.SetTracerProvider(tp)
-		defer func() { otel.SetTracerProvider(prev); _ = tp.Shutdown(context.Background()) }()
+		otel.SetMeterProvider(mp)
+		defer func() {
+			otel.SetTracerProvider(prevT)
+			otel.SetMeterProvider(prevM)
+			_ = tp.Shutdown(context.Background())
+			_ = mp.Shutdown(context.Background())
+		}()
 		run(b)
 	})
 }
