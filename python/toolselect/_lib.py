@@ -245,12 +245,11 @@ def _why_not_loaded(path: Path, err: str) -> str:
 
 
 def _telemetry_at_exit() -> None:
-    """With OpenTelemetry export asked for (the library set it up from the
-    OTEL_* environment when it loaded), export what it still holds when the
-    interpreter exits: the library is never unloaded, so nothing else would."""
-    if not any(os.environ.get(k, "").strip() not in ("", "none") for k in (
-            "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_TRACES_EXPORTER")):
-        return
+    """Export what the library's OpenTelemetry providers still hold when the
+    interpreter exits (the library set them up from the OTEL_* environment
+    when it loaded, traces and metrics alike; it is never unloaded, so nothing
+    else would). Which variables turn export on is the library's rule alone:
+    without any, the flush has nothing to do."""
     import atexit
 
     def flush() -> None:
