@@ -152,6 +152,70 @@ class InstallTest(Installed):
             ts.ToolSelector(ScriptedClient(reply()), ORIGINAL_CONFIG(max_calls=0))
 
 
+class HalfInstallTest(unittest.TestCase):
+    """install() checks every name before it records or replaces any: a
+    version lacking one is refused whole, and the next install() (once the
+    name is there) replaces both, not only the one recorded before the
+    failure."""
+
+    def setUp(self) -> None:
+        tslc.uninstall()
+        self.addCleanup(tslc.uninstall)
+
+    def assert_untouched(self) -> None:
+        self.assertFalse(tslc.installed())
+        self.assertEqual(tslc._originals, {})
+        self.assertIs(lc_selector.ToolSelector, ORIGINAL_SELECTOR)
+        self.assertIs(lc_executor.ToolSelector, ORIGINAL_SELECTOR)
+        self.assertIs(lc_runtime.Selector, ORIGINAL_SELECTOR)
+        self.assertIs(lc_runtime.ToolSelectionConfig, ORIGINAL_CONFIG)
+
+    def test_a_missing_second_name_replaces_nothing(self) -> None:
+        del lc_selector.ToolSelectionConfig  # the first name (ToolSelector) is there
+        try:
+            with self.assertRaisesRegex(ImportError, "no ToolSelectionConfig.*nothing was replaced"):
+                tslc.install()
+            self.assert_untouched()
+        finally:
+            lc_selector.ToolSelectionConfig = ORIGINAL_CONFIG
+        replaced = tslc.install()
+        self.assertIn("llm_common.agents.tool_selector.ToolSelector", replaced)
+        self.assertIn("llm_common.agents.tool_selector.ToolSelectionConfig", replaced)
+        self.assertIn("llm_common.agents.runtime.ToolSelectionConfig", replaced)
+        self.assertIs(lc_selector.ToolSelectionConfig, ts.ToolSelectionConfig)
+        self.assertIs(lc_executor.ToolSelector, ts.ToolSelector)
+        tslc.uninstall()
+        self.assert_untouched()
+
+    def test_both_missing_are_named(self) -> None:
+        del lc_selector.ToolSelector, lc_selector.ToolSelectionConfig
+        try:
+            with self.assertRaisesRegex(ImportError, "no ToolSelector and no ToolSelectionConfig"):
+                tslc.install()
+        finally:
+            lc_selector.ToolSelector, lc_selector.ToolSelectionConfig = ORIGINAL_SELECTOR, ORIGINAL_CONFIG
+        self.assert_untouched()
+
+    def test_a_module_refusing_the_assignment_undoes_the_call(self) -> None:
+        import types
+
+        class Frozen(types.ModuleType):
+            def __setattr__(self, name: str, value: Any) -> None:
+                if value is ts.ToolSelector:
+                    raise AttributeError(f"{self.__name__} is read-only")
+                super().__setattr__(name, value)
+
+        frozen = Frozen("llm_common.zz_frozen")
+        frozen.ToolSelector = ORIGINAL_SELECTOR
+        sys.modules[frozen.__name__] = frozen
+        self.addCleanup(sys.modules.pop, frozen.__name__, None)
+        with self.assertRaisesRegex(AttributeError, "read-only"):
+            tslc.install()
+        self.assert_untouched()
+        del sys.modules[frozen.__name__]
+        self.assertIn("llm_common.agents.executor.ToolSelector", tslc.install())
+
+
 class ImportTest(unittest.TestCase):
     def test_nothing_imported_until_install(self) -> None:
         code = ("import sys, toolselect, toolselect.llm_common as m\n"

@@ -51,12 +51,16 @@ def install() -> List[str]:
     with _lock:
         target = importlib.import_module(TARGET)
         if not _originals:
-            for name in _REPLACEMENTS:
-                if not hasattr(target, name):
-                    raise ImportError(f"{TARGET} has no {name}: this llm-common version cannot be patched")
-                _originals[name] = getattr(target, name)
+            # Every name is checked before any is recorded or replaced: a
+            # version lacking one is refused whole, and leaves nothing behind
+            # that a later install() would take for a complete record.
+            missing = [name for name in _REPLACEMENTS if not hasattr(target, name)]
+            if missing:
+                raise ImportError(f"{TARGET} has no {' and no '.join(missing)}: this llm-common version cannot be "
+                                  "patched (nothing was replaced)")
+            _originals.update((name, getattr(target, name)) for name in _REPLACEMENTS)
         originals = {id(v): k for k, v in _originals.items()}
-        done: List[str] = []
+        todo: List[Tuple[str, Any, str, Any]] = []  # (module name, module, attribute, original value)
         for modname, mod in sorted(sys.modules.items()):
             if mod is None or not (modname == PACKAGE or modname.startswith(PACKAGE + ".")):
                 continue
@@ -64,10 +68,21 @@ def install() -> List[str]:
                 orig = originals.get(id(value))
                 if orig is None or value is not _originals[orig]:
                     continue
-                setattr(mod, attr, _REPLACEMENTS[orig])
-                _patched.append((mod, attr, value))
-                done.append(f"{modname}.{attr}")
-        return done
+                todo.append((modname, mod, attr, value))
+        # All or nothing: a module that refuses the assignment undoes this call's replacements.
+        done: List[Tuple[str, Any, str, Any]] = []
+        try:
+            for modname, mod, attr, value in todo:
+                setattr(mod, attr, _REPLACEMENTS[originals[id(value)]])
+                done.append((modname, mod, attr, value))
+        except BaseException:
+            for _, mod, attr, value in reversed(done):
+                setattr(mod, attr, value)
+            if not _patched:
+                _originals.clear()
+            raise
+        _patched.extend((mod, attr, value) for _, mod, attr, value in done)
+        return [f"{modname}.{attr}" for modname, _, attr, _ in done]
 
 
 def uninstall() -> None:
