@@ -20,7 +20,6 @@ clearly the value meant is refused, never replaced by a default.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import os
@@ -30,7 +29,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 from urllib.parse import urlparse
 
 from . import _lib
-from .types import dump
+from .types import dump, dump_json
 
 log = logging.getLogger("toolselect")
 
@@ -293,8 +292,8 @@ class ToolSelectionConfig:
                      {f["name"]: f["default"] for f in _fields()} if exclude_defaults else None)
 
     def model_dump_json(self, *, indent: Optional[int] = None, **kw: Any) -> str:
-        """:meth:`model_dump` as JSON text."""
-        return json.dumps(self.model_dump(mode="json", **kw), indent=indent)
+        """:meth:`model_dump` as JSON text, compact as pydantic writes it (``indent`` for more)."""
+        return dump_json(self.model_dump(mode="json", **kw), indent)
 
     def to_json(self) -> Dict[str, Any]:
         """The config as the C ABI's selector_new expects it (every field)."""

@@ -41,6 +41,13 @@ def dump(d: Dict[str, Any], mode: str = "python", include: Optional[Iterable[str
     return out
 
 
+def dump_json(d: Any, indent: Optional[int] = None) -> str:
+    """JSON text as pydantic's ``model_dump_json`` writes it: compact
+    (``{"a":1,"b":[1,2]}``) unless ``indent`` is given, and non-ASCII
+    characters as they are, not escaped."""
+    return json.dumps(d, indent=indent, separators=(",", ":") if indent is None else None, ensure_ascii=False)
+
+
 class _Model:
     """pydantic's reading methods on a dataclass."""
 
@@ -67,8 +74,8 @@ class _Model:
         return dump(d, mode, include, exclude, exclude_none, defaults)
 
     def model_dump_json(self, *, indent: Optional[int] = None, **kw: Any) -> str:
-        """:meth:`model_dump` as JSON text."""
-        return json.dumps(self.model_dump(mode="json", **kw), indent=indent)
+        """:meth:`model_dump` as JSON text, written as pydantic writes it (see :func:`dump_json`)."""
+        return dump_json(self.model_dump(mode="json", **kw), indent)
 
     def model_copy(self, *, update: Optional[Mapping[str, Any]] = None, deep: bool = False) -> Any:
         """A copy with ``update`` applied; ``deep`` copies the values too (pydantic's meaning)."""

@@ -21,7 +21,7 @@ class _Model:
         return {f: _dump(getattr(self, f)) for f in self._fields}
 
     def model_dump_json(self) -> str:
-        return json.dumps(self.model_dump())
+        return json.dumps(self.model_dump(), separators=(",", ":"), ensure_ascii=False)  # as pydantic writes it
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and self.model_dump() == other.model_dump()  # type: ignore[union-attr]
