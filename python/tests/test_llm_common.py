@@ -30,6 +30,7 @@ from llm_common.agents import executor as lc_executor  # noqa: E402  (imported b
 from llm_common.agents import models as lc_models  # noqa: E402
 from llm_common.agents import runtime as lc_runtime  # noqa: E402
 from llm_common.agents import tool_selector as lc_selector  # noqa: E402
+from llm_common.agents import tools as lc_tools  # noqa: E402  (llm-common's released tool classes)
 from llm_common.core.client import LLMClient, ScriptedClient  # noqa: E402
 from llm_common.tools.base import BaseTool, ToolMetadata, ToolRegistry, ToolResult  # noqa: E402
 
@@ -63,6 +64,24 @@ class Search(BaseTool):
 
     async def execute(self, **kwargs: Any) -> ToolResult:
         return ToolResult(success=True, data=kwargs["q"])
+
+
+class Forecast(lc_tools.BaseTool):
+    """A tool as llm-common's releases write one: ToolParameter list, to_schema()."""
+
+    runs: List[dict] = []
+
+    @property
+    def metadata(self) -> lc_tools.ToolMetadata:
+        return lc_tools.ToolMetadata(
+            name="get_forecast", description="Weather forecast for a city",
+            parameters=[lc_tools.ToolParameter("city", "string", "City name"),
+                        lc_tools.ToolParameter("days", "integer", "How many days", required=False, default=1)])
+
+    async def execute(self, **kwargs: Any) -> lc_tools.ToolResult:
+        Forecast.runs.append(kwargs)
+        return lc_tools.ToolResult(success=True, data=f"{kwargs.get('days', 1)} days of sun in {kwargs['city']}",
+                                   source_urls=["https://forecast.example/" + kwargs["city"]])
 
 
 def lc_registry(*tools: BaseTool, as_list: bool = False) -> ToolRegistry:
@@ -369,6 +388,70 @@ class RegistryTest(unittest.TestCase):
         self.addCleanup(reg.close)
         reg.register(DictTool())
         self.assertEqual(asyncio.run(reg.arun("echo", {"a": 1})), {"a": 1})
+
+
+class ReleasedToolShapeTest(unittest.TestCase):
+    """llm-common's released ToolMetadata: parameters is a list of
+    ToolParameter and the schema is to_schema(); the dict-shaped metadata
+    (parameters is the schema) keeps working beside it."""
+
+    def setUp(self) -> None:
+        self.reg = ts.ToolRegistry()
+        self.addCleanup(self.reg.close)
+        Forecast.runs.clear()
+
+    def test_schema_is_to_schema(self) -> None:
+        self.reg.register(Forecast())
+        (entry,) = json.loads(self.reg.get_tools_schema())
+        self.assertEqual(entry["parameters"], Forecast().metadata.to_schema())
+        self.assertEqual(entry["parameters"]["required"], ["city"])
+        self.assertTrue(self.reg.validate("get_forecast", {"city": "Oslo"}))
+        self.assertFalse(self.reg.validate("get_forecast", {"days": 2}))  # city is required
+        self.assertFalse(self.reg.validate("get_forecast", {"city": "Oslo", "days": "two"}))
+        out = asyncio.run(self.reg.arun(ts.ToolCall("get_forecast", {"city": "Oslo", "days": 2})))
+        self.assertEqual((out.success, out.data), (True, "2 days of sun in Oslo"))
+        self.assertEqual(Forecast.runs, [{"city": "Oslo", "days": 2}])
+
+    def test_both_shapes_in_one_registry(self) -> None:
+        self.reg.register(Weather())  # parameters is the JSON Schema
+        self.reg.register_tool(Forecast())  # parameters is a ToolParameter list
+        self.assertEqual(self.reg.names(), ["get_weather", "get_forecast"])
+        self.assertEqual(asyncio.run(self.reg.arun("get_weather", {"city": "Rome"})).data, "sunny in Rome")
+        self.assertEqual(asyncio.run(self.reg.arun("get_forecast", {"city": "Rome"})).data, "1 days of sun in Rome")
+
+    def test_parameter_lists_without_to_schema(self) -> None:
+        class ByMapping:
+            metadata = {"name": "lookup", "description": "Look a word up",
+                        "parameters": [{"name": "word", "type": "string", "description": "The word"},
+                                       lc_tools.ToolParameter("lang", "string", "Language", required=False)]}
+
+            async def execute(self, **kw: Any) -> Any:
+                return kw
+
+        self.reg.register(ByMapping())
+        (entry,) = json.loads(self.reg.get_tools_schema())
+        self.assertEqual(entry["parameters"], {"type": "object", "required": ["word"], "properties": {
+            "word": {"type": "string", "description": "The word"},
+            "lang": {"type": "string", "description": "Language"}}})
+
+        class Nameless:
+            metadata = {"name": "bad", "description": "", "parameters": [{"type": "string"}]}
+
+            async def execute(self, **kw: Any) -> Any:
+                return kw
+
+        with self.assertRaisesRegex(TypeError, r"'bad'.*parameters\[0\]"):
+            self.reg.register(Nameless())
+
+    def test_selection_over_the_released_registry(self) -> None:
+        lc_reg = lc_tools.ToolRegistry()
+        lc_reg.register(Forecast())
+        sel = ts.ToolSelector(ScriptedClient(reply(("get_forecast", {"city": "Oslo", "days": 3}))),
+                              ts.ToolSelectionConfig())
+        calls = asyncio.run(sel.select_tool_calls(lc_task(), lc_reg))
+        self.assertEqual([(c.tool, c.args) for c in calls], [("get_forecast", {"city": "Oslo", "days": 3})])
+        bad = ts.ToolSelector(ScriptedClient(reply(("get_forecast", {"days": 3}))), ts.ToolSelectionConfig())
+        self.assertEqual(asyncio.run(bad.select_tool_calls(lc_task(), lc_reg)), [])  # city missing: refused
 
 
 def _rss_kib() -> int:

@@ -151,13 +151,20 @@ class ToolRegistry(Handle):
 
     def register_tool(self, tool: Any, **options: Any) -> Any:
         """Register an llm-common ``BaseTool``: its ``metadata`` (an object or
-        mapping with ``name``, ``description`` and ``parameters``, the JSON
-        Schema of the arguments; ``input_schema`` is read when there is no
-        ``parameters``) becomes the definition, and its ``execute`` the
-        callable that :meth:`arun` awaits with the validated arguments (as
-        keywords, or as one dict when ``execute`` takes a single positional
-        parameter). ``options`` are :meth:`register`'s keywords. Returns the
-        tool."""
+        mapping with ``name``, ``description`` and the arguments' schema)
+        becomes the definition, and its ``execute`` the callable that
+        :meth:`arun` awaits with the validated arguments (as keywords, or as
+        one dict when ``execute`` takes a single positional parameter).
+        ``options`` are :meth:`register`'s keywords. Returns the tool.
+
+        The schema is what llm-common's own registry tells the model:
+        ``metadata.to_schema()`` when the metadata has one (llm-common's
+        ``ToolMetadata``, whose ``parameters`` is a list of ``ToolParameter``);
+        else ``parameters`` as a JSON Schema (a dict, JSON text or a pydantic
+        model class), or as a list of ``ToolParameter``-shaped items (objects
+        or mappings with ``name``, ``type``, ``description`` and
+        ``required``, default true), read as ``to_schema()`` reads them;
+        else ``input_schema``."""
         md = getattr(tool, "metadata", None)
         if callable(md) and not isinstance(md, Mapping):
             md = md()
@@ -167,11 +174,7 @@ class ToolRegistry(Handle):
         name = _field_of(md, "name")
         if not isinstance(name, str) or not name:
             raise TypeError(f"{type(tool).__name__}.metadata has no name")
-        params = _field_of(md, "parameters")
-        if params is None:
-            params = _field_of(md, "input_schema")
-        if params is not None and hasattr(params, "model_json_schema"):
-            params = params.model_json_schema()  # a pydantic model class
+        params = _schema_of_metadata(md, name)
         execute = getattr(tool, "execute", None)
         if not callable(execute):
             raise TypeError(f"{type(tool).__name__} has no execute()")
@@ -519,6 +522,38 @@ def _field_of(obj: Any, name: str) -> Any:
     if isinstance(obj, Mapping):
         return obj.get(name)
     return getattr(obj, name, None)
+
+
+def _schema_of_metadata(md: Any, name: str) -> Any:
+    """The arguments' JSON Schema of an llm-common tool's metadata (see register_tool)."""
+    to_schema = getattr(md, "to_schema", None)
+    if callable(to_schema) and not isinstance(md, Mapping):
+        return to_schema()
+    params = _field_of(md, "parameters")
+    if params is None:
+        params = _field_of(md, "input_schema")
+    if params is not None and hasattr(params, "model_json_schema"):
+        return params.model_json_schema()  # a pydantic model class
+    if isinstance(params, (list, tuple)):
+        return _schema_of_parameters(params, name)
+    return params
+
+
+def _schema_of_parameters(params: Sequence[Any], tool: str) -> Dict[str, Any]:
+    """A list of llm-common ``ToolParameter`` (or mappings of its fields) as
+    the JSON Schema llm-common's ``ToolMetadata.to_schema()`` makes of it."""
+    properties: Dict[str, Any] = {}
+    required: List[str] = []
+    for i, p in enumerate(params):
+        pname, ptype = _field_of(p, "name"), _field_of(p, "type")
+        if not isinstance(pname, str) or not pname or not isinstance(ptype, str):
+            raise TypeError(f"tool {tool!r}: metadata.parameters[{i}] has no name and type (an llm-common "
+                            "ToolParameter has name, type, description and required)")
+        properties[pname] = {"type": ptype, "description": _field_of(p, "description") or ""}
+        req = _field_of(p, "required")
+        if req is None or req:
+            required.append(pname)
+    return {"type": "object", "properties": properties, "required": required}
 
 
 def _executor_of(execute: Callable[..., Any]) -> Callable[..., Any]:

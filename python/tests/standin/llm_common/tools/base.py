@@ -1,4 +1,9 @@
-"""llm-common's tools: BaseTool (metadata + async execute) and its registry."""
+"""Tools whose metadata carries the JSON Schema itself (``parameters`` a
+dict, read by ``model_dump()``), as tools written against a pydantic-style
+metadata do: BaseTool (metadata + async execute) and a registry with
+``get(name)``. llm-common's own classes, whose ``parameters`` is a list of
+``ToolParameter`` turned into a schema by ``to_schema()``, are in
+``llm_common.agents.tools``."""
 
 from __future__ import annotations
 
