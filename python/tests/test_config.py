@@ -138,6 +138,39 @@ class AnnotationsTest(unittest.TestCase):
                 self.assertEqual(p.default, f["default"])
                 self.assertIs(type(p.default), type(_python_type_default(f)))
 
+    def test_written_signature_is_the_go_schema(self):
+        # The defaults written in config.py (what IDEs and type checkers read,
+        # kept as ToolSelectionConfig.__init__'s signature) agree with Go's.
+        fields = ts.config.schema()["fields"]
+        params = list(inspect.signature(ts.ToolSelectionConfig.__init__).parameters.values())
+        self.assertEqual(params[0].name, "self")
+        self.assertEqual([p.name for p in params[1:-1]], [f["name"] for f in fields])
+        for p, f in zip(params[1:-1], fields):
+            with self.subTest(field=f["name"]):
+                self.assertEqual(p.default, f["default"])
+                self.assertIs(type(p.default), type(_python_type_default(f)))
+
+    def test_runtime_defaults_come_from_the_go_schema(self):
+        # A call uses the schema's defaults, not the ones written in config.py:
+        # a schema whose defaults differ (as after a change in Go) is followed.
+        import copy
+        real = ts.config.schema()
+        changed = copy.deepcopy(real)
+        for f in changed["fields"]:
+            f["default"] = {"model": "go-model", "max_calls": 7, "temperature": 0.5, "fail_closed": True,
+                            "mode": "native"}.get(f["name"], f["default"])
+        self.addCleanup(setattr, ts.config, "_schema", real)
+        ts.config._schema = changed
+        c = ts.ToolSelectionConfig()
+        self.assertEqual((c.model, c.max_calls, c.temperature, c.mode), ("go-model", 7, 0.5, "native"))
+        self.assertEqual(ts.ToolSelectionConfig(max_calls=5).max_calls, 5)  # given, even when equal to the text's
+        self.assertEqual(ts.ToolSelectionConfig("m").max_calls, 7)
+        self.assertEqual(ts.ToolSelectionConfig(model="m").model_dump(exclude_defaults=True), {"model": "m"})
+        sig = inspect.signature(ts.ToolSelectionConfig)
+        self.assertEqual((sig.parameters["model"].default, sig.parameters["max_calls"].default), ("go-model", 7))
+        # The written defaults are untouched: they are for IDEs, not for calls.
+        self.assertEqual(inspect.signature(ts.ToolSelectionConfig.__init__).parameters["max_calls"].default, 5)
+
     def test_every_parameter_reaches_its_field(self):
         # By keyword and by position (schema order), each value lands in its
         # own field and in what Go is given.

@@ -7,6 +7,7 @@ without closing it), and is driven unchanged."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import json
 import logging
@@ -16,7 +17,7 @@ import sys
 import unittest
 import warnings
 from pathlib import Path
-from typing import Any, List
+from typing import Any, List, Optional
 
 import toolselect as ts
 import toolselect.llm_common as tslc
@@ -82,6 +83,16 @@ class Forecast(lc_tools.BaseTool):
         Forecast.runs.append(kwargs)
         return lc_tools.ToolResult(success=True, data=f"{kwargs.get('days', 1)} days of sun in {kwargs['city']}",
                                    source_urls=["https://forecast.example/" + kwargs["city"]])
+
+
+class Flaky(lc_tools.BaseTool):
+    @property
+    def metadata(self) -> lc_tools.ToolMetadata:
+        return lc_tools.ToolMetadata(name="flaky", description="Fails every time",
+                                     parameters=[lc_tools.ToolParameter("q", "string", "Anything")])
+
+    async def execute(self, **kwargs: Any) -> lc_tools.ToolResult:
+        raise RuntimeError("upstream down")
 
 
 def lc_registry(*tools: BaseTool, as_list: bool = False) -> ToolRegistry:
@@ -235,6 +246,50 @@ class HalfInstallTest(unittest.TestCase):
         self.assertIn("llm_common.agents.executor.ToolSelector", tslc.install())
 
 
+@dataclasses.dataclass(frozen=True)
+class ReleasedConfig:
+    """llm-common's ToolSelectionConfig in the releases where it is a frozen
+    dataclass (no model_dump), field for field."""
+
+    model: str = "glm-4.5-air"
+    fallback_model: Optional[str] = None
+    max_calls: int = 5
+    timeout_s: int = 30
+    temperature: float = 0.0
+    fail_closed: bool = True
+
+    @staticmethod
+    def from_env() -> "ReleasedConfig":
+        return ReleasedConfig(model=os.getenv("LLM_COMMON_TOOL_SELECTION_MODEL", "glm-4.5-air"))
+
+
+class ForeignConfigTest(unittest.TestCase):
+    def test_frozen_dataclass_config(self) -> None:
+        cfg = ReleasedConfig(model="m2", fallback_model="fb", max_calls=3, timeout_s=12, temperature=0.25,
+                             fail_closed=False)
+        self.assertFalse(hasattr(cfg, "model_dump"))
+        sel = ts.ToolSelector(ScriptedClient(reply(("get_weather", {"city": "Lyon"}))), cfg)
+        self.assertIsInstance(sel.config, ts.ToolSelectionConfig)
+        c = sel.config
+        self.assertEqual((c.model, c.fallback_model, c.max_calls, c.timeout_s, c.temperature, c.fail_closed),
+                         ("m2", "fb", 3, 12, 0.25, False))
+        calls = asyncio.run(sel.select_tool_calls(lc_task(), lc_registry()))
+        self.assertEqual([c.tool for c in calls], ["get_weather"])
+        self.assertEqual(sel.config.to_json()["max_calls"], 3)
+        with self.assertRaisesRegex(ValueError, "max_calls"):
+            ts.ToolSelector(ScriptedClient(reply()), ReleasedConfig(max_calls=0))
+        self.assertIs(ts.ToolSelector(ScriptedClient(reply()), ReleasedConfig()).config.fail_closed, True)
+
+    def test_any_object_with_the_settings(self) -> None:
+        import types
+        sel = ts.ToolSelector(ScriptedClient(reply()), types.SimpleNamespace(max_calls="4", mode="native",
+                                                                             unrelated=object()))
+        self.assertEqual((sel.config.max_calls, sel.config.mode, sel.config.model), (4, "native", "glm-4.5-air"))
+        for bad in (object(), ReleasedConfig, 3):
+            with self.subTest(bad=bad), self.assertRaisesRegex(TypeError, "config must be"):
+                ts.ToolSelector(ScriptedClient(reply()), bad)
+
+
 class ImportTest(unittest.TestCase):
     def test_nothing_imported_until_install(self) -> None:
         code = ("import sys, toolselect, toolselect.llm_common as m\n"
@@ -299,6 +354,40 @@ class MessagesTest(unittest.TestCase):
         self.assertEqual([type(e) for e in res.client_exceptions], [AttributeError, AttributeError])
         raised = [r for r in logs.output if "raised AttributeError" in r]
         self.assertEqual(len(raised), 2, logs.output)
+
+
+class RaisingClientLoggerTest(unittest.TestCase):
+    """With logger=, a raising client is named on the caller's logger and on
+    the toolselect logger (issue 16's contract); a child of toolselect gets
+    it once, by propagation."""
+
+    class Broken:
+        async def chat_completion(self, **kw: Any) -> Any:
+            raise ConnectionResetError("peer went away")
+
+    def run_with(self, logger: logging.Logger) -> Any:
+        sel = ts.ToolSelector(self.Broken(), ts.ToolSelectionConfig(), logger=logger)
+        return asyncio.run(sel.select_tool_calls_detailed(lc_task(), lc_registry()))
+
+    def test_caller_logger_and_toolselect_logger(self) -> None:
+        mine = logging.getLogger("myapp.selection")
+        with self.assertLogs("toolselect", "WARNING") as ts_logs, self.assertLogs(mine, "WARNING") as my_logs:
+            res = self.run_with(mine)
+        self.assertEqual(res.failure.kind, "fail_closed")
+        for logs in (ts_logs, my_logs):
+            raised = [r for r in logs.records if "raised ConnectionResetError" in r.getMessage()]
+            self.assertEqual(len(raised), 1, logs.output)
+            self.assertEqual(raised[0].levelno, logging.WARNING)
+        # The selection's own outcome stays on the caller's logger.
+        self.assertTrue(any("returning no calls" in r for r in my_logs.output), my_logs.output)
+        self.assertFalse(any("returning no calls" in r for r in ts_logs.output), ts_logs.output)
+
+    def test_child_of_toolselect_is_not_told_twice(self) -> None:
+        child = logging.getLogger("toolselect.myapp")
+        with self.assertLogs("toolselect", "WARNING") as logs:
+            self.run_with(child)
+        raised = [r for r in logs.records if "raised ConnectionResetError" in r.getMessage()]
+        self.assertEqual([r.name for r in raised], ["toolselect.myapp"])
 
 
 class ShapesTest(unittest.TestCase):
@@ -452,6 +541,79 @@ class ReleasedToolShapeTest(unittest.TestCase):
         self.assertEqual([(c.tool, c.args) for c in calls], [("get_forecast", {"city": "Oslo", "days": 3})])
         bad = ts.ToolSelector(ScriptedClient(reply(("get_forecast", {"days": 3}))), ts.ToolSelectionConfig())
         self.assertEqual(asyncio.run(bad.select_tool_calls(lc_task(), lc_reg)), [])  # city missing: refused
+
+
+class ExecutorSideTest(Installed):
+    """llm-common's executors driving a toolselect.ToolRegistry of BaseTools,
+    end to end: selection through install(), then the calls run through the
+    registry's policy path with an audit record each."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.records: List[dict] = []
+        self.reg = ts.ToolRegistry(audit=self.records.append)
+        self.addCleanup(self.reg.close)
+        for tool in (Weather(), Forecast(), Flaky()):
+            self.reg.register(tool)
+        Weather.calls.clear()
+        Forecast.runs.clear()
+
+    def test_get_pattern(self) -> None:
+        """The stand-in executor: tool = registry.get(name); await tool.execute(**args)."""
+        client = ScriptedClient(reply(("get_forecast", {"city": "Oslo", "days": 2}), ("get_weather", {"city": "Oslo"})))
+        ex = lc_executor.AgenticExecutor(client, self.reg)
+        results = asyncio.run(ex.execute_task(lc_task("Umbrella in Oslo this week?")))
+        self.assertEqual([r.data for r in results], ["2 days of sun in Oslo", "sunny in Oslo"])
+        self.assertEqual([(r["tool"], r["outcome"]) for r in self.records],
+                         [("get_forecast", "ok"), ("get_weather", "ok")])
+
+    def test_released_executor_pattern(self) -> None:
+        """llm-common's AgenticExecutor._execute_tool: await
+        registry.execute(call.tool, call.args), gathered."""
+        client = ScriptedClient(reply(("get_forecast", {"city": "Oslo"}), ("flaky", {"q": "x"})))
+        ex = lc_executor.AgenticExecutor(client, self.reg)
+        out = asyncio.run(ex.execute_task_gathered(lc_task("Forecast for Oslo")))
+        self.assertEqual([o["tool"] for o in out], ["get_forecast", "flaky"])
+        self.assertEqual(out[0]["args"], {"city": "Oslo"})
+        ok, failed = out[0]["output"], out[1]["output"]
+        self.assertIsInstance(ok, lc_tools.ToolResult)  # the tool's own result, as it returned it
+        self.assertEqual((ok.success, ok.data, ok.source_urls), (True, "1 days of sun in Oslo",
+                                                                 ["https://forecast.example/Oslo"]))
+        self.assertEqual((failed.success, failed.error), (False, "upstream down"))
+        self.assertEqual([(r["tool"], r["outcome"]) for r in self.records],
+                         [("get_forecast", "ok"), ("flaky", "tool_error")])
+
+    def test_released_pattern_is_refused_by_policy(self) -> None:
+        """A call the executor got from elsewhere (not from the selector, which
+        never offers these) is refused by the policy, run and audited."""
+        ran: List[str] = []
+        self.reg.register("wipe_disk", lambda **kw: ran.append("wipe") or "wiped", description="Erase a disk",
+                          parameters={"type": "object"}, safe=False)
+        ex = lc_executor.AgenticExecutor(ScriptedClient(reply()), self.reg)
+        out = asyncio.run(ex._execute_tool(ts.ToolCall("wipe_disk", {}), 1, "q1"))
+        self.assertFalse(out["output"].success)
+        self.assertIn("unsafe", out["output"].error)
+        self.assertEqual((ran, self.records[-1]["outcome"]), ([], "refused"))
+        ex.registry = self.reg.for_caller(allow_unsafe=True)
+        out = asyncio.run(ex._execute_tool(ts.ToolCall("wipe_disk", {}), 1, "q1"))
+        self.assertEqual((out["output"].success, out["output"].data, ran), (True, "wiped", ["wipe"]))
+        self.assertEqual(self.records[-1]["outcome"], "ok")
+
+    def test_both_argument_spellings(self) -> None:
+        """llm-common's executor passes the arguments as one dict, its
+        registry takes keywords: toolselect's execute takes both."""
+        by_dict = asyncio.run(self.reg.execute("get_forecast", {"city": "Lyon", "days": 4}))
+        by_keywords = asyncio.run(self.reg.execute("get_forecast", city="Lyon", days=4))
+        self.assertEqual(by_dict, by_keywords)
+        self.assertEqual(by_dict.data, "4 days of sun in Lyon")
+        missing = asyncio.run(self.reg.execute("nope", {}))
+        self.assertEqual((missing.success, missing.error), (False, "Tool 'nope' not found"))
+        # llm-common's own registry with its own executor: the dict does not fit **kwargs.
+        lc_reg = lc_tools.ToolRegistry()
+        lc_reg.register(Forecast())
+        ex = lc_executor.AgenticExecutor(ScriptedClient(reply()), lc_reg)
+        out = asyncio.run(ex._execute_tool(ts.ToolCall("get_forecast", {"city": "Lyon"}), 1, "q1"))
+        self.assertIn("positional", out["error"])
 
 
 def _rss_kib() -> int:

@@ -48,7 +48,7 @@ from .errors import (
 from .registry import FORMATS, ToolRegistry, Validation, Violation
 from .selector import ToolSelector
 from .types import (Attempt, ChatClient, DroppedCall, FailureKind, Message, PlannedTask, SelectionFailure,
-                    SelectionResult, SubTask, TaskLike, ToolCall, ToolSchemaSource)
+                    SelectionResult, SubTask, TaskLike, ToolCall, ToolResult, ToolSchemaSource)
 
 from ._version import __version__
 
@@ -69,7 +69,7 @@ else:
 __all__ = [
     "ArgumentError", "Attempt", "CancelledError", "ChatClient", "FailureKind", "DroppedCall", "FORMATS", "ForkedProcessError", "HandleError",
     "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "LibraryVersionError", "Message", "PlannedTask", "PointerError", "PolicyError",
-    "RegistrationError", "SelectionFailure", "SelectionResult", "SubTask", "TaskLike", "ToolCall", "ToolRegistry", "ToolSchemaSource",
+    "RegistrationError", "SelectionFailure", "SelectionResult", "SubTask", "TaskLike", "ToolCall", "ToolRegistry", "ToolResult", "ToolSchemaSource",
     "ToolSelectError", "ToolSelectionConfig", "ToolSelector", "UnknownToolError", "Validation", "Violation",
     "library_path", "stats", "version",
 ]

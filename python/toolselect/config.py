@@ -8,20 +8,37 @@ its validate tag and its variable) appears here as an attribute, a keyword, a
 What is written here is for IDEs and type checkers only: the class
 annotations and ``__init__``'s signature name every field with its type and
 default, and ``tests/test_config.py`` fails until they agree with the schema
-(so a field Go adds is accepted at once and written here next).
+(so a field Go adds is accepted at once and written here next). The defaults
+a call uses are the schema's: each parameter's run-time default is a marker
+read as Go's default when the config is built.
 
-What this file owns is how Python values are read, the way llm-common's
-pydantic model reads them in lax mode: ``"5"`` and ``5.0`` are 5 for an
-integer, ``"0.2"`` is 0.2 for a number, ``"true"``/``"off"``/``1`` are booleans
-(the spellings Go's ``ParseBool`` accepts). ``True`` is not an integer, a
-fraction is not an integer, ``None`` is not a boolean: anything that is not
-clearly the value meant is refused, never replaced by a default.
+What this file owns is how Python values are read. Keywords (and
+assignment, ``model_validate``) are read the way llm-common's pydantic model
+reads them in lax mode, held to pydantic by ``tests/test_pydantic_parity.py``:
+``"5"``, ``" 5 "``, ``"5_0"`` (50), ``"5.0"``, ``5.0`` and ``b"5"`` are
+integers, ``"0.2"``, ``"1e-1"`` and ``True`` (1.0) numbers, ``"true"``,
+``"OFF"``, ``1`` and ``1.0`` booleans (the spellings of Go's schema, which
+are pydantic's), and text is kept as given. Refused, as pydantic refuses
+them: ``"1e1"`` or ``"٥"`` as an integer, a ``bytearray`` for anything but
+text, ``" true "`` as a boolean. Refused on purpose although pydantic
+accepts them: ``True`` as an integer, and an empty model name (Go requires
+one). Nothing that is not clearly the value meant is replaced by a default.
+
+The environment (``from_env``) is read by Go's rules instead, those of
+``selector.ConfigFromEnv``: Go's white space trimmed, ``strconv``'s integer
+(ASCII decimal digits) and float syntax, the boolean spellings of the
+schema; ``selector/testdata/env_cases.json`` holds Go and this file to the
+same table.
 """
 
 from __future__ import annotations
 
+import decimal
+import fractions
+import inspect
 import logging
 import math
+import operator
 import os
 import re
 import threading
@@ -40,8 +57,6 @@ _schema: Optional[Dict[str, Any]] = None
 #: reads their variables when each call is made (see ToolSelector).
 CALL_TIME_FIELDS = ("base_url", "api_key")
 
-_INT_TEXT = re.compile(r"[+-]?\d+")  # what Go's strconv.ParseInt reads in base 10
-
 
 def schema() -> Dict[str, Any]:
     """The configuration schema published by the library (see
@@ -55,6 +70,35 @@ def schema() -> Dict[str, Any]:
                 _schema = _lib.call("toolselect_config_schema")
             s = _schema
     return s
+
+
+def _typed_default(f: Dict[str, Any]) -> Any:
+    """A field's default as its Python type (JSON writes the float 0.0 as 0)."""
+    d = f["default"]
+    return None if d is None else {"int": int, "float": float, "bool": bool, "string": str}[f["type"]](d)
+
+
+class _GoDefault:
+    """The run-time default of ToolSelectionConfig.__init__'s parameters:
+    read as the schema's default for the setting (Go's)."""
+
+    def __repr__(self) -> str:
+        return "<Go's default>"
+
+
+_GO_DEFAULT: Any = _GoDefault()
+
+
+class _SchemaSignature:
+    """ToolSelectionConfig.__signature__: __init__'s parameters (without
+    self) with the schema's defaults. Loads the schema when read."""
+
+    def __get__(self, obj: Any, owner: Any) -> inspect.Signature:
+        sig = inspect.signature(vars(owner)["__init__"])
+        by_name = {f["name"]: f for f in _fields()}
+        params = [p.replace(default=_typed_default(by_name[p.name])) if p.name in by_name else p
+                  for p in list(sig.parameters.values())[1:]]
+        return sig.replace(parameters=params)
 
 
 def _fields() -> List[Dict[str, Any]]:
@@ -72,82 +116,256 @@ class _Bad(ValueError):
     """A value that does not read as the field's type, or is out of range."""
 
 
-def _coerce(f: Dict[str, Any], v: Any, *, lax: bool = True) -> Any:
-    """Read one value for field ``f``; raise _Bad when it is not clearly one.
-    ``lax`` is pydantic's lax mode; the environment is read strictly (only
-    the text Go itself reads)."""
+# The white space Go's strings.TrimSpace removes (unicode.IsSpace) and
+# pydantic-core's str::trim removes (Unicode White_Space): the same set.
+# Python's str.strip() also removes U+001C..U+001F, which neither does.
+_WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
+                + "\u2028\u2029\u202f\u205f\u3000")
+
+
+def _trim(s: str) -> str:
+    return s.strip(_WHITE_SPACE)
+
+
+# -- pydantic's lax mode (keywords, assignment, model_validate) -------------------
+
+# pydantic-core reads an integer from text (after trimming) as an optional
+# sign, ASCII digits with single underscores between them (leading zeros may
+# be followed by any underscores: "0__5" is 5), and an optional "." with one
+# or more zeros: "5_0" is 50, "5.00" is 5; "1e1", "5.", "٥" are refused.
+_LAX_INT = re.compile(r"([+-]?)(?:0[0_]*)?([0-9]+(?:_[0-9]+)*)?(?:\.0+)?", re.ASCII)
+# Rust's f64 grammar, which pydantic-core reads a number with.
+_LAX_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)",
+                        re.ASCII | re.IGNORECASE)
+
+
+def _lax_int_text(text: str) -> int:
+    s = _trim(text)
+    m = _LAX_INT.fullmatch(s)
+    if len(s) > 4300 or m is None or not s.lstrip("+-")[:1].isdigit() or s.split(".")[0].endswith("_"):
+        raise _Bad("malformed")
+    return int(m.group(1) + (m.group(2) or "0").replace("_", ""))
+
+
+def _lax_float_text(text: str) -> float:
+    s = _trim(text)
+    if _LAX_FLOAT.fullmatch(s):
+        return float(s)
+    # Then with the underscores taken out, none at either end or doubled,
+    # of the text as given (so white space and underscores together fail).
+    if not (text.startswith("_") or text.endswith("_") or "__" in text):
+        plain = text.replace("_", "")
+        if _LAX_FLOAT.fullmatch(plain):
+            return float(plain)
+    raise _Bad("malformed")
+
+
+def _text(v: Any, *, bytearray_ok: bool) -> Optional[str]:
+    """``v`` as text when pydantic reads it as text: a str, UTF-8 bytes (and
+    a bytearray for a string field only)."""
+    if isinstance(v, str):
+        return str.__str__(v)  # a str subclass (a str Enum) as its plain text
+    if isinstance(v, bytes) or (bytearray_ok and isinstance(v, bytearray)):
+        try:
+            return bytes(v).decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Bad("malformed") from None
+    return None
+
+
+def _lax_bool(v: Any) -> bool:
+    if isinstance(v, bool):
+        return v
+    text = _text(v, bytearray_ok=False)
+    if text is not None:  # pydantic does not trim here: " true " is refused
+        low = text.lower()
+        if low in schema()["bool_true"]:
+            return True
+        if low in schema()["bool_false"]:
+            return False
+        raise _Bad("malformed")
+    if isinstance(v, (int, float, decimal.Decimal, fractions.Fraction)) and v in (0, 1):
+        return bool(v)
+    raise _Bad("malformed")
+
+
+def _lax_int(v: Any) -> int:
+    if isinstance(v, bool):
+        raise _Bad("malformed")  # a deliberate difference: pydantic reads True as 1
+    if isinstance(v, int):
+        return int(v)
+    text = _text(v, bytearray_ok=False)
+    if text is not None:
+        return _lax_int_text(text)
+    if isinstance(v, (float, decimal.Decimal, fractions.Fraction)):
+        try:
+            n = int(v)
+        except (ValueError, OverflowError):  # NaN, infinities
+            raise _Bad("malformed") from None
+        if n != v:
+            raise _Bad("malformed")  # a fraction is not an integer
+        return n
+    if not isinstance(v, (bytearray, complex)) and hasattr(type(v), "__index__"):
+        return operator.index(v)
+    raise _Bad("malformed")
+
+
+def _lax_float(v: Any) -> float:
+    text = _text(v, bytearray_ok=False)
+    if text is not None:
+        return _lax_float_text(text)
+    if isinstance(v, (int, float, decimal.Decimal, fractions.Fraction)) or (
+            not isinstance(v, (bytearray, complex)) and hasattr(type(v), "__float__")):
+        try:
+            return float(v)  # True is 1.0, as pydantic reads it
+        except (ValueError, OverflowError):
+            raise _Bad("malformed") from None
+    raise _Bad("malformed")
+
+
+def _lax_str(v: Any) -> str:
+    if isinstance(v, os.PathLike):
+        v = os.fspath(v)  # a path for a text setting (the feedback store)
+    text = _text(v, bytearray_ok=True)
+    if text is None:
+        raise _Bad("malformed")
+    return text
+
+
+# -- the environment: Go's ConfigFromEnv ------------------------------------------
+
+_GO_INT = re.compile(r"[+-]?[0-9]+", re.ASCII)  # strconv.ParseInt(s, 10, _): ASCII digits, no underscores
+
+
+def _go_int_text(s: str) -> int:
+    if not _GO_INT.fullmatch(s):
+        raise _Bad("malformed")
+    n = int(s)
+    if not -(1 << 63) <= n < (1 << 63):
+        raise _Bad("malformed")  # strconv.ErrRange
+    return n
+
+
+def _go_float_text(s: str) -> float:
+    """strconv.ParseFloat(s, 64): Go's float literal syntax (decimal, or hex
+    with a p exponent; underscores only between digits), "inf",
+    "infinity" (signed) and "nan", any case. A value beyond the float64
+    range is an error there, so malformed here."""
+    body = s[1:] if s[:1] in "+-" else s
+    low = body.lower()
+    if low in ("inf", "infinity") or s.lower() == "nan":
+        return float(s)
+    if low.startswith("0x") and len(body) > 2:
+        m = re.fullmatch(r"0[xX]([0-9a-fA-F_]*)(?:\.([0-9a-fA-F_]*))?[pP]([+-]?[0-9][0-9_]*)", body)
+        digits = (m.group(1) + (m.group(2) or "")) if m else ""
+        if m is None or not digits.replace("_", "") or not _go_underscores_ok(body, hex_digits=True):
+            raise _Bad("malformed")
+        mant = m.group(1) + ("." + m.group(2) if m.group(2) is not None else "")
+        x = float.fromhex(("-" if s[:1] == "-" else "") + "0x" + mant.replace("_", "") + "p" +
+                          m.group(3).replace("_", ""))
+    else:
+        m = re.fullmatch(r"[0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9][0-9_]*)?", body, re.ASCII)
+        mant = re.split(r"[eE]", body)[0]
+        if m is None or not any(c.isdigit() for c in mant) or not _go_underscores_ok(body, hex_digits=False):
+            raise _Bad("malformed")
+        try:
+            x = float(("-" if s[:1] == "-" else "") + body.replace("_", ""))
+        except ValueError:
+            raise _Bad("malformed") from None
+    if math.isinf(x):
+        raise _Bad("malformed")  # strconv.ErrRange
+    return x
+
+
+def _go_underscores_ok(body: str, *, hex_digits: bool) -> bool:
+    """strconv's underscoreOK: each '_' between two digits (a "0x" prefix
+    counts as a digit)."""
+    saw, i = "^", 0
+    if hex_digits:
+        saw, i = "0", 2
+    for c in body[i:]:
+        if c.isdigit() or (hex_digits and c.lower() in "abcdef"):
+            saw = "0"
+        elif c == "_":
+            if saw != "0":
+                return False
+            saw = "_"
+        else:
+            if saw == "_":
+                return False
+            saw = "!"
+    return saw != "_"
+
+
+def _env_value(f: Dict[str, Any], raw: str) -> Any:
+    """A variable's value read as Go's ConfigFromEnv reads it."""
+    s = _trim(raw)
     t = f["type"]
-    if isinstance(v, (bytes, bytearray)):
-        v = bytes(v).decode("utf-8")
+    if t == "bool":
+        low = s.lower()
+        if low in schema()["bool_true"]:
+            return True
+        if low in schema()["bool_false"]:
+            return False
+        raise _Bad("malformed")
+    if t == "int":
+        return _in_range(f, _go_int_text(s))
+    if t == "float":
+        x = _go_float_text(s)
+        if math.isnan(x):
+            raise _Bad("out of range")
+        return _in_range(f, x)
+    return _string_rules(f, s)
+
+
+# -- both ---------------------------------------------------------------------------
+
+def _coerce(f: Dict[str, Any], v: Any) -> Any:
+    """Read one keyword value for field ``f`` as pydantic's lax mode reads
+    it, then apply Go's rules for the field; raise _Bad when it is not
+    clearly one."""
     if v is None:
         if f.get("nullable"):
             return None
         raise _Bad("missing")
+    t = f["type"]
     if t == "bool":
-        if isinstance(v, bool):
-            return v
-        if lax and isinstance(v, (int, float)) and v in (0, 1):
-            return bool(v)
-        if isinstance(v, str):
-            low = v.strip().lower()
-            if low in schema()["bool_true"]:
-                return True
-            if low in schema()["bool_false"]:
-                return False
-        raise _Bad("malformed")
+        return _lax_bool(v)
     if t == "int":
-        if isinstance(v, bool):
-            raise _Bad("malformed")
-        if isinstance(v, int):
-            n = v
-        elif lax and isinstance(v, float) and math.isfinite(v) and v == int(v):
-            n = int(v)
-        elif isinstance(v, str) and _INT_TEXT.fullmatch(v.strip()):
-            n = int(v.strip())
-        elif lax and isinstance(v, str):
-            try:
-                x = float(v.strip())
-            except ValueError:
-                raise _Bad("malformed") from None
-            if not math.isfinite(x) or x != int(x):
-                raise _Bad("malformed")
-            n = int(x)
-        else:
-            raise _Bad("malformed")
-        return _in_range(f, n)
+        return _in_range(f, _lax_int(v))
     if t == "float":
-        if isinstance(v, bool):
-            raise _Bad("malformed")
-        if isinstance(v, (int, float)):
-            x = float(v)
-        elif isinstance(v, str):
-            try:
-                x = float(v.strip())
-            except ValueError:
-                raise _Bad("malformed") from None
-        else:
-            raise _Bad("malformed")
+        x = _lax_float(v)
         if not math.isfinite(x):
             raise _Bad("out of range")
         return _in_range(f, x)
-    # string
-    if isinstance(v, os.PathLike):
-        v = os.fspath(v)
-    if not isinstance(v, str):
-        raise _Bad("malformed")
-    s = v.strip()
-    if f.get("fold_case"):
-        s = s.lower()
-    if not s:
-        if f["required"] or not f.get("nullable"):
+    return _string_rules(f, _lax_str(v))
+
+
+def _string_rules(f: Dict[str, Any], s: str) -> Optional[str]:
+    """Go's rules for a string setting. A setting Go normalizes (choices:
+    trimmed, and lower-cased when it folds case; a URL: trimmed) is
+    normalized here too; free text (model names, the key, the feedback
+    store) is kept as given, as pydantic keeps it, and a required one must
+    not be blank."""
+    if f.get("choices") or f.get("fold_case"):
+        s = _trim(s)
+        if f.get("fold_case"):
+            s = s.lower()
+        if f.get("choices") and s not in f["choices"]:
             raise _Bad("invalid")
-        return None
-    if f.get("choices") and s not in f["choices"]:
-        raise _Bad("invalid")
+        return s
     if f.get("format") == "http_url":
+        s = _trim(s)
+        if not s:
+            if f.get("nullable") and not f["required"]:
+                return None
+            raise _Bad("invalid")
         u = urlparse(s)
         if u.scheme not in ("http", "https") or not u.netloc:
             raise _Bad("invalid")
+        return s
+    if f["required"] and not _trim(s):
+        raise _Bad("invalid")
     return s
 
 
@@ -198,11 +416,18 @@ class ToolSelectionConfig:
     reasoning: str
     max_tokens: int
 
+    #: What ``inspect.signature(ToolSelectionConfig)`` shows: ``__init__``'s
+    #: parameters with the schema's defaults, the ones a call uses.
+    __signature__ = _SchemaSignature()
+
     # The signature lists every setting of Go's schema, in its order, with its
-    # default, for IDEs and type checkers (tests/test_config.py checks it
-    # against toolselect_config_schema). The values are still read through
-    # the schema: a setting Go adds before this list has it is accepted
-    # through ``extra`` (and the test fails until it is written here).
+    # default, for IDEs and type checkers (tests/test_config.py checks the
+    # text against toolselect_config_schema). Those written defaults are not
+    # the ones used: at run time each parameter defaults to _GO_DEFAULT (set
+    # below the class), which is read as the schema's default, so Go's
+    # defaults are the ones a config takes. A setting Go adds before this list
+    # has it is accepted through ``extra`` (and the test fails until it is
+    # written here).
     def __init__(self, model: str = "glm-4.5-air", fallback_model: Optional[str] = None, max_calls: int = 5,
                  timeout_s: int = 30, temperature: float = 0.0, fail_closed: bool = True,
                  base_url: Optional[str] = None, api_key: Optional[str] = None, mode: str = "json",
@@ -221,7 +446,9 @@ class ToolSelectionConfig:
                         ", ".join(map(repr, unknown)), ", ".join(sorted(names)))
         for f in fields:
             name = f["name"]
-            v = extra[name] if name in extra else given.get(name, f["default"])
+            v = extra[name] if name in extra else given.get(name, _GO_DEFAULT)
+            if v is _GO_DEFAULT:
+                v = f["default"]
             object.__setattr__(self, name, v)
         self.validate()
 
@@ -254,9 +481,9 @@ class ToolSelectionConfig:
             if var is None:
                 continue
             try:
-                kw[f["name"]] = _coerce(f, raw.strip(), lax=False)
+                kw[f["name"]] = _env_value(f, raw)
             except _Bad as e:
-                raise ValueError(f"{var}={raw.strip()!r} ({f['name']}) is {e}: want {f['want']}") from None
+                raise ValueError(f"{var}={_trim(raw)!r} ({f['name']}) is {e}: want {f['want']}") from None
         kw.update(overrides)
         return cls(**kw)
 
@@ -327,10 +554,23 @@ class ToolSelectionConfig:
         return f"ToolSelectionConfig({', '.join(parts)})"
 
 
+def _use_go_defaults(cls: Any) -> None:
+    """Make every named parameter of ``cls.__init__`` default to _GO_DEFAULT
+    (the schema's default, read when a config is built), keeping the
+    written signature for ``inspect.signature(cls.__init__)``. Needs no
+    schema, so importing the package still loads no library."""
+    init = vars(cls)["__init__"]
+    init.__signature__ = inspect.signature(init)
+    init.__defaults__ = (_GO_DEFAULT,) * len(init.__defaults__ or ())
+
+
+_use_go_defaults(ToolSelectionConfig)
+
+
 def _first_set(env: Mapping[str, str], names: List[str]) -> Tuple[Optional[str], str]:
     for n in names:
         v = env.get(n)
-        if v is not None and v.strip():
+        if v is not None and _trim(v):  # empty (after Go's TrimSpace) is unset
             return n, v
     return None, ""
 
@@ -338,4 +578,4 @@ def _first_set(env: Mapping[str, str], names: List[str]) -> Tuple[Optional[str],
 def env_value(name: str, environ: Optional[Mapping[str, str]] = None) -> str:
     """The first set variable of field ``name`` (e.g. ``base_url``: the
     selector's own variable, then ``OPENAI_BASE_URL``), trimmed; "" if none."""
-    return _first_set(os.environ if environ is None else environ, _field(name)["env"])[1].strip()
+    return _trim(_first_set(os.environ if environ is None else environ, _field(name)["env"])[1])

@@ -246,6 +246,54 @@ class ToolRegistry(Handle):
             return False
         return True
 
+    # -- llm-common's registry surface: get(), execute(), list_tools() ------------
+
+    def get(self, name: str, *, allow_unsafe: bool = False, roles: Iterable[str] = (),
+            capabilities: Iterable[str] = (),
+            approve: Optional[Callable[[Dict[str, Any]], Any]] = None) -> "Optional[RegisteredTool]":
+        """llm-common's ``ToolRegistry.get``: the tool named ``name``, or
+        ``None`` when there is none. What it returns has llm-common's
+        ``BaseTool`` surface (``metadata``, ``async execute(**kwargs)``), and
+        its ``execute`` runs the tool through :meth:`arun`, under the policy
+        given here (the same keywords, and the same defaults: unsafe tools,
+        tools with roles and approval tools are refused) and with an audit
+        record for every run. A refusal raises as :meth:`arun` does."""
+        if name not in self:
+            return None
+        return RegisteredTool(self, name, _policy(allow_unsafe, roles, capabilities, approve))
+
+    async def execute(self, tool_name: str, args: Optional[Mapping[str, Any]] = None, /,
+                      **kwargs: Any) -> Any:
+        """llm-common's ``ToolRegistry.execute``: run ``tool_name`` and return
+        its result without raising. The arguments are one mapping, as
+        llm-common's executor passes them (``execute(call.tool, call.args)``),
+        or keywords, as its registry takes them (``execute(name, **args)``).
+
+        The run is :meth:`arun`'s, under the default policy (unsafe tools,
+        tools with roles and approval tools are refused; use
+        :meth:`for_caller` to run as a caller with more rights), and leaves
+        its audit record. What the tool returns is returned as it is when it
+        is a ``ToolResult`` (llm-common's, or one with ``success``, ``data``
+        and ``error``), else as ``ToolResult(success=True, data=result)``. An
+        unknown tool, a refusal, invalid arguments or an exception from the
+        tool give ``ToolResult(success=False, error=...)``, as llm-common's
+        registry reports a failure."""
+        return await _execute(self, tool_name, args, kwargs, {})
+
+    def list_tools(self) -> List[Dict[str, str]]:
+        """llm-common's ``ToolRegistry.list_tools``: ``[{"name", "description"}]``."""
+        return [{"name": t["name"], "description": t.get("description", "")}
+                for t in json.loads(self.get_tools_schema())]
+
+    def for_caller(self, *, allow_unsafe: bool = False, roles: Iterable[str] = (), capabilities: Iterable[str] = (),
+                   approve: Optional[Callable[[Dict[str, Any]], Any]] = None) -> "CallerRegistry":
+        """This registry as one caller sees it: ``get``, ``execute``,
+        ``list_tools`` and ``get_tools_schema`` whose runs go through
+        :meth:`arun` with these policy keywords. Hand it to an executor that
+        calls ``registry.execute(...)`` or ``registry.get(...)``, which have
+        no room for them."""
+        return CallerRegistry(self, _policy(allow_unsafe, roles, capabilities, approve))
+
     # -- validation and running ----------------------------------------------
 
     def validate(self, tool: str, args: Union[Mapping[str, Any], str, bytes, None]) -> Validation:
@@ -632,3 +680,97 @@ def _with_python_names(e: RegistrationError) -> RegistrationError:
             for r in detail["refused"]
         ]
     return RegistrationError(_python_names(e.message), code=e.code, kind=e.kind, detail=detail)
+
+
+# -- llm-common's registry surface (ToolRegistry.get, execute, for_caller) ------------
+
+def _policy(allow_unsafe: bool, roles: Iterable[str], capabilities: Iterable[str],
+            approve: Optional[Callable[[Dict[str, Any]], Any]]) -> Dict[str, Any]:
+    """arun's policy keywords, checked now (a string is not a list of roles)."""
+    return {"allow_unsafe": bool(allow_unsafe), "roles": _names("roles", roles),
+            "capabilities": _names("capabilities", capabilities), "approve": approve}
+
+
+async def _execute(reg: ToolRegistry, tool_name: str, args: Optional[Mapping[str, Any]], kwargs: Dict[str, Any],
+                   policy: Dict[str, Any]) -> Any:
+    """ToolRegistry.execute: arun, with every failure as a failed ToolResult."""
+    from .types import ToolResult
+    if args is not None and kwargs:
+        raise TypeError("execute() takes the arguments as one mapping or as keywords, not both")
+    if args is not None and not isinstance(args, Mapping):
+        raise TypeError(f"execute() arguments must be a mapping, not {type(args).__name__}")
+    try:
+        out = await reg.arun(tool_name, dict(args) if args is not None else kwargs, **policy)
+    except UnknownToolError as e:
+        # llm-common's own words for a name it does not know.
+        return ToolResult(success=False, error=f"Tool '{tool_name}' not found" if e.kind == "not_found" else str(e))
+    except Exception as e:  # noqa: BLE001 - llm-common's registry reports every failure as a result
+        return ToolResult(success=False, error=str(e))
+    if isinstance(out, ToolResult) or all(hasattr(out, a) for a in ("success", "data", "error")):
+        return out
+    return ToolResult(success=True, data=out)
+
+
+@dataclass(frozen=True)
+class ToolDefinition:
+    """A registered tool's definition, as :meth:`RegisteredTool.metadata`:
+    ``parameters`` is its JSON Schema, which ``to_schema()`` returns too (the
+    method llm-common's registry reads)."""
+
+    name: str
+    description: str
+    parameters: Dict[str, Any]
+
+    def to_schema(self) -> Dict[str, Any]:
+        return self.parameters
+
+
+class RegisteredTool:
+    """A tool of a :class:`ToolRegistry` with llm-common's ``BaseTool``
+    surface, from :meth:`ToolRegistry.get`: ``metadata`` and
+    ``async execute(**kwargs)``, which runs it through
+    :meth:`ToolRegistry.arun` under the policy it was got with."""
+
+    def __init__(self, registry: ToolRegistry, name: str, policy: Dict[str, Any]) -> None:
+        self.registry = registry
+        self.name = name
+        self._policy = policy
+
+    @property
+    def metadata(self) -> ToolDefinition:
+        for t in json.loads(self.registry.get_tools_schema()):
+            if t["name"] == self.name:
+                return ToolDefinition(t["name"], t.get("description", ""), t.get("parameters") or {})
+        raise UnknownToolError(f"tool {self.name!r} is no longer registered", code=3, kind="not_found")
+
+    async def execute(self, **kwargs: Any) -> Any:
+        """:meth:`ToolRegistry.arun` with these arguments; raises as it does."""
+        return await self.registry.arun(self.name, kwargs, **self._policy)
+
+    def __repr__(self) -> str:
+        return f"RegisteredTool({self.name!r})"
+
+
+class CallerRegistry:
+    """A :class:`ToolRegistry` as one caller sees it (:meth:`ToolRegistry.for_caller`)."""
+
+    def __init__(self, registry: ToolRegistry, policy: Dict[str, Any]) -> None:
+        self.registry = registry
+        self._policy = policy
+
+    def get(self, name: str) -> Optional[RegisteredTool]:
+        """:meth:`ToolRegistry.get` with this caller's policy."""
+        return self.registry.get(name, **self._policy)
+
+    async def execute(self, tool_name: str, args: Optional[Mapping[str, Any]] = None, /, **kwargs: Any) -> Any:
+        """:meth:`ToolRegistry.execute` with this caller's policy."""
+        return await _execute(self.registry, tool_name, args, kwargs, self._policy)
+
+    def get_tools_schema(self) -> str:
+        return self.registry.get_tools_schema()
+
+    def list_tools(self) -> List[Dict[str, str]]:
+        return self.registry.list_tools()
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.registry

@@ -398,13 +398,23 @@ class ToolSelector:
             err = _client_error(e)
             # The message can quote the request (a key included): the Go
             # session redacts what it keeps, and this log line does the same.
-            self.log.warning("tool selection: the client's chat_completion raised %s (model %s); the attempt "
-                             "failed: %s", type(e).__name__, act.get("model"), _redact(err["message"], self._secrets()))
+            self._warn_toolselect("tool selection: the client's chat_completion raised %s (model %s); the attempt "
+                                  "failed: %s", type(e).__name__, act.get("model"),
+                                  _redact(err["message"], self._secrets()))
             return {"error": err}
         try:
             return _reply(result)
         except Exception as e:  # noqa: BLE001
             return {"error": {"kind": "transport", "message": f"unreadable client result: {e}"}}
+
+    def _warn_toolselect(self, msg: str, *args: Any) -> None:
+        """A WARNING on the ``toolselect`` logger, which names a raising
+        client whatever ``logger=`` is (issue 16), and on the caller's logger
+        too when one was given outside the ``toolselect`` tree (a child of
+        it reaches ``toolselect`` by propagation already)."""
+        self.log.warning(msg, *args)
+        if self.log is not log and not (self.log.name.startswith("toolselect.") and self.log.propagate):
+            log.warning(msg, *args)
 
     # -- results ------------------------------------------------------------------
 
@@ -697,14 +707,26 @@ _schemas = _SchemaCache(_SCHEMA_CACHE_SIZE)
 
 
 def _foreign_config(config: Any) -> ToolSelectionConfig:
-    """A config that is not ours (llm-common's pydantic ToolSelectionConfig,
-    or a mapping): its fields, read as ours are."""
+    """A config that is not ours, read as ours is: llm-common's
+    ToolSelectionConfig, a pydantic model in some releases and a frozen
+    dataclass (no model_dump) in others, a mapping, or any object with the
+    settings as attributes."""
+    import dataclasses  # here, not at import: only a foreign config needs it
+
+    from .config import schema as config_schema
+
     dump = getattr(config, "model_dump", None)
     if callable(dump):
         data = dict(dump())
     elif isinstance(config, Mapping):
         data = dict(config)
+    elif dataclasses.is_dataclass(config) and not isinstance(config, type):
+        data = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
     else:
-        raise TypeError(f"config must be a ToolSelectionConfig (or a pydantic model / mapping of its fields), "
-                        f"not {type(config).__name__}")
+        names = [f["name"] for f in config_schema()["fields"]]
+        data = {n: getattr(config, n) for n in names if hasattr(config, n)}
+        if not data or isinstance(config, type):
+            raise TypeError(f"config must be a ToolSelectionConfig (or llm-common's config: a pydantic model, a "
+                            f"dataclass, a mapping or an object with its settings as attributes, such as "
+                            f"{', '.join(names[:6])}), not {type(config).__name__}")
     return ToolSelectionConfig(**data)  # which warns about the fields toolselect does not have

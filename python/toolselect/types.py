@@ -178,6 +178,25 @@ class ToolCall(_Model):
 
 
 @dataclass
+class ToolResult(_Model):
+    """What :meth:`ToolRegistry.execute <toolselect.ToolRegistry.execute>`
+    returns when the tool itself did not return one: llm-common's
+    ``ToolResult`` fields (``success``, ``data``, ``source_urls``,
+    ``error``). A refused or failed run is ``success=False`` with the reason
+    in ``error``, as llm-common's registry reports it."""
+
+    success: bool
+    data: Any = None
+    source_urls: List[str] = field(default_factory=list)
+    error: Optional[str] = None
+
+    def to_dict(self) -> Dict[str, Any]:
+        """llm-common's spelling of :meth:`model_dump`."""
+        return {"success": self.success, "data": self.data, "source_urls": list(self.source_urls),
+                "error": self.error}
+
+
+@dataclass
 class Attempt:
     """One model attempt: which model, whether it succeeded, and if not the
     failure kind (e.g. ``transport``, ``timeout``, ``http_status``, ``parse``,

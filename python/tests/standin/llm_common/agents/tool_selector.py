@@ -13,7 +13,10 @@ log = logging.getLogger(__name__)
 
 
 class ToolSelectionConfig(_Model):
-    """A pydantic model in llm-common."""
+    """A pydantic model in some llm-common releases (Field(ge=1, le=20) and
+    so on), a frozen dataclass without model_dump in others (see
+    ReleasedConfig in tests/test_llm_common.py). This one has the pydantic
+    surface."""
 
     _fields = ("model", "fallback_model", "max_calls", "timeout_s", "fail_closed", "temperature")
     model = "glm-4.5-air"
