@@ -19,6 +19,7 @@
 //   - [Eligibility] is the one safety, role and capability rule that ranking,
 //     selection and the executor apply.
 //   - [Pins] holds tool definitions pinned on first sight ([LoadPins],
-//     [Pins.Check], [Pins.Approve]) and flags hidden text in descriptions
-//     ([FlagInvisible], [FlagBidi], [FlagHTMLComment]).
+//     [Pins.Check], [Pins.Approve]; [Pins.Reload] and [Pins.Save] merge
+//     with edits made to the file elsewhere) and flags hidden text in
+//     descriptions ([FlagInvisible], [FlagBidi], [FlagHTMLComment]).
 package registry

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -32,10 +33,40 @@ import (
 // order and white space never change a hash. Approving a pending change is
 // one command (`toolselect mcp pins approve NAME --pins FILE`) or an edit of
 // the file: deleting a tool's entry pins it afresh on next sight.
+//
+// A long-running user (the MCP proxy) shares the file with people and other
+// processes: Reload picks up their edits, and Save merges (it writes only
+// the entries changed here, and only where the file still has what they
+// were changed from), so an approval or an edit made elsewhere is never
+// overwritten. Every method is safe for concurrent use.
 type Pins struct {
 	path string
 	mu   sync.Mutex
 	file pinFile
+	// base holds, for each tool whose entry was changed here and not saved
+	// yet, that entry as it was before the change (JSON; "null" when it had
+	// none). Save and Reload keep a change only where the file still holds
+	// its base; otherwise the file's entry wins.
+	base map[string][]byte
+	// read is the file as last read or written here.
+	read fileState
+	// edited is set when a read found content this Pins did not write; Reload
+	// reports and clears it.
+	edited bool
+}
+
+// fileState identifies one version of the pin file.
+type fileState struct {
+	info os.FileInfo // nil: there was no file
+	sum  [sha256.Size]byte
+}
+
+// sameVersion reports whether fi (nil: no file) is still the version s was read from.
+func (s fileState) sameVersion(fi os.FileInfo) bool {
+	if s.info == nil || fi == nil {
+		return s.info == nil && fi == nil
+	}
+	return os.SameFile(s.info, fi) && s.info.Size() == fi.Size() && s.info.ModTime().Equal(fi.ModTime())
 }
 
 type pinFile struct {
@@ -149,24 +180,110 @@ func descriptionFlags(desc string) []string {
 // LoadPins reads the pin file at path; a missing file is an empty set,
 // created on the first Save.
 func LoadPins(path string) (*Pins, error) {
-	p := &Pins{path: path, file: pinFile{Version: 1, Tools: map[string]*toolPin{}}}
-	b, err := os.ReadFile(path)
+	file, st, err := readPinFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Pins{path: path, file: file, read: st, base: map[string][]byte{}}, nil
+}
+
+// readPinFile reads and checks the pin file at path (a missing file is an
+// empty one) and says which version of it was read.
+func readPinFile(path string) (pinFile, fileState, error) {
+	file := pinFile{Version: 1, Tools: map[string]*toolPin{}}
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return p, nil
+		return file, fileState{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("pins: %w", err)
+		return file, fileState{}, fmt.Errorf("pins: %w", err)
 	}
-	if err := json.Unmarshal(b, &p.file); err != nil {
-		return nil, fmt.Errorf("pins: %s is not a pin file: %w", path, err)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return file, fileState{}, fmt.Errorf("pins: %w", err)
 	}
-	if p.file.Version != 1 {
-		return nil, fmt.Errorf("pins: %s has version %d; this toolselect reads version 1", path, p.file.Version)
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return file, fileState{}, fmt.Errorf("pins: %w", err)
 	}
-	if p.file.Tools == nil {
-		p.file.Tools = map[string]*toolPin{}
+	if err := json.Unmarshal(b, &file); err != nil {
+		return file, fileState{}, fmt.Errorf("pins: %s is not a pin file: %w", path, err)
 	}
-	return p, nil
+	if file.Version != 1 {
+		return file, fileState{}, fmt.Errorf("pins: %s has version %d; this toolselect reads version 1", path, file.Version)
+	}
+	if file.Tools == nil {
+		file.Tools = map[string]*toolPin{}
+	}
+	return file, fileState{info: fi, sum: sha256.Sum256(b)}, nil
+}
+
+// Reload reads the pin file again if it changed since it was last read or
+// written here (an approval, an edit), keeping the changes made here and not
+// saved yet where the file did not change the same entries. It reports
+// whether the file's content changed through someone else since the previous
+// Reload, including changes Save found and merged meanwhile. A file that no
+// longer reads as a pin file is an error, and the pins stay as they were.
+func (p *Pins) Reload() (bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	err := p.reload(false)
+	edited := p.edited
+	p.edited = false
+	return edited, err
+}
+
+// reload reads the file if its version differs from the one last read or
+// written (always with force) and merges it with the unsaved changes. The
+// caller holds p.mu.
+func (p *Pins) reload(force bool) error {
+	if !force {
+		fi, err := os.Stat(p.path)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("pins: %w", err)
+		}
+		if p.read.sameVersion(fi) {
+			return nil
+		}
+	}
+	disk, st, err := readPinFile(p.path)
+	if err != nil {
+		return err
+	}
+	if (st.info == nil) == (p.read.info == nil) && st.sum == p.read.sum {
+		p.read = st // the same content (touched, or rewritten as it was)
+		return nil
+	}
+	for name, before := range p.base {
+		if string(pinJSON(disk.Tools[name])) != string(before) {
+			// The file changed this entry too: its version wins, and
+			// the change made here is given up (Check again).
+			delete(p.base, name)
+			continue
+		}
+		if ours := p.file.Tools[name]; ours != nil {
+			disk.Tools[name] = ours
+		} else {
+			delete(disk.Tools, name)
+		}
+	}
+	p.file, p.read, p.edited = disk, st, true
+	return nil
+}
+
+// pinJSON is an entry as Save would write it ("null" for none), to compare entries.
+func pinJSON(pin *toolPin) []byte {
+	b, _ := json.Marshal(pin)
+	return b
+}
+
+// touch records name's entry as it is before a change made here (the
+// first change since the last Save). The caller holds p.mu.
+func (p *Pins) touch(name string) {
+	if _, ok := p.base[name]; !ok {
+		p.base[name] = pinJSON(p.file.Tools[name])
+	}
 }
 
 // Path is the pin file's path.
@@ -244,14 +361,18 @@ func (p *Pins) Check(t Tool, strict bool) (PinCheck, bool, error) {
 	pin := p.file.Tools[t.Name]
 	switch {
 	case pin == nil:
+		p.touch(t.Name)
 		p.file.Tools[t.Name] = &toolPin{SHA256: h.whole, Description: h.desc, Schema: h.schema, Annotations: h.ann, Flags: flags}
 		c.Status, c.Held = PinNew, strict && len(flags) > 0
 		return c, true, nil
 	case pin.SHA256 == h.whole:
 		c.Status, c.Held = PinOK, strict && len(flags) > 0 && !pin.approvedFlags(flags)
-		changed := pin.Pending != nil
+		if pin.Pending == nil {
+			return c, false, nil
+		}
+		p.touch(t.Name)
 		pin.Pending = nil // the definition came back to its pin
-		return c, changed, nil
+		return c, true, nil
 	}
 	var parts []string
 	if pin.Description != h.desc {
@@ -268,9 +389,12 @@ func (p *Pins) Check(t Tool, strict bool) (PinCheck, bool, error) {
 	}
 	c.Status, c.Changed, c.Held = PinChanged, parts, true
 	pending := &pendingPin{SHA256: h.whole, Description: h.desc, Schema: h.schema, Annotations: h.ann, Flags: flags, Changed: parts}
-	changed := pin.Pending == nil || pin.Pending.SHA256 != pending.SHA256
+	if pin.Pending != nil && pin.Pending.SHA256 == pending.SHA256 {
+		return c, false, nil
+	}
+	p.touch(t.Name)
 	pin.Pending = pending
-	return c, changed, nil
+	return c, true, nil
 }
 
 // approvedFlags: flags already in the pin were reviewed with it (an approval
@@ -300,9 +424,11 @@ func (p *Pins) Approve(names ...string) (missing []string) {
 		case pin == nil:
 			missing = append(missing, n)
 		case pin.Pending != nil:
+			p.touch(n)
 			d := pin.Pending
 			*pin = toolPin{SHA256: d.SHA256, Description: d.Description, Schema: d.Schema, Annotations: d.Annotations, Flags: d.Flags, Reviewed: true}
-		case len(pin.Flags) > 0:
+		case len(pin.Flags) > 0 && !pin.Reviewed:
+			p.touch(n)
 			pin.Reviewed = true
 		default:
 			missing = append(missing, n)
@@ -311,32 +437,65 @@ func (p *Pins) Approve(names ...string) (missing []string) {
 	return missing
 }
 
-// Save writes the pin file (atomically: a temporary file renamed over it).
+// Save writes the changes made here to the pin file (atomically: a
+// temporary file renamed over it), merged with the file as it is now: the
+// file is read again, under a lock that other toolselect processes take
+// too, and a change is written only where the file still holds the entry it
+// was made from; an entry the file changed meanwhile (an approval, an edit)
+// is kept as the file has it, and the change made here is given up (Check
+// the tool again). With nothing to write, an existing file is left alone; a
+// missing one is created. A file that no longer reads as a pin file is an
+// error and is not overwritten.
 func (p *Pins) Save() error {
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	dir := filepath.Dir(p.path)
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return fmt.Errorf("pins: locking %s: %w", dir, err)
+	}
+	defer unlock()
+	if err := p.reload(true); err != nil {
+		return err
+	}
+	if len(p.base) == 0 && p.read.info != nil {
+		return nil
+	}
 	b, err := json.MarshalIndent(p.file, "", "  ")
-	p.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(p.path)
+	b = append(b, '\n')
 	tmp, err := os.CreateTemp(dir, ".pins-*.json")
 	if err != nil {
 		return fmt.Errorf("pins: %w", err)
 	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
+	fail := func(err error) error {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return fmt.Errorf("pins: %w", err)
 	}
+	if p.read.info != nil { // keep the file's permissions
+		if err := tmp.Chmod(p.read.info.Mode().Perm()); err != nil {
+			return fail(err)
+		}
+	}
+	if _, err := tmp.Write(b); err != nil {
+		return fail(err)
+	}
+	fi, err := tmp.Stat()
+	if err != nil {
+		return fail(err)
+	}
 	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("pins: %w", err)
+		return fail(err)
 	}
 	if err := os.Rename(tmp.Name(), p.path); err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("pins: %w", err)
 	}
+	p.read = fileState{info: fi, sum: sha256.Sum256(b)}
+	clear(p.base)
 	return nil
 }
 
