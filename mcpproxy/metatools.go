@@ -50,6 +50,7 @@ func metaTool(name string) registry.Tool {
 // one outcome vocabulary (executor.Outcome).
 func (p *Proxy) handleMeta(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	ctx = withOrigin(ctx, req)
+	p.syncPins() // an approval made since counts for this find or call
 	if req.Params.Name == rank.CallToolName {
 		var target struct {
 			Name string `json:"name"`
@@ -94,6 +95,9 @@ func (p *Proxy) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				}
 			}
 			return next(ctx, method, req)
+		}
+		if method == "tools/list" {
+			p.syncPins() // an approval made since shows in this list
 		}
 		if method != "tools/call" {
 			return next(ctx, method, req)

@@ -104,3 +104,118 @@ func TestPinsHoldAChangeOnListChanged(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// An approval made while the proxy runs (what `toolselect mcp pins approve`
+// does: load, approve, save) reaches it without a restart: the held tool is
+// listed, findable and callable; a later list_changed, whose import saves
+// the pin file, does not write it back as pending.
+func TestPinsApprovalReachesARunningProxy(t *testing.T) {
+	pins := filepath.Join(t.TempDir(), "pins.json")
+	p := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}, Pins: pins})
+	p.Close()
+
+	poisoned := testUpstream(t, "t")
+	poisoned.Env["TOOLSELECT_TEST_VARIANT"] = "poisoned"
+	p2 := startProxy(t, &Config{Upstreams: []Upstream{poisoned}, Pins: pins, Keep: []string{"t__count"}})
+	cs := connectMemory(t, p2, "")
+	if res := call(t, cs, "t__count", map[string]any{}); !res.IsError || !strings.Contains(text(res), "changed since it was pinned") {
+		t.Fatalf("not held: %s", text(res))
+	}
+
+	ps, err := registry.LoadPins(pins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if missing := ps.Approve("t__count"); len(missing) != 0 {
+		t.Fatalf("approve: %v", missing)
+	}
+	if err := ps.Save(); err != nil {
+		t.Fatal(err)
+	}
+
+	if got := listNames(t, cs); !contains(got, "t__count") {
+		t.Fatalf("approved, yet not listed: %v", got)
+	}
+	if got := find(t, cs, "how many sleep calls reached", 5); !contains(got, "t__count") {
+		t.Fatalf("approved, yet not findable: %v", got)
+	}
+	for _, res := range []*mcp.CallToolResult{
+		call(t, cs, "t__count", map[string]any{}),
+		call(t, cs, rank.CallToolName, map[string]any{"name": "t__count", "arguments": map[string]any{}}),
+	} {
+		if res.IsError {
+			t.Fatalf("approved, yet the call fails: %s", text(res))
+		}
+	}
+	if s := p2.Stats(context.Background()); s.Pins == nil || len(s.Pins.Held) != 0 || s.Upstreams[0].Imported != s.Upstreams[0].Listed-1 {
+		t.Fatalf("stats after the approval: %+v %+v", s.Pins, s.Upstreams[0]) // bad_schema is refused
+	}
+
+	// list_changed: mutate changes sleep (held now, the file saved); count stays approved.
+	if res := call(t, cs, "t__mutate", map[string]any{}); res.IsError {
+		t.Fatalf("mutate: %s", text(res))
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res := call(t, cs, "t__sleep", map[string]any{"ms": 1})
+		if res.IsError && strings.Contains(text(res), "changed since it was pinned") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the changed sleep tool was not held: %s", text(res))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if res := call(t, cs, "t__count", map[string]any{}); res.IsError {
+		t.Fatalf("after list_changed the approved tool is refused again: %s", text(res))
+	}
+	reread, err := registry.LoadPins(pins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reread.Pending(); strings.Join(got, ",") != "t__sleep" {
+		t.Fatalf("pending in the file after list_changed: %v", got)
+	}
+}
+
+// A catalog tool held under strict descriptions is served once the pin file
+// is edited by hand to mark it reviewed, found by the poll with no request.
+func TestPinsEditOfTheFileReleasesAHeldCatalogTool(t *testing.T) {
+	dir := t.TempDir()
+	catalog := filepath.Join(dir, "catalog.json")
+	os.WriteFile(catalog, []byte(`[{"name":"zebra_stripes","description":"Count a zebra's stripes\u200b.","parameters":{"type":"object"}},
+		{"name":"lion_mane","description":"Measure a lion's mane.","parameters":{"type":"object"}}]`), 0o600)
+	pins := filepath.Join(dir, "pins.json")
+	p := startProxy(t, &Config{Catalogs: []string{catalog}, Pins: pins, StrictDescriptions: true})
+	if found, _ := p.FindTool(context.Background(), "zebra stripes", 5); len(found) != 0 && found[0].Name == "zebra_stripes" {
+		t.Fatalf("a flagged tool is findable under strict descriptions: %v", found)
+	}
+	b, err := os.ReadFile(pins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(b), `"flags": [`, `"reviewed": true, "flags": [`, 1)
+	if edited == string(b) {
+		t.Fatalf("no flagged entry in %s", b)
+	}
+	if err := os.WriteFile(pins, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for p.Registry().Len() != 2 { // the poll, not a request, releases it
+		if time.Now().After(deadline) {
+			t.Fatalf("the edit did not release the tool: %d tools", p.Registry().Len())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	found, err := p.FindTool(context.Background(), "zebra stripes", 5)
+	if err != nil || len(found) == 0 || found[0].Name != "zebra_stripes" {
+		t.Fatalf("after the edit: %v %v", found, err)
+	}
+	if s := p.Stats(context.Background()); len(s.Pins.Held) != 0 || len(s.Pins.Flagged) != 1 {
+		t.Fatalf("stats after the edit: %+v", s.Pins)
+	}
+	if b2, _ := os.ReadFile(pins); !strings.Contains(string(b2), `"reviewed": true`) {
+		t.Fatalf("the edit was overwritten: %s", b2)
+	}
+}

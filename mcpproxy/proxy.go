@@ -61,12 +61,18 @@ type Proxy struct {
 	// clients (Stats): not traced (telemetry.go).
 	ownSessions sync.Map // *mcp.ServerSession -> struct{}
 	// pins, when configured, holds changed tools (pins.go); held maps a
-	// namespaced name to why it is held, flagged to the tools whose
-	// description carries hidden text.
+	// namespaced name to why it is held (and its definition, to serve it
+	// once approved), flagged to the tools whose description carries
+	// hidden text; pinsErr is the last error reading the pin file again.
 	pins    *registry.Pins
-	held    map[string]registry.PinCheck
+	held    map[string]*heldTool
 	flagged map[string]registry.PinCheck
+	pinsErr string
 	relay   *relay
+	// importMu serialises changes to the imported tools: imports (at
+	// connect and after list_changed), catalog loads, and the release of
+	// held tools an approval lets through.
+	importMu sync.Mutex
 
 	ups    []*upstream
 	byName map[string]*upstream
@@ -181,32 +187,18 @@ func (p *Proxy) instructions() string {
 // reported in Stats; it does not fail Start (its tools are simply absent
 // until it comes back). Start fails only on an unreadable catalog file.
 func (p *Proxy) Start(ctx context.Context) error {
+	p.importMu.Lock()
 	for _, path := range p.cfg.Catalogs {
 		tools, _, err := registry.LoadCatalogFile(path)
 		if err != nil {
+			p.importMu.Unlock()
 			return fmt.Errorf("catalog: %w", err)
 		}
-		tools = slices.DeleteFunc(tools, p.hold)
-		for _, err := range p.reg.RegisterValid(tools) {
-			p.log.Warn("catalog tool left out", "catalog", path, "error", err)
-			p.stats.refusedCatalog(path, err)
-		}
-		for _, t := range tools {
-			if _, ok := p.reg.Get(t.Name); !ok {
-				continue
-			}
-			p.mu.Lock()
-			_, taken := p.routes[t.Name]
-			if !taken {
-				p.routes[t.Name] = route{}
-			}
-			p.mu.Unlock()
-			if !taken {
-				// Findable, not callable: the handler says why.
-				_ = p.ex.Handle(t.Name, catalogOnly(t.Name))
-			}
-		}
+		held := p.holdTools(tools, nil, path)
+		tools = slices.DeleteFunc(tools, func(t registry.Tool) bool { return held[t.Name] })
+		p.serveCatalogTools(path, tools)
 	}
+	p.importMu.Unlock()
 	var wg sync.WaitGroup
 	for _, u := range p.ups {
 		wg.Add(1)
@@ -218,8 +210,36 @@ func (p *Proxy) Start(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	p.importMu.Lock()
 	p.syncExposed(ctx)
+	p.importMu.Unlock()
+	if p.pins != nil {
+		p.bg.Go(p.watchPins)
+	}
 	return nil
+}
+
+// serveCatalogTools registers tools of a catalog file: findable, not
+// callable (the handler says why). The caller holds importMu.
+func (p *Proxy) serveCatalogTools(path string, tools []registry.Tool) {
+	for _, err := range p.reg.RegisterValid(tools) {
+		p.log.Warn("catalog tool left out", "catalog", path, "error", err)
+		p.stats.refusedCatalog(path, err)
+	}
+	for _, t := range tools {
+		if _, ok := p.reg.Get(t.Name); !ok {
+			continue
+		}
+		p.mu.Lock()
+		_, taken := p.routes[t.Name]
+		if !taken {
+			p.routes[t.Name] = route{}
+		}
+		p.mu.Unlock()
+		if !taken {
+			_ = p.ex.Handle(t.Name, catalogOnly(t.Name))
+		}
+	}
 }
 
 // Close stops every upstream (child processes are ended) and is idempotent.
@@ -250,51 +270,64 @@ func (p *Proxy) Registry() *registry.Registry { return p.reg }
 
 // importTools registers an upstream's current tool list, replacing changed
 // tools and removing the ones that disappeared, then refreshes the tools
-// served in full.
+// served in full. Tools whose definition differs from their pin are held
+// (pins.go).
 func (p *Proxy) importTools(u *upstream, tools []*mcp.Tool) {
+	p.importMu.Lock()
+	defer p.importMu.Unlock()
+	p.syncPinsLocked() // an approval made since the last look counts for this listing
 	sep := p.cfg.separator()
-	var names []string
-	var refused []refusal
-	for _, mt := range tools {
-		name := u.cfg.Name + sep + mt.Name
-		t, err := toolFromMCP(name, u.cfg.Name, mt)
-		if err == nil && p.hold(t) {
-			continue // held: not imported until approved (pins.go)
+	defs := make([]registry.Tool, 0, len(tools))
+	errs := make([]error, len(tools))
+	for i, mt := range tools {
+		t, err := toolFromMCP(u.cfg.Name+sep+mt.Name, u.cfg.Name, mt)
+		if errs[i] = err; err == nil {
+			defs = append(defs, t)
 		}
+	}
+	held := p.holdTools(defs, u, "")
+	var names, checked []string
+	var refused []refusal
+	next := 0
+	for i, mt := range tools {
+		err := errs[i]
 		if err == nil {
-			p.mu.Lock()
-			r, taken := p.routes[name]
-			p.mu.Unlock()
-			// A live upstream supersedes a catalog-file entry of the same
-			// name; two upstreams never share a name (their names differ and
-			// hold no separator), so a clash here is another upstream's.
-			if taken && r.up != nil && r.up != u {
-				err = fmt.Errorf("the name %q is already used by upstream %q", name, r.up.cfg.Name)
-			} else {
-				err = p.reg.Replace(t)
+			t := defs[next]
+			next++
+			checked = append(checked, t.Name)
+			if held[t.Name] {
+				continue // held: not imported until approved
 			}
+			err = p.serveUpstreamTool(u, t)
 		}
 		if err != nil {
 			p.log.Warn("mcp upstream tool left out", "upstream", u.cfg.Name, "tool", mt.Name, "error", err)
 			refused = append(refused, refusal{Tool: mt.Name, Reason: err.Error()})
 			continue
 		}
-		names = append(names, name)
-		p.mu.Lock()
-		p.routes[name] = route{up: u}
-		p.mu.Unlock()
-		_ = p.ex.Handle(name, u.handler(mt.Name)) // registered just above
+		names = append(names, u.cfg.Name+sep+mt.Name)
 	}
 	keep := map[string]bool{}
-	for _, n := range names {
+	for _, n := range checked {
 		keep[n] = true
 	}
 	u.mu.Lock()
-	old := u.names
-	u.names, u.listed, u.refused = names, len(tools), refused
+	old, oldChecked := u.names, u.checked
+	u.names, u.checked, u.listed, u.refused = names, checked, len(tools), refused
 	u.mu.Unlock()
-	for _, n := range old {
+	var gone []string
+	for _, n := range oldChecked {
 		if !keep[n] {
+			gone = append(gone, n)
+		}
+	}
+	p.forget(gone)
+	served := map[string]bool{}
+	for _, n := range names {
+		served[n] = true
+	}
+	for _, n := range old {
+		if !served[n] {
 			p.reg.Unregister(n)
 			p.mu.Lock()
 			delete(p.routes, n)
@@ -302,6 +335,29 @@ func (p *Proxy) importTools(u *upstream, tools []*mcp.Tool) {
 		}
 	}
 	p.syncExposed(p.life)
+}
+
+// serveUpstreamTool registers t, a tool of upstream u, and routes calls of
+// it to u. The caller holds importMu.
+func (p *Proxy) serveUpstreamTool(u *upstream, t registry.Tool) error {
+	p.mu.Lock()
+	r, taken := p.routes[t.Name]
+	p.mu.Unlock()
+	// A live upstream supersedes a catalog-file entry of the same name; two
+	// upstreams never share a name (their names differ and hold no
+	// separator), so a clash here is another upstream's.
+	if taken && r.up != nil && r.up != u {
+		return fmt.Errorf("the name %q is already used by upstream %q", t.Name, r.up.cfg.Name)
+	}
+	if err := p.reg.Replace(t); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.routes[t.Name] = route{up: u}
+	p.mu.Unlock()
+	tool, _ := t.Metadata["upstreamTool"].(string)
+	_ = p.ex.Handle(t.Name, u.handler(tool)) // registered just above
+	return nil
 }
 
 // toolFromMCP converts an upstream tool to a canonical definition.
@@ -426,6 +482,7 @@ func mcpToolOf(e *registry.Entry) (*mcp.Tool, bool) {
 // most rank.MaxFindLimit). Only tools the proxy would run are returned
 // (destructive ones only when allowed), plus catalog-only tools.
 func (p *Proxy) FindTool(ctx context.Context, query string, limit int) ([]executor.FoundTool, error) {
+	p.syncPins()
 	start := time.Now()
 	found, err := p.ex.FindTool(ctx, query, limit)
 	p.stats.find(time.Since(start), err != nil)
@@ -440,6 +497,7 @@ func (p *Proxy) FindTool(ctx context.Context, query string, limit int) ([]execut
 // is down or timed out. An upstream's own result, error or not, is relayed
 // unchanged.
 func (p *Proxy) CallTool(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
+	p.syncPins() // an approval made since reaches this call
 	if r := p.heldResult(name); r != nil {
 		return r
 	}

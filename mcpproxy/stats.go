@@ -188,6 +188,7 @@ func (r *recorder) refusedCatalog(path string, err error) {
 // cached per registry generation.
 func (p *Proxy) Stats(ctx context.Context) Stats {
 	var s Stats
+	p.syncPins()
 	s.Pins = p.pinStats()
 	p.stats.mu.Lock()
 	s.FindTool = p.stats.finds.stats(p.stats.findErrs)

@@ -40,6 +40,7 @@ type upstream struct {
 	crashes   int
 	calls     int      // calls forwarded to the upstream
 	names     []string // namespaced tools currently registered
+	checked   []string // namespaced tools of the last listing checked against their pins (held ones too)
 	resources []string // proxy URIs of its resources served
 	templates []string // proxy URI templates of its resource templates served
 	prompts   []string // namespaced prompts served
