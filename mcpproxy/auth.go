@@ -46,6 +46,19 @@ type OAuth struct {
 	HTTPClient *http.Client
 }
 
+// shortTokenBytes: a bearer token shorter than this is accepted with a
+// warning (any non-empty token works; a short one is easier to guess).
+const shortTokenBytes = 16
+
+// shortTokenWarning says why a short bearer token is risky; "" when it is not short.
+func shortTokenWarning(token string) string {
+	if token == "" || len(token) >= shortTokenBytes {
+		return ""
+	}
+	return fmt.Sprintf("the bearer token is %d bytes: anyone who can reach the port can try to guess it, and a token under %d bytes is quick to guess; use a random one (e.g. openssl rand -hex 32)",
+		len(token), shortTokenBytes)
+}
+
 // Defaults of the HTTP server's limits (HTTPOptions).
 const (
 	DefaultMaxBodyBytes      = 4 << 20 // a request body over this gets 413
@@ -74,8 +87,6 @@ func (a *authConf) validate() error {
 		return fmt.Errorf("%w: a bearer token and OAuth are exclusive", ErrAuthConfig)
 	case a.Token == "" && a.OAuth == nil:
 		return fmt.Errorf("%w: neither a bearer token nor OAuth", ErrAuthConfig)
-	case a.Token != "" && len(a.Token) < 16:
-		return fmt.Errorf("%w: the bearer token is %d bytes; use at least 16 (e.g. openssl rand -hex 32)", ErrAuthConfig, len(a.Token))
 	case a.OAuth != nil:
 		for name, v := range map[string]string{"issuer": a.OAuth.Issuer, "resource": a.OAuth.Resource} {
 			u, err := url.Parse(v)

@@ -1,15 +1,18 @@
 package mcpproxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -218,13 +221,14 @@ func TestOAuthResourceServer(t *testing.T) {
 }
 
 func TestAuthValidate(t *testing.T) {
-	for _, o := range []*HTTPOptions{{Token: "short"}, {Token: strings.Repeat("x", 20), OAuth: &OAuth{}},
+	for _, o := range []*HTTPOptions{{Token: strings.Repeat("x", 20), OAuth: &OAuth{}},
 		{OAuth: &OAuth{Issuer: "not a url", Resource: "https://x/mcp"}}} {
 		if err := o.Validate(); !errors.Is(err, ErrAuthConfig) {
 			t.Errorf("%+v: %v, want an ErrAuthConfig", o, err)
 		}
 	}
-	for _, o := range []*HTTPOptions{nil, {}, {Token: strings.Repeat("x", 20)},
+	// Any non-empty token is accepted: the issue sets no minimum.
+	for _, o := range []*HTTPOptions{nil, {}, {Token: strings.Repeat("x", 20)}, {Token: "secret"}, {Token: "k"},
 		{OAuth: &OAuth{Issuer: "https://issuer.example", Resource: "https://x/mcp"}}} {
 		if err := o.Validate(); err != nil {
 			t.Errorf("%+v: %v", o, err)
@@ -263,5 +267,54 @@ func TestListenRefusesUnauthenticatedNonLoopback(t *testing.T) {
 	err := p.ListenAndServe(ctx, "0.0.0.0:0", &HTTPOptions{}, func(net.Addr) { listened = true })
 	if !errors.Is(err, ErrUnauthenticated) || listened {
 		t.Fatalf("ListenAndServe on 0.0.0.0 without auth: %v (listened %v)", err, listened)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test reading it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A short token ("secret") is accepted, with a warning saying why it is
+// risky, and checked like any other.
+func TestShortBearerTokenServesWithAWarning(t *testing.T) {
+	var logs syncBuffer
+	p, err := New(&Config{Upstreams: []Upstream{testUpstream(t, "t")}}, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	base := serveHTTP(t, p, &HTTPOptions{Token: "secret"})
+	if !strings.Contains(logs.String(), "the bearer token is 6 bytes") || !strings.Contains(logs.String(), "quick to guess") {
+		t.Errorf("no warning about the short token: %s", logs.String())
+	}
+	for _, tok := range []string{"", "secreT", "secret-but-longer"} {
+		if resp := post(t, base+"/mcp", tok, initBody); resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+			t.Errorf("token %q: %s, WWW-Authenticate %q", tok, resp.Status, resp.Header.Get("WWW-Authenticate"))
+		}
+	}
+	if resp := post(t, base+"/mcp", "secret", initBody); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the right short token: %s", resp.Status)
+	}
+	if w := shortTokenWarning(strings.Repeat("k", 16)); w != "" {
+		t.Errorf("a 16-byte token is warned about: %s", w)
 	}
 }

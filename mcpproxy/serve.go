@@ -179,8 +179,10 @@ type HTTPOptions struct {
 	SessionTimeout time.Duration
 	// Token, when set, is a shared secret every request to /mcp and
 	// /metrics must carry as "Authorization: Bearer <Token>" (compared in
-	// constant time; at least 16 bytes). A request without it gets 401 with
-	// a WWW-Authenticate header and never reaches MCP.
+	// constant time). Any non-empty token is accepted; ListenAndServe logs
+	// a warning for one under 16 bytes, which is quick to guess. A request
+	// without it gets 401 with a WWW-Authenticate header and never reaches
+	// MCP.
 	Token string
 	// OAuth, when set, makes the proxy an OAuth 2.1 resource server instead
 	// of Token (the two are exclusive).
@@ -209,8 +211,8 @@ func (o *HTTPOptions) auth() *authConf {
 }
 
 // Validate checks the authentication settings (ListenAndServe does too):
-// Token and OAuth are exclusive, a token has at least 16 bytes, and OAuth's
-// issuer and resource are http(s) URLs. Errors match ErrAuthConfig.
+// Token and OAuth are exclusive, and OAuth's issuer and resource are
+// http(s) URLs. Errors match ErrAuthConfig.
 func (o *HTTPOptions) Validate() error { return o.auth().validate() }
 
 // CheckListen is what ListenAndServe checks before it listens on addr:
@@ -346,6 +348,9 @@ func (p *Proxy) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptio
 	}
 	if err := o.CheckListen(addr); err != nil {
 		return err
+	}
+	if w := shortTokenWarning(o.Token); w != "" {
+		p.log.Warn("mcp: " + w)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

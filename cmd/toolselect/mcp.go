@@ -91,6 +91,20 @@ func (f *mcpFlags) bindHTTP(fs *flag.FlagSet) {
 	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", mcpproxy.DefaultReadHeaderTimeout, "HTTP: cut off a client that has not sent its headers within `D`")
 }
 
+// httpFlagsSet names the HTTP front door's flags given on the command line.
+func httpFlagsSet(fs *flag.FlagSet) []string {
+	var probe mcpFlags
+	names := flag.NewFlagSet("", flag.ContinueOnError)
+	probe.bindHTTP(names)
+	var set []string
+	fs.Visit(func(fl *flag.Flag) {
+		if names.Lookup(fl.Name) != nil {
+			set = append(set, "--"+fl.Name)
+		}
+	})
+	return set
+}
+
 // httpOptions builds the HTTP front door's options from the flags and the
 // environment: its authentication (checked here, before anything starts) and
 // its limits.
@@ -292,19 +306,30 @@ func runMCP(env *cmdEnv, args []string) int {
 		return fail(env, "mcp", exitUsage, "unexpected argument %q (run \"toolselect mcp --help\")", fs.Arg(0))
 	}
 	// Who may use the HTTP front door is settled before anything starts.
-	httpOpts, err := f.httpOptions(env)
-	if err != nil {
-		return fail(env, "mcp", exitUsage, "%v", err)
-	}
-	// The proxy's own rule (HTTPOptions.CheckListen), asked before anything
-	// starts: a refusal names the flags, an allowed exception warns.
-	if listen := f.listenAddr(); listen != "" && errors.Is(httpOpts.CheckListen(listen), mcpproxy.ErrUnauthenticated) {
-		if !f.allowUnauthenticated {
-			return fail(env, "mcp", exitUsage, "refusing to serve %s without authentication: anyone who reaches it could call every upstream tool; "+
-				"give --auth-token-file FILE (or $%s) or --oauth-issuer URL --oauth-resource URL, listen on 127.0.0.1, or pass --allow-unauthenticated", listen, envAuthToken)
+	// Over stdio there is no HTTP: its settings (the token variable among
+	// them) do not apply and never fail the start.
+	var httpOpts *mcpproxy.HTTPOptions
+	listen := f.listenAddr()
+	if listen == "" {
+		if set := httpFlagsSet(fs); len(set) > 0 {
+			fmt.Fprintf(env.stderr, "toolselect mcp: %s only apply with --listen; serving stdio, they are ignored\n", strings.Join(set, ", "))
 		}
-		httpOpts.AllowUnauthenticated = true
-		fmt.Fprintf(env.stderr, "toolselect mcp: WARNING: serving %s without authentication (--allow-unauthenticated)\n", listen)
+	} else {
+		var err error
+		if httpOpts, err = f.httpOptions(env); err != nil {
+			return fail(env, "mcp", exitUsage, "%v", err)
+		}
+		// The proxy's own rule (HTTPOptions.CheckListen), asked before
+		// anything starts: a refusal names the flags, an allowed exception
+		// warns.
+		if errors.Is(httpOpts.CheckListen(listen), mcpproxy.ErrUnauthenticated) {
+			if !f.allowUnauthenticated {
+				return fail(env, "mcp", exitUsage, "refusing to serve %s without authentication: anyone who reaches it could call every upstream tool; "+
+					"give --auth-token-file FILE (or $%s) or --oauth-issuer URL --oauth-resource URL, listen on 127.0.0.1, or pass --allow-unauthenticated", listen, envAuthToken)
+			}
+			httpOpts.AllowUnauthenticated = true
+			fmt.Fprintf(env.stderr, "toolselect mcp: WARNING: serving %s without authentication (--allow-unauthenticated)\n", listen)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -319,13 +344,16 @@ func runMCP(env *cmdEnv, args []string) int {
 		}
 		return exitOK
 	}
+	if httpOpts == nil { // the config file named no listen address when first read
+		return fail(env, "mcp", exitUsage, "the listen address changed while starting; start again")
+	}
 	host, _, _ := net.SplitHostPort(cfg.Listen)
 	opts := httpOpts
 	if host != "" {
 		opts.AllowedHosts = []string{host}
 	}
 	opts.AllowedHosts = append(opts.AllowedHosts, f.allowedHosts...)
-	err = p.ListenAndServe(ctx, cfg.Listen, opts, func(a net.Addr) {
+	err := p.ListenAndServe(ctx, cfg.Listen, opts, func(a net.Addr) {
 		fmt.Fprintf(env.stderr, "toolselect mcp: listening on http://%s/mcp\n", a)
 	})
 	if err != nil {

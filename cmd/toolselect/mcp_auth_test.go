@@ -19,10 +19,11 @@ func TestMCPRefusesUnauthenticatedNonLoopback(t *testing.T) {
 			t.Errorf("the refusal does not name %q: %s", want, r.stderr)
 		}
 	}
-	// A token that is too short is refused too.
-	r = execCLI(t, map[string]string{envAuthToken: "short"}, "", "mcp", "--catalog", catalog, "--listen", "0.0.0.0:0")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "at least 16") {
-		t.Fatalf("a short token: exit %d: %s", r.code, r.stderr)
+	// An empty token file is an error (with --listen).
+	empty := writeTemp(t, "empty-token", "\n")
+	r = execCLI(t, nil, "", "mcp", "--catalog", catalog, "--listen", "0.0.0.0:0", "--auth-token-file", empty)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "is empty") {
+		t.Fatalf("an empty token file: exit %d: %s", r.code, r.stderr)
 	}
 	// Both kinds of authentication at once are refused.
 	tok := writeTemp(t, "token", strings.Repeat("t", 32)+"\n")
@@ -30,5 +31,20 @@ func TestMCPRefusesUnauthenticatedNonLoopback(t *testing.T) {
 		"--oauth-issuer", "https://issuer.test", "--oauth-resource", "https://me.test/mcp")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "exclusive") {
 		t.Fatalf("token and OAuth: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// The token settings only matter with --listen: over stdio a short token in
+// the environment, or an empty token file, never fails the start.
+func TestMCPStdioIgnoresTokenSettings(t *testing.T) {
+	catalog := filepath.Join("..", "..", "examples", "catalog.json")
+	r := execCLI(t, map[string]string{envAuthToken: "short"}, "", "mcp", "--catalog", catalog)
+	if r.code != exitOK || r.stderr != "" {
+		t.Fatalf("stdio with a short token in the environment: exit %d: %s", r.code, r.stderr)
+	}
+	empty := writeTemp(t, "empty-token", "")
+	r = execCLI(t, nil, "", "mcp", "--catalog", catalog, "--auth-token-file", empty, "--oauth-issuer", "not a url")
+	if r.code != exitOK || !strings.Contains(r.stderr, "--auth-token-file, --oauth-issuer only apply with --listen") {
+		t.Fatalf("stdio with HTTP flags: exit %d: %s", r.code, r.stderr)
 	}
 }

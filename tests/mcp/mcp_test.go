@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -186,9 +187,18 @@ func TestInspectorStdio(t *testing.T) {
 // process is ended when the test finishes.
 func startHTTP(t *testing.T, args ...string) string {
 	t.Helper()
+	u, _ := startHTTPWith(t, nil, args...)
+	return u
+}
+
+// startHTTPWith is startHTTP with extra environment variables for the
+// proxy; stderr returns what the proxy has written on stderr so far.
+func startHTTPWith(t *testing.T, env []string, args ...string) (url string, stderr func() string) {
+	t.Helper()
 	bin := build(t)
 	cmd := exec.Command(bin, append(args, "--listen", "127.0.0.1:0")...)
-	stderr, err := cmd.StderrPipe()
+	cmd.Env = append(os.Environ(), env...)
+	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,22 +216,32 @@ func startHTTP(t *testing.T, args ...string) string {
 			<-done
 		}
 	})
+	var mu sync.Mutex
+	var lines strings.Builder
 	urlRE := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`)
 	found := make(chan string, 1)
 	go func() {
-		sc := bufio.NewScanner(stderr)
+		sc := bufio.NewScanner(pipe)
 		for sc.Scan() {
+			mu.Lock()
+			lines.WriteString(sc.Text() + "\n")
+			mu.Unlock()
 			if u := urlRE.FindString(sc.Text()); u != "" {
 				found <- u
 			}
 		}
 	}()
+	stderr = func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return lines.String()
+	}
 	select {
 	case u := <-found:
-		return u
+		return u, stderr
 	case <-time.After(60 * time.Second):
-		t.Fatal("proxy did not report its address")
-		return ""
+		t.Fatalf("proxy did not report its address; stderr:\n%s", stderr())
+		return "", nil
 	}
 }
 
