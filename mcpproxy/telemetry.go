@@ -413,7 +413,7 @@ func (p *Proxy) toolLabel(name string) string {
 }
 
 // stateCollector reads the proxy's state when scraped: upstreams (up,
-// connects, crashes), tools, held tools and tokens.
+// connects, crashes), tools, tokens, and held and flagged tools.
 type stateCollector struct{ p *Proxy }
 
 var (
@@ -426,10 +426,7 @@ var (
 )
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descUp, descConnects, descCrashes, descTools, descTokens, descSaved} {
-		ch <- d
-	}
-	for _, d := range c.p.extraDescs() {
+	for _, d := range []*prometheus.Desc{descUp, descConnects, descCrashes, descTools, descTokens, descSaved, descHeld, descFlagged} {
 		ch <- d
 	}
 }
@@ -451,13 +448,14 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descTokens, prometheus.GaugeValue, float64(s.Tokens.FullCatalog), "full")
 	ch <- prometheus.MustNewConstMetric(descTokens, prometheus.GaugeValue, float64(s.Tokens.Exposed), "exposed")
 	ch <- prometheus.MustNewConstMetric(descSaved, prometheus.GaugeValue, s.Tokens.SavedPercent/100)
-	c.p.collectExtra(ch)
+	// Held and flagged tools now (0 without a pin file).
+	held, flagged := 0, 0
+	if s.Pins != nil {
+		held, flagged = len(s.Pins.Held), len(s.Pins.Flagged)
+	}
+	ch <- prometheus.MustNewConstMetric(descHeld, prometheus.GaugeValue, float64(held))
+	ch <- prometheus.MustNewConstMetric(descFlagged, prometheus.GaugeValue, float64(flagged))
 }
-
-// extraDescs and collectExtra are where state added later (held tools)
-// reports; none yet.
-func (p *Proxy) extraDescs() []*prometheus.Desc           { return nil }
-func (p *Proxy) collectExtra(ch chan<- prometheus.Metric) {}
 
 // MetricsHandler serves the proxy's Prometheus metrics (text format).
 // ListenAndServe mounts it at /metrics behind the same checks as /mcp.

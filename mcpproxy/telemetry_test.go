@@ -6,6 +6,7 @@ import (
 	"github.com/toolselect/toolselect/rank"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolselect/toolselect/internal/testing/telemetrytest"
+	"github.com/toolselect/toolselect/registry"
 )
 
 // /metrics after a few calls, parsed with the Prometheus text parser.
@@ -34,6 +36,37 @@ func TestMetricsEndpoint(t *testing.T) {
 	call(t, cs, rank.CallToolName, map[string]any{"name": "t__sleep", "arguments": map[string]any{"ms": -1}})
 	call(t, cs, rank.CallToolName, map[string]any{"name": "no such tool", "arguments": map[string]any{}})
 
+	value := scrapeMetrics(t, base)
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"toolselect_mcp_tool_calls_total", map[string]string{"tool": "t__sleep", "outcome": "ok"}, 1},
+		{"toolselect_mcp_tool_calls_total", map[string]string{"tool": "t__sleep", "outcome": "invalid"}, 1},
+		{"toolselect_mcp_tool_calls_total", map[string]string{"tool": "(unknown)"}, 1},
+		{"toolselect_mcp_find_tool_duration_seconds", nil, 1},
+		{"toolselect_mcp_call_tool_duration_seconds", map[string]string{"outcome": "ok"}, 1},
+		{"toolselect_mcp_upstream_up", map[string]string{"upstream": "t", "state": "ready"}, 1},
+		{"toolselect_mcp_upstream_connects_total", map[string]string{"upstream": "t"}, 1},
+		{"toolselect_mcp_tools", map[string]string{"kind": "catalog"}, float64(p.Stats(context.Background()).Tools.Catalog)},
+	} {
+		got, ok := value(c.name, c.labels)
+		if !ok || got != c.want {
+			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
+		}
+	}
+	if v, ok := value("toolselect_mcp_tokens_saved_ratio", nil); !ok || v <= 0 || v >= 1 {
+		t.Errorf("tokens saved ratio = %v (present %v)", v, ok)
+	}
+}
+
+// scrapeMetrics GETs base/metrics, parses it with the Prometheus text
+// parser, and returns a lookup of one sample: the value of a counter or
+// gauge, the sample count of a histogram, for the first series carrying
+// labels.
+func scrapeMetrics(t *testing.T, base string) func(name string, labels map[string]string) (float64, bool) {
+	t.Helper()
 	resp, err := http.Get(base + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +80,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatalf("not the Prometheus text format: %v", err)
 	}
-	value := func(name string, labels map[string]string) (float64, bool) {
+	return func(name string, labels map[string]string) (float64, bool) {
 		f := fams[name]
 		if f == nil {
 			return 0, false
@@ -74,27 +107,46 @@ func TestMetricsEndpoint(t *testing.T) {
 		}
 		return 0, false
 	}
-	for _, c := range []struct {
-		name   string
-		labels map[string]string
-		want   float64
-	}{
-		{"toolselect_mcp_tool_calls_total", map[string]string{"tool": "t__sleep", "outcome": "ok"}, 1},
-		{"toolselect_mcp_tool_calls_total", map[string]string{"tool": "t__sleep", "outcome": "invalid"}, 1},
-		{"toolselect_mcp_tool_calls_total", map[string]string{"tool": "(unknown)"}, 1},
-		{"toolselect_mcp_find_tool_duration_seconds", nil, 1},
-		{"toolselect_mcp_call_tool_duration_seconds", map[string]string{"outcome": "ok"}, 1},
-		{"toolselect_mcp_upstream_up", map[string]string{"upstream": "t", "state": "ready"}, 1},
-		{"toolselect_mcp_upstream_connects_total", map[string]string{"upstream": "t"}, 1},
-		{"toolselect_mcp_tools", map[string]string{"kind": "catalog"}, float64(p.Stats(context.Background()).Tools.Catalog)},
-	} {
-		got, ok := value(c.name, c.labels)
-		if !ok || got != c.want {
-			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
+}
+
+// /metrics counts the held and flagged tools as gauges of the current
+// state: a poisoned upstream's tool held and flagged, then approved (still
+// flagged, no longer held); 0 and 0 without a pin file.
+func TestMetricsHeldAndFlaggedTools(t *testing.T) {
+	pins := filepath.Join(t.TempDir(), "pins.json")
+	p := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}, Pins: pins})
+	p.Close()
+	poisoned := testUpstream(t, "t")
+	poisoned.Env["TOOLSELECT_TEST_VARIANT"] = "poisoned"
+	p2 := startProxy(t, &Config{Upstreams: []Upstream{poisoned}, Pins: pins})
+	base := serveHTTP(t, p2, nil)
+	gauges := func(want float64, wantFlagged float64) {
+		t.Helper()
+		value := scrapeMetrics(t, base)
+		if v, ok := value("toolselect_mcp_held_tools", nil); !ok || v != want {
+			t.Errorf("toolselect_mcp_held_tools = %v (present %v), want %v", v, ok, want)
+		}
+		if v, ok := value("toolselect_mcp_flagged_tools", nil); !ok || v != wantFlagged {
+			t.Errorf("toolselect_mcp_flagged_tools = %v (present %v), want %v", v, ok, wantFlagged)
 		}
 	}
-	if v, ok := value("toolselect_mcp_tokens_saved_ratio", nil); !ok || v <= 0 || v >= 1 {
-		t.Errorf("tokens saved ratio = %v (present %v)", v, ok)
+	gauges(1, 1)
+	ps, err := registry.LoadPins(pins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps.Approve("t__count")
+	if err := ps.Save(); err != nil {
+		t.Fatal(err)
+	}
+	gauges(0, 1)
+
+	plain := serveHTTP(t, startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "u")}}), nil)
+	value := scrapeMetrics(t, plain)
+	for _, name := range []string{"toolselect_mcp_held_tools", "toolselect_mcp_flagged_tools"} {
+		if v, ok := value(name, nil); !ok || v != 0 {
+			t.Errorf("without a pin file %s = %v (present %v), want 0", name, v, ok)
+		}
 	}
 }
 
