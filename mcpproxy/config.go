@@ -148,9 +148,10 @@ type Config struct {
 	// differs is held (not listed, not findable, a call is a tool error)
 	// until approved. Empty means no pinning.
 	Pins string `json:"pins,omitempty"`
-	// StrictDescriptions holds, too, tools whose description carries
-	// invisible or bidirectional control characters or an HTML comment
-	// (flagged in stats and the pin file either way). Needs Pins.
+	// StrictDescriptions holds, too, tools whose description (or title, or
+	// any schema string) carries invisible or bidirectional control
+	// characters or an HTML comment (flagged in stats and the pin file
+	// either way), until approved. Needs Pins.
 	StrictDescriptions bool `json:"strictDescriptions,omitempty"`
 }
 

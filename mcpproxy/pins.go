@@ -280,5 +280,5 @@ func (p *Proxy) pinStats() *pinStats {
 
 var (
 	descHeld    = prometheus.NewDesc("toolselect_mcp_held_tools", "Tools held because their definition changed since it was pinned (or, with strict descriptions, flagged).", nil, nil)
-	descFlagged = prometheus.NewDesc("toolselect_mcp_flagged_tools", "Tools whose description carries invisible or bidirectional characters or an HTML comment.", nil, nil)
+	descFlagged = prometheus.NewDesc("toolselect_mcp_flagged_tools", "Tools whose description, title or schema text carries invisible or bidirectional characters or an HTML comment.", nil, nil)
 )

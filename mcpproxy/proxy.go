@@ -62,7 +62,7 @@ type Proxy struct {
 	ownSessions sync.Map // *mcp.ServerSession -> struct{}
 	// pins, when configured, holds changed tools (pins.go); held maps a
 	// namespaced name to why it is held (and its definition, to serve it
-	// once approved), flagged to the tools whose description carries
+	// once approved), flagged to the tools whose definition text carries
 	// hidden text; pinsErr is the last error reading the pin file again.
 	pins    *registry.Pins
 	held    map[string]*heldTool

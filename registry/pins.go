@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // Pins hold a hash of each tool's canonical definition, taken the first time
@@ -83,7 +84,7 @@ type toolPin struct {
 	Description string `json:"description"`
 	Schema      string `json:"schema"`
 	Annotations string `json:"annotations"`
-	// Flags name what is suspicious in the description (DescriptionFlags).
+	// Flags name what is suspicious in the definition's text (the FlagInvisible... constants).
 	Flags []string `json:"flags,omitempty"`
 	// Reviewed is set by an approval: the flags above were looked at, so a
 	// strict check no longer holds the tool for them.
@@ -123,7 +124,8 @@ type PinCheck struct {
 	Status PinStatus `json:"status"`
 	// Changed names the parts that differ (PinChanged).
 	Changed []string `json:"changed,omitempty"`
-	// Flags name what is suspicious in the description, on any status.
+	// Flags name what is suspicious in the definition's text (description,
+	// title, schema strings), on any status.
 	Flags []string `json:"flags,omitempty"`
 	// Held is true when the tool must not be served: changed, or flagged
 	// under a strict check.
@@ -137,7 +139,7 @@ func (c PinCheck) Message(pinsPath string) string {
 		return fmt.Sprintf("tool %q changed since it was pinned (%s differ); it is held until approved: toolselect mcp pins approve %s --pins %s (or edit the pin file)",
 			c.Tool, strings.Join(c.Changed, ", "), c.Tool, pinsPath)
 	case c.Held:
-		return fmt.Sprintf("tool %q is held: its description carries %s (strict descriptions); review it and approve: toolselect mcp pins approve %s --pins %s",
+		return fmt.Sprintf("tool %q is held: its description (or title or schema text) carries %s (strict descriptions); review it and approve: toolselect mcp pins approve %s --pins %s",
 			c.Tool, strings.Join(c.Flags, ", "), c.Tool, pinsPath)
 	}
 	return ""
@@ -145,36 +147,130 @@ func (c PinCheck) Message(pinsPath string) string {
 
 // The description flags.
 const (
-	FlagInvisible   = "invisible_characters" // zero-width and other format characters, tag characters
-	FlagBidi        = "bidi_controls"        // bidirectional overrides, embeddings and isolates
-	FlagHTMLComment = "html_comment"         // <!-- ... --> hidden from rendered text
+	// FlagInvisible: format characters (Unicode category Cf: zero-width
+	// spaces and joiners, word joiners, tag characters, interlinear
+	// annotation, musical formatting...), line and paragraph separators,
+	// other default-ignorable code points (the combining grapheme joiner,
+	// Hangul fillers), control characters other than tab and line breaks,
+	// supplementary variation selectors, and two or more variation
+	// selectors in a row (one after a character, as in an emoji, is fine).
+	FlagInvisible   = "invisible_characters"
+	FlagBidi        = "bidi_controls" // bidirectional overrides, embeddings, isolates and marks (Bidi_Control)
+	FlagHTMLComment = "html_comment"  // <!-- ... --> hidden from rendered text
 )
 
-// descriptionFlags names what is suspicious in a tool description: text a
-// person reviewing it would not see but a model reads.
+// descriptionFlags names what is suspicious in a text: what a person
+// reviewing it would not see but a model reads.
 func descriptionFlags(desc string) []string {
-	var flags []string
-	invisible, bidi := false, false
-	for _, r := range desc {
-		switch {
-		case r == 0x202A || r == 0x202B || r == 0x202C || r == 0x202D || r == 0x202E ||
-			(r >= 0x2066 && r <= 0x2069) || r == 0x061C || r == 0x200E || r == 0x200F:
-			bidi = true
-		case (r >= 0x200B && r <= 0x200D) || (r >= 0x2060 && r <= 0x2064) || r == 0xFEFF || r == 0x00AD ||
-			r == 0x180E || (r >= 0xE0000 && r <= 0xE007F):
-			invisible = true
+	var h hiddenText
+	h.scan(desc)
+	return h.flags()
+}
+
+// definitionFlags is descriptionFlags over every text of t a model or a
+// client reads: its name, description and title, every string of its
+// input schema (property names, descriptions, titles, enum values,
+// defaults...) and of its MCP annotations.
+func definitionFlags(t Tool) []string {
+	var h hiddenText
+	h.scan(t.Name)
+	h.scan(t.Description)
+	if title, ok := t.Metadata["title"].(string); ok {
+		h.scan(title)
+	}
+	var schema any
+	if json.Unmarshal(t.Parameters, &schema) == nil {
+		h.scanJSON(schema)
+	}
+	if a, ok := t.Metadata["annotations"]; ok {
+		var ann any
+		if b, err := json.Marshal(a); err == nil && json.Unmarshal(b, &ann) == nil {
+			h.scanJSON(ann)
 		}
 	}
-	if invisible {
+	return h.flags()
+}
+
+// hiddenText collects what scan found.
+type hiddenText struct{ invisible, bidi, comment bool }
+
+func (h *hiddenText) flags() []string {
+	var flags []string
+	if h.invisible {
 		flags = append(flags, FlagInvisible)
 	}
-	if bidi {
+	if h.bidi {
 		flags = append(flags, FlagBidi)
 	}
-	if strings.Contains(desc, "<!--") {
+	if h.comment {
 		flags = append(flags, FlagHTMLComment)
 	}
 	return flags
+}
+
+// scanJSON scans every string of a decoded JSON value, object keys included.
+func (h *hiddenText) scanJSON(v any) {
+	switch v := v.(type) {
+	case string:
+		h.scan(v)
+	case []any:
+		for _, x := range v {
+			h.scanJSON(x)
+		}
+	case map[string]any:
+		for k, x := range v {
+			h.scan(k)
+			h.scanJSON(x)
+		}
+	}
+}
+
+func (h *hiddenText) scan(s string) {
+	if strings.Contains(s, "<!--") {
+		h.comment = true
+	}
+	selectors, afterChar := 0, false
+	for _, r := range s {
+		if isVariationSelector(r) {
+			// One after a character selects its form (an emoji's
+			// presentation, a CJK variant); alone at the start or in a
+			// run they select nothing and can encode hidden bytes.
+			selectors++
+			if selectors > 1 || !afterChar {
+				h.invisible = true
+			}
+			continue
+		}
+		selectors, afterChar = 0, true
+		switch {
+		case unicode.Is(unicode.Bidi_Control, r):
+			h.bidi = true
+		case isInvisible(r):
+			h.invisible = true
+		}
+	}
+}
+
+// isVariationSelector: the variation selectors of the BMP (U+FE00-FE0F)
+// and Mongolian's free variation selectors.
+func isVariationSelector(r rune) bool {
+	return (r >= 0xFE00 && r <= 0xFE0F) || (r >= 0x180B && r <= 0x180D) || r == 0x180F
+}
+
+// isInvisible reports a character that renders as nothing (FlagInvisible);
+// bidirectional controls are checked before it.
+func isInvisible(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return false
+	case unicode.Is(unicode.Cc, r), unicode.Is(unicode.Cf, r), unicode.Is(unicode.Zl, r), unicode.Is(unicode.Zp, r):
+		return true
+	case unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r):
+		return true // U+034F, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, unassigned tags...
+	case r >= 0xE0100 && r <= 0xE01EF:
+		return true // the supplementary variation selectors
+	}
+	return false
 }
 
 // LoadPins reads the pin file at path; a missing file is an empty set,
@@ -354,7 +450,7 @@ func (p *Pins) Check(t Tool, strict bool) (PinCheck, bool, error) {
 	if err != nil {
 		return PinCheck{Tool: t.Name}, false, fmt.Errorf("pins: tool %q: %w", t.Name, err)
 	}
-	flags := descriptionFlags(t.Description)
+	flags := definitionFlags(t)
 	c := PinCheck{Tool: t.Name, Flags: flags}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -50,7 +50,7 @@ func loadPinnedCatalog(env *cmdEnv, name, path string, strict bool, pinsPath str
 				fmt.Fprintf(env.stderr, "toolselect %s: warning: held: %s\n", name, c.Message(pinsPath))
 			default:
 				if len(c.Flags) > 0 {
-					fmt.Fprintf(env.stderr, "toolselect %s: warning: tool %q: its description carries %s\n", name, t.Name, strings.Join(c.Flags, ", "))
+					fmt.Fprintf(env.stderr, "toolselect %s: warning: tool %q: its description (or title or schema text) carries %s\n", name, t.Name, strings.Join(c.Flags, ", "))
 				}
 				kept = append(kept, t)
 			}
@@ -174,5 +174,5 @@ type pinFlags struct {
 
 func (p *pinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.file, "pins", "", "pin each tool's definition in `FILE` on first sight; leave out (with a warning) a tool whose definition changed until approved (\"toolselect mcp pins approve\")")
-	fs.BoolVar(&p.strict, "strict-descriptions", false, "with --pins: also leave out tools whose description carries invisible or bidirectional characters or an HTML comment")
+	fs.BoolVar(&p.strict, "strict-descriptions", false, "with --pins: also leave out tools whose description, title or schema text carries invisible or bidirectional characters or an HTML comment")
 }

@@ -167,7 +167,7 @@ func (f *mcpFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
 	fs.DurationVar(&f.drain, "drain", 0, "stdio: how long to wait for in-flight replies after stdin closes (default timeout+5s)")
 	fs.StringVar(&f.pins, "pins", "", "pin each tool's definition in `FILE` on first sight and hold a tool whose definition changes until approved (\"toolselect mcp pins approve\")")
-	fs.BoolVar(&f.strictDescriptions, "strict-descriptions", false, "with --pins: hold tools whose description carries invisible or bidirectional characters or an HTML comment")
+	fs.BoolVar(&f.strictDescriptions, "strict-descriptions", false, "with --pins: hold tools whose description, title or schema text carries invisible or bidirectional characters or an HTML comment")
 }
 
 // config merges the file (if any) with the flags; flags add to lists and
