@@ -447,6 +447,9 @@ func printStats(w io.Writer, s mcpproxy.Stats) {
 		}
 	}
 	fmt.Fprintf(w, "tools      %d in the index, %d findable, %d listed to the agent\n", s.Tools.Catalog, s.Tools.Findable, s.Tools.Exposed)
+	if s.Pins != nil {
+		printPinStats(w, s)
+	}
 	if s.Tokens.FullCatalog == 0 {
 		fmt.Fprintf(w, "tokens     no catalog; the listed tools cost %d (%s)\n", s.Tokens.Exposed, s.Tokens.Tokenizer)
 	} else if s.Tokens.Exposed >= s.Tokens.FullCatalog {
@@ -475,6 +478,23 @@ func printStats(w io.Writer, s mcpproxy.Stats) {
 	}
 	op("find_tool", s.FindTool, nil)
 	op("call_tool", s.CallTool.OpStats, s.CallTool.Outcomes)
+}
+
+// printPinStats writes the held and flagged tools: why each is held and the
+// command that approves it, and what each flagged text carries.
+func printPinStats(w io.Writer, s mcpproxy.Stats) {
+	p := s.Pins
+	fmt.Fprintf(w, "pins       %d held, %d flagged (%s)\n", len(p.Held), len(p.Flagged), p.File)
+	for _, c := range p.Held {
+		why := "flagged, held under strict descriptions: " + strings.Join(c.Flags, ", ")
+		if c.Status == registry.PinChanged {
+			why = "changed since pinned: " + strings.Join(c.Changed, ", ")
+		}
+		fmt.Fprintf(w, "    held %s: %s; approve: toolselect mcp pins approve %s --pins %s\n", c.Tool, why, c.Tool, p.File)
+	}
+	for _, c := range p.Flagged {
+		fmt.Fprintf(w, "    flagged %s: %s\n", c.Tool, strings.Join(c.Flags, ", "))
+	}
 }
 
 // remoteStats reads the stats resource of a running proxy.
