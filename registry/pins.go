@@ -608,3 +608,24 @@ func (p *Pins) Pending() []string {
 	sort.Strings(out)
 	return out
 }
+
+// Waiting lists, by name, the tools an approval would change: each with a
+// pending changed definition (Status PinChanged, Held, the parts Changed
+// and the new definition's Flags), and each pinned with flags not yet
+// reviewed (Status PinOK, its Flags, Held false: a check holds it only
+// when strict). Approve accepts exactly these.
+func (p *Pins) Waiting() []PinCheck {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []PinCheck
+	for n, pin := range p.file.Tools {
+		switch {
+		case pin.Pending != nil:
+			out = append(out, PinCheck{Tool: n, Status: PinChanged, Changed: pin.Pending.Changed, Flags: pin.Pending.Flags, Held: true})
+		case len(pin.Flags) > 0 && !pin.Reviewed:
+			out = append(out, PinCheck{Tool: n, Status: PinOK, Flags: pin.Flags})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Tool < out[j].Tool })
+	return out
+}

@@ -177,3 +177,38 @@ func TestPinsSaveRefusesToOverwriteABrokenFile(t *testing.T) {
 		t.Fatalf("the broken file was overwritten: %s", b)
 	}
 }
+
+// An approval of a change that changed again meanwhile (a running proxy
+// saw a newer definition and saved it) is given up by Save: the newer
+// change still waits, so nobody approves a definition they did not review.
+func TestPinsApprovalOfAStaleChangeIsGivenUp(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pins.json")
+	proxy, _ := LoadPins(path)
+	proxy.Check(pinTool("w", "Weather."), false)
+	proxy.Check(pinTool("f", "Flagged\u200b."), false)
+	proxy.Check(pinTool("w", "Weather v2."), false)
+	proxy.Save()
+
+	cli, _ := LoadPins(path)
+	waiting := cli.Waiting()
+	if len(waiting) != 2 || waiting[0].Tool != "f" || waiting[0].Status != PinOK || waiting[0].Held ||
+		waiting[1].Tool != "w" || waiting[1].Status != PinChanged || strings.Join(waiting[1].Changed, ",") != "description" {
+		t.Fatalf("waiting: %+v", waiting)
+	}
+	cli.Approve("w", "f")
+
+	proxy.Check(pinTool("w", "Weather v3."), false) // newer than what the CLI approves
+	proxy.Save()
+
+	if err := cli.Save(); err != nil {
+		t.Fatal(err)
+	}
+	waiting = cli.Waiting()
+	if len(waiting) != 1 || waiting[0].Tool != "w" {
+		t.Fatalf("after the stale approval: %+v (f approved, w still waiting)", waiting)
+	}
+	reread, _ := LoadPins(path)
+	if c, _, _ := reread.Check(pinTool("w", "Weather v3."), false); c.Status != PinChanged {
+		t.Fatalf("v3 was approved without review: %+v", c)
+	}
+}

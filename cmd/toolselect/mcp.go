@@ -535,14 +535,20 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // runMCPPins is "toolselect mcp pins approve NAME... --pins FILE" (and
 // "pins list --pins FILE"): the pending definitions of the named tools become
-// their pins (a flagged pin is marked reviewed); list prints the tools waiting.
+// their pins (a flagged pin is marked reviewed); list prints the tools an
+// approval would change, one a line (on a terminal with why each is listed;
+// --json gives the reasons to scripts).
 func runMCPPins(env *cmdEnv, args []string) int {
 	if len(args) == 0 || (args[0] != "approve" && args[0] != "list") {
-		return fail(env, "mcp pins", exitUsage, "usage: toolselect mcp pins approve NAME... --pins FILE | toolselect mcp pins list --pins FILE")
+		return fail(env, "mcp pins", exitUsage, "usage: toolselect mcp pins approve NAME... --pins FILE | toolselect mcp pins list --pins FILE [--json]")
 	}
 	verb := args[0]
 	fs := newFlags(env, "mcp pins "+verb, "--pins FILE NAME...")
 	file := fs.String("pins", "", "the pin `FILE`")
+	var asJSON *bool
+	if verb == "list" {
+		asJSON = fs.Bool("json", false, "print the waiting tools as JSON, with why each waits")
+	}
 	names, code, ok := parseInterleaved(env, fs, args[1:]) // names before or after --pins
 	if !ok {
 		return code
@@ -555,20 +561,83 @@ func runMCPPins(env *cmdEnv, args []string) int {
 		return fail(env, "mcp pins", exitUsage, "%v", err)
 	}
 	if verb == "list" {
-		for _, n := range pins.Pending() {
-			fmt.Fprintln(env.stdout, n)
-		}
-		return exitOK
+		return listWaiting(env, pins.Waiting(), *asJSON)
 	}
 	if len(names) == 0 {
 		return fail(env, "mcp pins", exitUsage, "name the tools to approve (toolselect mcp pins list --pins %s shows the waiting ones)", *file)
 	}
-	if missing := pins.Approve(names...); len(missing) > 0 {
-		return fail(env, "mcp pins", exitUsage, "nothing to approve for %s in %s", strings.Join(missing, ", "), *file)
+	missing := pins.Approve(names...)
+	nothing := map[string]bool{}
+	for _, n := range missing {
+		nothing[n] = true
 	}
-	if err := pins.Save(); err != nil {
-		return fail(env, "mcp pins", exitFailed, "%v", err)
+	var approved []string
+	for _, n := range names {
+		if !nothing[n] {
+			approved = append(approved, n)
+		}
 	}
-	fmt.Fprintf(env.stdout, "approved %s in %s\n", strings.Join(names, ", "), *file)
+	if len(approved) > 0 {
+		if err := pins.Save(); err != nil {
+			return fail(env, "mcp pins", exitFailed, "%v", err)
+		}
+		// Save keeps an entry the file changed meanwhile (a running proxy
+		// saw the tool change again): that approval did not happen.
+		still := map[string]bool{}
+		for _, c := range pins.Waiting() {
+			still[c.Tool] = true
+		}
+		var lost []string
+		for _, n := range approved {
+			if still[n] {
+				lost = append(lost, n)
+			}
+		}
+		if len(lost) > 0 {
+			return fail(env, "mcp pins", exitFailed, "%s changed again in %s while approving; nothing approved for %s: review it with toolselect mcp pins list --pins %s",
+				strings.Join(lost, ", "), *file, strings.Join(lost, ", "), *file)
+		}
+		fmt.Fprintf(env.stdout, "approved %s in %s\n", strings.Join(approved, ", "), *file)
+	}
+	if len(missing) > 0 {
+		return fail(env, "mcp pins", exitUsage, "nothing to approve for %s in %s: not waiting for approval (toolselect mcp pins list --pins %s shows the waiting ones)",
+			strings.Join(missing, ", "), *file, *file)
+	}
+	return exitOK
+}
+
+// listWaiting prints the tools waiting for approval: names one a line when
+// piped, with why each waits on a terminal, JSON with --json.
+func listWaiting(env *cmdEnv, waiting []registry.PinCheck, asJSON bool) int {
+	type entry struct {
+		registry.PinCheck
+		Why string `json:"why"`
+	}
+	entries := make([]entry, len(waiting))
+	width := 0
+	for i, c := range waiting {
+		why := "flagged: " + strings.Join(c.Flags, ", ") + " (held under --strict-descriptions until approved)"
+		if c.Status == registry.PinChanged {
+			why = "changed since pinned: " + strings.Join(c.Changed, ", ")
+			if len(c.Flags) > 0 {
+				why += "; the new definition is flagged: " + strings.Join(c.Flags, ", ")
+			}
+		}
+		entries[i] = entry{c, why}
+		width = max(width, len(c.Tool))
+	}
+	switch {
+	case asJSON:
+		b, _ := json.MarshalIndent(entries, "", "  ")
+		fmt.Fprintln(env.stdout, string(b))
+	case env.tty:
+		for _, e := range entries {
+			fmt.Fprintf(env.stdout, "%-*s  %s\n", width, e.Tool, e.Why)
+		}
+	default:
+		for _, e := range entries {
+			fmt.Fprintln(env.stdout, e.Tool)
+		}
+	}
 	return exitOK
 }
