@@ -3,11 +3,16 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/toolselect/toolselect/mcpproxy"
 )
 
 // mcpPeer finds an installed MCP peer ($TOOLSELECT_MCP_PEERS first, then
@@ -126,4 +131,33 @@ func TestMCPStatsCatalog(t *testing.T) {
 		t.Fatalf("stats: %+v", st)
 	}
 	t.Logf("livemcpbench: %d tools, %d tokens in full, %d exposed (%.1f%% saved)", st.Tools.Catalog, st.Tokens.FullCatalog, st.Tokens.Exposed, st.Tokens.SavedPercent)
+}
+
+// docs/mcp.md's flag tables document every flag of "toolselect mcp", and
+// its configuration example shows every field of the file.
+func TestMCPDocsListEveryFlagAndConfigField(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "mcp.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	table := doc[strings.Index(doc, "## Command line"):strings.Index(doc, "### Configuration file")]
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	var f mcpFlags
+	f.bind(fs)
+	f.bindHTTP(fs)
+	fs.VisitAll(func(fl *flag.Flag) {
+		if !regexp.MustCompile("--" + regexp.QuoteMeta(fl.Name) + "[ `=,]").MatchString(table) {
+			t.Errorf("the flag tables of docs/mcp.md lack --%s", fl.Name)
+		}
+	})
+	example := doc[strings.Index(doc, "### Configuration file"):]
+	example = example[:strings.Index(example, "\n```\n")]
+	typ := reflect.TypeOf(mcpproxy.Config{})
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" && !strings.Contains(example, `"`+name+`":`) {
+			t.Errorf("the configuration example in docs/mcp.md lacks %q", name)
+		}
+	}
 }
