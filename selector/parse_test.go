@@ -101,3 +101,33 @@ func TestServerMessage(t *testing.T) {
 		assert.Equal(t, want, serverMessage([]byte(body)), "body %q", body)
 	}
 }
+
+// A think block is set aside only where a tag closes it outside the answer:
+// a "</think>" inside a JSON string of the answer closes nothing (issue 20's
+// review: the reply below was accepted before dialects and failed as parse
+// after them).
+func TestSplitThinking(t *testing.T) {
+	const mentions = `{"calls":[{"tool":"search","args":{"query":"what does </think> mean"}}]}`
+	for _, tc := range []struct{ name, content, answer, reasoning string }{
+		{"json mentioning the tag", mentions, mentions, ""},
+		{"fenced json mentioning the tag", "```json\n" + mentions + "\n```", "```json\n" + mentions + "\n```", ""},
+		{"prose, then json mentioning the tag", "Here: " + mentions, "Here: " + mentions, ""},
+		{"think block, then json mentioning the tag", "<think>look it up</think>\n" + mentions, "\n" + mentions, "look it up"},
+		{"lone closing tag, then json mentioning the tag", "look it up\n</think>\n\n" + mentions, "\n\n" + mentions, "look it up\n"},
+		{"reasoning holding a calls object", "maybe {\"calls\":[]}\n</think>{\"calls\":[{\"tool\":\"a\"}]}", "{\"calls\":[{\"tool\":\"a\"}]}", "maybe {\"calls\":[]}\n"},
+		{"reasoning with a stray brace", "use {city: Paris\n</think>{\"calls\":[]}", "{\"calls\":[]}", "use {city: Paris\n"},
+		{"json, then a lone tag", "{\"calls\":[]}\n</think>\n{\"calls\":[{\"tool\":\"a\"}]}", "\n{\"calls\":[{\"tool\":\"a\"}]}", "{\"calls\":[]}\n"},
+		{"opening tag never closed", "<think>still thinking " + mentions, "", "still thinking " + mentions},
+		{"no tag", `{"calls":[]}`, `{"calls":[]}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			answer, reasoning := splitThinking(tc.content)
+			assert.Equal(t, tc.answer, answer)
+			assert.Equal(t, tc.reasoning, reasoning)
+		})
+	}
+	calls, _, err := parseReply(func() string { a, _ := splitThinking(mentions); return a }())
+	require.NoError(t, err)
+	require.Len(t, calls, 1)
+	assert.Equal(t, `{"query":"what does </think> mean"}`, string(calls[0].Args))
+}

@@ -379,19 +379,60 @@ func jsonKindOf(raw json.RawMessage) string {
 // prompt, so the reply holds only the closing tag). It returns the answer
 // and the reasoning set aside. An opening tag that is never closed means the
 // whole reply is reasoning (cut off, or thinking without an answer).
+//
+// A closing tag inside a JSON object of the reply (a string of the answer
+// itself, as in {"calls":[{"tool":"search","args":{"query":"what does
+// </think> mean"}}]}) closes nothing: only a tag outside every well-formed
+// JSON object counts (closingThink). So a reply that begins as JSON, bare or
+// in a fence, is never split inside one of its strings.
 func splitThinking(content string) (answer, reasoning string) {
 	s := strings.TrimLeft(content, " \t\r\n")
 	const open, closeTag = "<think>", "</think>"
 	if rest, ok := strings.CutPrefix(s, open); ok {
-		if i := strings.Index(rest, closeTag); i >= 0 {
+		if i := closingThink(rest); i >= 0 {
 			return rest[i+len(closeTag):], rest[:i]
 		}
 		return "", rest
 	}
-	if i := strings.Index(s, closeTag); i >= 0 && !strings.Contains(s[:i], open) {
+	if i := closingThink(s); i >= 0 && !strings.Contains(s[:i], open) {
 		return s[i+len(closeTag):], s[:i]
 	}
 	return content, ""
+}
+
+// closingThink returns the index of the first "</think>" in s that lies
+// outside every well-formed JSON object of s, or -1. An object counts when
+// its braces balance (outside its strings) and it is valid JSON; a stray
+// brace of prose reasoning does not hide the tag.
+func closingThink(s string) int {
+	const closeTag = "</think>"
+	from := 0
+	for {
+		i := strings.Index(s[from:], closeTag)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		next := -1 // past the object that holds the tag, if one does
+		for j := from; j < i; j++ {
+			if s[j] != '{' {
+				continue
+			}
+			end := objectEnd(s, j)
+			if end < 0 || !json.Valid([]byte(s[j:end])) {
+				continue
+			}
+			if end > i {
+				next = end
+				break
+			}
+			j = end - 1 // the object closes before the tag: look past it
+		}
+		if next < 0 {
+			return i
+		}
+		from = next
+	}
 }
 
 // callsCandidates returns every top-level JSON object in s (outside JSON
