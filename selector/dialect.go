@@ -170,10 +170,9 @@ func dialectFor(cfg *Config, model string) dialect {
 	case ProviderMistral:
 		return dialect{name: string(p), tokenField: "max_tokens"}
 	}
-	if isOpenAIReasoningModel(model) { // an OpenAI reasoning model behind a proxy (LiteLLM, Azure, a gateway)
-		d := dialectFor(&Config{Provider: ProviderOpenAI}, model)
-		return d
-	}
+	// ProviderGeneric, named or detected: the plain request, whatever the
+	// model is called. ProviderAuto already looked at the model name
+	// (detectProvider); a provider the caller names is taken as said.
 	return dialect{name: string(ProviderGeneric), plain: true, tokenField: "max_tokens"}
 }
 

@@ -167,3 +167,18 @@ func TestGoOpenAIChecksAreConfigErrors(t *testing.T) {
 	assert.Contains(t, res.Attempts[0].Message, EnvMode)
 	assert.Empty(t, ws.requests(), "refused before sending")
 }
+
+// A provider the caller names is taken as said: an explicit generic sends
+// the plain request even for a model named like OpenAI's reasoning models,
+// while auto still recognises them (issue 20's review).
+func TestExplicitGenericIsGeneric(t *testing.T) {
+	for _, model := range []string{"o3-mini", "gpt-5-mini", "openai/o4-mini"} {
+		d := dialectFor(&Config{Provider: ProviderGeneric, BaseURL: "https://llm.example.com/v1"}, model)
+		assert.Equal(t, "generic", d.name, model)
+		assert.True(t, d.plain, model)
+		assert.False(t, d.omitTemperature, model)
+		assert.Nil(t, d.thinking, model)
+		auto := dialectFor(&Config{BaseURL: "https://llm.example.com/v1"}, model)
+		assert.Equal(t, "openai-reasoning", auto.name, model)
+	}
+}
