@@ -88,10 +88,16 @@ func effort(level Reasoning) string { return string(level) }
 
 // openAIReasoningEffort is the lowest reasoning_effort each OpenAI reasoning
 // family takes, for ReasoningOff: "none" from gpt-5.1 on, "minimal" for
-// gpt-5, "low" for the o-series.
+// gpt-5, "low" for the o-series and for gpt-6-astra and gpt-6.1-sol, which
+// take no "none" (go-openai's reasoning_validator.go refuses it for them).
 func openAIReasoningEffort(model string) string {
 	m := strings.ToLower(model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
 	switch {
+	case strings.HasPrefix(m, "gpt-6-astra"), strings.HasPrefix(m, "gpt-6.1-sol"):
+		return "low"
 	case strings.HasPrefix(m, "gpt-5."), strings.HasPrefix(m, "gpt-6"):
 		return "none"
 	case strings.HasPrefix(m, "gpt-5"):

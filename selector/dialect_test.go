@@ -182,3 +182,63 @@ func TestExplicitGenericIsGeneric(t *testing.T) {
 		assert.Equal(t, "openai-reasoning", auto.name, model)
 	}
 }
+
+// go-openai's other refusals are configuration errors too, naming the
+// setting, and nothing is sent: a completions-only model (davinci), and a
+// temperature a reasoning model cannot take when the caller named generic.
+func TestGoOpenAIRefusalsNameTheSetting(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		mut     func(*Config)
+		setting string
+	}{
+		{"completions-only model", func(c *Config) { c.Model = "davinci" }, EnvModel},
+		{"completions-only model ada", func(c *Config) { c.Model = "ada" }, EnvFallbackModel},
+		{"temperature for a reasoning model", func(c *Config) {
+			c.Model, c.Provider, c.Temperature = "o3-mini", ProviderGeneric, 0.5
+		}, EnvTemperature},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			learned.Clear()
+			ws := newWire(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { completion(w, validReply) })
+			sel := wireSelector(t, ws, func(c *Config) { c.FallbackModel = ""; tc.mut(c) })
+			res, err := sel.Select(context.Background(), testRequest(t))
+			require.Error(t, err)
+			a := res.Attempts[0]
+			assert.Equal(t, KindConfig, a.Kind, a.Message)
+			assert.Contains(t, a.Message, tc.setting)
+			assert.Contains(t, a.Message, "refused before sending")
+			assert.NotContains(t, a.Message, "transport")
+			assert.Empty(t, ws.requests(), "refused before sending")
+		})
+	}
+}
+
+// go-openai checks the request that goes out: gpt-6-sol with reasoning off
+// carries reasoning_effort "none", which go-openai accepts with native tools
+// (it refused them when it saw no effort); gpt-6-astra takes no "none", so
+// its lowest setting is "low".
+func TestGoOpenAISeesTheReasoningEffortSent(t *testing.T) {
+	for _, tc := range []struct {
+		model, effort string
+		mode          Mode
+	}{
+		{"gpt-6-sol", "none", ModeNative},
+		{"gpt-6-astra", "low", ModeJSON},
+		{"gpt-6.1-sol", "low", ModeJSON},
+	} {
+		t.Run(tc.model, func(t *testing.T) {
+			learned.Clear()
+			ws := newWire(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) { completion(w, `{"calls":[]}`) })
+			sel := wireSelector(t, ws, func(c *Config) {
+				c.Model, c.FallbackModel, c.Mode, c.Provider = tc.model, "", tc.mode, ProviderOpenAI
+			})
+			res, err := sel.Select(context.Background(), testRequest(t))
+			require.NoError(t, err, "%+v", res)
+			reqs := ws.requests()
+			require.Len(t, reqs, 1)
+			assert.Equal(t, tc.effort, reqs[0]["reasoning_effort"])
+			assert.NotContains(t, reqs[0], "temperature")
+		})
+	}
+}

@@ -121,6 +121,17 @@ func (c *openAIClient) Chat(ctx context.Context, req ChatRequest) (ChatResponse,
 		}
 		creq.Messages[i] = cm
 	}
+	// go-openai checks a request before sending it (OpenAI's reasoning
+	// models, completions-only models): it is shown the temperature and the
+	// reasoning_effort that go out, so that it checks the request as sent.
+	// (The overlay below still writes the exact values.) The token-limit
+	// field is not shown: a refused field name is what adapt-once swaps.
+	if !req.OmitTemperature {
+		creq.Temperature = float32(req.Temperature)
+	}
+	if raw, ok := req.Params["reasoning_effort"]; ok {
+		_ = json.Unmarshal(raw, &creq.ReasoningEffort)
+	}
 	if req.ResponseFormat == "json_object" {
 		creq.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
 	}
@@ -155,7 +166,7 @@ func (c *openAIClient) Chat(ctx context.Context, req ChatRequest) (ChatResponse,
 	rctx := context.WithValue(context.WithValue(ctx, overlayKey{}, ov), retryAfterKey{}, ra)
 	_, err := c.client.CreateChatCompletion(rctx, creq)
 	if err != nil {
-		return ChatResponse{}, c.chatError(ctx, err, time.Since(start), ra)
+		return ChatResponse{}, c.chatError(ctx, err, req.Model, time.Since(start), ra)
 	}
 	if ov.body == nil {
 		return ChatResponse{}, &ChatError{Kind: KindTransport, Message: "the response body was not read"}
@@ -172,12 +183,17 @@ func (c *openAIClient) Chat(ctx context.Context, req ChatRequest) (ChatResponse,
 }
 
 // goOpenAIChecks are go-openai's own refusals of a request before it is sent
-// (its reasoning-model checks), each with the setting that causes it.
+// (github.com/sashabaranov/go-openai v1.43.0: chat.go's model check,
+// reasoning_validator.go), each with the setting that causes it. Its other
+// pre-send errors cannot happen here: the selector never streams
+// (ErrChatCompletionStreamNotSupported), never sets MultiContent
+// (ErrContentFieldsMisused) nor tool Parameters.
 var goOpenAIChecks = []struct {
 	err     error
 	setting string
 }{
-	{openai.ErrReasoningModelLimitationsOther, EnvTemperature + " (OpenAI reasoning models take only their default temperature)"},
+	{openai.ErrChatCompletionInvalidModel, EnvModel + " or " + EnvFallbackModel + " (a completions-only model such as davinci, babbage or ada cannot answer chat completions: name a chat model)"},
+	{openai.ErrReasoningModelLimitationsOther, EnvTemperature + " (OpenAI reasoning models take only their default temperature: leave " + EnvProvider + " auto or openai, which omits it)"},
 	{openai.ErrO1BetaLimitationsOther, EnvTemperature + " (OpenAI reasoning models take only their default temperature)"},
 	{openai.ErrReasoningModelMaxTokensDeprecated, EnvMaxTokens + " (this model takes max_completion_tokens)"},
 	{openai.ErrReasoningSamplingUnsupported, EnvTemperature + " (omitted when reasoning is on)"},
@@ -192,7 +208,7 @@ var goOpenAIChecks = []struct {
 // never the API key. *openai.RequestError is checked before *openai.APIError:
 // an Ollama-style {"error":"..."} body arrives as a RequestError wrapping an
 // empty APIError.
-func (c *openAIClient) chatError(ctx context.Context, err error, elapsed time.Duration, ra *retryAfter) error {
+func (c *openAIClient) chatError(ctx context.Context, err error, model string, elapsed time.Duration, ra *retryAfter) error {
 	mk := func(kind FailureKind, status int, msg string, cause error) error {
 		return &ChatError{Kind: kind, StatusCode: status, Message: truncate(redact(msg, c.apiKey), 1024), Err: cause}
 	}
@@ -215,7 +231,7 @@ func (c *openAIClient) chatError(ctx context.Context, err error, elapsed time.Du
 	)
 	for _, chk := range goOpenAIChecks {
 		if errors.Is(err, chk.err) {
-			return mk(KindConfig, 0, fmt.Sprintf("the request was refused before sending by the go-openai client: %v; check %s", err, chk.setting), ErrInvalidConfig)
+			return mk(KindConfig, 0, fmt.Sprintf("the request for model %q was refused before sending by the go-openai client: %v; check %s", model, err, chk.setting), ErrInvalidConfig)
 		}
 	}
 	switch {
