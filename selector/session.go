@@ -578,6 +578,9 @@ func (ss *Session) readReply(resp ChatResponse) (raw []rawCall, search string, e
 	reasoning := resp.Reasoning + thought
 	if ss.cfg.Mode == ModeNative {
 		raw, err = hydrateNative(resp.ToolCalls)
+		if resp.FinishReason == "length" {
+			return nil, "", ss.truncated(resp, reasoning, nativeCut(resp, content, err))
+		}
 		raw, search = splitSearch(raw, func(name string) bool { _, ok := ss.cur.byName[name]; return ok })
 		if err == nil && len(resp.ToolCalls) == 0 && strings.TrimSpace(content) == "" {
 			err = ss.noAnswer(resp, reasoning, nil)
@@ -703,6 +706,24 @@ func (e *truncatedError) Error() string { return e.msg }
 // answer: how to turn thinking off). perr is the parse error, if any; nil
 // is returned when none of these applies.
 func (ss *Session) noAnswer(resp ChatResponse, reasoning string, perr error) error {
+	if resp.FinishReason == "length" {
+		what := "no answer"
+		if perr != nil && strings.TrimSpace(resp.Content) != "" {
+			what = "an unusable answer (" + perr.Error() + ")"
+		}
+		return ss.truncated(resp, reasoning, what)
+	}
+	if answer, _ := splitThinking(resp.Content); strings.TrimSpace(reasoning) != "" && strings.TrimSpace(answer) == "" {
+		return parseErrorf("the reply is empty: the model wrote %d bytes of reasoning and no answer (calls are never taken from reasoning); %s",
+			len(reasoning), thinkingHint(ss.cfg))
+	}
+	return perr
+}
+
+// truncated is the *truncatedError of a reply cut at the token limit with
+// what it held: it names the limit, the completion tokens spent and how much
+// of them was reasoning.
+func (ss *Session) truncated(resp ChatResponse, reasoning, what string) error {
 	limit := "the server's own limit (none was sent)"
 	if ss.cfg.MaxTokens > 0 {
 		limit = fmt.Sprintf("%d tokens (%s)", ss.cfg.MaxTokens, EnvMaxTokens)
@@ -711,22 +732,28 @@ func (ss *Session) noAnswer(resp ChatResponse, reasoning string, perr error) err
 	if resp.CompletionTokens > 0 {
 		spent = fmt.Sprint(resp.CompletionTokens)
 	}
-	if resp.FinishReason == "length" {
-		what := "no answer"
-		if perr != nil && strings.TrimSpace(resp.Content) != "" {
-			what = "an unusable answer (" + perr.Error() + ")"
-		}
-		msg := fmt.Sprintf("the reply stopped at the token limit, %s, after %s completion tokens, with %s", limit, spent, what)
-		if strings.TrimSpace(reasoning) != "" {
-			msg += fmt.Sprintf("; %d bytes of it were reasoning: %s", len(reasoning), thinkingHint(ss.cfg))
-		}
-		return &truncatedError{msg}
+	msg := fmt.Sprintf("the reply stopped at the token limit, %s, after %s completion tokens, with %s", limit, spent, what)
+	if strings.TrimSpace(reasoning) != "" {
+		msg += fmt.Sprintf("; %d bytes of it were reasoning: %s", len(reasoning), thinkingHint(ss.cfg))
 	}
-	if answer, _ := splitThinking(resp.Content); strings.TrimSpace(reasoning) != "" && strings.TrimSpace(answer) == "" {
-		return parseErrorf("the reply is empty: the model wrote %d bytes of reasoning and no answer (calls are never taken from reasoning); %s",
-			len(reasoning), thinkingHint(ss.cfg))
+	return &truncatedError{msg}
+}
+
+// nativeCut says what a native reply cut at the token limit held. Such a
+// reply is never taken as the answer: a call's arguments may be cut (or cut
+// to valid JSON that lacks what the model meant to add), and a list of tool
+// calls has no end that shows it was finished.
+func nativeCut(resp ChatResponse, content string, herr error) string {
+	n := len(resp.ToolCalls)
+	switch {
+	case herr != nil:
+		return "a tool call cut short (" + herr.Error() + ")"
+	case n == 0 && strings.TrimSpace(content) != "":
+		return fmt.Sprintf("%d bytes of text and no tool call", len(strings.TrimSpace(content)))
+	case n == 0:
+		return "no answer"
 	}
-	return perr
+	return fmt.Sprintf("%d tool call(s) that parse, but a reply cut at the limit may have cut the last one short or left calls out", n)
 }
 
 // thinkingHint says how to turn thinking off for the configured dialect.

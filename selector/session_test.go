@@ -199,3 +199,47 @@ func formatTxtar(files [][2]string) string {
 	}
 	return b.String()
 }
+
+// Native mode, finish_reason "length" (issue 20's review): a reply cut at
+// the token limit is the attempt kind truncated, naming the limit and the
+// tokens spent, whether it holds partial prose and no call (it was recorded
+// ok with no calls), arguments cut short (it was parse), or calls that parse
+// (the list may have been cut before its end).
+func TestNativeLengthIsTruncated(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		resp  ChatResponse
+		words string
+	}{
+		{"partial prose, no call", ChatResponse{Content: "I will look up the weather in Paris, then", FinishReason: "length", CompletionTokens: 64}, "no tool call"},
+		{"arguments cut short", ChatResponse{ToolCalls: []NativeCall{{ID: "1", Name: "get_weather", Arguments: `{"city": "Par`}}, FinishReason: "length", CompletionTokens: 64}, "cut short"},
+		{"calls that parse", ChatResponse{ToolCalls: []NativeCall{{ID: "1", Name: "get_weather", Arguments: `{"city":"Paris"}`}}, FinishReason: "length", CompletionTokens: 64}, "left calls out"},
+		{"nothing", ChatResponse{FinishReason: "length"}, "no answer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSel(t, nil, cfgWith(func(c *Config) { c.Mode, c.FallbackModel, c.MaxTokens = ModeNative, "", 64 }))
+			ss, err := s.Begin(context.Background(), testRequest(t))
+			require.NoError(t, err)
+			act := ss.Feed(context.Background(), tc.resp, nil)
+			require.Equal(t, ActionDone, act.Kind)
+			require.Error(t, act.Err)
+			require.Len(t, act.Result.Attempts, 1)
+			a := act.Result.Attempts[0]
+			assert.Equal(t, KindTruncated, a.Kind, a.Message)
+			assert.False(t, a.OK)
+			assert.Contains(t, a.Message, "64 tokens ("+EnvMaxTokens+")")
+			assert.Contains(t, a.Message, tc.words)
+			if tc.resp.CompletionTokens > 0 {
+				assert.Contains(t, a.Message, "after 64 completion tokens")
+			}
+			assert.Empty(t, act.Result.Calls)
+		})
+	}
+	// Not cut: the same call is the answer.
+	s := newSel(t, nil, cfgWith(func(c *Config) { c.Mode, c.FallbackModel = ModeNative, "" }))
+	ss, err := s.Begin(context.Background(), testRequest(t))
+	require.NoError(t, err)
+	act := ss.Feed(context.Background(), ChatResponse{ToolCalls: []NativeCall{{ID: "1", Name: "get_weather", Arguments: `{"city":"Paris"}`}}, FinishReason: "tool_calls"}, nil)
+	require.NoError(t, act.Err)
+	require.Len(t, act.Result.Calls, 1)
+}
