@@ -392,7 +392,10 @@ func adaptTo(msg string, req *ChatRequest, have adaptation) (adaptation, string,
 			return adaptNoResponseFormat, "response_format: omitted", true
 		}
 	}
-	if have&adaptNoReasoning == 0 {
+	// DeepSeek's "The `reasoning_content` in the thinking mode must be passed
+	// back to the API." asks for a field of the conversation, not for one of
+	// ours to go: dropping the thinking switch would turn thinking on.
+	if have&adaptNoReasoning == 0 && !strings.Contains(m, "reasoning_content") {
 		for _, k := range reasoningKeys {
 			_, p := req.Params[k]
 			_, e := req.ExtraBody[k]

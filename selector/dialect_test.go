@@ -242,3 +242,18 @@ func TestGoOpenAISeesTheReasoningEffortSent(t *testing.T) {
 		})
 	}
 }
+
+// A 400 that asks for reasoning_content back (DeepSeek, thinking on, a tool
+// loop without it) names no field toolselect sent: it is not adapted to,
+// though it says "thinking" and "reasoning".
+func TestAdaptToIgnoresReasoningContentRequests(t *testing.T) {
+	req := &ChatRequest{ExtraBody: map[string]json.RawMessage{"thinking": json.RawMessage(`{"type":"enabled"}`)},
+		Params: map[string]json.RawMessage{"reasoning_effort": json.RawMessage(`"high"`)}, OmitTemperature: true}
+	_, _, ok := adaptTo("The `reasoning_content` in the thinking mode must be passed back to the API.", req, 0)
+	assert.False(t, ok)
+	_, _, ok = adaptTo("Missing `reasoning_content` field in the assistant message at message index 2.", req, 0)
+	assert.False(t, ok)
+	a, _, ok := adaptTo(`"deepseek-x" does not support thinking`, req, 0)
+	assert.True(t, ok)
+	assert.Equal(t, adaptNoReasoning, a)
+}
