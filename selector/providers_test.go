@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolselect/toolselect/internal/testing/providerreplica"
+	"github.com/toolselect/toolselect/rank"
 )
 
 // providersDir holds one file per provider behaviour (issue 20), replayed here
@@ -35,7 +36,8 @@ func caseConfig(t *testing.T, c providerreplica.Case, srv *providerreplica.Serve
 }
 
 // eachCase runs fn on every case with its replica started and the process's
-// learned adaptations forgotten.
+// learned adaptations forgotten. The selectors get the offer budget's ranker,
+// as the CLI and the C ABI give theirs, so a case can ask for search rounds.
 func eachCase(t *testing.T, fn func(t *testing.T, c providerreplica.Case, srv *providerreplica.Server, cfg *Config)) {
 	cases, err := providerreplica.Load(providersDir)
 	require.NoError(t, err)
@@ -55,7 +57,7 @@ func TestProviderDialects(t *testing.T) {
 		{
 			client, err := NewOpenAIClient(cfg, http.DefaultClient)
 			require.NoError(t, err)
-			s, err := newWith(client, cfg, quiet())
+			s, err := newWith(client, cfg, quiet(), withRanker(&rank.Offering{}))
 			require.NoError(t, err)
 			res, err := s.Select(context.Background(), testRequest(t))
 			checkCase(t, c, srv, res, err)
@@ -77,16 +79,18 @@ func TestProviderDialects(t *testing.T) {
 func checkCase(t *testing.T, c providerreplica.Case, srv *providerreplica.Server, res *Result, err error) {
 	t.Helper()
 	reqs := srv.Requests()
-	require.NotEmpty(t, reqs, "no request reached the server")
+	if c.Reaches() {
+		require.NotEmpty(t, reqs, "no request reached the server")
+	}
 	if c.Expect.Adapted == nil {
 		for i, body := range reqs {
 			assert.Empty(t, c.Check(body), "request %d", i)
 		}
-	} else {
+	} else if len(reqs) > 0 {
 		assert.Empty(t, c.Check(reqs[len(reqs)-1]), "the adapted request")
 	}
-	if c.Expect.Requests > 0 {
-		assert.Len(t, reqs, c.Expect.Requests, "requests sent")
+	if c.Expect.Requests != nil {
+		assert.Len(t, reqs, *c.Expect.Requests, "requests sent")
 	}
 	require.NotNil(t, res)
 	last := res.Attempts[len(res.Attempts)-1]
@@ -114,11 +118,15 @@ func checkCase(t *testing.T, c providerreplica.Case, srv *providerreplica.Server
 }
 
 // The same cases through the sans-I/O session, fed the completions as a
-// non-Go driver would (the reply reader is one for both).
+// non-Go driver would (the reply reader is one for both). A case that is the
+// go-openai client's own behaviour has no replay here.
 func TestProviderDialectsFedAsJSON(t *testing.T) {
 	eachCase(t, func(t *testing.T, c providerreplica.Case, srv *providerreplica.Server, cfg *Config) {
+		if c.ViaGoOpenAIOnly() {
+			t.Skip("the go-openai client's own behaviour: only drivers that send through it replay it")
+		}
 		{
-			s, err := newWith(nil, cfg, quiet())
+			s, err := newWith(nil, cfg, quiet(), withRanker(&rank.Offering{}))
 			require.NoError(t, err)
 			ss, err := s.Begin(context.Background(), testRequest(t))
 			require.NoError(t, err)

@@ -31,8 +31,12 @@ func TestSelectProviders(t *testing.T) {
 			envOf[f.Name] = f.Env[0]
 		}
 	}
+	// Two tools, as the Python tests' registry: a case with a small offer
+	// budget offers one of them and may ask for a search round.
 	catalog := writeTemp(t, "weather.json", `[{"name":"get_weather","description":"Current weather for a city.",
-		"parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}]`)
+		"parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}},
+		{"name":"add","description":"Add two integers.",
+		"parameters":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}}]`)
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			srv, err := c.Serve()
@@ -75,6 +79,12 @@ func TestSelectProviders(t *testing.T) {
 			assert.Equal(t, c.Expect.Dialect, lastRaw.Dialect)
 			assert.Equal(t, c.Expect.Adapted, lastRaw.Adapted)
 			reqs := srv.Requests()
+			if c.Expect.Requests != nil {
+				assert.Len(t, reqs, *c.Expect.Requests, "requests sent")
+			}
+			if !c.Reaches() {
+				return
+			}
 			require.NotEmpty(t, reqs)
 			assert.Empty(t, c.Check(reqs[len(reqs)-1]))
 		})

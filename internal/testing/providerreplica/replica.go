@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -31,6 +32,11 @@ type Case struct {
 	// Config is the selector configuration of the case, as JSON settings
 	// (provider, model, mode, reasoning, max_tokens, ...).
 	Config map[string]any `json:"config"`
+	// Client is "" when the behaviour is the provider's, replayed by every
+	// driver; "go-openai" when it is the go-openai client's own (a refusal
+	// before sending): only drivers that send through go-openai (the Go
+	// transport, the CLI, Python's client=None) replay it. See ViaGoOpenAIOnly.
+	Client string `json:"client,omitempty"`
 	// Refuse lists what the provider answers with an error instead of a reply.
 	Refuse []Rule `json:"refuse"`
 	// Reply is what the provider answers otherwise (or Replies, in turn).
@@ -54,8 +60,12 @@ type Rule struct {
 	Equals    any    `json:"equals,omitempty"`
 	NotEquals any    `json:"not_equals,omitempty"`
 	// Absent refuses a request where Path is absent instead.
-	Absent bool  `json:"absent,omitempty"`
-	Reply  Reply `json:"reply"`
+	Absent bool `json:"absent,omitempty"`
+	// FromRequest applies the rule from the FromRequest-th request the
+	// replica receives on (1-based); 0 applies it to every request. A rule
+	// about a continued conversation starts at the request that continues it.
+	FromRequest int   `json:"from_request,omitempty"`
+	Reply       Reply `json:"reply"`
 }
 
 // Reply is one HTTP answer: a JSON body, or Raw text with ContentType.
@@ -73,8 +83,17 @@ type Expect struct {
 	MessageContains []string         `json:"message_contains,omitempty"`
 	Adapted         []string         `json:"adapted,omitempty"`
 	Dialect         string           `json:"dialect,omitempty"`
-	Requests        int              `json:"requests,omitempty"`
+	// Requests is how many requests reach the replica, when set (0: the
+	// client refused the request before sending it).
+	Requests *int `json:"requests,omitempty"`
 }
+
+// ViaGoOpenAIOnly reports a case that only drivers sending through the
+// go-openai client replay (Client "go-openai").
+func (c Case) ViaGoOpenAIOnly() bool { return c.Client == "go-openai" }
+
+// Reaches reports whether the case expects a request to reach the replica.
+func (c Case) Reaches() bool { return c.Expect.Requests == nil || *c.Expect.Requests > 0 }
 
 // Load reads every case in dir.
 func Load(dir string) ([]Case, error) {
@@ -115,6 +134,9 @@ func LoadFile(path string) (Case, error) {
 	}
 	if c.Reply.Status == 0 && len(c.Replies) == 0 {
 		return Case{}, fmt.Errorf("providerreplica: %s has no reply", path)
+	}
+	if c.Client != "" && c.Client != "go-openai" {
+		return Case{}, fmt.Errorf("providerreplica: %s: client %q is not \"\" or \"go-openai\"", path, c.Client)
 	}
 	return c, nil
 }
@@ -169,9 +191,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.bodies = append(s.bodies, body)
+	n := len(s.bodies)
 	s.mu.Unlock()
 	for _, rule := range s.c.Refuse {
-		if rule.matches(body) {
+		if n >= rule.FromRequest && rule.matches(body) {
 			write(w, rule.Reply)
 			return
 		}
@@ -204,15 +227,24 @@ func write(w http.ResponseWriter, r Reply) {
 	_, _ = w.Write(r.Body)
 }
 
-// Lookup returns the value at a dotted path of a decoded body.
+// Lookup returns the value at a dotted path of a decoded body; a part that
+// is a number indexes an array ("messages.2.reasoning_content").
 func Lookup(body map[string]any, path string) (any, bool) {
 	var cur any = body
 	for _, part := range strings.Split(path, ".") {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = m[part]; !ok {
+		switch v := cur.(type) {
+		case map[string]any:
+			var ok bool
+			if cur, ok = v[part]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(part)
+			if err != nil || i < 0 || i >= len(v) {
+				return nil, false
+			}
+			cur = v[i]
+		default:
 			return nil, false
 		}
 	}

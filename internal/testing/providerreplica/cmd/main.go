@@ -33,6 +33,10 @@ func main() {
 	fmt.Println(s.URL)
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	s.Close()
-	b, _ := json.Marshal(s.Requests())
+	reqs := s.Requests()
+	if reqs == nil {
+		reqs = []map[string]any{} // none arrived: [], not null
+	}
+	b, _ := json.Marshal(reqs)
 	fmt.Println(string(b))
 }
