@@ -148,7 +148,9 @@ type Config struct {
 	Reasoning Reasoning `json:"reasoning" validate:"omitempty,oneof=off low medium high provider"`
 	// MaxTokens is the reply's token limit, sent in the dialect's field
 	// (max_tokens or max_completion_tokens; reasoning tokens count against
-	// it); 0, the default, sends none, so the server's own limit applies (0-1,000,000).
+	// it); 0, the default, sends the dialect's default limit (docs/providers.md:
+	// none for the generic dialect and OpenAI's chat models, so the server's
+	// own limit applies; room for thinking where the model thinks) (0-1,000,000).
 	MaxTokens int `json:"max_tokens" validate:"min=0,max=1000000"`
 
 	// The fields below are Go values, not settings: no environment variable
@@ -312,7 +314,7 @@ var configFields = map[string]fieldInfo{
 	"MaxSearches":      {EnvMaxSearches, "an integer from 0 (no search round) to 10", false},
 	"Provider":         {EnvProvider, "one of auto, generic, openai, deepseek, zai, qwen, vllm, ollama, lmstudio, llamacpp, openrouter, mistral", false},
 	"Reasoning":        {EnvReasoning, "one of off, low, medium, high, provider", false},
-	"MaxTokens":        {EnvMaxTokens, "an integer number of tokens from 0 (none sent) to 1000000", false},
+	"MaxTokens":        {EnvMaxTokens, "an integer number of tokens from 0 (the dialect's default) to 1000000", false},
 }
 
 func configErr(field, value, problem string) *ConfigError {

@@ -2,6 +2,7 @@ package selector
 
 import (
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/url"
 	"slices"
@@ -69,6 +70,10 @@ type dialect struct {
 	omitTemperature bool
 	// tokenField carries Config.MaxTokens: "max_tokens" or "max_completion_tokens".
 	tokenField string
+	// defaultLimit is the token limit sent when Config.MaxTokens is 0: room
+	// for the reasoning the model may do and the answer. 0 sends none, so the
+	// server's own limit applies (the generic request stays as it was).
+	defaultLimit int
 	// jsonSchema: JSON mode asks with response_format json_schema (the calls
 	// schema) instead of json_object, which the server refuses.
 	jsonSchema bool
@@ -82,6 +87,20 @@ type dialect struct {
 	// (DashScope), so JSON mode sends no response_format while thinking.
 	noFormatWhenThinking bool
 }
+
+// The default token limits (docs/providers.md, "Token limits"). A limit
+// caps the reply; it allocates nothing, so a generous one costs nothing
+// when the model answers briefly, and it names the limit when a reply is cut.
+const (
+	// reasoningRoom is OpenAI's advice for its reasoning models: "reserve
+	// at least 25,000 tokens for reasoning and outputs" (the reasoning guide).
+	reasoningRoom = 25000
+	// thinkingRoom is for providers whose models think by default (DeepSeek,
+	// Z.ai GLM), whose own default limit is model dependent: 32,768, within
+	// every one of their models' maximum output (GLM-4.5 96K, DeepSeek V4
+	// 384K).
+	thinkingRoom = 32768
+)
 
 // effort is the usual low/medium/high mapping of a level that is not off.
 func effort(level Reasoning) string { return string(level) }
@@ -133,6 +152,7 @@ func dialectFor(cfg *Config, model string) dialect {
 	case ProviderOpenAI:
 		if isOpenAIReasoningModel(model) {
 			return dialect{name: "openai-reasoning", omitTemperature: true, tokenField: "max_completion_tokens",
+				defaultLimit: reasoningRoom,
 				thinking: func(level Reasoning, model string) map[string]any {
 					if level == ReasoningOff {
 						return map[string]any{"reasoning_effort": openAIReasoningEffort(model)}
@@ -142,9 +162,9 @@ func dialectFor(cfg *Config, model string) dialect {
 		}
 		return dialect{name: string(ProviderOpenAI), plain: true, tokenField: "max_completion_tokens"}
 	case ProviderDeepSeek:
-		return dialect{name: string(p), tokenField: "max_tokens", replayReasoning: true, thinking: thinkingSwitch(true)}
+		return dialect{name: string(p), tokenField: "max_tokens", defaultLimit: thinkingRoom, replayReasoning: true, thinking: thinkingSwitch(true)}
 	case ProviderZAI:
-		return dialect{name: string(p), tokenField: "max_tokens", thinking: thinkingSwitch(false)}
+		return dialect{name: string(p), tokenField: "max_tokens", defaultLimit: thinkingRoom, thinking: thinkingSwitch(false)}
 	case ProviderQwen:
 		return dialect{name: string(p), tokenField: "max_tokens", noFormatWhenThinking: true,
 			thinking: func(level Reasoning, _ string) map[string]any {
@@ -347,14 +367,26 @@ func shape(cfg *Config, req *ChatRequest, search bool, have adaptation) dialect 
 				"name": "tool_calls", "strict": false, "schema": json.RawMessage(schema)}})
 		}
 	}
-	if cfg.MaxTokens > 0 {
+	if limit, _ := tokenLimit(cfg, d); limit > 0 {
 		field := d.tokenField
 		if have&adaptTokenField != 0 {
 			field = otherTokenField(field)
 		}
-		set(field, cfg.MaxTokens)
+		set(field, limit)
 	}
 	return d
+}
+
+// tokenLimit is the token limit a request to dialect d carries under cfg
+// (0: none) and where it comes from, in words for messages.
+func tokenLimit(cfg *Config, d dialect) (int, string) {
+	switch {
+	case cfg.MaxTokens > 0:
+		return cfg.MaxTokens, fmt.Sprintf("%d tokens (%s)", cfg.MaxTokens, EnvMaxTokens)
+	case d.defaultLimit > 0:
+		return d.defaultLimit, fmt.Sprintf("%d tokens (the %s dialect's default; %s sets another)", d.defaultLimit, d.name, EnvMaxTokens)
+	}
+	return 0, fmt.Sprintf("the server's own limit (none was sent; %s sets one)", EnvMaxTokens)
 }
 
 func otherTokenField(f string) string {

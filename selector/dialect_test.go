@@ -3,6 +3,7 @@ package selector
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -256,4 +257,58 @@ func TestAdaptToIgnoresReasoningContentRequests(t *testing.T) {
 	a, _, ok := adaptTo(`"deepseek-x" does not support thinking`, req, 0)
 	assert.True(t, ok)
 	assert.Equal(t, adaptNoReasoning, a)
+}
+
+// Each dialect's default token limit (docs/providers.md, "Token limits"):
+// none for the plain request (generic stays byte for byte as it was, and
+// OpenAI's chat models keep the server's limit); room for reasoning where
+// the model reasons; MAX_TOKENS, when set, wins.
+func TestDefaultTokenLimits(t *testing.T) {
+	for _, tc := range []struct {
+		provider Provider
+		model    string
+		field    string
+		want     int
+	}{
+		{ProviderGeneric, "llama3", "max_tokens", 0},
+		{ProviderOpenAI, "gpt-4o-mini", "max_completion_tokens", 0},
+		{ProviderOpenAI, "o3-mini", "max_completion_tokens", 25000},
+		{ProviderOpenAI, "gpt-5-mini", "max_completion_tokens", 25000},
+		{ProviderDeepSeek, "deepseek-v4-flash", "max_tokens", 32768},
+		{ProviderZAI, "glm-4.5-air", "max_tokens", 32768},
+		{ProviderOllama, "qwen3:4b", "max_tokens", 0},
+		{ProviderVLLM, "Qwen/Qwen3-8B", "max_tokens", 0},
+		{ProviderLMStudio, "qwen/qwen3-4b", "max_tokens", 0},
+		{ProviderMistral, "magistral-small", "max_tokens", 0},
+	} {
+		for _, maxTokens := range []int{0, 700} {
+			cfg := &Config{Provider: tc.provider, MaxTokens: maxTokens}
+			req := &ChatRequest{Model: tc.model, ResponseFormat: "json_object"}
+			shape(cfg, req, false, 0)
+			want := tc.want
+			if maxTokens > 0 {
+				want = maxTokens
+			}
+			other := otherTokenField(tc.field)
+			assert.NotContains(t, req.Params, other, "%s %s", tc.provider, tc.model)
+			if want == 0 {
+				assert.NotContains(t, req.Params, tc.field, "%s %s", tc.provider, tc.model)
+				continue
+			}
+			assert.Equal(t, fmt.Sprint(want), string(req.Params[tc.field]), "%s %s max_tokens=%d", tc.provider, tc.model, maxTokens)
+		}
+	}
+}
+
+// A reply cut at a dialect's default limit names it, and how to set another.
+func TestTruncatedNamesTheDefaultLimit(t *testing.T) {
+	s := newSel(t, nil, cfgWith(func(c *Config) { c.Provider, c.Model, c.FallbackModel = ProviderZAI, "glm-4.5-air", "" }))
+	ss, err := s.Begin(context.Background(), testRequest(t))
+	require.NoError(t, err)
+	act := ss.Feed(context.Background(), ChatResponse{Reasoning: "thinking...", FinishReason: "length", CompletionTokens: 32768}, nil)
+	require.Error(t, act.Err)
+	a := act.Result.Attempts[0]
+	assert.Equal(t, KindTruncated, a.Kind)
+	assert.Contains(t, a.Message, "32768 tokens (the zai dialect's default; "+EnvMaxTokens+" sets another)")
+	assert.Contains(t, a.Message, "after 32768 completion tokens")
 }

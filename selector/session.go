@@ -724,10 +724,7 @@ func (ss *Session) noAnswer(resp ChatResponse, reasoning string, perr error) err
 // what it held: it names the limit, the completion tokens spent and how much
 // of them was reasoning.
 func (ss *Session) truncated(resp ChatResponse, reasoning, what string) error {
-	limit := "the server's own limit (none was sent)"
-	if ss.cfg.MaxTokens > 0 {
-		limit = fmt.Sprintf("%d tokens (%s)", ss.cfg.MaxTokens, EnvMaxTokens)
-	}
+	_, limit := tokenLimit(&ss.cfg, ss.dialect)
 	spent := "an unreported number of"
 	if resp.CompletionTokens > 0 {
 		spent = fmt.Sprint(resp.CompletionTokens)
