@@ -29,11 +29,12 @@ const (
 	ProviderLlamaCpp   Provider = "llamacpp"
 	ProviderOpenRouter Provider = "openrouter"
 	ProviderMistral    Provider = "mistral"
+	ProviderMoonshot   Provider = "moonshot"
 )
 
 // Providers lists every Provider value, auto first.
 var providers = []Provider{ProviderAuto, ProviderGeneric, ProviderOpenAI, ProviderDeepSeek, ProviderZAI, ProviderQwen,
-	ProviderVLLM, ProviderOllama, ProviderLMStudio, ProviderLlamaCpp, ProviderOpenRouter, ProviderMistral}
+	ProviderVLLM, ProviderOllama, ProviderLMStudio, ProviderLlamaCpp, ProviderOpenRouter, ProviderMistral, ProviderMoonshot}
 
 // Reasoning says how much a model may think before it selects
 // (Config.Reasoning, LLM_COMMON_TOOL_SELECTION_REASONING). Selection is a
@@ -66,8 +67,8 @@ type dialect struct {
 	// OpenAI's chat models); records and actions then name no dialect, so
 	// they read as they did before dialects existed.
 	plain bool
-	// omitTemperature: the models take only their default temperature.
-	omitTemperature bool
+	// temperature says what becomes of the configured temperature.
+	temperature temperatureMode
 	// tokenField carries Config.MaxTokens: "max_tokens" or "max_completion_tokens".
 	tokenField string
 	// defaultLimit is the token limit sent when Config.MaxTokens is 0: room
@@ -95,11 +96,30 @@ const (
 	// reasoningRoom is OpenAI's advice for its reasoning models: "reserve
 	// at least 25,000 tokens for reasoning and outputs" (the reasoning guide).
 	reasoningRoom = 25000
-	// thinkingRoom is for providers whose models think by default (DeepSeek,
-	// Z.ai GLM), whose own default limit is model dependent: 32,768, within
-	// every one of their models' maximum output (GLM-4.5 96K, DeepSeek V4
-	// 384K).
+	// thinkingRoom is for providers whose models think by default or always
+	// (DeepSeek, Z.ai GLM, Moonshot Kimi), whose own default limit is model
+	// dependent, and for Kimi low when none is sent: 32,768, the limit
+	// Moonshot's own example sends, within every one of their models'
+	// maximum output (GLM-4.5 96K, DeepSeek V4 384K).
 	thinkingRoom = 32768
+)
+
+// temperatureMode is a dialect's rule for the temperature: the issue's three
+// modes, send, omit, or only 1.
+type temperatureMode uint8
+
+const (
+	// temperatureSend sends the configured temperature.
+	temperatureSend temperatureMode = iota
+	// temperatureOmit sends none: the model takes only its own (OpenAI's
+	// reasoning models refuse the field; Kimi K2.5/K2.6 without thinking
+	// fix it at 0.6).
+	temperatureOmit
+	// temperatureOne sends 1, the one value the model takes (Moonshot's Kimi
+	// models that think: "invalid temperature: only 1 is allowed for this
+	// model"). Sent rather than omitted, so that a caller's own client that
+	// fills in its own default when none is passed sends 1 too.
+	temperatureOne
 )
 
 // effort is the usual low/medium/high mapping of a level that is not off.
@@ -151,7 +171,7 @@ func dialectFor(cfg *Config, model string) dialect {
 	switch p {
 	case ProviderOpenAI:
 		if isOpenAIReasoningModel(model) {
-			return dialect{name: "openai-reasoning", omitTemperature: true, tokenField: "max_completion_tokens",
+			return dialect{name: "openai-reasoning", temperature: temperatureOmit, tokenField: "max_completion_tokens",
 				defaultLimit: reasoningRoom,
 				thinking: func(level Reasoning, model string) map[string]any {
 					if level == ReasoningOff {
@@ -195,11 +215,53 @@ func dialectFor(cfg *Config, model string) dialect {
 			}}
 	case ProviderMistral:
 		return dialect{name: string(p), tokenField: "max_tokens"}
+	case ProviderMoonshot:
+		return moonshotDialect(cfg.reasoning(), model)
 	}
 	// ProviderGeneric, named or detected: the plain request, whatever the
 	// model is called. ProviderAuto already looked at the model name
 	// (detectProvider); a provider the caller names is taken as said.
 	return dialect{name: string(ProviderGeneric), plain: true, tokenField: "max_tokens"}
+}
+
+// moonshotDialect is Moonshot's Kimi API, whose rules depend on the model
+// family (docs/providers.md, sources in testdata/providers/moonshot-*):
+//
+//   - kimi-k3* (and Kimi Code's k3*, kimi-for-coding) always reason:
+//     reasoning_effort low, high or max (max when none is sent), no thinking
+//     switch; temperature 1 only.
+//   - kimi-k2.7-code* always think, with no control; temperature 1 only.
+//   - kimi-k2.5*, kimi-k2.6* think unless {"thinking":{"type":"disabled"}};
+//     the temperature is fixed, 1 while thinking and 0.6 without, so it is 1
+//     while thinking and omitted otherwise.
+//   - the rest (kimi-k2 series, kimi-k2-thinking, moonshot-v1) take the
+//     temperature as configured.
+func moonshotDialect(level Reasoning, model string) dialect {
+	d := dialect{name: string(ProviderMoonshot), tokenField: "max_tokens", defaultLimit: thinkingRoom}
+	m := strings.ToLower(model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	switch {
+	case strings.HasPrefix(m, "kimi-k3"), strings.HasPrefix(m, "k3"), strings.HasPrefix(m, "kimi-for-coding"):
+		d.temperature = temperatureOne
+		d.thinking = func(level Reasoning, _ string) map[string]any {
+			e := "low" // the lowest: thinking cannot be turned off
+			if level == ReasoningMedium || level == ReasoningHigh {
+				e = "high"
+			}
+			return map[string]any{"reasoning_effort": e}
+		}
+	case strings.HasPrefix(m, "kimi-k2.7-code"):
+		d.temperature = temperatureOne
+	case strings.HasPrefix(m, "kimi-k2.5"), strings.HasPrefix(m, "kimi-k2.6"):
+		d.thinking = thinkingSwitch(false)
+		d.temperature = temperatureOne
+		if level == ReasoningOff {
+			d.temperature = temperatureOmit
+		}
+	}
+	return d
 }
 
 // thinkingSwitch is DeepSeek's and Z.ai's {"thinking":{"type":"enabled|disabled"}};
@@ -229,6 +291,9 @@ var hostProviders = map[string]Provider{
 	"dashscope-us.aliyuncs.com":   ProviderQwen,
 	"openrouter.ai":               ProviderOpenRouter,
 	"api.mistral.ai":              ProviderMistral,
+	"api.moonshot.ai":             ProviderMoonshot,
+	"api.moonshot.cn":             ProviderMoonshot,
+	"api.kimi.com":                ProviderMoonshot,
 }
 
 // portProviders are local servers recognised by their documented default
@@ -342,7 +407,10 @@ func shape(cfg *Config, req *ChatRequest, search bool, have adaptation) dialect 
 		}
 		req.ExtraBody[k] = b
 	}
-	req.OmitTemperature = d.omitTemperature || have&adaptNoTemperature != 0
+	req.OmitTemperature = d.temperature == temperatureOmit || have&adaptNoTemperature != 0
+	if d.temperature == temperatureOne {
+		req.Temperature = 1
+	}
 	level := cfg.reasoning()
 	thinkingOn := level != ReasoningOff
 	if d.thinking != nil && level != ReasoningProvider && have&adaptNoReasoning == 0 {

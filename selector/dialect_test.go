@@ -27,6 +27,10 @@ func TestDetectProvider(t *testing.T) {
 		{"https://dashscope-intl.aliyuncs.com/compatible-mode/v1", "qwen-plus", ProviderQwen},
 		{"https://openrouter.ai/api/v1", "deepseek/deepseek-chat", ProviderOpenRouter},
 		{"https://api.mistral.ai/v1", "magistral-medium-2509", ProviderMistral},
+		{"https://api.moonshot.ai/v1", "kimi-k2.6", ProviderMoonshot},
+		{"https://api.moonshot.cn/v1", "kimi-k3", ProviderMoonshot},
+		{"https://api.kimi.com/coding/v1", "kimi-for-coding", ProviderMoonshot},
+		{"https://llm.example.com/v1", "kimi-k3", ProviderGeneric}, // thinking is Moonshot's own field: by host only
 		{"http://localhost:11434/v1", "qwen3:4b", ProviderOllama},
 		{"http://127.0.0.1:1234/v1", "qwen/qwen3-4b", ProviderLMStudio},
 		{"http://gpu-box:8000/v1", "Qwen/Qwen3-8B", ProviderGeneric},   // vLLM's port is shared: not guessed
@@ -177,7 +181,7 @@ func TestExplicitGenericIsGeneric(t *testing.T) {
 		d := dialectFor(&Config{Provider: ProviderGeneric, BaseURL: "https://llm.example.com/v1"}, model)
 		assert.Equal(t, "generic", d.name, model)
 		assert.True(t, d.plain, model)
-		assert.False(t, d.omitTemperature, model)
+		assert.Equal(t, temperatureSend, d.temperature, model)
 		assert.Nil(t, d.thinking, model)
 		auto := dialectFor(&Config{BaseURL: "https://llm.example.com/v1"}, model)
 		assert.Equal(t, "openai-reasoning", auto.name, model)
@@ -311,4 +315,54 @@ func TestTruncatedNamesTheDefaultLimit(t *testing.T) {
 	assert.Equal(t, KindTruncated, a.Kind)
 	assert.Contains(t, a.Message, "32768 tokens (the zai dialect's default; "+EnvMaxTokens+" sets another)")
 	assert.Contains(t, a.Message, "after 32768 completion tokens")
+}
+
+// The temperature's three modes (send, omit, only 1), in one table: Kimi's
+// thinking models take only 1 and get it; Kimi K2.5/K2.6 without thinking
+// have it fixed (0.6) and get none; OpenAI's reasoning models get none.
+func TestTemperatureModes(t *testing.T) {
+	for _, tc := range []struct {
+		provider  Provider
+		model     string
+		reasoning Reasoning
+		want      string // "send", "omit", "1"
+		thinking  string // the thinking/effort fields sent, as JSON
+	}{
+		{ProviderGeneric, "llama3", "", "send", `{}`},
+		{ProviderOpenAI, "o3-mini", "", "omit", `{"reasoning_effort":"low"}`},
+		{ProviderMoonshot, "kimi-k3", "", "1", `{"reasoning_effort":"low"}`},
+		{ProviderMoonshot, "kimi-k3.1-pro", ReasoningHigh, "1", `{"reasoning_effort":"high"}`},
+		{ProviderMoonshot, "kimi-for-coding", "", "1", `{"reasoning_effort":"low"}`},
+		{ProviderMoonshot, "kimi-k2.7-code", "", "1", `{}`},
+		{ProviderMoonshot, "kimi-k2.6", "", "omit", `{"thinking":{"type":"disabled"}}`},
+		{ProviderMoonshot, "kimi-k2.5", ReasoningLow, "1", `{"thinking":{"type":"enabled"}}`},
+		{ProviderMoonshot, "kimi-k2.5", ReasoningProvider, "1", `{}`},
+		{ProviderMoonshot, "kimi-k2-0905-preview", "", "send", `{}`},
+		{ProviderMoonshot, "moonshot-v1-8k", "", "send", `{}`},
+	} {
+		cfg := &Config{Provider: tc.provider, Reasoning: tc.reasoning, Temperature: 0.2}
+		req := &ChatRequest{Model: tc.model, Temperature: cfg.Temperature, ResponseFormat: "json_object"}
+		shape(cfg, req, false, 0)
+		switch tc.want {
+		case "omit":
+			assert.True(t, req.OmitTemperature, tc.model)
+		case "1":
+			assert.False(t, req.OmitTemperature, tc.model)
+			assert.Equal(t, 1.0, req.Temperature, tc.model)
+		default:
+			assert.False(t, req.OmitTemperature, tc.model)
+			assert.Equal(t, 0.2, req.Temperature, tc.model)
+		}
+		got := map[string]json.RawMessage{}
+		for _, k := range reasoningKeys {
+			if v, ok := req.Params[k]; ok {
+				got[k] = v
+			}
+			if v, ok := req.ExtraBody[k]; ok {
+				got[k] = v
+			}
+		}
+		b, _ := json.Marshal(got)
+		assert.JSONEq(t, tc.thinking, string(b), "%s %s", tc.model, tc.reasoning)
+	}
 }
