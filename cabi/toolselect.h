@@ -192,6 +192,12 @@ int toolselect_config_schema(char **out);
  * the offer budget's ranking and "top_k"); a missing key takes its default (the library never
  * reads the environment: the caller passes what it read). Unknown keys and
  * out-of-range values are TS_ERR_ARGUMENT naming the setting.
+ * "own_client": true (not a setting) says the caller's own client will send
+ * the requests of this selector's sessions, to base_url: the dialect follows
+ * base_url as for the built-in client, and an empty base_url means an
+ * endpoint the caller cannot name (not api.openai.com): the dialect then
+ * follows the model name, then generic, and adaptations learned from its
+ * 400s stay with this selector.
  * Result: {"handle":H}. */
 int toolselect_selector_new(const char *config_json, char **out);
 

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/caarlos0/env/v11"
@@ -173,9 +174,33 @@ type Config struct {
 	// Logger receives attempt and decision records; nil means
 	// slog.Default(). slog.New(slog.DiscardHandler) discards them.
 	Logger *slog.Logger `json:"-" validate:"-"`
+	// OwnClient says that the caller's own client sends the requests
+	// (Sessions it drives, as Python's ToolSelector(client=...) does), to
+	// BaseURL when the caller could read its client's base URL. With BaseURL
+	// empty the endpoint is unknown rather than api.openai.com: ProviderAuto
+	// decides from the model name, then generic, and what adapt-once learns
+	// is kept for this selector only, never shared with another endpoint.
+	// The C ABI sets it from config_json's "own_client".
+	OwnClient bool `json:"-" validate:"-"`
 
-	now func() time.Time // replaces time.Now in tests
+	now      func() time.Time // replaces time.Now in tests
+	endpoint string           // the learned adaptations' key: BaseURL, or this selector's own for an unknown endpoint (New)
 }
+
+// ownClients numbers the selectors whose own client's endpoint is unknown:
+// each learns for itself.
+var ownClients atomic.Uint64
+
+// learnKey is the endpoint adapt-once remembers adaptations for.
+func (c *Config) learnKey() string {
+	if c.endpoint != "" {
+		return c.endpoint
+	}
+	return c.BaseURL
+}
+
+// unknownEndpoint reports a caller's own client whose base URL is unknown.
+func (c *Config) unknownEndpoint() bool { return c.OwnClient && strings.TrimSpace(c.BaseURL) == "" }
 
 // Searches returns how many search rounds an attempt may make (0: off).
 func (c Config) Searches() int {

@@ -167,6 +167,11 @@ func dialectFor(cfg *Config, model string) dialect {
 	p := cfg.provider()
 	if p == ProviderAuto {
 		p = detectProvider(cfg.BaseURL, model)
+		if cfg.unknownEndpoint() {
+			// Not api.openai.com: the caller's own client goes where we
+			// cannot see. Only the model name can tell.
+			p = detectModel(model)
+		}
 	}
 	switch p {
 	case ProviderOpenAI:
@@ -326,6 +331,12 @@ func detectProvider(baseURL, model string) Provider {
 	if p, ok := portProviders[u.Port()]; ok && isLocalHost(host) {
 		return p
 	}
+	return detectModel(model)
+}
+
+// detectModel is ProviderAuto for an endpoint that names nothing: OpenAI's
+// reasoning models by their name, anything else generic.
+func detectModel(model string) Provider {
 	if isOpenAIReasoningModel(model) {
 		return ProviderOpenAI
 	}

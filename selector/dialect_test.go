@@ -366,3 +366,29 @@ func TestTemperatureModes(t *testing.T) {
 		assert.JSONEq(t, tc.thinking, string(b), "%s %s", tc.model, tc.reasoning)
 	}
 }
+
+// A caller's own client whose base URL is unknown (Config.OwnClient, no
+// BaseURL): the model name decides, then generic, never api.openai.com's
+// dialect; and each such selector learns for itself (issue 20's review).
+func TestOwnClientUnknownEndpoint(t *testing.T) {
+	own := &Config{OwnClient: true}
+	assert.Equal(t, "generic", dialectFor(own, "deepseek-v4-flash").name)
+	assert.Equal(t, "generic", dialectFor(own, "gpt-4o-mini").name)
+	assert.Equal(t, "openai-reasoning", dialectFor(own, "o3-mini").name)
+	assert.Equal(t, "openai", dialectFor(&Config{}, "gpt-4o-mini").name, "the built-in client's empty base URL is api.openai.com")
+	known := &Config{OwnClient: true, BaseURL: "https://api.deepseek.com"}
+	assert.Equal(t, "deepseek", dialectFor(known, "deepseek-v4-flash").name)
+	named := &Config{OwnClient: true, Provider: ProviderZAI}
+	assert.Equal(t, "zai", dialectFor(named, "glm-4.5-air").name)
+
+	a, err := New(nil, &Config{OwnClient: true})
+	require.NoError(t, err)
+	b, err := New(nil, &Config{OwnClient: true})
+	require.NoError(t, err)
+	ka, kb := a.cfg.learnKey(), b.cfg.learnKey()
+	assert.NotEqual(t, ka, kb, "two unknown endpoints learn apart")
+	assert.NotEqual(t, "", ka)
+	c, err := New(nil, &Config{OwnClient: true, BaseURL: "https://api.deepseek.com"})
+	require.NoError(t, err)
+	assert.Equal(t, "https://api.deepseek.com", c.cfg.learnKey(), "a known endpoint is learned for by its URL")
+}

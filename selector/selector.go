@@ -2,6 +2,7 @@ package selector
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 )
@@ -30,6 +31,9 @@ func New(client ChatClient, cfg *Config) (*ToolSelector, error) {
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err
+	}
+	if c.unknownEndpoint() {
+		c.endpoint = fmt.Sprintf("own client #%d (base URL unknown)", ownClients.Add(1))
 	}
 	s := &ToolSelector{client: client, cfg: c, log: c.Logger, prefilter: c.Prefilter, feedback: c.Recorder, ranker: c.Ranker, now: c.now}
 	if s.log == nil {

@@ -433,7 +433,7 @@ func (ss *Session) advance() {
 		}
 		ss.cur, ss.searches, ss.promptTok, ss.complTok = ss.first, nil, 0, 0
 		ss.replay = nil
-		ss.have = learnedFor(ss.cfg.BaseURL, model)
+		ss.have = learnedFor(ss.cfg.learnKey(), model)
 		ss.adapted = adaptationNames(ss.have, "learned earlier: ")
 		ss.sentAt = ss.now()
 		ss.attemptEnd = ss.sentAt.Add(timeout)
@@ -509,7 +509,7 @@ func (ss *Session) adapt(req *ChatRequest, err error) (Action, bool) {
 	}
 	ss.have |= a
 	ss.adapted = append(ss.adapted, what)
-	learn(ss.cfg.BaseURL, req.Model, a)
+	learn(ss.cfg.learnKey(), req.Model, a)
 	ss.log.LogAttrs(ss.ctx, slog.LevelWarn, "tool selection: the server refused a request field; retrying without it",
 		slog.String("model", req.Model), slog.String("dialect", req.Dialect), slog.String("adapted", what),
 		slog.String("error", truncate(redact(ce.Message, ss.cfg.APIKey), 300)))

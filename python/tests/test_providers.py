@@ -111,6 +111,42 @@ class OwnClient:
         return await asyncio.get_running_loop().run_in_executor(None, send)
 
 
+WEATHER = {"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": json.dumps(
+    {"calls": [{"tool": "get_weather", "args": {"city": "Paris"}, "reasoning": "the task asks for it"}]})}}],
+    "usage": {"prompt_tokens": 10, "completion_tokens": 10}}
+
+
+class ScriptedOwn:
+    """A caller's client that answers from a script (an exception is
+    raised): with ``base_url`` as an OpenAI SDK client has it, with the SDK
+    client wrapped (``wrapped_base_url``: llm-common's clients hold one as
+    ``.client``), or with neither."""
+
+    class _SDK:
+        def __init__(self, base_url: str) -> None:
+            self.base_url = base_url
+
+    def __init__(self, replies: List[Any], base_url: Optional[str] = None,
+                 wrapped_base_url: Optional[str] = None) -> None:
+        if base_url is not None:
+            self.base_url = base_url
+        if wrapped_base_url is not None:
+            self.client = self._SDK(wrapped_base_url)
+        self.replies = list(replies)
+        self.kwargs: List[Dict[str, Any]] = []
+
+    async def chat_completion(self, messages, model, temperature=None, response_format=None, timeout=None,
+                              tools=None, max_tokens=None, max_completion_tokens=None, reasoning_effort=None,
+                              extra_body=None):
+        self.kwargs.append({"temperature": temperature, "max_tokens": max_tokens,
+                            "max_completion_tokens": max_completion_tokens, "reasoning_effort": reasoning_effort,
+                            "extra_body": extra_body})
+        r = self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
+        if isinstance(r, Exception):
+            raise r
+        return r
+
+
 class ProviderCasesTest(unittest.TestCase):
     def setUp(self) -> None:
         self.reg = make_registry()
@@ -227,6 +263,62 @@ class ProviderCasesTest(unittest.TestCase):
                                                          tool_registry=self.reg))
         self.assertEqual(res.attempts[0].kind, "truncated")
         self.assertIn("512 completion tokens", res.attempts[0].message)
+
+    # -- a caller's own client: whose endpoint decides the dialect ------------
+
+    def own_session(self, client: "ScriptedOwn", **cfg: Any) -> ts.SelectionResult:
+        sel = ts.ToolSelector(client=client, config=ts.ToolSelectionConfig(**cfg))
+        self.addCleanup(sel.close)
+        with mock.patch.dict(os.environ, CLEAN_ENV):
+            return asyncio.run(sel.select_tool_calls_detailed(
+                task=ts.PlannedTask(id="t1", description="What is the weather in Paris?"), tool_registry=self.reg))
+
+    def test_own_client_base_url_decides_the_dialect(self) -> None:
+        # An OpenAI SDK client's base_url (read as the SDK exposes it) is
+        # the endpoint: a DeepSeek client gets DeepSeek's dialect, with
+        # max_tokens, never OpenAI's max_completion_tokens.
+        for client in (ScriptedOwn([WEATHER], base_url="https://api.deepseek.com/v1"),
+                       ScriptedOwn([WEATHER], wrapped_base_url="https://api.deepseek.com")):
+            res = self.own_session(client, model="deepseek-v4-flash", max_tokens=512)
+            self.assertIsNone(res.failure, res.failure)
+            self.assertEqual(res.attempts[0].raw.get("dialect"), "deepseek")
+            kw = client.kwargs[0]
+            self.assertEqual(kw["max_tokens"], 512)
+            self.assertIsNone(kw["max_completion_tokens"])
+            self.assertEqual(kw["extra_body"], {"thinking": {"type": "disabled"}})
+
+    def test_own_client_without_base_url_is_not_openai(self) -> None:
+        # No base URL to read: the model name decides, then generic; an
+        # empty base URL is not taken for api.openai.com.
+        client = ScriptedOwn([WEATHER])
+        res = self.own_session(client, model="deepseek-v4-flash", max_tokens=512)
+        self.assertIsNone(res.failure, res.failure)
+        self.assertEqual(res.attempts[0].raw.get("dialect", ""), "")  # generic: the plain request
+        kw = client.kwargs[0]
+        self.assertEqual((kw["max_tokens"], kw["max_completion_tokens"]), (512, None))
+        self.assertEqual(kw["temperature"], 0.0)
+        self.assertIsNone(kw["extra_body"])
+        client = ScriptedOwn([WEATHER])
+        res = self.own_session(client, model="o3-mini")
+        self.assertEqual(res.attempts[0].raw.get("dialect"), "openai-reasoning")
+        self.assertIsNone(client.kwargs[0]["temperature"])
+        self.assertEqual(client.kwargs[0]["reasoning_effort"], "low")
+
+    def test_own_client_learning_is_not_shared(self) -> None:
+        # What one unknown endpoint taught (its server refuses temperature)
+        # is not applied to another caller's client whose endpoint is
+        # unknown too: each learns for itself.
+        refusal = HTTPError(400, json.dumps({"error": {"message": "Unsupported parameter: 'temperature' is not supported with this model."}}))
+        first = ScriptedOwn([refusal, WEATHER])
+        res = self.own_session(first, model="shared-name")
+        self.assertIsNone(res.failure, res.failure)
+        self.assertEqual(res.attempts[0].raw.get("adapted"), ["temperature: omitted"])
+        self.assertIsNone(first.kwargs[1]["temperature"])
+        second = ScriptedOwn([WEATHER])
+        res = self.own_session(second, model="shared-name")
+        self.assertIsNone(res.failure, res.failure)
+        self.assertEqual(second.kwargs[0]["temperature"], 0.0, "learned from another endpoint")
+        self.assertIsNone(res.attempts[0].raw.get("adapted"))
 
     def test_config_settings(self) -> None:
         c = ts.ToolSelectionConfig()

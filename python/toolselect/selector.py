@@ -24,6 +24,7 @@ import sys
 import threading
 import weakref
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from urllib.parse import urlparse
 
 from . import _lib
 from ._handle import Native, Use
@@ -266,19 +267,29 @@ class ToolSelector:
             return source.use()
         return _schemas.use(source)
 
-    def _selector_use(self, base_url: str, api_key: str) -> Use:
+    def _selector_use(self, base_url: str, api_key: str, own_client: bool = False) -> Use:
         cfg = self.config.to_json()
         cfg["base_url"], cfg["api_key"] = base_url, api_key
         cfg = {k: v for k, v in cfg.items() if v is not None}
-        return self._natives.use((base_url, api_key), json.dumps(cfg).encode("utf-8"))
+        if own_client:
+            # The caller's client sends the requests, to base_url ("" when
+            # its base URL cannot be read: the dialect then follows the model
+            # name, never OpenAI's by default, and what adapt-once learns
+            # stays with this native selector).
+            cfg["own_client"] = True
+        return self._natives.use((base_url, api_key, own_client), json.dumps(cfg).encode("utf-8"))
 
-    def _native_key(self) -> Tuple[str, str]:
-        """Which native selector serves this one: with the caller's client
-        the endpoint is not ours to use (only the key, to redact it); without
-        one, the configured endpoint. add_feedback must reach the same native
-        selector as the selections, or the two learn apart."""
+    def _native_key(self) -> Tuple[str, str, bool]:
+        """Which native selector serves this one: with the caller's client,
+        the client's own base URL when it can be read (the dialect follows
+        it, as for the built-in client; the configured endpoint is not ours
+        to use, and the key only redacts); without one, the configured
+        endpoint. add_feedback must reach the same native selector as the
+        selections, or the two learn apart."""
         base, key = self._endpoint()
-        return ("", key) if self.client is not None else (base, key)
+        if self.client is not None:
+            return (_client_base_url(self.client), key, True)
+        return (base, key, False)
 
     def _endpoint(self) -> Tuple[str, str]:
         base = self.config.base_url or env_value("base_url")
@@ -465,6 +476,29 @@ def _trace_context() -> Dict[str, str]:
 _DIALECT_PARAMS = ("max_tokens", "max_completion_tokens", "reasoning_effort", "extra_body")
 
 
+def _client_base_url(client: Any) -> str:
+    """The base URL a caller's client sends to, when it can be read: its
+    ``base_url`` (an OpenAI SDK client's), or that of the SDK client a
+    wrapper holds (``.client`` / ``._client``), or of its ``.config``. Only
+    an http(s) URL counts; anything else is "" (unknown: the library then
+    decides the dialect from the model name, then generic)."""
+    for holder in (client, getattr(client, "client", None), getattr(client, "_client", None),
+                   getattr(client, "config", None)):
+        if holder is None:
+            continue
+        try:
+            value = getattr(holder, "base_url", None)
+        except Exception:  # a property that fails to compute: not readable
+            continue
+        if value is None:
+            continue
+        url = str(value).strip()
+        parts = urlparse(url)
+        if parts.scheme in ("http", "https") and parts.netloc:
+            return url
+    return ""
+
+
 def _accepts(fn: Callable[..., Any], name: str) -> bool:
     """Whether ``fn`` takes keyword ``name`` (by name, or through ``**kwargs``)."""
     try:
@@ -586,10 +620,10 @@ class _Selectors:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._by_key: Dict[Tuple[str, str], Native] = {}
+        self._by_key: Dict[Tuple[str, str, bool], Native] = {}
         self.closed = False
 
-    def use(self, key: Tuple[str, str], config_json: bytes) -> Use:
+    def use(self, key: Tuple[str, str, bool], config_json: bytes) -> Use:
         with self._lock:
             if self.closed:
                 raise HandleError("this ToolSelector is closed", code=2, kind="handle")

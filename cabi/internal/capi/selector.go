@@ -41,10 +41,15 @@ func SelectorNew(cfgJSON []byte, present bool) Result {
 	if r := JSON("config_json", cfgJSON, present, nil); r != nil {
 		return *r
 	}
+	cfgJSON, ownClient, err := takeOwnClient(cfgJSON)
+	if err != nil {
+		return Fail(ErrArgument, "config_json: %v", err)
+	}
 	cfg, err := selector.ConfigFromJSON(cfgJSON)
 	if err != nil {
 		return Fail(ErrArgument, "config_json: %v", err)
 	}
+	cfg.OwnClient = ownClient
 	client, err := newClient(cfg)
 	if err != nil {
 		return Fail(ErrArgument, "config_json: %v", err)
@@ -72,6 +77,30 @@ func SelectorNew(cfgJSON []byte, present bool) Result {
 	}
 	return Ok(map[string]uint64{"handle": table.add(KindSelector, s)})
 }
+
+// takeOwnClient takes "own_client" out of a selector's config_json: not a
+// setting but what the selector is for (selector.Config.OwnClient): true
+// when the caller's own client sends its sessions' requests, to base_url, or
+// to an endpoint the caller cannot name when base_url is empty.
+func takeOwnClient(cfgJSON []byte) ([]byte, bool, error) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(cfgJSON, &m) != nil {
+		return cfgJSON, false, nil // not an object: ConfigFromJSON says so
+	}
+	raw, ok := m["own_client"]
+	if !ok {
+		return cfgJSON, false, nil
+	}
+	var own bool
+	if err := json.Unmarshal(raw, &own); err != nil || isNullJSON(raw) {
+		return nil, false, errors.New(`"own_client" must be true or false`)
+	}
+	delete(m, "own_client")
+	out, err := json.Marshal(m)
+	return out, own, err
+}
+
+func isNullJSON(b []byte) bool { return string(bytes.TrimSpace(b)) == "null" }
 
 // SelectorClose releases a selector handle (and its feedback store).
 func SelectorClose(h uint64) Result {

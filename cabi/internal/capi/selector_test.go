@@ -252,3 +252,40 @@ func TestSelectorsShareTheirFeedbackStore(t *testing.T) {
 		t.Errorf("a new selector's feedback has %d pairs, want 3", st.Pairs)
 	}
 }
+
+// "own_client" in config_json: the caller's client sends the sessions'
+// requests; with no base_url the endpoint is unknown, so the dialect follows
+// the model name (then generic), not api.openai.com's.
+func TestSelectorOwnClient(t *testing.T) {
+	reg := addRegistry(t)
+	for _, tc := range []struct{ cfg, dialect string }{
+		{`{"model":"deepseek-v4-flash","max_tokens":512,"own_client":true}`, ""},
+		{`{"model":"o3-mini","own_client":true}`, "openai-reasoning"},
+		{`{"model":"deepseek-v4-flash","base_url":"https://api.deepseek.com","own_client":true}`, "deepseek"},
+		{`{"model":"gpt-4o-mini","max_tokens":512}`, ""},
+	} {
+		sel := handleOf(t, SelectorNew([]byte(tc.cfg), true))
+		r := SessionBegin(sel, reg, []byte(testRequest), true)
+		act := decode(t, r)
+		if r.Code != OK {
+			t.Fatalf("%s: %s", tc.cfg, r.Body)
+		}
+		if got, _ := act["dialect"].(string); got != tc.dialect {
+			t.Errorf("%s: dialect %q, want %q", tc.cfg, got, tc.dialect)
+		}
+		p := act["params"].(map[string]any)
+		if strings.Contains(tc.cfg, `"max_tokens":512`) {
+			_, mt := p["max_tokens"]
+			_, mct := p["max_completion_tokens"]
+			// own client, unknown endpoint: generic's max_tokens; the built-in
+			// client's empty base URL is OpenAI's: max_completion_tokens.
+			if own := strings.Contains(tc.cfg, "own_client"); mt != own || mct == own {
+				t.Errorf("%s: token field in %v", tc.cfg, p)
+			}
+		}
+		SessionClose(uint64(act["session"].(float64)))
+		SelectorClose(sel)
+	}
+	wantErr(t, SelectorNew([]byte(`{"own_client":"yes"}`), true), ErrArgument, "own_client")
+	wantErr(t, SelectorNew([]byte(`{"own_client":null}`), true), ErrArgument, "own_client")
+}
