@@ -481,26 +481,26 @@ func otherTokenField(f string) string {
 var openAIRequestKeys = []string{"max_tokens", "max_completion_tokens", "reasoning_effort", "response_format"}
 
 // adaptTo decides the adaptation a 400 asks for: the first field we sent
-// that the server's message names, changed in its documented way. ok is
-// false when the message names nothing we can change, or only what was
-// already adapted.
-func adaptTo(msg string, req *ChatRequest, have adaptation) (adaptation, string, bool) {
+// that the server's message names, changed in its documented way
+// (adaptationNames says what it changes). ok is false when the message
+// names nothing we can change, or only what was already adapted.
+func adaptTo(msg string, req *ChatRequest, have adaptation) (adaptation, bool) {
 	m := strings.ToLower(msg)
 	if !req.OmitTemperature && have&adaptNoTemperature == 0 && strings.Contains(m, "temperature") {
-		return adaptNoTemperature, "temperature: omitted", true
+		return adaptNoTemperature, true
 	}
 	for _, f := range []string{"max_tokens", "max_completion_tokens"} {
 		if _, sent := req.Params[f]; sent && have&adaptTokenField == 0 && strings.Contains(m, f) {
-			return adaptTokenField, f + " -> " + otherTokenField(f), true
+			return adaptTokenField, true
 		}
 	}
 	if req.ResponseFormat != "" && (strings.Contains(m, "response_format") || strings.Contains(m, "json_object") ||
 		strings.Contains(m, "json_schema") || strings.Contains(m, "response format")) {
 		if req.ResponseFormat == "json_object" && have&adaptJSONSchema == 0 {
-			return adaptJSONSchema, "response_format: json_object -> json_schema", true
+			return adaptJSONSchema, true
 		}
 		if have&adaptNoResponseFormat == 0 {
-			return adaptNoResponseFormat, "response_format: omitted", true
+			return adaptNoResponseFormat, true
 		}
 	}
 	// DeepSeek's "The `reasoning_content` in the thinking mode must be passed
@@ -511,9 +511,9 @@ func adaptTo(msg string, req *ChatRequest, have adaptation) (adaptation, string,
 			_, p := req.Params[k]
 			_, e := req.ExtraBody[k]
 			if (p || e) && (strings.Contains(m, k) || strings.Contains(m, "thinking") || strings.Contains(m, "reasoning")) {
-				return adaptNoReasoning, k + ": omitted", true
+				return adaptNoReasoning, true
 			}
 		}
 	}
-	return 0, "", false
+	return 0, false
 }

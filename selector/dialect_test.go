@@ -254,11 +254,11 @@ func TestGoOpenAISeesTheReasoningEffortSent(t *testing.T) {
 func TestAdaptToIgnoresReasoningContentRequests(t *testing.T) {
 	req := &ChatRequest{ExtraBody: map[string]json.RawMessage{"thinking": json.RawMessage(`{"type":"enabled"}`)},
 		Params: map[string]json.RawMessage{"reasoning_effort": json.RawMessage(`"high"`)}, OmitTemperature: true}
-	_, _, ok := adaptTo("The `reasoning_content` in the thinking mode must be passed back to the API.", req, 0)
+	_, ok := adaptTo("The `reasoning_content` in the thinking mode must be passed back to the API.", req, 0)
 	assert.False(t, ok)
-	_, _, ok = adaptTo("Missing `reasoning_content` field in the assistant message at message index 2.", req, 0)
+	_, ok = adaptTo("Missing `reasoning_content` field in the assistant message at message index 2.", req, 0)
 	assert.False(t, ok)
-	a, _, ok := adaptTo(`"deepseek-x" does not support thinking`, req, 0)
+	a, ok := adaptTo(`"deepseek-x" does not support thinking`, req, 0)
 	assert.True(t, ok)
 	assert.Equal(t, adaptNoReasoning, a)
 }
@@ -391,4 +391,56 @@ func TestOwnClientUnknownEndpoint(t *testing.T) {
 	c, err := New(nil, &Config{OwnClient: true, BaseURL: "https://api.deepseek.com"})
 	require.NoError(t, err)
 	assert.Equal(t, "https://api.deepseek.com", c.cfg.learnKey(), "a known endpoint is learned for by its URL")
+}
+
+// One vocabulary for adaptations (issue 20's review): what an attempt
+// records when it adapts is what a later attempt records when it starts
+// from what was learned, with "learned earlier: " in front (it was "token
+// limit field swapped" and "reasoning control: omitted" before).
+func TestAdaptationNamesOneVocabulary(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		refuses string // a request field the server answers 400 for
+		message string
+		mut     func(*Config)
+		want    []string
+	}{
+		{"token field", "max_completion_tokens", "Unsupported parameter: 'max_completion_tokens'",
+			func(c *Config) { c.Provider, c.Model, c.MaxTokens = ProviderOpenAI, "gpt-4o-mini", 300 },
+			[]string{"max_completion_tokens -> max_tokens"}},
+		{"thinking switch", "thinking", "Unrecognized request argument supplied: thinking",
+			func(c *Config) { c.Provider, c.Model = ProviderDeepSeek, "deepseek-v4-flash" },
+			[]string{"thinking: omitted"}},
+		{"thinking and effort", "thinking", "thinking is not supported",
+			func(c *Config) {
+				c.Provider, c.Model, c.Reasoning = ProviderDeepSeek, "deepseek-v4-flash", ReasoningHigh
+			},
+			[]string{"reasoning_effort: omitted", "thinking: omitted"}},
+		{"temperature", "temperature", "Unsupported parameter: 'temperature'",
+			func(c *Config) {}, []string{"temperature: omitted"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			learned.Clear()
+			ws := newWire(t, func(w http.ResponseWriter, _ *http.Request, raw []byte) {
+				var body map[string]any
+				require.NoError(t, json.Unmarshal(raw, &body))
+				if _, ok := body[tc.refuses]; ok {
+					writeJSON(w, 400, map[string]any{"error": map[string]any{"message": tc.message}})
+					return
+				}
+				completion(w, validReply)
+			})
+			sel := wireSelector(t, ws, func(c *Config) { c.FallbackModel = ""; tc.mut(c) })
+			res, err := sel.Select(context.Background(), testRequest(t))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, res.Attempts[0].Adapted)
+			res, err = sel.Select(context.Background(), testRequest(t))
+			require.NoError(t, err)
+			var want []string
+			for _, w := range tc.want {
+				want = append(want, "learned earlier: "+w)
+			}
+			assert.Equal(t, want, res.Attempts[0].Adapted)
+		})
+	}
 }

@@ -434,7 +434,12 @@ func (ss *Session) advance() {
 		ss.cur, ss.searches, ss.promptTok, ss.complTok = ss.first, nil, 0, 0
 		ss.replay = nil
 		ss.have = learnedFor(ss.cfg.learnKey(), model)
-		ss.adapted = adaptationNames(ss.have, "learned earlier: ")
+		ss.adapted = nil
+		if ss.have != 0 {
+			// Named as when they were learned: against the request they change.
+			unadapted, _ := ss.request(model, 0, 0)
+			ss.adapted = adaptationNames(ss.have, unadapted, "learned earlier: ")
+		}
 		ss.sentAt = ss.now()
 		ss.attemptEnd = ss.sentAt.Add(timeout)
 		ss.pending = ss.chat(model, timeout)
@@ -445,8 +450,17 @@ func (ss *Session) advance() {
 }
 
 // chat is the request for the current offer, shaped for model's dialect
-// with the attempt's adaptations.
+// with the attempt's adaptations; it becomes the session's pending request.
 func (ss *Session) chat(model string, timeout time.Duration) *ChatRequest {
+	req, d := ss.request(model, timeout, ss.have)
+	ss.dialect = d
+	ss.traceChat(req)
+	return req
+}
+
+// request builds the request for the current offer to model, shaped for
+// its dialect (returned) with the adaptations in have.
+func (ss *Session) request(model string, timeout time.Duration, have adaptation) (*ChatRequest, dialect) {
 	req := &ChatRequest{
 		Model:       model,
 		Messages:    ss.cur.messages,
@@ -462,29 +476,45 @@ func (ss *Session) chat(model string, timeout time.Duration) *ChatRequest {
 	} else {
 		req.ResponseFormat = "json_object"
 	}
-	ss.dialect = shape(&ss.cfg, req, ss.cur.search, ss.have)
-	ss.traceChat(req)
-	return req
+	d := shape(&ss.cfg, req, ss.cur.search, have)
+	return req, d
 }
 
 // user0 is the user prompt without a search note.
 func (ss *Session) user0() Message { return Message{Role: "user", Content: ss.user} }
 
-// adaptationNames describes the adaptations in a, each with prefix.
-func adaptationNames(a adaptation, prefix string) []string {
+// adaptationNames names the adaptations in a as they change req, the
+// request before them, each with prefix: one vocabulary for what an attempt
+// records when it adapts ("max_tokens -> max_completion_tokens",
+// "thinking: omitted") and when it starts from what was learned earlier
+// ("learned earlier: thinking: omitted"). An adaptation that changes
+// nothing in req is not named.
+func adaptationNames(a adaptation, req *ChatRequest, prefix string) []string {
 	var out []string
-	for _, n := range []struct {
-		bit  adaptation
-		name string
-	}{
-		{adaptNoTemperature, "temperature: omitted"},
-		{adaptTokenField, "token limit field swapped"},
-		{adaptJSONSchema, "response_format: json_object -> json_schema"},
-		{adaptNoResponseFormat, "response_format: omitted"},
-		{adaptNoReasoning, "reasoning control: omitted"},
-	} {
-		if a&n.bit != 0 {
-			out = append(out, prefix+n.name)
+	name := func(s string) { out = append(out, prefix+s) }
+	if a&adaptNoTemperature != 0 && !req.OmitTemperature {
+		name("temperature: omitted")
+	}
+	if a&adaptTokenField != 0 {
+		for _, f := range []string{"max_tokens", "max_completion_tokens"} {
+			if _, sent := req.Params[f]; sent {
+				name(f + " -> " + otherTokenField(f))
+			}
+		}
+	}
+	if a&adaptJSONSchema != 0 && req.ResponseFormat == "json_object" {
+		name("response_format: json_object -> json_schema")
+	}
+	if a&adaptNoResponseFormat != 0 && req.ResponseFormat != "" {
+		name("response_format: omitted")
+	}
+	if a&adaptNoReasoning != 0 {
+		for _, k := range reasoningKeys {
+			_, p := req.Params[k]
+			_, e := req.ExtraBody[k]
+			if p || e {
+				name(k + ": omitted")
+			}
 		}
 	}
 	return out
@@ -499,16 +529,18 @@ func (ss *Session) adapt(req *ChatRequest, err error) (Action, bool) {
 	if !errors.As(err, &ce) || ce.Kind != KindHTTPStatus || (ce.StatusCode != 400 && ce.StatusCode != 422) {
 		return Action{}, false
 	}
-	a, what, ok := adaptTo(ce.Message, req, ss.have)
+	a, ok := adaptTo(ce.Message, req, ss.have)
 	if !ok {
 		return Action{}, false
 	}
+	names := adaptationNames(a, req, "")
+	what := strings.Join(names, ", ")
 	left := ss.attemptEnd.Sub(ss.now())
 	if left <= 0 {
 		return Action{}, false
 	}
 	ss.have |= a
-	ss.adapted = append(ss.adapted, what)
+	ss.adapted = append(ss.adapted, names...)
 	learn(ss.cfg.learnKey(), req.Model, a)
 	ss.log.LogAttrs(ss.ctx, slog.LevelWarn, "tool selection: the server refused a request field; retrying without it",
 		slog.String("model", req.Model), slog.String("dialect", req.Dialect), slog.String("adapted", what),
