@@ -18,15 +18,22 @@ import (
 // {"args": {...}} back (JSON mode, optionally in a Markdown fence):
 //
 //	ex := executor.New(reg, &executor.Options{
-//		Repairer: (&executor.ChatRepairer{Client: client, Model: cfg.Model}).RepairArgs,
+//		Repairer: (&executor.ChatRepairer{Client: client, Config: &cfg}).RepairArgs,
 //	})
 type ChatRepairer struct {
 	// Client sends the chat request (e.g. selector.NewOpenAIClient).
 	Client selector.ChatClient
-	// Model to ask (e.g. the selector's Config.Model); empty means
-	// selector.DefaultModel.
+	// Config, when set, is the selector's configuration: the repair request
+	// then speaks its provider dialect (docs/providers.md; Config.Shape): no
+	// temperature for OpenAI's reasoning models, 1 where only 1 is taken,
+	// the token limit in the dialect's field, the lowest reasoning setting,
+	// json_schema where json_object is refused. Its Model is the default of
+	// Model. nil sends the plain OpenAI-compatible request.
+	Config *selector.Config
+	// Model to ask; empty means Config.Model, else selector.DefaultModel.
 	Model string
-	// Temperature is sent as given; 0 keeps repairs deterministic.
+	// Temperature is sent as given (0 keeps repairs deterministic), or as
+	// Config's dialect has it (omitted, or 1) when Config is set.
 	Temperature float64
 	// Timeout bounds the one request (0: 30s); the caller's deadline, if sooner, wins.
 	Timeout time.Duration
@@ -68,8 +75,8 @@ func (r *ChatRepairer) RepairArgs(ctx context.Context, req RepairRequest) (json.
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	resp, err := r.Client.Chat(cctx, selector.ChatRequest{
-		Model: cmp.Or(r.Model, selector.DefaultModel),
+	creq := selector.ChatRequest{
+		Model: r.model(),
 		Messages: []selector.Message{
 			{Role: "system", Content: repairSystemPrompt},
 			{Role: "user", Content: string(content)},
@@ -77,11 +84,28 @@ func (r *ChatRepairer) RepairArgs(ctx context.Context, req RepairRequest) (json.
 		Temperature:    r.Temperature,
 		ResponseFormat: "json_object",
 		Timeout:        timeout,
-	})
+	}
+	if r.Config != nil {
+		r.Config.Shape(&creq, "repair", json.RawMessage(repairSchema))
+	}
+	resp, err := r.Client.Chat(cctx, creq)
 	if err != nil {
 		return nil, fmt.Errorf("repair: %w", err)
 	}
 	return parseRepair(resp.Content)
+}
+
+// repairSchema is the answer RepairArgs expects, for dialects that take a
+// json_schema response format only.
+const repairSchema = `{"type":"object","properties":{"args":{"type":["object","null"]}},"required":["args"]}`
+
+// model is the model to ask.
+func (r *ChatRepairer) model() string {
+	m := r.Model
+	if m == "" && r.Config != nil {
+		m = r.Config.Model
+	}
+	return cmp.Or(m, selector.DefaultModel)
 }
 
 // parseRepair reads {"args": {...}} (the object, or a JSON string holding it).

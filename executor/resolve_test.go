@@ -202,6 +202,40 @@ func TestChatRepairer(t *testing.T) {
 			}
 		})
 	}
+	// With the selector's Config the repair request speaks its dialect
+	// (issue 20's review: it sent temperature 0 to reasoning models).
+	t.Run("speaks the selector's dialect", func(t *testing.T) {
+		for _, tc := range []struct {
+			cfg            selector.Config
+			omitTemp       bool
+			format, effort string
+			limitField     string
+		}{
+			{selector.Config{Provider: selector.ProviderOpenAI, Model: "o3-mini"}, true, "json_object", `"low"`, "max_completion_tokens"},
+			{selector.Config{Provider: selector.ProviderLMStudio, Model: "qwen/qwen3-4b"}, false, "json_schema", "", ""},
+			{selector.Config{Provider: selector.ProviderGeneric, Model: "llama3"}, false, "json_object", "", ""},
+		} {
+			chat := &scriptedChat{replies: []string{`{"args":{"msg":"fixed"}}`}}
+			cfg := tc.cfg
+			ex, _ := fixture(t, &executor.Options{Repairer: (&executor.ChatRepairer{Client: chat, Config: &cfg}).RepairArgs})
+			_, err := ex.Call(context.Background(), call("echo", `{"message":"fixed"}`))
+			require.NoError(t, err)
+			req := chat.reqs[0]
+			assert.Equal(t, tc.cfg.Model, req.Model, "the Config's model")
+			assert.Equal(t, tc.omitTemp, req.OmitTemperature, tc.cfg.Model)
+			assert.Equal(t, tc.format, req.ResponseFormat, tc.cfg.Model)
+			if tc.effort != "" {
+				assert.Equal(t, tc.effort, string(req.Params["reasoning_effort"]))
+			}
+			if tc.limitField != "" {
+				assert.Contains(t, req.Params, tc.limitField)
+			}
+			if tc.format == "json_schema" {
+				assert.Contains(t, string(req.Params["response_format"]), `"name":"repair"`)
+				assert.Contains(t, string(req.Params["response_format"]), `"args"`)
+			}
+		}
+	})
 	t.Run("transport error", func(t *testing.T) {
 		chat := &scriptedChat{errs: []error{errors.New("connection refused")}}
 		ex, _ := fixture(t, &executor.Options{Repairer: (&executor.ChatRepairer{Client: chat}).RepairArgs})

@@ -391,10 +391,40 @@ func learn(baseURL, model string, a adaptation) {
 	}
 }
 
+// answerFormat is what JSON mode asks for where the dialect wants a
+// json_schema response format rather than json_object: the schema's name
+// and the schema.
+type answerFormat struct {
+	name   string
+	schema json.RawMessage
+}
+
+// callsFormat is the selector's answer, with or without the search round.
+func callsFormat(search bool) answerFormat {
+	if search {
+		return answerFormat{"tool_calls", json.RawMessage(answerSchemaSearch)}
+	}
+	return answerFormat{"tool_calls", json.RawMessage(answerSchema)}
+}
+
+// Shape applies the provider dialect of req.Model under c (docs/providers.md)
+// to a chat request built outside a selection, such as
+// executor.ChatRepairer's: the temperature (sent, omitted, or 1), the token
+// limit in the dialect's field, the reasoning control, and, for a request
+// in JSON mode (ResponseFormat "json_object"), a json_schema response format
+// named name with schema where the provider refuses json_object. A request
+// so shaped speaks the dialect the selector's own requests speak.
+func (c *Config) Shape(req *ChatRequest, name string, schema json.RawMessage) {
+	cc := *c
+	cc.normalize()
+	shape(&cc, req, answerFormat{name, schema}, 0)
+}
+
 // shape fills a chat request's dialect fields for model: temperature,
-// response format, token limit and reasoning control, with the adaptations
-// in have applied. It returns the dialect.
-func shape(cfg *Config, req *ChatRequest, search bool, have adaptation) dialect {
+// response format (format where a json_schema is wanted), token limit and
+// reasoning control, with the adaptations in have applied. It returns the
+// dialect.
+func shape(cfg *Config, req *ChatRequest, format answerFormat, have adaptation) dialect {
 	d := dialectFor(cfg, req.Model)
 	req.Dialect = d.name
 	if d.plain {
@@ -438,12 +468,8 @@ func shape(cfg *Config, req *ChatRequest, search bool, have adaptation) dialect 
 			req.ResponseFormat = ""
 		case d.jsonSchema || have&adaptJSONSchema != 0:
 			req.ResponseFormat = "json_schema"
-			schema := answerSchema
-			if search {
-				schema = answerSchemaSearch
-			}
 			set("response_format", map[string]any{"type": "json_schema", "json_schema": map[string]any{
-				"name": "tool_calls", "strict": false, "schema": json.RawMessage(schema)}})
+				"name": format.name, "strict": false, "schema": format.schema}})
 		}
 	}
 	if limit, _ := tokenLimit(cfg, d); limit > 0 {

@@ -288,7 +288,7 @@ func TestDefaultTokenLimits(t *testing.T) {
 		for _, maxTokens := range []int{0, 700} {
 			cfg := &Config{Provider: tc.provider, MaxTokens: maxTokens}
 			req := &ChatRequest{Model: tc.model, ResponseFormat: "json_object"}
-			shape(cfg, req, false, 0)
+			shape(cfg, req, callsFormat(false), 0)
 			want := tc.want
 			if maxTokens > 0 {
 				want = maxTokens
@@ -342,7 +342,7 @@ func TestTemperatureModes(t *testing.T) {
 	} {
 		cfg := &Config{Provider: tc.provider, Reasoning: tc.reasoning, Temperature: 0.2}
 		req := &ChatRequest{Model: tc.model, Temperature: cfg.Temperature, ResponseFormat: "json_object"}
-		shape(cfg, req, false, 0)
+		shape(cfg, req, callsFormat(false), 0)
 		switch tc.want {
 		case "omit":
 			assert.True(t, req.OmitTemperature, tc.model)

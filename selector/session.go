@@ -476,7 +476,7 @@ func (ss *Session) request(model string, timeout time.Duration, have adaptation)
 	} else {
 		req.ResponseFormat = "json_object"
 	}
-	d := shape(&ss.cfg, req, ss.cur.search, have)
+	d := shape(&ss.cfg, req, callsFormat(ss.cur.search), have)
 	return req, d
 }
 
