@@ -189,7 +189,16 @@ int toolselect_config_schema(char **out);
  * (1-1000, default 10), "max_searches" (0-10, default 1; 0 turns the search
  * round off), "feedback" (a JSON Lines file path or redis:// URL: successful
  * selections are recorded there as ranking feedback, loaded now, and used by
- * the offer budget's ranking and "top_k"); a missing key takes its default (the library never
+ * the offer budget's ranking and "top_k"), "provider" (the provider dialect:
+ * "auto", the default, decides from base_url's host, then the model name;
+ * or "generic", "openai", "deepseek", "zai", "qwen", "vllm", "ollama",
+ * "lmstudio", "llamacpp", "openrouter", "mistral", "moonshot"; any case),
+ * "reasoning" ("off", the default: each dialect's lowest setting; "low",
+ * "medium", "high"; "provider": send no reasoning control), "max_tokens"
+ * (0-1000000; 0, the default, is the dialect's default limit: none for the
+ * generic dialect and OpenAI's chat models; sent as max_tokens or
+ * max_completion_tokens as the dialect says; docs/providers.md has every
+ * rule); a missing key takes its default (the library never
  * reads the environment: the caller passes what it read). Unknown keys and
  * out-of-range values are TS_ERR_ARGUMENT naming the setting.
  * "own_client": true (not a setting) says the caller's own client will send
@@ -252,19 +261,45 @@ int toolselect_selector_add_feedback(uint64_t selector, const char *feedback_jso
 
 /* Begin a selection whose chat requests the caller performs. Result: the
  * first action with the session handle:
- *   {"session":H,"action":"chat","attempt":1,"model":"...",
+ *   {"session":H,"action":"chat","model":"...","dialect":"deepseek",
  *    "messages":[{"role":"system","content":"..."},{"role":"user","content":"..."}],
- *    "params":{"temperature":0,"response_format":{"type":"json_object"}|null,
- *              "timeout_s":30,"tools":[...]|null}}
+ *    "params":{"temperature":0,"response_format":{"type":"json_object"},
+ *              "timeout_s":30,"tools":[...],
+ *              "max_tokens":32768,"max_completion_tokens":25000,
+ *              "reasoning_effort":"low","extra_body":{"thinking":{"type":"disabled"}}}}
+ * The provider dialect (docs/providers.md) decides what params holds; a key
+ * the request does not carry is absent:
+ *   "dialect"   the dialect's name; absent for the plain OpenAI-compatible
+ *               request (the generic dialect and OpenAI's chat models).
+ *   "temperature"  absent when the dialect omits it (OpenAI's reasoning
+ *               models); 1 where only 1 is accepted (Moonshot's thinking models).
+ *   "response_format"  {"type":"json_object"}, or {"type":"json_schema",
+ *               "json_schema":{...}} where json_object is refused (LM Studio);
+ *               absent in native mode, or where the dialect sends none.
+ *   "tools"     native mode only.
+ *   "max_tokens" | "max_completion_tokens"  the token limit, in the dialect's
+ *               field; absent when none is sent.
+ *   "reasoning_effort"  OpenAI's reasoning control, where the dialect uses it.
+ *   "extra_body"  provider fields outside OpenAI's API ("thinking",
+ *               "enable_thinking", "chat_template_kwargs", "reasoning"), to be
+ *               merged at the top level of the request body (as the OpenAI
+ *               SDKs' extra_body does).
+ * A continued conversation (a native search round with thinking on, for
+ * DeepSeek) also carries assistant messages with "reasoning_content" and
+ * "tool_calls" and "tool" messages with "tool_call_id": send them as they are.
  * Perform the chat, then call toolselect_session_feed. The policy (attempts,
  * fallback, checks, cap, fail-closed) stays in the library. */
 int toolselect_session_begin(uint64_t selector, uint64_t registry, const char *request_json, char **out);
 
 /* Feed the reply to the last "chat" action:
  *   {"content":"...", "tool_calls":[{"id","name","arguments":"<json text>"}],
+ *    "reasoning_content":"...", "finish_reason":"stop|length|...",
  *    "usage":{"prompt_tokens":N,"completion_tokens":N}}
- * or the failure to get one:
- *   {"error":{"kind":"transport|timeout|http_status|empty_choices|...","message":"...","status":429}}
+ * or the whole chat completion as the provider sent it ({"choices":[...],
+ * "usage":{...}}, read by the library's one reply reader: content as a
+ * string or a list of parts, reasoning fields, arguments as a string or an
+ * object, an "error" in the body), or the failure to get one:
+ *   {"error":{"kind":"transport|timeout|http_status|empty_choices|...","message":"...","status_code":429}}
  * Result: the next action, {"action":"chat",...} (e.g. the fallback model) or
  * {"action":"done", ...the selection result...}. Feeding a session that is
  * done is TS_ERR_ARGUMENT. Close the session when done. */
