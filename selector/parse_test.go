@@ -1,7 +1,9 @@
 package selector
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -130,4 +132,23 @@ func TestSplitThinking(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, calls, 1)
 	assert.Equal(t, `{"query":"what does </think> mean"}`, string(calls[0].Args))
+}
+
+// A reply of unbalanced braces before a closing tag does not make the
+// think-block search quadratic: its scanning is bounded, and past the bound
+// the first tag counts.
+func TestSplitThinkingBoundedWork(t *testing.T) {
+	content := strings.Repeat("{", 1<<20) + "</think>{\"calls\":[]}"
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		answer, reasoning := splitThinking(content)
+		assert.Equal(t, `{"calls":[]}`, answer)
+		assert.Len(t, reasoning, 1<<20)
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("splitThinking did not finish: unbounded scanning")
+	}
 }

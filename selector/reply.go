@@ -404,8 +404,13 @@ func splitThinking(content string) (answer, reasoning string) {
 // outside every well-formed JSON object of s, or -1. An object counts when
 // its braces balance (outside its strings) and it is valid JSON; a stray
 // brace of prose reasoning does not hide the tag.
+//
+// Looking for the end of an object from each brace is quadratic in the worst
+// case (a reply of unbalanced braces): the bytes scanned are bounded by a
+// budget, past which the first tag counts, as a plain search would have it.
 func closingThink(s string) int {
 	const closeTag = "</think>"
+	budget := 16*len(s) + 4096
 	from := 0
 	for {
 		i := strings.Index(s[from:], closeTag)
@@ -418,8 +423,16 @@ func closingThink(s string) int {
 			if s[j] != '{' {
 				continue
 			}
+			if budget <= 0 {
+				return i
+			}
 			end := objectEnd(s, j)
-			if end < 0 || !json.Valid([]byte(s[j:end])) {
+			if end < 0 {
+				budget -= len(s) - j
+				continue
+			}
+			budget -= end - j
+			if !json.Valid([]byte(s[j:end])) {
 				continue
 			}
 			if end > i {
