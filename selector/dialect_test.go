@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -442,5 +444,34 @@ func TestAdaptationNamesOneVocabulary(t *testing.T) {
 			}
 			assert.Equal(t, want, res.Attempts[0].Adapted)
 		})
+	}
+}
+
+// A temperature the caller set that the dialect does not send is said, not
+// dropped in silence.
+func TestUnsentTemperatureIsLogged(t *testing.T) {
+	for _, tc := range []struct {
+		provider Provider
+		model    string
+		temp     float64
+		warned   bool
+	}{
+		{ProviderOpenAI, "o3-mini", 0.5, true},
+		{ProviderMoonshot, "kimi-k3", 0.3, true},
+		{ProviderMoonshot, "kimi-k3", 1, false},
+		{ProviderOpenAI, "o3-mini", 0, false}, // the default: nothing was asked
+		{ProviderGeneric, "llama3", 0.5, false},
+	} {
+		var buf strings.Builder
+		logger := slog.New(slog.NewTextHandler(&buf, nil))
+		s := newSel(t, nil, cfgWith(func(c *Config) {
+			c.Provider, c.Model, c.Temperature, c.FallbackModel = tc.provider, tc.model, tc.temp, ""
+		}), withLogger(logger))
+		_, err := s.Begin(context.Background(), testRequest(t))
+		require.NoError(t, err)
+		assert.Equal(t, tc.warned, strings.Contains(buf.String(), "the configured temperature is not sent"), "%s %v: %s", tc.model, tc.temp, buf.String())
+		if tc.warned {
+			assert.Contains(t, buf.String(), EnvTemperature)
+		}
 	}
 }

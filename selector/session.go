@@ -443,10 +443,33 @@ func (ss *Session) advance() {
 		ss.sentAt = ss.now()
 		ss.attemptEnd = ss.sentAt.Add(timeout)
 		ss.pending = ss.chat(model, timeout)
+		ss.warnTemperature(model)
 		return
 	}
 	ss.pending = nil
 	ss.finish(&Result{}, &SelectionError{Attempts: ss.attempts})
+}
+
+// warnTemperature says so when the dialect does not send the temperature
+// the caller set (a temperature other than the default 0): nothing silent.
+func (ss *Session) warnTemperature(model string) {
+	t := ss.cfg.Temperature
+	if t == DefaultTemperature {
+		return
+	}
+	what := ""
+	switch ss.dialect.temperature {
+	case temperatureOmit:
+		what = "sends no temperature: the model takes only its own"
+	case temperatureOne:
+		if t != 1 {
+			what = "sends temperature 1: the model takes no other"
+		}
+	}
+	if what != "" {
+		ss.log.LogAttrs(ss.ctx, slog.LevelWarn, "tool selection: the "+ss.dialect.name+" dialect "+what+"; the configured temperature is not sent",
+			slog.String("model", model), slog.Float64("temperature", t), slog.String("setting", EnvTemperature))
+	}
 }
 
 // chat is the request for the current offer, shaped for model's dialect
