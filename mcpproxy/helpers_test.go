@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolselect/toolselect/executor"
@@ -30,6 +31,10 @@ func TestMain(m *testing.M) {
 }
 
 func serveTestUpstream() {
+	if os.Getenv("TOOLSELECT_TEST_VARIANT") == "no-tools" {
+		serveNoToolsUpstream()
+		return
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "1"}, nil)
 	obj := json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0}},"additionalProperties":false}`)
 	var calls, cancelled atomic.Int64
@@ -140,6 +145,31 @@ func serveTestUpstream() {
 	s.AddTool(&mcp.Tool{Name: "bad_schema", Description: "A tool whose schema the registry refuses", InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"https://example.com/x.json"}}}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{}, nil
+		})
+	_ = s.Run(context.Background(), &mcp.StdioTransport{})
+}
+
+// serveNoToolsUpstream serves a prompt and a resource and no tool: the SDK
+// then declares no tools capability, and tools/list is "Method not found",
+// as a TypeScript SDK server without tools answers (the Go SDK would answer
+// an empty list).
+func serveNoToolsUpstream() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream-no-tools", Version: "1"}, nil)
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if strings.HasPrefix(method, "tools/") {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found"}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	s.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Greet someone"},
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello"}}}}, nil
+		})
+	s.AddResource(&mcp.Resource{URI: "zoo://animals/owl", Name: "owl", MIMEType: "text/plain"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "hoot"}}}, nil
 		})
 	_ = s.Run(context.Background(), &mcp.StdioTransport{})
 }

@@ -334,6 +334,42 @@ func TestListChangedRelayed(t *testing.T) {
 	}
 }
 
+// TestUpstreamWithoutTools: an upstream that offers prompts and resources
+// but not the tools capability is served for what it offers, not treated as
+// down because it has no tools/list.
+func TestUpstreamWithoutTools(t *testing.T) {
+	up := testUpstream(t, "owls")
+	up.Env["TOOLSELECT_TEST_VARIANT"] = "no-tools"
+	p := startProxy(t, &Config{Upstreams: []Upstream{up}})
+	st := p.Stats(context.Background())
+	if u := st.Upstreams[0]; u.State != StateReady || u.LastError != "" || u.Listed != 0 || u.Imported != 0 {
+		t.Fatalf("an upstream without tools: %+v", u)
+	}
+	cs := connectMemory(t, p, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	prompts, err := cs.ListPrompts(ctx, nil)
+	if err != nil || len(prompts.Prompts) != 1 || prompts.Prompts[0].Name != "owls__greet" {
+		t.Fatalf("prompts/list: %v %v", prompts, err)
+	}
+	got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "owls__greet"})
+	if err != nil || len(got.Messages) != 1 {
+		t.Fatalf("owls__greet: %v %v", got, err)
+	}
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "zoo://owls__animals/owl"})
+	if err != nil || read.Contents[0].Text != "hoot" {
+		t.Fatalf("zoo://owls__animals/owl: %v %v", read, err)
+	}
+	if names := listNames(t, cs); len(names) != 2 {
+		t.Fatalf("tools/list = %v, want the meta-tools", names)
+	}
+	// A tool call names the upstream as up, with nothing of that name.
+	res := call(t, cs, rank.CallToolName, map[string]any{"name": "owls__hoot", "arguments": map[string]any{}})
+	if !res.IsError || !strings.Contains(text(res), "unknown tool") || strings.Contains(text(res), "down") {
+		t.Fatalf("calling a tool of an upstream without tools: %s", text(res))
+	}
+}
+
 // TestFailedListingKeepsWhatIsServed: when the upstream's prompts or
 // resources cannot be listed after it announced a change, the proxy keeps
 // serving what it served (as a failed tools refresh keeps the tools).

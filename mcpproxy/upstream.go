@@ -165,10 +165,15 @@ func (u *upstream) connect(ctx context.Context) error {
 		u.serverNfo = r.ServerInfo.Name + " " + r.ServerInfo.Version
 		u.mu.Unlock()
 	}
-	tools, err := listAll(ctx, sess)
-	if err != nil {
-		sess.Close()
-		return u.fail(fmt.Errorf("listing tools: %w%s", err, u.stderr.hint()))
+	// Ask only for what the server offers: a server without the tools
+	// capability (prompts or resources only) is served for those, not
+	// marked down because tools/list is not a method it has.
+	var tools []*mcp.Tool
+	if caps := sessCaps(sess); caps != nil && caps.Tools != nil {
+		if tools, err = listAll(ctx, sess); err != nil {
+			sess.Close()
+			return u.fail(fmt.Errorf("listing tools: %w%s", err, u.stderr.hint()))
+		}
 	}
 	u.mu.Lock()
 	u.sess = sess

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The test binary doubles as a small MCP upstream: with
+// TOOLSELECT_TEST_UPSTREAM=no-tools it serves over stdio a prompt and a
+// resource and no tool (no tools capability; tools/list is "Method not
+// found", as a TypeScript SDK server without tools answers).
+func TestMain(m *testing.M) {
+	if os.Getenv("TOOLSELECT_TEST_UPSTREAM") == "no-tools" {
+		serveNoToolsUpstream()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func serveNoToolsUpstream() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "no-tools", Version: "1"}, nil)
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if strings.HasPrefix(method, "tools/") {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found"}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	s.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Greet someone"},
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello"}}}}, nil
+		})
+	s.AddResource(&mcp.Resource{URI: "zoo://animals/owl", Name: "owl", MIMEType: "text/plain"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "hoot"}}}, nil
+		})
+	_ = s.Run(context.Background(), &mcp.StdioTransport{})
+}
+
+// noToolsUpstream is the --upstream spec of the test binary serving
+// prompts and resources only, named owls.
+func noToolsUpstream(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "owls=TOOLSELECT_TEST_UPSTREAM=no-tools '" + exe + "'"
+}
+
+// An upstream offering prompts and resources but no tools is something to
+// serve: "mcp" serves it, "mcp stats" counts it, neither exits "nothing to
+// serve".
+func TestMCPUpstreamWithoutTools(t *testing.T) {
+	up := noToolsUpstream(t)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"prompts/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"zoo://owls__animals/owl"}}`,
+	}, "\n") + "\n"
+	r := execCLI(t, nil, in, "mcp", "--upstream", up)
+	if r.code != exitOK || strings.Contains(r.stderr, "nothing to serve") || strings.Contains(r.stderr, "could not start") {
+		t.Fatalf("mcp: exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{`"owls__greet"`, `"hoot"`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %s:\n%s", want, r.stdout)
+		}
+	}
+
+	r = execCLI(t, nil, "", "mcp", "stats", "--upstream", up)
+	if r.code != exitOK || !strings.Contains(r.stdout, `"state": "ready"`) {
+		t.Fatalf("mcp stats: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+}
