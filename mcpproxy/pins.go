@@ -219,6 +219,7 @@ func (p *Proxy) syncPinsLocked() {
 	}
 	if released {
 		p.syncExposed(p.life)
+		p.relayToolsChanged() // find_tool finds the released tools now
 	}
 }
 

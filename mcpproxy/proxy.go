@@ -335,6 +335,40 @@ func (p *Proxy) importTools(u *upstream, tools []*mcp.Tool) {
 		}
 	}
 	p.syncExposed(p.life)
+	p.relayToolsChanged()
+}
+
+// relayToolsChanged sends notifications/tools/list_changed to the proxy's
+// clients after an upstream's tools were (re-)listed (on its
+// tools/list_changed and when it (re)connects) and after an approval
+// released held tools. In "meta" mode tools/list
+// itself shows the same find_tool / call_tool whatever the catalog holds,
+// so syncExposed alone would never tell a client that find_tool's answers
+// changed. The SDK sends the notification only from AddTool / RemoveTools
+// (debounced, to every session, and to 2026-07-28 sessions that listen
+// for it), so an unchanged tool already served is added again. In "top"
+// mode with nothing listed there is nothing to re-list. The caller holds
+// importMu.
+func (p *Proxy) relayToolsChanged() {
+	if !p.topMode() {
+		p.server.AddTool(findToolDef(), p.handleMeta)
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	names := make([]string, 0, len(p.exposed))
+	for n := range p.exposed {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if e, ok := p.reg.Get(n); ok {
+			if def, ok := mcpToolOf(e); ok {
+				p.server.AddTool(def, p.handleDirect)
+				return
+			}
+		}
+	}
 }
 
 // serveUpstreamTool registers t, a tool of upstream u, and routes calls of

@@ -23,6 +23,8 @@ type notes struct {
 	progress []*mcp.ProgressNotificationParams
 	logs     []*mcp.LoggingMessageParams
 	changed  int
+	// tools counts notifications/tools/list_changed.
+	tools int
 }
 
 func (n *notes) options() *mcp.ClientOptions {
@@ -50,6 +52,11 @@ func (n *notes) options() *mcp.ClientOptions {
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
 			n.mu.Lock()
 			n.changed += 100
+			n.mu.Unlock()
+		},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			n.mu.Lock()
+			n.tools++
 			n.mu.Unlock()
 		},
 	}
@@ -311,9 +318,11 @@ func TestCancellationReachesUpstream(t *testing.T) {
 	})
 }
 
-// TestListChangedRelayed: an upstream that adds a prompt and a resource
-// sends list_changed; the proxy re-lists them, serves them namespaced and
-// tells its client.
+// TestListChangedRelayed: an upstream that adds a prompt and a resource, or
+// a tool, sends list_changed; the proxy re-lists them, serves them
+// namespaced and tells its client, also of the tools in "meta" mode, where
+// tools/list itself still shows find_tool and call_tool but find_tool's
+// answers changed.
 func TestListChangedRelayed(t *testing.T) {
 	p := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}})
 	var n notes
@@ -324,6 +333,27 @@ func TestListChangedRelayed(t *testing.T) {
 		t.Fatalf("add: %s", text(res))
 	}
 	waitFor(t, func() bool { n.mu.Lock(); defer n.mu.Unlock(); return n.changed >= 101 })
+	n.mu.Lock()
+	tools := n.tools
+	n.mu.Unlock()
+	if tools != 0 {
+		t.Fatalf("%d tools/list_changed before any tool changed", tools)
+	}
+
+	if got := find(t, cs, "zebra stripes", 3); contains(got, "t__zebra_stripes_counter") {
+		t.Fatalf("find_tool found the tool before it was added: %v", got)
+	}
+	if res := call(t, cs, rank.CallToolName, map[string]any{"name": "t__grow", "arguments": map[string]any{}}); res.IsError {
+		t.Fatalf("grow: %s", text(res))
+	}
+	waitFor(t, func() bool { n.mu.Lock(); defer n.mu.Unlock(); return n.tools >= 1 })
+	// What a client does on the notification: list again, and search again.
+	if names := listNames(t, cs); !slices.Equal(names, []string{rank.CallToolName, rank.FindToolName}) && !slices.Equal(names, []string{rank.FindToolName, rank.CallToolName}) {
+		t.Fatalf("tools/list after list_changed = %v, want the meta-tools", names)
+	}
+	if got := find(t, cs, "zebra stripes", 3); !contains(got, "t__zebra_stripes_counter") {
+		t.Fatalf("find_tool after the relayed list_changed = %v, want t__zebra_stripes_counter", got)
+	}
 	got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "t__zebra_prompt"})
 	if err != nil || len(got.Messages) != 1 {
 		t.Fatalf("t__zebra_prompt: %v %v", got, err)
