@@ -108,6 +108,12 @@ func serveTestUpstream() {
 			return &mcp.ReadResourceResult{Meta: mcp.Meta{"received": req.Params.Meta},
 				Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "mane"}}}, nil
 		})
+	s.AddResource(&mcp.Resource{URI: "zoo://animals/phoenix", Name: "phoenix", MIMEType: "text/plain"},
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			fmt.Fprintln(os.Stderr, "test-upstream: burning on read")
+			os.Exit(3)
+			return nil, nil
+		})
 	s.AddTool(&mcp.Tool{Name: "add_prompt_and_resource", Description: "Add a prompt and a resource (sends prompts/list_changed and resources/list_changed)", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			s.AddPrompt(&mcp.Prompt{Name: "zebra_prompt", Description: "Talk about zebras"},

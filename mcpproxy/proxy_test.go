@@ -276,8 +276,19 @@ func TestCrashHangAndListChanged(t *testing.T) {
 
 	t.Run("killed mid-session restarts on next use", func(t *testing.T) {
 		res := call(t, cs, rank.CallToolName, map[string]any{"name": "flaky__crash", "arguments": map[string]any{}})
-		if !res.IsError || !strings.Contains(text(res), "flaky") {
-			t.Fatalf("crash: %s", text(res))
+		// The crash closes the upstream's stdout (EOF) before the SDK
+		// reports the connection closed: still "went down", never "refused",
+		// with the last line the upstream wrote on stderr.
+		for _, want := range []string{`upstream "flaky" went down during the call to "crash"`, "last stderr line: test-upstream: crashing on request", "restarts on next use"} {
+			if !res.IsError || !strings.Contains(text(res), want) {
+				t.Fatalf("crash: %s; want %q in it", text(res), want)
+			}
+		}
+		if strings.Contains(text(res), "refused") {
+			t.Fatalf("a crash is not a refusal: %s", text(res))
+		}
+		if sc, _ := json.Marshal(res.StructuredContent); !strings.Contains(string(sc), `"outcome":"tool_error"`) {
+			t.Fatalf("crash outcome: %s", sc)
 		}
 		healthy()
 		waitFor(t, func() bool { return p.Stats(context.Background()).Upstreams[0].State == StateDown })
@@ -341,6 +352,27 @@ func TestCrashHangAndListChanged(t *testing.T) {
 			t.Fatalf("new tool: %s", text(res))
 		}
 	})
+}
+
+// TestCrashDuringRead: an upstream that exits while reading a resource
+// makes the read fail saying it went down, with its last stderr line, and
+// the next read restarts it.
+func TestCrashDuringRead(t *testing.T) {
+	p := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}})
+	cs := connectMemory(t, p, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "zoo://t__animals/phoenix"})
+	for _, want := range []string{`upstream "t" went down during resources/read`, "last stderr line: test-upstream: burning on read"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("read of a crashing resource: %v; want %q in it", err, want)
+		}
+	}
+	waitFor(t, func() bool { return p.Stats(context.Background()).Upstreams[0].State == StateDown })
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "zoo://t__animals/lion"})
+	if err != nil || read.Contents[0].Text != "mane" {
+		t.Fatalf("read after the crash: %v %v", read, err)
+	}
 }
 
 // TestUnreachableUpstream: a command that cannot start does not stop the proxy.

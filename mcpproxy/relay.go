@@ -288,6 +288,10 @@ func onUpstream[R any](ctx context.Context, p *Proxy, u *upstream, r relayed, ca
 	res, err := call(ctx, sess)
 	if err != nil {
 		failUpstream(ctx, span, err)
+		if ctx.Err() == nil && connectionLost(err) {
+			u.awaitEnd(ctx, sess) // so that its last stderr line is in
+			return zero, fmt.Errorf("upstream %q went down during %s: %w%s; it restarts on next use", u.cfg.Name, r.method, err, u.stderr.hint())
+		}
 		return zero, upstreamErr(u, err)
 	}
 	return res, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -314,7 +313,7 @@ func failUpstream(ctx context.Context, span trace.Span, err error) {
 		kind = "timeout"
 	case errors.Is(err, context.Canceled):
 		kind = "canceled"
-	case errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+	case connectionLost(err):
 		kind = "connection_closed" // the upstream went away (a stdio server that exited: EOF)
 	default:
 		kind = semconv.ErrorType(err).Value.AsString()

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -334,11 +336,46 @@ func (u *upstream) call(ctx context.Context, tool string, args []byte) (*mcp.Cal
 		return nil, fmt.Errorf("upstream %q did not answer %q in time (timeout)", u.cfg.Name, tool)
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
-	case errors.Is(err, mcp.ErrConnectionClosed) || sess != u.current():
+	case connectionLost(err) || sess != u.current():
+		u.awaitEnd(ctx, sess) // so that its last stderr line is in
 		return nil, fmt.Errorf("upstream %q went down during the call to %q: %w%s; it restarts on next use", u.cfg.Name, tool, err, u.stderr.hint())
 	}
 	return nil, fmt.Errorf("upstream %q refused the call to %q: %w", u.cfg.Name, tool, err)
 }
+
+// connectionLost reports whether err says the upstream's connection is
+// gone: the SDK's ErrConnectionClosed, or what a crashed stdio server leaves
+// (EOF on its stdout, a closed or broken pipe to its stdin) and a dropped
+// HTTP connection. A call that gets one of these was not refused by the
+// upstream: the upstream went down.
+func connectionLost(err error) bool {
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// awaitEnd waits, briefly, for a session whose connection was lost to end:
+// for a stdio server that means its process was reaped and its stderr read
+// to the end, so the error can quote its last line (a crash's reason is
+// usually there, written just before it exited).
+func (u *upstream) awaitEnd(ctx context.Context, sess *mcp.ClientSession) {
+	if u.cfg.URL != "" {
+		return // no process, no stderr
+	}
+	done := make(chan struct{})
+	go func() { _ = sess.Wait(); close(done) }()
+	t := time.NewTimer(endWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// endWait bounds awaitEnd: the SDK gives a child that does not exit after
+// its stdin closed 2 s before it signals it.
+const endWait = 3 * time.Second
 
 func (u *upstream) checkAlive(sess *mcp.ClientSession) {
 	ctx, cancel := context.WithTimeout(u.p.life, 2*time.Second)
