@@ -125,7 +125,8 @@ func (c Config) MarshalJSON() ([]byte, error) {
 type Config struct {
 	// Upstreams are the MCP servers whose tools are imported.
 	Upstreams []Upstream `json:"upstreams"`
-	// Separator joins an upstream's name and a tool's name (default "__").
+	// Separator joins an upstream's name and a tool's name (default "__"):
+	// one or more letters, digits, '_', '.' or '-'.
 	Separator string `json:"separator,omitempty"`
 	// Keep lists namespaced tool names always shown in full in tools/list.
 	Keep []string `json:"keep,omitempty"`
@@ -170,6 +171,13 @@ func (c *Config) timeout() time.Duration {
 	return c.Timeout
 }
 
+// separatorRE is what a separator may hold: the characters of an MCP tool
+// name (SEP-986: letters, digits, '_', '.', '-'), all of them unreserved in
+// URIs, so that UPSTREAM+separator+TOOL is a valid tool name and a
+// namespaced resource URI (scheme://UPSTREAM+separator+rest) still parses.
+// ':' would read as a port and '/' would split the authority.
+var separatorRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
 var upstreamNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
 // HasValidName reports whether u.Name is a name Config.Validate accepts: a
@@ -179,8 +187,8 @@ func (u Upstream) HasValidName() bool { return upstreamNameRE.MatchString(u.Name
 // Validate reports the first problem in the configuration, naming the field.
 func (c *Config) Validate() error {
 	sep := c.separator()
-	if strings.TrimSpace(sep) != sep {
-		return fmt.Errorf("separator %q must not contain surrounding white space", sep)
+	if !separatorRE.MatchString(sep) {
+		return fmt.Errorf("separator %q: use only letters, digits, '_', '.' and '-' (it goes into MCP tool and prompt names, which allow no other characters, and into resource URIs)", sep)
 	}
 	seen := map[string]bool{}
 	for i, u := range c.Upstreams {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,5 +55,27 @@ func TestConfigTimeoutJSON(t *testing.T) {
 	var back Config
 	if err := json.Unmarshal(b, &back); err != nil || back.Timeout != 90*time.Second || back.Separator != "::" {
 		t.Errorf("read back %+v, %v", back, err)
+	}
+}
+
+// A separator holds only the characters of an MCP tool name: anything else
+// would make UPSTREAM+separator+TOOL an invalid tool or prompt name, or a
+// namespaced resource URI that does not parse (':' reads as a port).
+func TestSeparatorCharacters(t *testing.T) {
+	for _, sep := range []string{"__", ".", "-", "_", "--", "x", "_.-"} {
+		c := &Config{Separator: sep, Upstreams: []Upstream{{Name: "a", Command: "x"}}}
+		if err := c.Validate(); err != nil {
+			t.Errorf("separator %q refused: %v", sep, err)
+		}
+	}
+	for _, sep := range []string{":", "::", "/", "__/", " ", " __", "a b", "#", "?", "%", "@", "é", "\t"} {
+		c := &Config{Separator: sep, Upstreams: []Upstream{{Name: "a", Command: "x"}}}
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), "use only letters, digits, '_', '.' and '-'") || !strings.Contains(err.Error(), strconv.Quote(sep)) {
+			t.Errorf("separator %q: %v", sep, err)
+		}
+	}
+	if _, err := New(&Config{Separator: ":"}, nil); err == nil {
+		t.Error("New accepted the separator \":\"")
 	}
 }

@@ -129,8 +129,12 @@ func (p *Proxy) importResources(ctx context.Context, u *upstream, sess *mcp.Clie
 	for _, r := range resources {
 		c := *r
 		uri, ok := p.proxyURI(u, r.URI)
-		if _, err := url.Parse(uri); !ok || err != nil {
-			p.log.Warn("mcp upstream resource left out: its URI has no scheme", "upstream", u.cfg.Name, "uri", r.URI)
+		if !ok {
+			p.log.Warn("mcp upstream resource left out: its URI has no scheme to namespace it under", "upstream", u.cfg.Name, "uri", r.URI)
+			continue
+		}
+		if _, err := url.Parse(uri); err != nil {
+			p.log.Warn("mcp upstream resource left out: its namespaced URI does not parse", "upstream", u.cfg.Name, "uri", r.URI, "proxyURI", uri, "error", err)
 			continue
 		}
 		c.URI = uri
@@ -140,8 +144,12 @@ func (p *Proxy) importResources(ctx context.Context, u *upstream, sess *mcp.Clie
 	for _, t := range templates {
 		c := *t
 		tmpl, ok := p.proxyURI(u, t.URITemplate)
-		if !ok || !addTemplate(p.server, &c, tmpl, p.readResource) {
-			p.log.Warn("mcp upstream resource template left out", "upstream", u.cfg.Name, "uriTemplate", t.URITemplate)
+		if !ok {
+			p.log.Warn("mcp upstream resource template left out: it has no scheme to namespace it under", "upstream", u.cfg.Name, "uriTemplate", t.URITemplate)
+			continue
+		}
+		if !addTemplate(p.server, &c, tmpl, p.readResource) {
+			p.log.Warn("mcp upstream resource template left out: its namespaced template does not parse", "upstream", u.cfg.Name, "uriTemplate", t.URITemplate, "proxyTemplate", tmpl)
 			continue
 		}
 		tmpls = append(tmpls, tmpl)

@@ -60,6 +60,17 @@ func TestMCPUsage(t *testing.T) {
 	if r.code != exitUsage || !strings.Contains(r.stderr, "tiemout") {
 		t.Fatalf("misspelt config field: %d %q", r.code, r.stderr)
 	}
+	// A separator outside the tool-name characters breaks names and URIs.
+	r = execCLI(t, nil, "", "mcp", "--catalog", "x.json", "--separator", ":")
+	if r.code != exitUsage || !strings.Contains(r.stderr, `separator ":"`) || !strings.Contains(r.stderr, "letters, digits") {
+		t.Fatalf("--separator ':': %d %q", r.code, r.stderr)
+	}
+	oneLine(t, r.stderr)
+	cfg = writeTemp(t, "sep.json", `{"upstreams":[{"name":"a","command":"x"}],"separator":"/"}`)
+	r = execCLI(t, nil, "", "mcp", "--config", cfg)
+	if r.code != exitUsage || !strings.Contains(r.stderr, `separator "/"`) {
+		t.Fatalf("separator \"/\" in the config file: %d %q", r.code, r.stderr)
+	}
 	r = execCLI(t, nil, "", "mcp", "--catalog", "x.json", "--expose-top", "3")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "query") {
 		t.Fatalf("--expose-top without --for-query: %d %q", r.code, r.stderr)
