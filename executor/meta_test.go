@@ -302,6 +302,53 @@ func TestHandleMeta(t *testing.T) {
 	assert.EqualValues(t, 2, runs.Load())
 }
 
+// call_tool's arguments are optional, as in MCP's tools/call: missing means
+// {}, which the tool's own schema still checks.
+func TestCallToolArgumentsOptional(t *testing.T) {
+	ctx := context.Background()
+	reg := registry.New(nil)
+	require.NoError(t, reg.RegisterAll([]registry.Tool{
+		registry.NewTool("ping", "Answer pong.", json.RawMessage(`{"type":"object","properties":{"loud":{"type":"boolean"}},"additionalProperties":false}`)),
+		registry.NewTool("weather", "Weather for a city.", json.RawMessage(cityArgs)),
+	}))
+	ex := executor.New(reg, nil)
+	var got []string
+	for _, name := range []string{"ping", "weather"} {
+		require.NoError(t, ex.Handle(name, func(_ context.Context, args json.RawMessage) (any, error) {
+			got = append(got, string(args))
+			return "pong", nil
+		}))
+	}
+
+	res, handled, err := ex.HandleMeta(ctx, call("call_tool", `{"name":"ping"}`))
+	require.True(t, handled)
+	require.NoError(t, err, res.Content())
+	assert.Equal(t, "ping", res.Tool)
+	assert.Equal(t, []string{"{}"}, got, "missing arguments run the tool with {}")
+
+	// A tool whose schema requires something: its own violations, not call_tool's.
+	res, _, err = ex.HandleMeta(ctx, call("call_tool", `{"name":"weather"}`))
+	ce := callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
+	assert.Equal(t, "weather", ce.Tool)
+	var me executor.MetaError
+	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
+	require.Len(t, me.Violations, 1, "%v", me.Violations)
+	assert.Equal(t, "required", me.Violations[0].Rule)
+	assert.JSONEq(t, cityArgs, string(me.Parameters))
+	assert.Len(t, got, 1, "an invalid call does not run")
+
+	// The definition says so.
+	entries, err := rank.MetaToolEntries()
+	require.NoError(t, err)
+	for _, e := range entries {
+		if e.Name() == rank.CallToolName {
+			var schema struct{ Required []string }
+			require.NoError(t, json.Unmarshal(e.Def().Parameters, &schema))
+			assert.Equal(t, []string{"name"}, schema.Required)
+		}
+	}
+}
+
 func TestMetaToolViews(t *testing.T) {
 	entries, err := rank.MetaToolEntries()
 	require.NoError(t, err)

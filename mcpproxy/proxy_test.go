@@ -156,6 +156,20 @@ func TestRealPeers(t *testing.T) {
 		}
 	})
 
+	t.Run("arguments optional", func(t *testing.T) {
+		// As in tools/call, call_tool's arguments may be left out: {} is sent.
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "memory__read_graph"})
+		if res.IsError {
+			t.Fatalf("read_graph without arguments: %s", text(res))
+		}
+		// The tool's own schema still applies to the {}.
+		res = call(t, cs, rank.CallToolName, map[string]any{"name": "everything__get-sum"})
+		sc, _ := json.Marshal(res.StructuredContent)
+		if !res.IsError || !strings.Contains(string(sc), `"tool":"everything__get-sum"`) || !strings.Contains(string(sc), `"rule":"required"`) {
+			t.Fatalf("get-sum without arguments: %s", sc)
+		}
+	})
+
 	t.Run("unknown tool", func(t *testing.T) {
 		res := call(t, cs, rank.CallToolName, map[string]any{"name": "nope__nothing", "arguments": map[string]any{}})
 		if !res.IsError || !strings.Contains(text(res), "unknown tool") {

@@ -140,7 +140,8 @@ func (t *TokenCounter) FitBudget(picks []Pick, f registry.Format, budget int) ([
 // The meta-tools let a model search a large catalog itself instead of
 // receiving it: find_tool(query, limit) returns matching tools' names,
 // descriptions, parameters and scores; call_tool(name, arguments) validates
-// and runs one. The executor implements them; their definitions live here so
+// and runs one (arguments may be omitted, as in MCP's tools/call: missing
+// means {}, still checked against the tool's own schema). The executor implements them; their definitions live here so
 // every layer (token accounting, executor, MCP proxy) shares one text.
 const (
 	FindToolName = "find_tool"
@@ -162,7 +163,7 @@ func findToolTool() registry.Tool {
 func callToolTool() registry.Tool {
 	return registry.NewTool(CallToolName,
 		"Call a tool found with find_tool. The arguments are checked against the tool's schema before the tool runs; an invalid call returns the violations to fix.",
-		json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The tool's name exactly as find_tool returned it."},"arguments":{"type":"object","description":"The tool's arguments, matching its schema.","additionalProperties":true}},"required":["name","arguments"],"additionalProperties":false}`))
+		json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The tool's name exactly as find_tool returned it."},"arguments":{"type":"object","description":"The tool's arguments, matching its schema; omitted means {}.","additionalProperties":true}},"required":["name"],"additionalProperties":false}`))
 }
 
 // metaTools returns the definitions of find_tool and call_tool.
