@@ -457,3 +457,48 @@ func TestRenderEmptyFindSaysWhy(t *testing.T) {
 		t.Fatalf("a list with tools needs no note: %+v", out.Content[0])
 	}
 }
+
+// The stats keep one shape: upstreams is [] (not null) with none, and
+// callTool.outcomes has every outcome of the executor's vocabulary, 0
+// included, before any call and after some.
+func TestStatsShape(t *testing.T) {
+	p := startProxy(t, nil)
+	outcomes := func(st Stats) map[string]json.RawMessage {
+		t.Helper()
+		b, err := json.Marshal(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw struct {
+			Upstreams json.RawMessage `json:"upstreams"`
+			CallTool  struct {
+				Outcomes map[string]json.RawMessage `json:"outcomes"`
+			} `json:"callTool"`
+		}
+		if err := json.Unmarshal(b, &raw); err != nil {
+			t.Fatal(err)
+		}
+		if string(raw.Upstreams) != "[]" {
+			t.Errorf("upstreams = %s, want []", raw.Upstreams)
+		}
+		return raw.CallTool.Outcomes
+	}
+	want := []string{"canceled", "invalid", "ok", "refused", "timeout", "tool_error"}
+	got := outcomes(p.Stats(context.Background()))
+	keys := make([]string, 0, len(got))
+	for k, v := range got {
+		keys = append(keys, k)
+		if string(v) != "0" {
+			t.Errorf("outcome %s = %s before any call", k, v)
+		}
+	}
+	slices.Sort(keys)
+	if !slices.Equal(keys, want) {
+		t.Fatalf("outcome keys %v, want %v", keys, want)
+	}
+	p.CallTool(context.Background(), "nope", nil)
+	got = outcomes(p.Stats(context.Background()))
+	if len(got) != len(want) || string(got["invalid"]) != "1" || string(got["ok"]) != "0" {
+		t.Fatalf("outcomes after an unknown tool: %v", got)
+	}
+}

@@ -42,7 +42,7 @@ type Stats struct {
 	// connecting), LastError; the tools it Listed, Imported into the index
 	// and marked Unsafe (destructive), the tools Refused at import ({tool,
 	// reason}); and its Connects, Crashes and Calls (forwarded, not refused
-	// by the proxy).
+	// by the proxy). Never nil: [] in JSON when no upstream is configured.
 	Upstreams []upstreamStats `json:"upstreams"`
 	// Catalogs counts the tools imported from catalog files (no upstream):
 	// Imported, and the names Refused.
@@ -66,7 +66,9 @@ type Stats struct {
 		SavedPercent float64 `json:"savedPercent"`
 	} `json:"tokens"`
 	FindTool OpStats `json:"findTool"`
-	// CallTool adds the calls' outcomes to their OpStats.
+	// CallTool adds the calls' outcomes to their OpStats: a count for every
+	// executor.Outcome, 0 included, so the keys never depend on
+	// what has happened yet.
 	CallTool struct {
 		OpStats
 		Outcomes map[string]int `json:"outcomes"`
@@ -105,6 +107,13 @@ type OpStats struct {
 	P95ms  float64 `json:"p95ms"`
 	MaxMs  float64 `json:"maxMs"`
 	MeanMs float64 `json:"meanMs"`
+}
+
+// callOutcomes are the keys of Stats.CallTool.Outcomes, all of them always
+// present: the executor's vocabulary (executor.Outcome).
+var callOutcomes = []executor.Outcome{
+	executor.OutcomeOK, executor.OutcomeToolError, executor.OutcomeTimeout,
+	executor.OutcomeInvalid, executor.OutcomeRefused, executor.OutcomeCanceled,
 }
 
 // recorder accumulates counts and a bounded window of latencies.
@@ -193,6 +202,9 @@ func (p *Proxy) Stats(ctx context.Context) Stats {
 	p.stats.mu.Lock()
 	s.FindTool = p.stats.finds.stats(p.stats.findErrs)
 	s.CallTool.OpStats, s.CallTool.Outcomes = p.stats.calls.stats(0), map[string]int{}
+	for _, o := range callOutcomes {
+		s.CallTool.Outcomes[string(o)] = 0
+	}
 	for k, v := range p.stats.outcomes {
 		s.CallTool.Outcomes[k] = v
 		if k != string(executor.OutcomeOK) {
@@ -242,9 +254,9 @@ func (p *Proxy) Health() (upstreams []upstreamStats, tools int) {
 	return p.upstreamStats(), p.reg.Len()
 }
 
-// upstreamStats describes every upstream.
+// upstreamStats describes every upstream ([] with none, never nil).
 func (p *Proxy) upstreamStats() []upstreamStats {
-	var out []upstreamStats
+	out := make([]upstreamStats, 0, len(p.ups))
 	for _, u := range p.ups {
 		u.mu.Lock()
 		us := upstreamStats{

@@ -170,6 +170,16 @@ func TestMCPStatsHuman(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &st), "JSON when piped")
 	assert.Equal(t, 13, st.Tools.Catalog)
+	// One shape whatever happened: [] for no upstream, every outcome counted.
+	var shape struct {
+		Upstreams json.RawMessage `json:"upstreams"`
+		CallTool  struct {
+			Outcomes map[string]int `json:"outcomes"`
+		} `json:"callTool"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &shape))
+	assert.Equal(t, "[]", string(shape.Upstreams))
+	assert.Equal(t, map[string]int{"ok": 0, "tool_error": 0, "timeout": 0, "invalid": 0, "refused": 0, "canceled": 0}, shape.CallTool.Outcomes)
 	assert.Greater(t, st.Tokens.SavedPercent, 0.0)
 
 	// A catalog smaller than the meta-tools saves nothing, and says so.

@@ -462,11 +462,15 @@ func printStats(w io.Writer, s mcpproxy.Stats) {
 		if o.Count > 0 {
 			fmt.Fprintf(w, "; latency p50 %.1f ms, p95 %.1f ms, max %.1f ms", o.P50ms, o.P95ms, o.MaxMs)
 		}
-		if len(outcomes) > 0 {
-			keys := make([]string, 0, len(outcomes))
-			for k := range outcomes {
+		// The JSON has every outcome, 0 included; the summary names the
+		// ones that happened.
+		keys := make([]string, 0, len(outcomes))
+		for k, n := range outcomes {
+			if n != 0 {
 				keys = append(keys, k)
 			}
+		}
+		if len(keys) > 0 {
 			sort.Strings(keys)
 			parts := make([]string, len(keys))
 			for i, k := range keys {
