@@ -340,17 +340,26 @@ func (p *Proxy) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.
 // complete routes completion/complete by its reference: a namespaced prompt
 // or a proxy resource template.
 func (p *Proxy) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-	ref := *req.Params.Ref
+	if req.Params == nil || req.Params.Ref == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "completion: no ref"}
+	}
+	asked := *req.Params.Ref // as the client named it, for the error
+	ref := asked
 	var u *upstream
 	var ok bool
+	var why string
 	switch ref.Type {
 	case "ref/prompt":
-		u, ref.Name, ok = p.upstreamPrompt(ref.Name)
+		u, ref.Name, ok = p.upstreamPrompt(asked.Name)
+		why = fmt.Sprintf("completion: prompt %q names no upstream (prompts are listed as UPSTREAM%sNAME)", asked.Name, p.cfg.separator())
 	case "ref/resource":
-		u, ref.URI, ok = p.upstreamURI(ref.URI)
+		u, ref.URI, ok = p.upstreamURI(asked.URI)
+		why = fmt.Sprintf("completion: resource template %q names no upstream (templates are listed as scheme://UPSTREAM%s...)", asked.URI, p.cfg.separator())
+	default:
+		why = fmt.Sprintf("completion: ref type %q is not ref/prompt or ref/resource", asked.Type)
 	}
 	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("completion: %s %q names no upstream prompt or resource template", ref.Type, ref.Name+ref.URI)}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: why}
 	}
 	params := *req.Params
 	params.Ref = &ref

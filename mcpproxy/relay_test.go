@@ -453,3 +453,31 @@ func TestProgressOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+// Unknown prompts and completion references are -32602 errors that name
+// what the client asked for: an unknown prompt in the SDK's own words
+// (unknown prompt "NAME"; the spec's "Invalid prompt name" case), a
+// completion reference under no upstream with the name or URI given.
+func TestUnknownPromptAndCompletionErrors(t *testing.T) {
+	p := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}})
+	cs := connectMemory(t, p, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	check := func(what string, err error, want string) {
+		t.Helper()
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || je.Message != want {
+			t.Errorf("%s: %v, want -32602 %q", what, err, want)
+		}
+	}
+	_, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "nosuch"})
+	check("unknown prompt", err, `unknown prompt "nosuch"`)
+	_, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "t__nosuch"})
+	check("unknown prompt of an upstream", err, `unknown prompt "t__nosuch"`)
+	_, err = cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "nosuch"},
+		Argument: mcp.CompleteParamsArgument{Name: "x", Value: "y"}})
+	check("completion of an unknown prompt", err, `completion: prompt "nosuch" names no upstream (prompts are listed as UPSTREAM__NAME)`)
+	_, err = cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "zoo://nowhere/{x}"},
+		Argument: mcp.CompleteParamsArgument{Name: "x", Value: "y"}})
+	check("completion of an unknown template", err, `completion: resource template "zoo://nowhere/{x}" names no upstream (templates are listed as scheme://UPSTREAM__...)`)
+}
