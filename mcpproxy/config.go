@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -234,8 +235,9 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// LoadConfig reads a JSON configuration file. Unknown fields are an error so
-// that a misspelt option is not silently ignored.
+// LoadConfig reads a JSON configuration file: one JSON object, nothing but
+// white space after it. Unknown fields are an error so that a misspelt
+// option is not silently ignored.
 func LoadConfig(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -246,6 +248,12 @@ func LoadConfig(path string) (*Config, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// One object and nothing after it: a second object or a stray brace
+	// (two configurations pasted together, a bad merge) is not ignored.
+	end := dec.InputOffset()
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%s: unexpected data after the configuration object (at byte %d)", path, end)
 	}
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -79,3 +79,35 @@ func TestSeparatorCharacters(t *testing.T) {
 		t.Error("New accepted the separator \":\"")
 	}
 }
+
+// A configuration file is one JSON object: white space may follow it,
+// nothing else.
+func TestConfigTrailingData(t *testing.T) {
+	load := func(body string) error {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "proxy.json")
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadConfig(path)
+		return err
+	}
+	for _, body := range []string{`{"timeout": "1s"}`, "{\"timeout\": \"1s\"}\n", "  {}  \n\t\n"} {
+		if err := load(body); err != nil {
+			t.Errorf("%q: %v", body, err)
+		}
+	}
+	for _, body := range []string{
+		`{"timeout": "1s"}}`,
+		`{"timeout": "1s"} {"timeout": "2s"}`,
+		"{}\n{}\n",
+		`{} x`,
+		`{} []`,
+		`{} 1`,
+	} {
+		err := load(body)
+		if err == nil || !strings.Contains(err.Error(), "unexpected data after the configuration object") {
+			t.Errorf("%q: %v, want it refused", body, err)
+		}
+	}
+}

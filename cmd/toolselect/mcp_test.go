@@ -60,6 +60,12 @@ func TestMCPUsage(t *testing.T) {
 	if r.code != exitUsage || !strings.Contains(r.stderr, "tiemout") {
 		t.Fatalf("misspelt config field: %d %q", r.code, r.stderr)
 	}
+	cfg = writeTemp(t, "two.json", `{"upstreams":[{"name":"a","command":"x"}]}{"keep":["a__b"]}`)
+	r = execCLI(t, nil, "", "mcp", "--config", cfg)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "unexpected data after the configuration object") {
+		t.Fatalf("data after the config object: %d %q", r.code, r.stderr)
+	}
+	oneLine(t, r.stderr)
 	// A separator outside the tool-name characters breaks names and URIs.
 	r = execCLI(t, nil, "", "mcp", "--catalog", "x.json", "--separator", ":")
 	if r.code != exitUsage || !strings.Contains(r.stderr, `separator ":"`) || !strings.Contains(r.stderr, "letters, digits") {
