@@ -212,6 +212,7 @@ func (p *Proxy) Start(ctx context.Context) error {
 	wg.Wait()
 	p.importMu.Lock()
 	p.syncExposed(ctx)
+	p.warnUnmatchedKeep()
 	p.importMu.Unlock()
 	if p.pins != nil {
 		p.bg.Go(p.watchPins)
@@ -485,6 +486,42 @@ func (p *Proxy) syncExposed(ctx context.Context) {
 		// a meta-tool goes through CallTool); this handler is never reached
 		// but keeps the SDK's listing.
 		p.server.AddTool(def, p.handleDirect)
+	}
+}
+
+// warnUnmatchedKeep names, once every upstream has had its first try, each
+// keep-list name that matches no imported tool, with the likeliest reason:
+// a misspelt name would otherwise just be missing from tools/list. (A
+// keep-list tool the executor would refuse is warned about by syncExposed.)
+// The caller holds importMu.
+func (p *Proxy) warnUnmatchedKeep() {
+	sep := p.cfg.separator()
+	for _, name := range p.cfg.Keep {
+		if _, ok := p.reg.Get(name); ok {
+			continue
+		}
+		why := "no upstream or catalog has a tool of this name; check the spelling (find_tool and the catalog give the names, UPSTREAM" + sep + "TOOL)"
+		p.mu.Lock()
+		_, held := p.held[name]
+		p.mu.Unlock()
+		upName, tool, _ := strings.Cut(name, sep)
+		switch u := p.byName[upName]; {
+		case held:
+			why = "it is held by its pin until approved (toolselect mcp pins list)"
+		case u != nil:
+			u.mu.Lock()
+			down, refused := u.state != StateReady, slices.ContainsFunc(u.refused, func(r refusal) bool { return r.Tool == tool })
+			u.mu.Unlock()
+			switch {
+			case down:
+				why = fmt.Sprintf("its upstream %q is not running; the tool is listed once it starts", upName)
+			case refused:
+				why = fmt.Sprintf("upstream %q has it, but it was refused at import (see the stats)", upName)
+			default:
+				why = fmt.Sprintf("upstream %q lists no tool %q; check the spelling", upName, tool)
+			}
+		}
+		p.log.Warn("keep-list name matches no tool; it is not listed", "tool", name, "reason", why)
 	}
 }
 

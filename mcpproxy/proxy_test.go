@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/toolselect/toolselect/rank"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -500,5 +501,41 @@ func TestStatsShape(t *testing.T) {
 	got = outcomes(p.Stats(context.Background()))
 	if len(got) != len(want) || string(got["invalid"]) != "1" || string(got["ok"]) != "0" {
 		t.Fatalf("outcomes after an unknown tool: %v", got)
+	}
+}
+
+// A keep-list name that matches no tool is named in a warning, with why,
+// instead of being left out of tools/list in silence.
+func TestKeepListNameMatchingNoTool(t *testing.T) {
+	var logs syncBuffer
+	p, err := New(&Config{
+		Upstreams: []Upstream{testUpstream(t, "t"), {Name: "ghost", Command: filepath.Join(t.TempDir(), "no-such-server")}},
+		Keep:      []string{"t__sleep", "t__slep", "t__bad_schema", "ghost__x", "nope__x"},
+	}, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	out := logs.String()
+	for _, want := range []string{
+		`tool=t__slep reason="upstream \"t\" lists no tool \"slep\"; check the spelling"`,
+		`tool=t__bad_schema reason="upstream \"t\" has it, but it was refused at import`,
+		`tool=ghost__x reason="its upstream \"ghost\" is not running`,
+		`tool=nope__x reason="no upstream or catalog has a tool of this name`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no warning %s in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "tool=t__sleep ") {
+		t.Errorf("a keep-list name that matches was warned about:\n%s", out)
+	}
+	if names := listNames(t, connectMemory(t, p, "")); !contains(names, "t__sleep") || len(names) != 3 {
+		t.Fatalf("tools/list = %v", names)
 	}
 }
