@@ -372,6 +372,11 @@ func runMCPStats(env *cmdEnv, args []string) int {
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
+	if fs.NArg() > 0 {
+		// Flag parsing stops at the first word that is not a flag: what
+		// follows it (a --catalog, a --url) would be dropped in silence.
+		return fail(env, "mcp stats", exitUsage, "unexpected argument %q; flags after it were not read (run \"toolselect mcp stats --help\")", fs.Arg(0))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *urlFlag != "" {

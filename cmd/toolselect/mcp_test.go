@@ -77,6 +77,12 @@ func TestMCPUsage(t *testing.T) {
 	if r.code != exitUsage || !strings.Contains(r.stderr, `separator "/"`) {
 		t.Fatalf("separator \"/\" in the config file: %d %q", r.code, r.stderr)
 	}
+	// A stray word stops flag parsing; what follows is not dropped in silence.
+	r = execCLI(t, nil, "", "mcp", "stats", "extra", "--catalog", exampleCatalog(t))
+	if r.code != exitUsage || !strings.Contains(r.stderr, `unexpected argument "extra"`) || r.stdout != "" {
+		t.Fatalf("mcp stats with a stray argument: %d %q %q", r.code, r.stderr, r.stdout)
+	}
+	oneLine(t, r.stderr)
 	r = execCLI(t, nil, "", "mcp", "--catalog", "x.json", "--expose-top", "3")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "query") {
 		t.Fatalf("--expose-top without --for-query: %d %q", r.code, r.stderr)
