@@ -178,11 +178,7 @@ func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error)
 	}
 	if err := entry.ValidateArgs(args); err != nil {
 		ce := invalid(&c, c.Tool, err)
-		res := e.metaFailure(c.ID, c.Tool, ce)
-		res.Error = metaErrorText(MetaError{Error: ce.Error(), Tool: c.Tool, Outcome: OutcomeInvalid,
-			Violations: ce.Violations, Parameters: entry.Def().Parameters,
-			Hint: "fix the arguments of " + c.Tool + " and call it again"})
-		return res, true, ce
+		return e.metaArgsFailure(c, entry, ce, "fix the arguments of "+c.Tool+" and call it again"), true, ce
 	}
 	switch c.Tool {
 	case rank.FindToolName:
@@ -198,8 +194,7 @@ func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error)
 			// An empty query ranks nothing: say so rather than return no tools.
 			ce := invalid(&c, c.Tool, &registry.ValidationError{Tool: c.Tool, Violations: []registry.Violation{
 				{Pointer: "/query", Rule: "minLength", Message: "the query is empty: say in a few words what the tool should do"}}})
-			res := e.metaFailure(c.ID, c.Tool, ce)
-			return res, true, ce
+			return e.metaArgsFailure(c, entry, ce, "say in a few words what the tool should do as the query and call find_tool again"), true, ce
 		}
 		found, err := e.FindTool(ctx, a.Query, a.Limit)
 		if err != nil {
@@ -218,6 +213,16 @@ func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error)
 		res, err := e.callTool(ctx, c.ID, a.Name, a.Arguments)
 		return res, true, err
 	}
+}
+
+// metaArgsFailure renders invalid arguments of a meta-tool itself: the
+// violations together with the meta-tool's own parameters schema, as for
+// any tool's invalid arguments.
+func (e *Executor) metaArgsFailure(c Call, entry *registry.Entry, ce *CallError, hint string) Result {
+	res := e.metaFailure(c.ID, c.Tool, ce)
+	res.Error = metaErrorText(MetaError{Error: ce.Error(), Tool: c.Tool, Outcome: OutcomeInvalid,
+		Violations: ce.Violations, Parameters: entry.Def().Parameters, Hint: hint})
+	return res
 }
 
 // metaFailure renders a call that did not run as a Result for the model.

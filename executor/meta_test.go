@@ -267,6 +267,21 @@ func TestHandleMeta(t *testing.T) {
 	assert.Len(t, me.Violations, 2, "%v", me.Violations)
 	assert.Contains(t, string(me.Parameters), `"query"`)
 
+	// An empty query: its violation, and the schema the hint points at.
+	for _, q := range []string{`{"query":""}`, `{"query":"   ","limit":3}`} {
+		res, _, err = ex.HandleMeta(ctx, call("find_tool", q))
+		callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
+		me = executor.MetaError{}
+		require.NoError(t, json.Unmarshal([]byte(res.Content()), &me), q)
+		assert.Equal(t, "find_tool", me.Tool)
+		require.Len(t, me.Violations, 1)
+		assert.Equal(t, "/query", me.Violations[0].Pointer)
+		entries, err := rank.MetaToolEntries()
+		require.NoError(t, err)
+		assert.JSONEq(t, string(entries[0].Def().Parameters), string(me.Parameters), q)
+		assert.Contains(t, me.Hint, "query")
+	}
+
 	// call_tool dispatches; arguments may be an object or a string holding one.
 	for _, args := range []string{
 		`{"name":"weather_1","arguments":{"city":"Oslo"}}`,
