@@ -573,9 +573,40 @@ func (p *Proxy) CallTool(ctx context.Context, name string, args json.RawMessage)
 		return r
 	}
 	start := time.Now()
+	if p.topMode() && (name == rank.FindToolName || name == rank.CallToolName) {
+		r := p.noMetaTools(name)
+		p.stats.call(p.toolLabel(name), string(executor.OutcomeInvalid), time.Since(start))
+		return r
+	}
 	res, err := p.ex.CallTool(ctx, name, args)
 	p.stats.call(p.toolLabel(res.Tool), string(res.Outcome), time.Since(start))
 	return p.render(res, err)
+}
+
+// noMetaTools answers a tools/call of find_tool or call_tool in "top" mode,
+// which lists neither: the executor's "call_tool runs catalog tools, not
+// meta-tools" would name a tool the client was never shown. The answer says
+// what this server lists instead, in the shape of the executor's MetaError
+// (outcome invalid, the listed tools as didYouMean).
+func (p *Proxy) noMetaTools(name string) *mcp.CallToolResult {
+	p.mu.Lock()
+	listed := make([]string, 0, len(p.exposed))
+	for n := range p.exposed {
+		listed = append(listed, n)
+	}
+	p.mu.Unlock()
+	sort.Strings(listed)
+	me := executor.MetaError{
+		Error: fmt.Sprintf("unknown tool %q: this server lists only the tools that best fit its configured task (top %d, plus any keep-list) and has no %s or %s",
+			name, p.cfg.Expose.TopK, rank.FindToolName, rank.CallToolName),
+		Tool: name, Outcome: executor.OutcomeInvalid,
+		Hint:       "call one of the tools tools/list shows, by its name, with arguments matching its input schema",
+		DidYouMean: listed,
+	}
+	b, _ := json.Marshal(me)
+	var structured map[string]any
+	_ = json.Unmarshal(b, &structured)
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: structured}
 }
 
 // render turns an executor result into an MCP tool result.

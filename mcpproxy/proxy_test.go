@@ -243,6 +243,21 @@ func TestExposeTop(t *testing.T) {
 	if !res.IsError { // the upstream refuses a path outside its directory
 		t.Fatalf("expected the upstream's error, got %s", text(res))
 	}
+	// The meta-tools are not served here, and the answer says what is.
+	for _, name := range []string{rank.FindToolName, rank.CallToolName} {
+		res = call(t, cs, name, map[string]any{"query": "read a file"})
+		var me executor.MetaError
+		if err := json.Unmarshal([]byte(text(res)), &me); err != nil || !res.IsError {
+			t.Fatalf("%s in top mode: %v %s", name, err, text(res))
+		}
+		if me.Outcome != executor.OutcomeInvalid || !strings.Contains(me.Error, "lists only the tools that best fit its configured task (top 3") ||
+			strings.Contains(text(res), "not meta-tools") || !contains(me.DidYouMean, "filesystem__read_text_file") || len(me.DidYouMean) != 3 {
+			t.Fatalf("%s in top mode: %s", name, text(res))
+		}
+	}
+	if got := p.Stats(context.Background()).CallTool.Outcomes["invalid"]; got != 2 {
+		t.Fatalf("invalid outcomes: %d, want 2", got)
+	}
 }
 
 // TestCrashHangAndListChanged uses the test binary as a misbehaving upstream
