@@ -292,16 +292,7 @@ func (s *syncBuffer) String() string {
 // risky, and checked like any other.
 func TestShortBearerTokenServesWithAWarning(t *testing.T) {
 	var logs syncBuffer
-	p, err := New(&Config{Upstreams: []Upstream{testUpstream(t, "t")}}, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := p.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	p := startProxyWith(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}}, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	base := serveHTTP(t, p, &HTTPOptions{Token: "secret"})
 	if !strings.Contains(logs.String(), "the bearer token is 6 bytes") || !strings.Contains(logs.String(), "quick to guess") {
 		t.Errorf("no warning about the short token: %s", logs.String())

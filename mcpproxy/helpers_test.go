@@ -244,7 +244,13 @@ func realPeers(t *testing.T) (ups []Upstream, fsDir string) {
 // process) when the test ends.
 func startProxy(t *testing.T, cfg *Config) *Proxy {
 	t.Helper()
-	p, err := New(cfg, nil)
+	return startProxyWith(t, cfg, nil)
+}
+
+// startProxyWith is startProxy with Options (a logger, say).
+func startProxyWith(t *testing.T, cfg *Config, opts *Options) *Proxy {
+	t.Helper()
+	p, err := New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,17 +92,7 @@ func TestPinsHoldAChangeOnListChanged(t *testing.T) {
 	if res := call(t, cs, "t__mutate", map[string]any{}); res.IsError {
 		t.Fatalf("mutate: %s", text(res))
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		res := call(t, cs, "t__sleep", map[string]any{"ms": 1})
-		if res.IsError && strings.Contains(text(res), "changed since it was pinned") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the changed tool was not held: %s", text(res))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitHeld(t, cs, "t__sleep")
 }
 
 // An approval made while the proxy runs (what `toolselect mcp pins approve`
@@ -155,17 +145,7 @@ func TestPinsApprovalReachesARunningProxy(t *testing.T) {
 	if res := call(t, cs, "t__mutate", map[string]any{}); res.IsError {
 		t.Fatalf("mutate: %s", text(res))
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		res := call(t, cs, "t__sleep", map[string]any{"ms": 1})
-		if res.IsError && strings.Contains(text(res), "changed since it was pinned") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the changed sleep tool was not held: %s", text(res))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitHeld(t, cs, "t__sleep")
 	if res := call(t, cs, "t__count", map[string]any{}); res.IsError {
 		t.Fatalf("after list_changed the approved tool is refused again: %s", text(res))
 	}
@@ -217,5 +197,22 @@ func TestPinsEditOfTheFileReleasesAHeldCatalogTool(t *testing.T) {
 	}
 	if b2, _ := os.ReadFile(pins); !strings.Contains(string(b2), `"reviewed": true`) {
 		t.Fatalf("the edit was overwritten: %s", b2)
+	}
+}
+
+// waitHeld calls tool until the proxy answers that it changed since it was
+// pinned (the upstream re-lists after a list_changed in the background).
+func waitHeld(t *testing.T, cs *mcp.ClientSession, tool string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res := call(t, cs, tool, map[string]any{"ms": 1})
+		if res.IsError && strings.Contains(text(res), "changed since it was pinned") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the changed tool %s was not held: %s", tool, text(res))
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -523,19 +523,10 @@ func TestStatsShape(t *testing.T) {
 // instead of being left out of tools/list in silence.
 func TestKeepListNameMatchingNoTool(t *testing.T) {
 	var logs syncBuffer
-	p, err := New(&Config{
+	p := startProxyWith(t, &Config{
 		Upstreams: []Upstream{testUpstream(t, "t"), {Name: "ghost", Command: filepath.Join(t.TempDir(), "no-such-server")}},
 		Keep:      []string{"t__sleep", "t__slep", "t__bad_schema", "ghost__x", "nope__x"},
 	}, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := p.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	out := logs.String()
 	for _, want := range []string{
 		`tool=t__slep reason="upstream \"t\" lists no tool \"slep\"; check the spelling"`,
