@@ -59,7 +59,11 @@ func parseReply(content string) ([]rawCall, string, error) {
 	if err == nil || strings.TrimSpace(content) == "" {
 		return calls, search, err
 	}
-	switch cands := callsCandidates(content); len(cands) {
+	cands, searched := callsCandidates(content)
+	if !searched {
+		return nil, "", parseErrorf("the reply has too many unbalanced braces to look for one JSON object with \"calls\" in it; want {\"calls\":[...]}")
+	}
+	switch len(cands) {
 	case 0:
 		return nil, "", err
 	case 1:

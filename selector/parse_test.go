@@ -152,3 +152,24 @@ func TestSplitThinkingBoundedWork(t *testing.T) {
 		t.Fatal("splitThinking did not finish: unbounded scanning")
 	}
 }
+
+// A reply of many unbalanced braces (up to the body limit) made the search
+// for the one calls object quadratic: its scanning is bounded, and a reply
+// that exhausts the bound is a parse failure, never a guess. A reply with a
+// few stray braces is still read.
+func TestCallsCandidatesBoundedWork(t *testing.T) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _, err := parseReply(strings.Repeat("{", 1<<20) + `{"calls":[]}`)
+		assert.ErrorContains(t, err, "too many unbalanced braces")
+		calls, _, err := parseReply(`Sure { here it is: {"calls":[{"tool":"a","args":{}}]} and { more`)
+		assert.NoError(t, err)
+		assert.Len(t, calls, 1)
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("parseReply did not finish: unbounded scanning")
+	}
+}

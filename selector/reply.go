@@ -450,16 +450,26 @@ func closingThink(s string) int {
 
 // callsCandidates returns every top-level JSON object in s (outside JSON
 // strings, balanced braces) that decodes as an object with a "calls" member.
-func callsCandidates(s string) []string {
-	var out []string
+//
+// Looking for the end of an object from each brace is quadratic in the worst
+// case (a reply of many unbalanced braces, up to the body limit): the bytes
+// scanned are bounded by a budget, and a reply that exhausts it reports
+// ok=false, a parse failure, rather than a guess from a partial search.
+func callsCandidates(s string) (out []string, ok bool) {
+	budget := 16*len(s) + 4096
 	for i := 0; i < len(s); i++ {
 		if s[i] != '{' {
 			continue
 		}
+		if budget <= 0 {
+			return nil, false
+		}
 		end := objectEnd(s, i)
 		if end < 0 {
+			budget -= len(s) - i
 			continue
 		}
+		budget -= end - i
 		cand := s[i:end]
 		var top map[string]json.RawMessage
 		if json.Unmarshal([]byte(cand), &top) == nil {
@@ -469,7 +479,7 @@ func callsCandidates(s string) []string {
 			i = end - 1 // an object's members are not candidates of their own
 		}
 	}
-	return out
+	return out, true
 }
 
 // objectEnd returns the index just past the object starting at s[i] ('{'),
