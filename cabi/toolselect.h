@@ -97,8 +97,9 @@ int toolselect_version(char **out);
  * that could not be used (it turned its signal off; the rest still exports). */
 int toolselect_telemetry_flush(char **out);
 
-/* Result: {"handles":{"registry":N,...},"strings":N}: open handles per kind and
- * returned strings not yet freed (for leak checks). */
+/* Result: {"handles":{"registry":N,...},"strings":N,"goroutines":N}: open
+ * handles per kind, returned strings not yet freed, and the library's live
+ * goroutines (for leak checks). */
 int toolselect_stats(char **out);
 
 /* Result: json_text, parsed and compacted. For measuring the cost of a round
