@@ -35,6 +35,27 @@ type selectOutput struct {
 	FeedbackError string `json:"feedback_error,omitempty"`
 }
 
+// redactMessages applies redact to every message of the output: the
+// attempts' failure messages and search words, the rejected calls' reasons,
+// the error and the feedback error.
+func (o *selectOutput) redactMessages(redact func(string) string) {
+	for i := range o.Attempts {
+		a := &o.Attempts[i]
+		a.Message = redact(a.Message)
+		a.UnansweredSearch = redact(a.UnansweredSearch)
+		for j := range a.Rejected {
+			a.Rejected[j].Message = redact(a.Rejected[j].Message)
+		}
+		for j := range a.Searches {
+			a.Searches[j].Query = redact(a.Searches[j].Query)
+		}
+	}
+	if o.Error != nil {
+		o.Error.Message = redact(o.Error.Message)
+	}
+	o.FeedbackError = redact(o.FeedbackError)
+}
+
 // endpointHint is printed when no endpoint is configured.
 const endpointHint = "no model endpoint configured: set " + selector.EnvBaseURL + " (or " + selector.EnvOpenAIBaseURL +
 	") to an OpenAI-compatible server, e.g. https://api.openai.com/v1, https://open.bigmodel.cn/api/paas/v4 (GLM), " +
@@ -173,15 +194,18 @@ func printSelection(env *cmdEnv, res *selector.Result, err error, asJSON bool) i
 		}
 		out.FeedbackError = res.FeedbackError
 	}
+	// Belt and braces: the selector already redacts the key from every
+	// message. Only messages are redacted here, never the calls or the names
+	// offered: a placeholder key ("ollama") may be a word of valid arguments.
+	out.redactMessages(func(s string) string { return redactKey(s, env) })
 	if env.humanOutput(asJSON) {
-		printSelect(redactingWriter{w: env.stdout, secrets: apiKeys(env)}, out)
+		printSelect(env.stdout, out)
 	} else {
 		b, merr := json.Marshal(out)
 		if merr != nil {
 			return fail(env, "select", exitFailed, "encoding the result: %v", merr)
 		}
-		// Belt and braces: the selector already redacts the key from every message.
-		env.stdout.Write([]byte(redactKey(string(b), env) + "\n"))
+		env.stdout.Write(append(b, '\n'))
 	}
 	if err != nil {
 		return exitFailed

@@ -285,6 +285,31 @@ func TestSelectKeyNeverLeaks(t *testing.T) {
 	assert.Equal(t, exitUsage, r.code)
 }
 
+// A placeholder key (local servers take any: "ollama") may be a word of the
+// model's valid arguments: the calls come back as validated, never redacted.
+// Messages are still redacted.
+func TestSelectPlaceholderKeyLeavesCallsAlone(t *testing.T) {
+	srv := newChatServer(t, func(string) chatReply {
+		return chatReply{content: `{"calls":[{"tool":"search_logs","args":{"service":"ollama","query":"ollama restarts"}}]}`}
+	})
+	for _, asJSON := range []bool{true, false} {
+		args := []string{"--catalog", exampleCatalog(t), "--task", "find why ollama restarts"}
+		if asJSON {
+			args = append(args, "--json")
+		}
+		r := execCLI(t, srv.env("LLM_COMMON_TOOL_SELECTION_API_KEY", "ollama"), "", append([]string{"select"}, args...)...)
+		require.Equal(t, exitOK, r.code, r.stderr)
+		assert.NotContains(t, r.stdout, "[REDACTED]")
+		assert.Contains(t, r.stdout, "ollama restarts")
+	}
+	fail := newChatServer(t, func(string) chatReply {
+		return chatReply{status: 401, body: `{"error":{"message":"bad key ollama","type":"invalid_request_error"}}`}
+	})
+	r := execCLI(t, fail.env("LLM_COMMON_TOOL_SELECTION_API_KEY", "ollama"), "", "select", "--catalog", exampleCatalog(t), "--task", "t", "--json")
+	require.Equal(t, exitFailed, r.code, r.stderr)
+	assert.NotContains(t, r.stdout, "bad key ollama")
+}
+
 func TestSelectUsageErrors(t *testing.T) {
 	srv := newChatServer(t, func(string) chatReply { return chatReply{content: `{"calls":[]}`} })
 	cat := exampleCatalog(t)
