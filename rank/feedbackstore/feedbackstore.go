@@ -135,8 +135,10 @@ func Open(spec string) (Store, error) {
 }
 
 // fileStore is a JSON Lines store. Appends from several processes are safe: each
-// record is one write to a file opened with O_APPEND, and a reader never
-// takes a line without its newline.
+// record is one write (one whole line) to a file opened with O_APPEND. A last
+// line without its newline is read when it parses (files written by hand often
+// lack it; a line another process is still writing does not parse yet), and
+// the next append starts a new line.
 type fileStore struct {
 	Path string
 	mu   sync.Mutex
@@ -153,11 +155,20 @@ func (f *fileStore) Append(_ context.Context, r Record) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	fh, err := os.OpenFile(f.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	fh, err := os.OpenFile(f.Path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
-	_, werr := fh.Write(append(b, '\n'))
+	line := append(b, '\n')
+	// A file written by hand (or by "\n".join) may lack its last newline:
+	// the record then starts a line of its own instead of joining that one.
+	if st, serr := fh.Stat(); serr == nil && st.Size() > 0 {
+		last := make([]byte, 1)
+		if _, rerr := fh.ReadAt(last, st.Size()-1); rerr == nil && last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
+	}
+	_, werr := fh.Write(line)
 	cerr := fh.Close()
 	return errors.Join(werr, cerr)
 }
@@ -193,9 +204,13 @@ func readLines(ctx context.Context, r io.Reader, source string, cur Cursor, fn f
 			return cur, err
 		}
 		if !complete && err == io.EOF {
-			// A line still being written by another process: leave it for
-			// the next read.
-			return cur, nil
+			// A last line without its newline: a file written by hand
+			// (often without one), or a record another process is still
+			// writing. One that parses is complete and is read; one that
+			// does not is left for the next read.
+			if _, perr := parseRecord(line); perr != nil {
+				return cur, nil
+			}
 		}
 		cur.Line++
 		if line == nil {

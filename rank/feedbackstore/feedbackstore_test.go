@@ -162,6 +162,37 @@ func TestFileStoreLeavesAPartialLine(t *testing.T) {
 	}
 }
 
+// A file written by hand often lacks its last newline: its last record is
+// read, and a record appended after it starts a line of its own (it used to
+// join that line, and every later load failed on it).
+func TestFileStoreWithoutLastNewline(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.jsonl")
+	full := `{"query":"` + learned + `","tools":["get_forecast"]}`
+	os.WriteFile(path, []byte(full), 0o644)
+	ctx := context.Background()
+	l, err := OpenLearner(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := l.Feedback().Stats(); st.Pairs != 1 {
+		t.Fatalf("the unterminated last record was not read: %+v", st)
+	}
+	if err := l.Record(ctx, "plan a trip to the alps next week", []string{"trip_planner"}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	if lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n"); len(lines) != 2 || lines[0] != full {
+		t.Fatalf("the file after an append: %q", b)
+	}
+	again, err := OpenLearner(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := again.Feedback().Stats(); st.Pairs != 2 {
+		t.Errorf("after reopening: %+v", st)
+	}
+}
+
 func TestOpenRefusesOtherSchemes(t *testing.T) {
 	if _, err := Open("http://example.com/x"); err == nil || !strings.Contains(err.Error(), "neither a file path nor a redis") {
 		t.Errorf("http URL: %v", err)
