@@ -54,12 +54,15 @@ func (o *Offering) Rank(ctx context.Context, reg *registry.Registry, query strin
 }
 
 // Fits reports whether entries written in format f take at most budget
-// tokens. Each tool's entry is counted alone and the counts summed (within a
-// token or two per tool of counting the whole list at once); counting stops
-// as soon as the sum passes budget, and a view of at most budget bytes fits
-// without counting (a token is at least a byte), so the cost is bounded by
-// the budget, not the catalog. Each entry's size is computed once per
-// Offering.
+// tokens. Each tool's entry is counted alone and the counts summed: that sum
+// is within about one token per tool of counting the whole list at once (each
+// lone entry carries the list's brackets where the list has a comma), so it
+// decides on its own away from the budget, and the whole view is counted
+// exactly when the sum falls within that margin of it. Counting stops as soon
+// as even the margin cannot bring the sum under budget, and a view of at most
+// budget bytes fits without counting (a token is at least a byte), so the cost
+// is bounded by the budget, not the catalog. Each entry's size is computed
+// once per Offering.
 func (o *Offering) Fits(entries []*registry.Entry, f registry.Format, budget int) (bool, error) {
 	sizes := make([]viewSize, len(entries))
 	total := 0
@@ -83,12 +86,24 @@ func (o *Offering) Fits(entries []*registry.Entry, f registry.Format, budget int
 			}
 			sizes[i] = v
 		}
-		if total += sizes[i].tokens; total > budget {
+		if total += sizes[i].tokens; total-fitsMargin*(i+1) > budget {
 			return false, nil
 		}
 	}
-	return true, nil
+	if total+fitsMargin*len(entries) <= budget {
+		return true, nil
+	}
+	exact, err := o.Tokens(entries, f)
+	if err != nil {
+		return false, err
+	}
+	return exact <= budget, nil
 }
+
+// fitsMargin is how many tokens one tool's lone count may differ from its
+// share of the whole list's: the brackets it carries alone against the comma
+// it has in the list, and a merge across the boundary.
+const fitsMargin = 2
 
 // size returns e's view size in format f, its tokens counted when count is set.
 func (o *Offering) size(e *registry.Entry, f registry.Format, count bool) (viewSize, error) {
@@ -118,17 +133,12 @@ func (o *Offering) size(e *registry.Entry, f registry.Format, count bool) (viewS
 	return v, nil
 }
 
-// Tokens counts the tokens of entries written in format f, with the
-// tokenizer and the per-tool cache Fits uses. The selector asks it only when
-// a trace records the offer's size.
+// Tokens counts the tokens of entries written in format f: the whole list,
+// as the request carries it, in the tokenizer Fits uses.
 func (o *Offering) Tokens(entries []*registry.Entry, f registry.Format) (int, error) {
-	total := 0
-	for _, e := range entries {
-		v, err := o.size(e, f, true)
-		if err != nil {
-			return 0, err
-		}
-		total += v.tokens
+	b, err := registry.MarshalView(entries, f, nil)
+	if err != nil {
+		return 0, err
 	}
-	return total, nil
+	return o200kCounter().Count(string(b)), nil
 }
