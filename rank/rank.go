@@ -429,6 +429,11 @@ func (s *ranking) score(ctx context.Context, text string, want int) (hits []Hit,
 		k = s.o.RerankTop
 	}
 	hits, err = s.o.Scorer.Score(sctx, s.c, q, k, func(pos int) bool { return !s.taken[pos] && s.keep(pos) })
+	if err == nil && ctx.Err() == nil && sctx.Err() != nil {
+		// Scoring ran out of time even if the scorer did not look (bm25
+		// checks the clock every few query terms): the timeout decides.
+		hits, err = nil, sctx.Err()
+	}
 	timedOut = err != nil && ctx.Err() == nil && sctx.Err() != nil
 	cancel()
 	return hits, timedOut, err

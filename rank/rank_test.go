@@ -227,6 +227,17 @@ func TestCustomScorerAndTimeout(t *testing.T) {
 			t.Errorf("timeout provenance %+v", p.Provenance)
 		}
 	}
+	// The default scorers too: bm25 looks at the clock only every few query
+	// terms, so a two-word query under an expired timeout used to be scored.
+	for _, sc := range []Scorer{nil, Keyword{}} {
+		picks, err := For(reg).Rank(context.Background(), "weather forecast", &Options{Scorer: sc, Timeout: time.Nanosecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(picks) == 0 || !picks[0].Provenance.TimedOut {
+			t.Errorf("%v under a 1ns timeout: %+v", sc, picks)
+		}
+	}
 	// A cancelled caller context is an error, not a timeout fallback.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
