@@ -303,3 +303,20 @@ func TestMCPStatsHumanShowsPins(t *testing.T) {
 	assert.Contains(t, r.stdout, "pins       2 held, 1 flagged")
 	assert.Contains(t, r.stdout, "    held send_email: flagged, held under strict descriptions: invisible_characters, html_comment; approve: toolselect mcp pins approve send_email --pins "+pins+"\n")
 }
+
+// --k below 1 is a usage error in every ranking command (rank used to take
+// the default for it, tokens to crash on a negative one).
+func TestKBelowOneIsAUsageError(t *testing.T) {
+	queries := writeTemp(t, "q.jsonl", `{"id":"1","query":"restart the service","gold":["restart_service"]}`+"\n")
+	for _, k := range []string{"0", "-1"} {
+		for name, args := range map[string][]string{
+			"rank":   {"rank", "restart the service"},
+			"tokens": {"tokens"},
+			"eval":   {"eval", "--queries", queries},
+		} {
+			r := execCLI(t, nil, "", append(args, "--catalog", exampleCatalog(t), "--k", k)...)
+			assert.Equal(t, exitUsage, r.code, "%s --k %s: %s", name, k, r.stderr)
+			assert.Contains(t, r.stderr, "--k must be 1 or more", name)
+		}
+	}
+}

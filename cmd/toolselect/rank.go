@@ -147,6 +147,9 @@ func runRank(env *cmdEnv, args []string) int {
 	if !ok {
 		return code
 	}
+	if f.k < 1 {
+		return fail(env, "rank", exitUsage, "--k must be 1 or more, got %d", f.k)
+	}
 	if (*queries == "") == (len(pos) == 0) {
 		return fail(env, "rank", exitUsage, "give either a query or --queries FILE (run \"toolselect rank --help\")")
 	}

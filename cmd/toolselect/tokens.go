@@ -25,6 +25,9 @@ func runTokens(env *cmdEnv, args []string) int {
 	if !ok {
 		return code
 	}
+	if f.k < 1 {
+		return fail(env, "tokens", exitUsage, "--k must be 1 or more, got %d", f.k)
+	}
 	fmtv, err := registry.ParseFormat(*format)
 	if err != nil {
 		return fail(env, "tokens", exitUsage, "%v", err)
