@@ -1,7 +1,7 @@
 """The README's Python quick start as a whole program.
 
     make python                                   # builds the shared library into python/toolselect
-    PYTHONPATH=python python3 examples/python_quickstart.py
+    python3 examples/python_quickstart.py          # from a checkout: uses python/ when not installed
 
 (or install the wheel for this machine: `make wheel && pip install --no-index --find-links dist
 toolselect`, then run it without PYTHONPATH.)
@@ -21,9 +21,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import toolselect as ts
-
 ROOT = Path(__file__).resolve().parent.parent
+
+try:
+    import toolselect as ts
+except ImportError:  # run from a checkout without installing: the package is in python/
+    sys.path.insert(0, str(ROOT / "python"))
+    import toolselect as ts
 
 
 def get_weather(city: str) -> str:

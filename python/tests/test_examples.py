@@ -17,9 +17,11 @@ class ExamplesTest(unittest.TestCase):
     def run_example(self, name: str) -> str:
         if shutil.which("go") is None:
             self.skipTest("the example starts the Go fake server with go run")
+        # As the README runs it: `python3 examples/NAME.py` from the checkout,
+        # no PYTHONPATH (the example finds python/ when the package is not
+        # installed).
         env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("LLM_COMMON_TOOL_SELECTION_", "OPENAI_"))}
-        env["PYTHONPATH"] = str(ROOT / "python")
+               if not k.startswith(("LLM_COMMON_TOOL_SELECTION_", "OPENAI_")) and k != "PYTHONPATH"}
         proc = subprocess.run([sys.executable, str(ROOT / "examples" / name)], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=300)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
