@@ -320,3 +320,16 @@ func TestKBelowOneIsAUsageError(t *testing.T) {
 		}
 	}
 }
+
+// mcp with catalogs holding nothing usable exits 2 naming each refusal, as
+// the other catalog commands do.
+func TestMCPNothingUsableNamesTheRefusals(t *testing.T) {
+	none := writeTemp(t, "none.json", `[{"name":"a","description":"no schema"},{"name":"b","parameters":{"$ref":"http://x/y.json"}}]`)
+	r := execCLI(t, nil, "", "mcp", "stats", "--catalog", none)
+	require.Equal(t, exitUsage, r.code, r.stderr)
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	last := lines[len(lines)-1] // the exit line itself, not the log lines before it
+	assert.Contains(t, last, `nothing to serve`)
+	assert.Contains(t, last, `tool #0 "a"`)
+	assert.Contains(t, last, `tool #1 "b"`)
+}

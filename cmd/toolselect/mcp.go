@@ -277,6 +277,9 @@ func (f *mcpFlags) start(ctx context.Context, env *cmdEnv, name string) (*mcppro
 		}
 		if len(cfg.Catalogs) > 0 {
 			why += " and the catalogs hold no usable tool"
+			if st := p.Stats(ctx); st.Catalogs != nil && len(st.Catalogs.Refused) > 0 {
+				why += " (refused: " + strings.Join(st.Catalogs.Refused, "; ") + ")"
+			}
 		} else {
 			why += " and no --catalog was given"
 		}
