@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/toolselect/toolselect/rank"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,10 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/internal/testing/mcpupstream"
+	"github.com/toolselect/toolselect/rank"
 )
 
 // The test binary doubles as a tiny MCP server for the crash, hang and
@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 
 func serveTestUpstream() {
 	if os.Getenv("TOOLSELECT_TEST_VARIANT") == "no-tools" {
-		serveNoToolsUpstream()
+		mcpupstream.ServeNoTools("test-upstream-no-tools")
 		return
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "1"}, nil)
@@ -159,27 +159,6 @@ func serveTestUpstream() {
 // then declares no tools capability, and tools/list is "Method not found",
 // as a TypeScript SDK server without tools answers (the Go SDK would answer
 // an empty list).
-func serveNoToolsUpstream() {
-	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream-no-tools", Version: "1"}, nil)
-	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if strings.HasPrefix(method, "tools/") {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found"}
-			}
-			return next(ctx, method, req)
-		}
-	})
-	s.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Greet someone"},
-		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello"}}}}, nil
-		})
-	s.AddResource(&mcp.Resource{URI: "zoo://animals/owl", Name: "owl", MIMEType: "text/plain"},
-		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "hoot"}}}, nil
-		})
-	_ = s.Run(context.Background(), &mcp.StdioTransport{})
-}
-
 // testUpstream returns the configuration of the test binary as an upstream.
 func testUpstream(t *testing.T, name string) Upstream {
 	t.Helper()

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolselect/toolselect/internal/testing/mcpupstream"
 )
 
 // The test binary doubles as a small MCP upstream: with
@@ -16,31 +14,10 @@ import (
 // found", as a TypeScript SDK server without tools answers).
 func TestMain(m *testing.M) {
 	if os.Getenv("TOOLSELECT_TEST_UPSTREAM") == "no-tools" {
-		serveNoToolsUpstream()
+		mcpupstream.ServeNoTools("no-tools")
 		return
 	}
 	os.Exit(m.Run())
-}
-
-func serveNoToolsUpstream() {
-	s := mcp.NewServer(&mcp.Implementation{Name: "no-tools", Version: "1"}, nil)
-	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if strings.HasPrefix(method, "tools/") {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found"}
-			}
-			return next(ctx, method, req)
-		}
-	})
-	s.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Greet someone"},
-		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello"}}}}, nil
-		})
-	s.AddResource(&mcp.Resource{URI: "zoo://animals/owl", Name: "owl", MIMEType: "text/plain"},
-		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "hoot"}}}, nil
-		})
-	_ = s.Run(context.Background(), &mcp.StdioTransport{})
 }
 
 // noToolsUpstream is the --upstream spec of the test binary serving
