@@ -58,16 +58,7 @@ func TestPinsHoldARugPullAcrossRestarts(t *testing.T) {
 	p2.Close()
 
 	// Approved (what `toolselect mcp pins approve` does), the new definition is served.
-	ps, err := registry.LoadPins(pins)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if missing := ps.Approve("t__count"); len(missing) != 0 {
-		t.Fatalf("approve: %v", missing)
-	}
-	if err := ps.Save(); err != nil {
-		t.Fatal(err)
-	}
+	approvePins(t, pins, "t__count")
 	p3 := startProxy(t, &Config{Upstreams: []Upstream{poisoned}, Pins: pins})
 	cs3 := connectMemory(t, p3, "")
 	if res := call(t, cs3, "t__count", map[string]any{}); res.IsError {
@@ -112,16 +103,7 @@ func TestPinsApprovalReachesARunningProxy(t *testing.T) {
 		t.Fatalf("not held: %s", text(res))
 	}
 
-	ps, err := registry.LoadPins(pins)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if missing := ps.Approve("t__count"); len(missing) != 0 {
-		t.Fatalf("approve: %v", missing)
-	}
-	if err := ps.Save(); err != nil {
-		t.Fatal(err)
-	}
+	approvePins(t, pins, "t__count")
 
 	if got := listNames(t, cs); !contains(got, "t__count") {
 		t.Fatalf("approved, yet not listed: %v", got)
@@ -214,5 +196,21 @@ func waitHeld(t *testing.T, cs *mcp.ClientSession, tool string) {
 			t.Fatalf("the changed tool %s was not held: %s", tool, text(res))
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// approvePins approves names in the pin file as `toolselect mcp pins
+// approve` does: load, approve, save.
+func approvePins(t *testing.T, path string, names ...string) {
+	t.Helper()
+	ps, err := registry.LoadPins(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if missing := ps.Approve(names...); len(missing) != 0 {
+		t.Fatalf("approve: %v", missing)
+	}
+	if err := ps.Save(); err != nil {
+		t.Fatal(err)
 	}
 }
