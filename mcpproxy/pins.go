@@ -147,9 +147,16 @@ func (p *Proxy) syncPins() {
 	if n == 0 {
 		return
 	}
+	// Reading the file again is a stat when it did not change: done before
+	// queueing behind imports, so requests made while a tool is held do
+	// not wait on each other.
+	edited, err := p.pins.Reload()
+	if err == nil && !edited {
+		return
+	}
 	p.importMu.Lock()
 	defer p.importMu.Unlock()
-	p.syncPinsLocked()
+	p.applyPins(edited, err)
 }
 
 // syncPinsLocked reads the pin file again if it changed (an approval, an
@@ -160,6 +167,12 @@ func (p *Proxy) syncPinsLocked() {
 		return
 	}
 	edited, err := p.pins.Reload()
+	p.applyPins(edited, err)
+}
+
+// applyPins acts on a Reload of the pin file: a read error is warned about
+// once; an edit re-checks every held tool. The caller holds importMu.
+func (p *Proxy) applyPins(edited bool, err error) {
 	if err != nil {
 		p.mu.Lock()
 		warn := err.Error() != p.pinsErr
@@ -172,6 +185,10 @@ func (p *Proxy) syncPinsLocked() {
 	}
 	p.mu.Lock()
 	p.pinsErr = ""
+	if !edited {
+		p.mu.Unlock()
+		return
+	}
 	type source struct {
 		up      *upstream
 		catalog string
@@ -182,7 +199,7 @@ func (p *Proxy) syncPinsLocked() {
 		groups[s] = append(groups[s], h.def)
 	}
 	p.mu.Unlock()
-	if !edited || len(groups) == 0 {
+	if len(groups) == 0 {
 		return
 	}
 	released := false
