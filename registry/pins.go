@@ -595,20 +595,6 @@ func (p *Pins) Save() error {
 	return nil
 }
 
-// Pending lists the tools waiting for approval, by name.
-func (p *Pins) Pending() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var out []string
-	for n, pin := range p.file.Tools {
-		if pin.Pending != nil {
-			out = append(out, n)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Waiting lists, by name, the tools an approval would change: each with a
 // pending changed definition (Status PinChanged, Held, the parts Changed
 // and the new definition's Flags), and each pinned with flags not yet

@@ -24,8 +24,8 @@ func runEval(env *cmdEnv, args []string) int {
 	if !ok {
 		return code
 	}
-	if f.k < 1 {
-		return fail(env, "eval", exitUsage, "--k must be 1 or more, got %d", f.k)
+	if code, ok := f.checkK(env, "eval"); !ok {
+		return code
 	}
 	if len(pos) > 0 {
 		return fail(env, "eval", exitUsage, "unexpected argument %q", pos[0])

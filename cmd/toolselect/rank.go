@@ -65,6 +65,15 @@ func (f *rankFlags) register(fs *flag.FlagSet, defaultK int, defaultMin float64)
 	fs.StringVar(&f.redisURL, "redis", "", "cache vectors in Redis at this URL (redis://host:port/db) instead of files")
 }
 
+// checkK refuses a --k below 1 (rank used to take its default for one, and
+// tokens to panic on a negative one).
+func (f *rankFlags) checkK(env *cmdEnv, name string) (int, bool) {
+	if f.k < 1 {
+		return fail(env, name, exitUsage, "--k must be 1 or more, got %d", f.k), false
+	}
+	return 0, true
+}
+
 // parseInterleaved parses flags that may come before or after positional
 // arguments and returns the positionals.
 func parseInterleaved(env *cmdEnv, fs *flag.FlagSet, args []string) ([]string, int, bool) {
@@ -147,8 +156,8 @@ func runRank(env *cmdEnv, args []string) int {
 	if !ok {
 		return code
 	}
-	if f.k < 1 {
-		return fail(env, "rank", exitUsage, "--k must be 1 or more, got %d", f.k)
+	if code, ok := f.checkK(env, "rank"); !ok {
+		return code
 	}
 	if (*queries == "") == (len(pos) == 0) {
 		return fail(env, "rank", exitUsage, "give either a query or --queries FILE (run \"toolselect rank --help\")")

@@ -25,8 +25,8 @@ func runTokens(env *cmdEnv, args []string) int {
 	if !ok {
 		return code
 	}
-	if f.k < 1 {
-		return fail(env, "tokens", exitUsage, "--k must be 1 or more, got %d", f.k)
+	if code, ok := f.checkK(env, "tokens"); !ok {
+		return code
 	}
 	fmtv, err := registry.ParseFormat(*format)
 	if err != nil {

@@ -1,9 +1,6 @@
 package capi
 
 import (
-	"go.opentelemetry.io/otel/propagation"
-	"go.opentelemetry.io/otel/trace"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +9,10 @@ import (
 	"strconv"
 	"sync"
 
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/toolselect/toolselect/internal/jsonscan"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/rank/feedbackstore"
 	"github.com/toolselect/toolselect/registry"
@@ -92,15 +93,13 @@ func takeOwnClient(cfgJSON []byte) ([]byte, bool, error) {
 		return cfgJSON, false, nil
 	}
 	var own bool
-	if err := json.Unmarshal(raw, &own); err != nil || isNullJSON(raw) {
+	if err := json.Unmarshal(raw, &own); err != nil || jsonscan.Kind(raw) == "null" {
 		return nil, false, errors.New(`"own_client" must be true or false`)
 	}
 	delete(m, "own_client")
 	out, err := json.Marshal(m)
 	return out, own, err
 }
-
-func isNullJSON(b []byte) bool { return string(bytes.TrimSpace(b)) == "null" }
 
 // SelectorClose releases a selector handle (and its feedback store).
 func SelectorClose(h uint64) Result {
