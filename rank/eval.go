@@ -72,10 +72,13 @@ func LoadQueries(path string) ([]EvalQuery, error) {
 // NDCG@10 uses binary relevance; MRR is the mean reciprocal rank of the first
 // gold tool within the top 10 (0 when none is there).
 type EvalResult struct {
-	Queries    int           `json:"queries"`
-	R1         float64       `json:"r@1"`
-	R5         float64       `json:"r@5"`
-	R10        float64       `json:"r@10"`
+	Queries int     `json:"queries"`
+	R1      float64 `json:"r@1"`
+	R5      float64 `json:"r@5"`
+	R10     float64 `json:"r@10"`
+	// R50 needs MaxCandidates of 50 or more (eval --k 50); below, it counts
+	// only the tools returned.
+	R50        float64       `json:"r@50"`
 	NDCG10     float64       `json:"ndcg@10"`
 	MRR        float64       `json:"mrr"`
 	LatencyP50 time.Duration `json:"latency_p50_ns"`
@@ -108,6 +111,7 @@ func Evaluate(ctx context.Context, r *Ranker, queries []EvalQuery, opts *Options
 		res.R1 += m.R1
 		res.R5 += m.R5
 		res.R10 += m.R10
+		res.R50 += m.R50
 		res.NDCG10 += m.NDCG10
 		res.MRR += m.MRR
 		res.Queries++
@@ -115,13 +119,14 @@ func Evaluate(ctx context.Context, r *Ranker, queries []EvalQuery, opts *Options
 	if res.Queries > 0 {
 		n := float64(res.Queries)
 		res.R1, res.R5, res.R10, res.NDCG10, res.MRR = res.R1/n, res.R5/n, res.R10/n, res.NDCG10/n, res.MRR/n
+		res.R50 /= n
 	}
 	res.LatencyP50, res.LatencyP99 = percentile(lat, 0.50), percentile(lat, 0.99)
 	return res, nil
 }
 
 // metrics are the quality measures of one ranked list against its gold set.
-type metrics struct{ R1, R5, R10, NDCG10, MRR float64 }
+type metrics struct{ R1, R5, R10, R50, NDCG10, MRR float64 }
 
 // scoreRanking computes the metrics of a ranked list of names against gold.
 func scoreRanking(ranked, gold []string) metrics {
@@ -147,7 +152,7 @@ func scoreRanking(ranked, gold []string) metrics {
 		}
 		return float64(n) / nGold
 	}
-	m.R1, m.R5, m.R10 = hitsAt(1), hitsAt(5), hitsAt(10)
+	m.R1, m.R5, m.R10, m.R50 = hitsAt(1), hitsAt(5), hitsAt(10), hitsAt(50)
 	dcg, idcg := 0.0, 0.0
 	seen := map[string]bool{}
 	for i, name := range ranked {

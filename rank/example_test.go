@@ -30,7 +30,7 @@ func ExampleRanker_Rank() {
 		fmt.Printf("%s %.2f %s\n", p.Tool, p.Score, p.Reason)
 	}
 	// Output:
-	// weather__get_forecast 0.24 bm25 score 0.236; matched forecast
+	// weather__get_forecast 0.26 bm25 score 0.259; matched forecast; server weather matches 0.24 (+0.024)
 }
 
 func ExampleOptions_related() {
@@ -66,9 +66,9 @@ func ExampleOptions_prerequisites() {
 		}
 	}
 	// Output:
-	// maps__find_parking (score): bm25 score 0.570; matched parking, near
+	// maps__find_parking (score): bm25 score 0.622; matched parking, near; server maps matches 0.52 (+0.052)
 	// maps__geocode (prerequisite): yields latitude, longitude that maps__find_parking requires
-	// trains__search_tickets (score): bm25 score 0.512; matched trains, tickets
+	// trains__search_tickets (score): bm25 score 0.565; matched trains, tickets; server trains matches 0.52 (+0.052)
 }
 
 func ExampleRanker_Prefilter() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,6 +77,18 @@ type Options struct {
 	// Feedback, if set, fuses what past selections taught with the Scorer
 	// (see Feedback.Scorer); the scorer is then named "<scorer>+feedback".
 	Feedback *Feedback
+	// NoNameWords turns off reading names as words: joining adjacent query
+	// words the catalog knows as one ("git hub" -> github) and splitting
+	// concatenated words into words it knows ("getrandomquote").
+	NoNameWords bool
+	// NoNamespace turns off the server score: in a catalog of namespaced
+	// tools (server__tool), a tool gains a little of how well its server's
+	// tools together match the query.
+	NoNamespace bool
+	// NoRelatedWords turns off related words: a query word no tool contains
+	// brings its WordNet relatives that tools do contain, weighted below the
+	// query's own words.
+	NoRelatedWords bool
 	// NoReasons leaves scored picks' Reason empty, for callers that show
 	// only the tools and scores (toolselect rank --queries): finding the
 	// words that matched, as the tool writes them, is a quarter of a bm25
@@ -159,15 +172,35 @@ type Query struct {
 	// NoMatched tells a scorer that Hit.Matched will not be read (the caller
 	// asked for no reasons); a scorer may leave it empty.
 	NoMatched bool
+	// NoNameWords, NoNamespace and NoRelatedWords turn off the ways a
+	// scorer may widen the query (Options has the same fields).
+	NoNameWords, NoNamespace, NoRelatedWords bool
 
 	once  sync.Once
 	terms []string
+	words []string
 }
 
 // Terms returns the analysed terms of the query.
 func (q *Query) Terms() []string {
-	q.once.Do(func() { q.terms = indexTerms(q.Text) })
+	q.once.Do(q.analyze)
 	return q.terms
+}
+
+// Words returns the query's words as written, lower-cased, stopwords
+// included, in order: what the analysed terms come from.
+func (q *Query) Words() []string {
+	q.once.Do(q.analyze)
+	return q.words
+}
+
+func (q *Query) analyze() {
+	words(q.Text, func(w []byte) {
+		q.words = append(q.words, string(w))
+		if t := termOf(w); t != "" {
+			q.terms = append(q.terms, t)
+		}
+	})
 }
 
 // Hit is one tool a scorer found: its catalog position and a score in 0..1.
@@ -178,7 +211,11 @@ type Hit struct {
 	// Words, when the scorer knows them, are the Matched terms as the tool
 	// first writes them (same order: "parking" for "park"); reasons show
 	// them. Without them a reason reads the tool's text to find them.
-	Words      []string
+	Words []string
+	// Via, when not empty, is parallel to Matched: for each term the query
+	// gained rather than wrote, how it came ("related to 'car'"); "" for the
+	// query's own terms. Reasons show it beside the word.
+	Via        []string
 	Components map[string]float64
 	// Note, if set, is added to the pick's reason (e.g. what feedback said).
 	Note string
@@ -423,7 +460,8 @@ func (s *ranking) score(ctx context.Context, text string, want int) (hits []Hit,
 	if s.o.Timeout > 0 {
 		sctx, cancel = context.WithTimeout(ctx, s.o.Timeout)
 	}
-	q := &Query{Text: text, Debug: s.o.Debug, NoMatched: s.o.NoReasons}
+	q := &Query{Text: text, Debug: s.o.Debug, NoMatched: s.o.NoReasons,
+		NoNameWords: s.o.NoNameWords, NoNamespace: s.o.NoNamespace, NoRelatedWords: s.o.NoRelatedWords}
 	k := want + len(s.picks)
 	if s.o.Reranker != nil && s.o.RerankTop > k {
 		k = s.o.RerankTop
@@ -554,6 +592,14 @@ func scoreReason(scorer string, h Hit, e *registry.Entry) string {
 		m := h.Words
 		if len(m) != len(h.Matched) {
 			m = surfaceWords(e, h.Matched)
+		}
+		if len(h.Via) == len(m) {
+			m = slices.Clone(m)
+			for i, via := range h.Via {
+				if via != "" {
+					m[i] += " (" + via + ")"
+				}
+			}
 		}
 		more := ""
 		if len(m) > 6 {

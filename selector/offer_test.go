@@ -20,7 +20,9 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-const umbrellaTask = "Will I need an umbrella in Lyon tomorrow?"
+// umbrellaTask shares no word with get_weather, nor a word WordNet relates to
+// one of its words: only the search round reaches it.
+const umbrellaTask = "Do I pack a parapluie for Lyon?"
 
 // assistantRegistry is examples/assistant.json: 24 tools, none sharing a
 // word with the umbrella task.

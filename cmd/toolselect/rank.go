@@ -44,6 +44,9 @@ type rankFlags struct {
 	caps        stringList
 	timeout     time.Duration
 	noPrereqs   bool
+	noNameWords bool
+	noNS        bool
+	noRelated   bool
 	embModel    string
 	embCache    string
 	redisURL    string
@@ -60,6 +63,9 @@ func (f *rankFlags) register(fs *flag.FlagSet, defaultK int, defaultMin float64)
 	fs.Var(&f.caps, "capability", "required tool capability (repeatable)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "scoring time limit (0: none)")
 	fs.BoolVar(&f.noPrereqs, "no-prerequisites", false, "do not follow top picks with the sibling tools that yield their required parameters")
+	fs.BoolVar(&f.noNameWords, "no-name-words", false, "do not join query words the catalog knows as one word, nor split concatenated words")
+	fs.BoolVar(&f.noNS, "no-namespace", false, "do not add a share of how well a tool's server (server__tool) matches")
+	fs.BoolVar(&f.noRelated, "no-related-words", false, "do not bring WordNet relatives of query words that no tool contains")
 	fs.StringVar(&f.embModel, "embedding-model", "text-embedding-3-small", "embedding model (embedding and hybrid scorers)")
 	fs.StringVar(&f.embCache, "embedding-cache", "", "vector cache directory (default: the user cache directory)")
 	fs.StringVar(&f.redisURL, "redis", "", "cache vectors in Redis at this URL (redis://host:port/db) instead of files")
@@ -137,7 +143,8 @@ func (f *rankFlags) options(sc rank.Scorer) *rank.Options {
 	return &rank.Options{
 		MaxCandidates: f.k, MinScore: f.minScore, AllowUnsafe: f.allowUnsafe,
 		Roles: f.roles, Capabilities: f.caps, Scorer: sc, Timeout: f.timeout,
-		NoPrerequisites: f.noPrereqs,
+		NoPrerequisites: f.noPrereqs, NoNameWords: f.noNameWords, NoNamespace: f.noNS,
+		NoRelatedWords: f.noRelated,
 	}
 }
 

@@ -469,7 +469,9 @@ func assistantCatalog(t *testing.T) string {
 	return filepath.Join("..", "..", "examples", "assistant.json")
 }
 
-const umbrellaTask = "Will I need an umbrella in Lyon tomorrow?"
+// umbrellaTask shares no word with get_weather, nor a word WordNet relates to
+// one of its words: only the search round reaches it.
+const umbrellaTask = "Do I pack a parapluie for Lyon?"
 
 // weatherModel calls get_weather when the system prompt lists it, and
 // otherwise searches for it.

@@ -38,7 +38,7 @@ func run(ctx context.Context, out io.Writer, catalog string) error {
 	fmt.Fprintf(out, "catalog: %d tools\n", reg.Len())
 
 	// 1. Rank: score 0..1 and the reason, in the tool's own words.
-	for _, q := range []string{"weather forecast for Lyon tomorrow", "will I need an umbrella in Lyon?"} {
+	for _, q := range []string{"weather forecast for Lyon tomorrow", "do I pack a parapluie for Lyon?"} {
 		picks, err := rank.For(reg).Rank(ctx, q, &rank.Options{MaxCandidates: 3})
 		if err != nil {
 			return err

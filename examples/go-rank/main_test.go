@@ -22,8 +22,8 @@ func TestGoRankRunsAsWritten(t *testing.T) {
 	}
 	for _, want := range []string{
 		"catalog: 24 tools",
-		"get_weather 0.40 (bm25 score 0.397; matched weather, forecast)",
-		`rank "will I need an umbrella in Lyon?": 0 picks`,
+		"get_weather 0.46 (bm25 score 0.458; matched weather, forecast, days (related to 'tomorrow'))",
+		`rank "do I pack a parapluie for Lyon?": 0 picks`,
 		"prefilter offers: translate_text",
 		"meta-tools: find_tool, call_tool",
 		`find_tool -> [{"name":"get_weather"`,

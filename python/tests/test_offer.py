@@ -16,7 +16,7 @@ from .helpers import run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ASSISTANT = os.path.join(HERE, "..", "..", "examples", "assistant.json")  # 24 tools, get_weather among them
-UMBRELLA = "Will I need an umbrella in Lyon tomorrow?"
+UMBRELLA = "Do I pack a parapluie for Lyon?"  # no word of get_weather, nor a WordNet relative of one
 WEATHER_CALL = {"tool": "get_weather", "args": {"city": "Lyon"}}
 
 
