@@ -195,6 +195,10 @@ class PolicyKeywordTest(Fixture):
             self.reg.register("rm", lambda path: None, description="Remove", parameters=test_policy.OBJ,
                               safe="false")
         self.assertIn("safe", str(cm.exception))
+        with self.assertRaises(TypeError) as cm:  # "false" would register a tool that runs without a schema
+            self.reg.register("rm", lambda path: None, description="Remove", allow_no_schema="false",
+                              no_schema_mode="full")
+        self.assertIn("allow_no_schema", str(cm.exception))
         self.assertNotIn("rm", self.reg)
         with self.assertRaises(TypeError) as cm:
             self.reg.run("shell", {"cmd": "ls"}, approve=True)

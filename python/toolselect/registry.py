@@ -129,9 +129,9 @@ class ToolRegistry(Handle):
                                     "safe": _flag("safe", safe)}
             if parameters is not None:
                 tool["parameters"] = _RawJSON(parameters)
-            if strict:
+            if _flag("strict", strict):
                 tool["strict"] = True
-            if allow_no_schema:
+            if _flag("allow_no_schema", allow_no_schema):
                 tool["allowNoSchema"] = True
             if no_schema_mode:
                 tool["noSchemaMode"] = no_schema_mode
@@ -861,7 +861,7 @@ def _loads_once(text: Union[str, bytes, bytearray]) -> Any:
         pointer = _pointer_to(value, obj) + "/" + key.replace("~", "~0").replace("/", "~1")
         raise _BadArguments(Violation(pointer, "duplicateKey",
                                       f"the key {_quote(key)} appears more than once in one object; "
-                                      "give each key once"))
+                                      "give it once"))
     return value
 
 
