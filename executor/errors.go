@@ -76,6 +76,38 @@ func (e *CallError) Error() string {
 // Unwrap returns the cause.
 func (e *CallError) Unwrap() error { return e.Err }
 
+// policyRefusal is a refusal by the static policy (unsafe, roles,
+// capabilities, no-schema modes): err is the sentinel it matches
+// ([ErrUnsafe], [ErrRoleDenied], ...), reason says what about the tool broke
+// the rule, and hint, if any, how to let it run in this package's names
+// ([Options.AllowUnsafe]). A front door with names of its own (the C ABI's
+// callers, Python's keywords) reaches the reason through errors.As with an
+// interface{ PolicyReason() string } and words its own hint from the sentinel.
+type policyRefusal struct {
+	err    error
+	reason string
+	hint   string
+}
+
+// Error is the sentinel's text, the reason and the hint in parentheses.
+func (r *policyRefusal) Error() string {
+	s := r.err.Error() + ": " + r.reason
+	if r.hint != "" {
+		s += " (" + r.hint + ")"
+	}
+	return s
+}
+
+// Unwrap returns the sentinel.
+func (r *policyRefusal) Unwrap() error { return r.err }
+
+// PolicyReason is the reason without the hint.
+func (r *policyRefusal) PolicyReason() string { return r.reason }
+
+func refusal(err error, hint, format string, args ...any) *policyRefusal {
+	return &policyRefusal{err: err, reason: fmt.Sprintf(format, args...), hint: hint}
+}
+
 func refused(c *Call, tool string, err error) *CallError {
 	return &CallError{ID: c.ID, Tool: tool, Outcome: OutcomeRefused, Err: err}
 }

@@ -409,6 +409,12 @@ func TestUnsafePolicy(t *testing.T) {
 	rec := onlyRecord(t, sink)
 	assert.Equal(t, executor.OutcomeRefused, rec.Outcome)
 	assert.Equal(t, "unsafe", rec.Policy)
+	// The rule is data: a front door with its own names shows Reason and
+	// words its own hint; Go's message keeps Go's.
+	var pr interface{ PolicyReason() string }
+	require.ErrorAs(t, err, &pr)
+	assert.Equal(t, `"danger" is marked unsafe`, pr.PolicyReason())
+	assert.Contains(t, err.Error(), `unsafe tool not allowed: "danger" is marked unsafe (set Options.AllowUnsafe to run it)`)
 
 	ex, sink = fixture(t, &executor.Options{AllowUnsafe: true})
 	_, err = ex.Call(context.Background(), call("danger", `{"msg":"x"}`))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import copy
 import datetime
 import inspect
 import json
@@ -10,7 +11,7 @@ import os
 import time
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, TypeVar, Union, overload
+from typing import Any, Callable, Dict, Iterable, List, Mapping, NoReturn, Optional, Sequence, TypeVar, Union, overload
 
 from . import _lib
 from ._handle import Handle
@@ -30,6 +31,10 @@ class Violation:
     pointer: str
     rule: str
     message: str
+
+    def __str__(self) -> str:
+        """As Go's Violation prints: at /pointer: message (rule)."""
+        return f"at {self.pointer or '/'}: {self.message} ({self.rule})"
 
 
 @dataclass(frozen=True)
@@ -120,12 +125,13 @@ class ToolRegistry(Handle):
             desc = description
             if desc is None and f is not None:
                 desc = inspect.getdoc(f) or ""
-            tool: Dict[str, Any] = {"type": "function", "name": name, "description": desc or "", "safe": bool(safe)}
+            tool: Dict[str, Any] = {"type": "function", "name": name, "description": desc or "",
+                                    "safe": _flag("safe", safe)}
             if parameters is not None:
                 tool["parameters"] = _RawJSON(parameters)
-            if strict:
+            if _flag("strict", strict):
                 tool["strict"] = True
-            if allow_no_schema:
+            if _flag("allow_no_schema", allow_no_schema):
                 tool["allowNoSchema"] = True
             if no_schema_mode:
                 tool["noSchemaMode"] = no_schema_mode
@@ -304,6 +310,13 @@ class ToolRegistry(Handle):
             text: Any = b"{}"
         elif isinstance(args, (str, bytes)):
             text = _lib.cstr(args)
+            try:
+                _loads_once(args)
+            except _BadArguments as bad:  # the library names the tool, or raises UnknownToolError
+                r = self._call("toolselect_registry_validate", _lib.cstr(tool), b"{}")
+                return Validation(tool=r["tool"], valid=False, violations=[bad.violation], message=str(bad))
+            except ValueError:
+                pass  # not JSON: the library says where
         else:
             text = json.dumps(args, separators=(",", ":")).encode()
         r = self._call("toolselect_registry_validate", _lib.cstr(tool), text)
@@ -312,22 +325,30 @@ class ToolRegistry(Handle):
             violations=[Violation(v["pointer"], v["rule"], v["message"]) for v in r.get("violations") or []],
         )
 
-    def _authorize(self, call: Union[ToolCall, str], args: Optional[Mapping[str, Any]], allow_unsafe: bool,
-                   roles: Iterable[str], capabilities: Iterable[str], approver: bool,
+    def _authorize(self, call: Union[ToolCall, str], args: "Optional[Arguments]", policy: Dict[str, Any],
                    clock: "_Clock") -> "tuple[Dict[str, Any], Dict[str, Any]]":
         """Ask the Go executor's policy whether the call may run (resolve,
         unsafe, roles, capabilities, no-schema modes, approval, arguments).
         Returns the verdict and the fields of the audit record begun; raises
         on a refusal, after auditing it (the Go executor's own record)."""
         if isinstance(call, ToolCall):
-            name, a, cid = call.tool, dict(call.args), getattr(call, "id", "") or ""
+            name, args, cid = call.tool, call.args, getattr(call, "id", "") or ""
         else:
-            name, a, cid = call, dict(args or {}), ""
-        policy = {"allow_unsafe": bool(allow_unsafe), "roles": _names("roles", roles),
-                  "capabilities": _names("capabilities", capabilities), "approver": bool(approver)}
+            name, cid = call, ""
+        try:
+            a = _arguments(args)
+        except _BadArguments as bad:
+            # Refused before the policy is asked: there is no one value to judge.
+            text = bytes(args).decode("utf-8", "replace") if isinstance(args, (bytes, bytearray)) else args
+            why = f"invalid arguments for tool {_quote(name)}: {bad.violation}"
+            self._end({"id": cid, "tool": name, "args": text, "validated": False}, clock, "invalid",
+                      _call_error(name, "invalid", why))
+            raise InvalidArgumentsError(why, tool=name, violations=[bad.violation]) from None
         v = self._call("toolselect_registry_authorize",
                        json.dumps({"id": cid, "tool": name, "args": a}, separators=(",", ":")).encode(),
-                       json.dumps(policy).encode())
+                       json.dumps({"allow_unsafe": policy["allow_unsafe"], "roles": policy["roles"],
+                                   "capabilities": policy["capabilities"],
+                                   "approver": policy["approve"] is not None}).encode())
         if not v["allowed"]:
             rec = v.get("audit")
             if rec:
@@ -342,17 +363,16 @@ class ToolRegistry(Handle):
                                                         for x in v.get("violations") or []])
             if rule == "unknown_tool":
                 raise UnknownToolError(msg, code=3, kind="not_found")
-            raise PolicyError(f"{v.get('tool', name)!r} refused by the run policy ({rule}): {msg}", rule=rule,
+            raise PolicyError(_refusal_text(v.get("tool", name), rule, v.get("reason") or msg), rule=rule,
                               tool=v.get("tool", name), record=rec)
         fields = {"id": cid, "tool": v["tool"], "args": v.get("args"), "validated": v.get("validated", True),
                   "policy": v.get("policy", "")}
         return v, fields
 
-    def _begin(self, call: Union[ToolCall, str], args: Optional[Mapping[str, Any]], allow_unsafe: bool,
-               roles: Iterable[str], capabilities: Iterable[str], approve: Optional[Callable[..., Any]]
+    def _begin(self, call: Union[ToolCall, str], args: "Optional[Arguments]", policy: Dict[str, Any]
                ) -> "tuple[Callable[..., Any], Dict[str, Any], Dict[str, Any], Dict[str, Any], _Clock]":
         clock = _Clock()  # the call reached the policy: the record's start, as in Go
-        v, fields = self._authorize(call, args, allow_unsafe, roles, capabilities, approve is not None, clock)
+        v, fields = self._authorize(call, args, policy, clock)
         fn = self._fns.get(v["tool"])
         if fn is None:
             # Go refuses a registered tool with no handler before its policy
@@ -361,8 +381,11 @@ class ToolRegistry(Handle):
             self._end({"id": fields["id"], "tool": tool, "args": fields["args"], "validated": False}, clock,
                       "refused", _call_error(tool, "refused", f"no handler bound to the tool {_quote(tool)}"))
             raise UnknownToolError(f"tool {tool!r} has no Python callable (register it with fn, or bind())")
+        # The record keeps the validated value the library returned; the
+        # approver and the callable each get their own copy of it, so neither
+        # can change what the other sees or what the record says ran.
         a = v.get("args")
-        return fn, (dict(a) if isinstance(a, Mapping) else {}), v, fields, clock
+        return fn, (copy.deepcopy(a) if isinstance(a, Mapping) else {}), v, fields, clock
 
     def _approver_failed(self, v: Dict[str, Any], fields: Dict[str, Any], clock: "_Clock",
                          err: BaseException) -> BaseException:
@@ -378,18 +401,44 @@ class ToolRegistry(Handle):
         return PolicyError(why, rule="approval_denied", tool=tool, record=rec)
 
     def _approval(self, v: Dict[str, Any], fields: Dict[str, Any], clock: "_Clock", answer: Any) -> None:
-        """Read an approver's answer (a bool, a mapping or an object with
-        ``approved``, ``by``, ``reason``); a denial is audited and raised."""
-        approved, by, reason = answer, "", ""
-        if isinstance(answer, Mapping):
-            approved, by, reason = answer.get("approved"), answer.get("by", ""), answer.get("reason", "")
-        elif hasattr(answer, "approved"):
-            approved, by, reason = answer.approved, getattr(answer, "by", ""), getattr(answer, "reason", "")
-        if not approved:
-            denied = "denied" + (f" by {by}" if by else "") + (f": {reason}" if reason else "")
-            rec = self._end(fields, clock, "refused", _call_error(v["tool"], "refused", f"approval denied: {denied}"))
-            raise PolicyError("approval " + denied, rule="approval_denied", tool=v["tool"], record=rec)
-        fields["approvedBy"] = str(by or "approver")
+        """Read an approver's answer. An approval is exactly ``True``, or a
+        mapping or an object whose ``approved`` is exactly ``True`` (its
+        ``by`` goes to the record); ``False``, or ``approved`` ``False``, is
+        a denial (with ``by`` and ``reason``); anything else (``"false"``,
+        ``1``, ``None``, an object without ``approved``, an awaitable) is
+        not an approval: refused, naming what came back. A denial is
+        audited and raised."""
+        by: Any = ""
+        reason: Any = ""
+        try:
+            if isinstance(answer, bool):
+                approved = answer
+            elif isinstance(answer, Mapping):
+                approved, by, reason = answer.get("approved"), answer.get("by", ""), answer.get("reason", "")
+            elif not inspect.isawaitable(answer) and hasattr(answer, "approved"):
+                approved, by, reason = answer.approved, getattr(answer, "by", ""), getattr(answer, "reason", "")
+            else:
+                approved = _NOT_AN_APPROVAL
+            by, reason = str(by or ""), str(reason or "")
+        except Exception as e:  # noqa: BLE001 - an answer that cannot be read approves nothing
+            self._deny(v, fields, clock, f"reading the approver's answer, {_shown(answer)}, failed: {_describe(e)}")
+        if approved is _NOT_AN_APPROVAL:
+            self._deny(v, fields, clock, f"the approver returned {_shown(answer)}, which is not an approval "
+                                         f"({_APPROVAL})")
+        if approved is True:
+            fields["approvedBy"] = by or "approver"
+            return
+        if approved is not False:
+            self._deny(v, fields, clock, f"the approver returned {_shown(answer)}, whose approved is "
+                                         f"{_shown(approved)}, not True ({_APPROVAL})")
+        denied = "denied" + (f" by {by}" if by else "") + (f": {reason}" if reason else "")
+        rec = self._end(fields, clock, "refused", _call_error(v["tool"], "refused", f"approval denied: {denied}"))
+        raise PolicyError("approval " + denied, rule="approval_denied", tool=v["tool"], record=rec)
+
+    def _deny(self, v: Dict[str, Any], fields: Dict[str, Any], clock: "_Clock", why: str) -> NoReturn:
+        """Refuse a call whose approver gave no approval: audited, then raised."""
+        rec = self._end(fields, clock, "refused", _call_error(v["tool"], "refused", f"approval denied: {why}"))
+        raise PolicyError(f"approval denied: {why}", rule="approval_denied", tool=v["tool"], record=rec)
 
     def _end(self, fields: Dict[str, Any], clock: "_Clock", outcome: str, error: str = "") -> Dict[str, Any]:
         """Write the run's one audit record, shaped as the Go executor's
@@ -455,17 +504,25 @@ class ToolRegistry(Handle):
             except Exception:  # noqa: BLE001 - an audit sink must not change the call's outcome
                 pass
 
-    def run(self, call: Union[ToolCall, str], args: Optional[Mapping[str, Any]] = None, *,
+    def run(self, call: Union[ToolCall, str], args: "Optional[Arguments]" = None, *,
             allow_unsafe: bool = False, roles: Iterable[str] = (), capabilities: Iterable[str] = (),
             approve: Optional[Callable[[Dict[str, Any]], Any]] = None) -> Any:
         """Run a call's Python callable with the arguments as keywords, under
-        the Go executor's policy: a tool marked unsafe needs ``allow_unsafe``,
-        a tool with roles runs only for a caller holding one of ``roles``, a
-        tool must declare every capability in ``capabilities``, the no-schema
+        the Go executor's policy: a tool marked unsafe needs ``allow_unsafe``
+        (``True`` or ``False`` only: anything else is a ``TypeError``), a tool
+        with roles runs only for a caller holding one of ``roles``, a tool
+        must declare every capability in ``capabilities``, the no-schema
         modes apply, and a human-approval tool runs only when ``approve``
-        (called with ``{"id","tool","args"}``) says yes; an ``approve`` that
-        raises, or returns an awaitable (use :meth:`arun`), denies. A refusal
-        raises :class:`PolicyError` naming the rule; invalid arguments raise
+        (called with ``{"id","tool","args"}``, ``args`` a copy) answers
+        ``True``, or a mapping or object whose ``approved`` is ``True``. Any
+        other answer (``"no"``, ``1``, ``None``, an awaitable, which
+        :meth:`arun` awaits once) is refused naming what came back; an
+        ``approve`` that raises is a refusal too, with the exception as its
+        ``__cause__``. ``args`` is a mapping or JSON text (as a model sent
+        it), parsed once; a key given twice in one object is refused. The
+        callable gets its own copy of the validated value, the one the
+        record shows. A refusal raises :class:`PolicyError` naming the rule
+        (and what to pass, in Python's names); invalid arguments raise
         :class:`InvalidArgumentsError`; a tool with no callable bound raises
         :class:`UnknownToolError`; in every case the callable is not run.
         Every call leaves exactly one audit record, shaped like the Go
@@ -473,16 +530,17 @@ class ToolRegistry(Handle):
         the registry): its ``start`` is when the call reached the policy.
         For an ``async def`` tool a coroutine is returned, and the record is
         written when it has been awaited (use :meth:`arun`)."""
-        fn, a, v, fields, clock = self._begin(call, args, allow_unsafe, roles, capabilities, approve)
+        policy = _policy(allow_unsafe, roles, capabilities, approve)
+        fn, a, v, fields, clock = self._begin(call, args, policy)
         if v.get("approval_required"):
             try:
-                answer = approve({"id": fields["id"], "tool": v["tool"], "args": a})  # type: ignore[misc]
-                if inspect.isawaitable(answer):
-                    if inspect.iscoroutine(answer):
-                        answer.close()
-                    raise TypeError("approve returned an awaitable; run() cannot wait for it (use arun)")
+                answer = approve(_approval_request(fields, v, a))  # type: ignore[misc]
             except BaseException as e:
                 raise self._approver_failed(v, fields, clock, e) from e
+            if inspect.isawaitable(answer):
+                shown = _shown(answer)
+                _discard(answer)
+                self._deny(v, fields, clock, f"the approver returned {shown}; run() cannot wait for it (use arun)")
             self._approval(v, fields, clock, answer)
         try:
             out = fn(**a)
@@ -494,19 +552,24 @@ class ToolRegistry(Handle):
         self._finish(v, fields, clock, None)
         return out
 
-    async def arun(self, call: Union[ToolCall, str], args: Optional[Mapping[str, Any]] = None, *,
+    async def arun(self, call: Union[ToolCall, str], args: "Optional[Arguments]" = None, *,
                    allow_unsafe: bool = False, roles: Iterable[str] = (), capabilities: Iterable[str] = (),
                    approve: Optional[Callable[[Dict[str, Any]], Any]] = None) -> Any:
         """:meth:`run`, awaiting the result when the tool is ``async`` (and
         the approver when it is)."""
-        fn, a, v, fields, clock = self._begin(call, args, allow_unsafe, roles, capabilities, approve)
+        policy = _policy(allow_unsafe, roles, capabilities, approve)
+        fn, a, v, fields, clock = self._begin(call, args, policy)
         if v.get("approval_required"):
             try:
-                answer = approve({"id": fields["id"], "tool": v["tool"], "args": a})  # type: ignore[misc]
+                answer = approve(_approval_request(fields, v, a))  # type: ignore[misc]
                 if inspect.isawaitable(answer):
                     answer = await answer
             except BaseException as e:
                 raise self._approver_failed(v, fields, clock, e) from e
+            if inspect.isawaitable(answer):  # e.g. an async approver that returned approve2(req), not awaited
+                shown = _shown(answer)
+                _discard(answer)
+                self._deny(v, fields, clock, f"the approver's answer, awaited once, is still awaitable: {shown}")
             self._approval(v, fields, clock, answer)
         try:
             out = fn(**a)
@@ -546,6 +609,44 @@ def _call_error(tool: str, outcome: str, why: str) -> str:
 def _describe(err: BaseException) -> str:
     text = str(err)
     return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+#: What an approver must answer, as the refusals of other answers say it.
+_APPROVAL = "an approval is True, or a mapping or an object whose approved is True"
+_NOT_AN_APPROVAL = object()
+
+
+def _approval_request(fields: Dict[str, Any], v: Dict[str, Any], args: Dict[str, Any]) -> Dict[str, Any]:
+    """What the approver is asked: the call's id, the tool and a copy of the
+    arguments that will run (an approver that edits it changes nothing)."""
+    return {"id": fields["id"], "tool": v["tool"], "args": copy.deepcopy(args)}
+
+
+def _discard(aw: Any) -> None:
+    """Close a coroutine nobody will await (no "never awaited" warning)."""
+    if inspect.iscoroutine(aw):
+        aw.close()
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _shown(value: Any) -> str:
+    """A value as a refusal names it: its type and its repr, clipped."""
+    try:
+        r = repr(value)
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not hide the refusal
+        r = "<repr failed>"
+    return f"{type(value).__name__} {_clip(r)}"
+
+
+def _flag(keyword: str, value: Any) -> bool:
+    """A policy keyword that takes a boolean: True or False, nothing else
+    (bool("false") is True, and a string must not switch a rule off)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{keyword} must be True or False, not {_shown(value)}")
+    return value
 
 
 def _names(what: str, seq: Iterable[str]) -> List[str]:
@@ -686,9 +787,100 @@ def _with_python_names(e: RegistrationError) -> RegistrationError:
 
 def _policy(allow_unsafe: bool, roles: Iterable[str], capabilities: Iterable[str],
             approve: Optional[Callable[[Dict[str, Any]], Any]]) -> Dict[str, Any]:
-    """arun's policy keywords, checked now (a string is not a list of roles)."""
-    return {"allow_unsafe": bool(allow_unsafe), "roles": _names("roles", roles),
+    """The run policy keywords, checked once for every run path: a boolean
+    allow_unsafe, lists of names (a string is not a list of roles), and an
+    approve that is callable or None."""
+    if approve is not None and not callable(approve):
+        raise TypeError(f"approve must be a callable or None, not {_shown(approve)}")
+    return {"allow_unsafe": _flag("allow_unsafe", allow_unsafe), "roles": _names("roles", roles),
             "capabilities": _names("capabilities", capabilities), "approve": approve}
+
+
+# How a refused Python run says what would let it run, worded from the
+# refusal's rule (the library's message names Go's Options fields).
+_RULE_HINTS = {
+    "unsafe": "pass allow_unsafe=True to run it",
+    "role": "pass roles= holding one of them to run it",
+    "approval_required": "pass approve=, a callable that returns True to let it run",
+    "no_schema_read_only": "register it with a schema, or with capabilities=[\"readOnly\"] if it only reads",
+}
+
+
+def _refusal_text(tool: str, rule: str, reason: str) -> str:
+    hint = _RULE_HINTS.get(rule)
+    return f"{tool!r} refused by the run policy ({rule}): {reason}" + (f" ({hint})" if hint else "")
+
+
+#: A call's arguments: a mapping, or JSON text as a model sent it.
+Arguments = Union[Mapping[str, Any], str, bytes]
+
+
+class _BadArguments(ValueError):
+    """Argument text refused before any policy is asked, with its violation."""
+
+    def __init__(self, violation: Violation) -> None:
+        super().__init__(violation.message)
+        self.violation = violation
+
+
+def _arguments(args: "Optional[Arguments]") -> Any:
+    """A call's arguments as the one value that is validated and run: a
+    mapping as it is; JSON text parsed once, here (see _loads_once)."""
+    if args is None:
+        return {}
+    if isinstance(args, (str, bytes, bytearray)):
+        try:
+            return _loads_once(args)
+        except ValueError as e:
+            if isinstance(e, _BadArguments):
+                raise
+            raise _BadArguments(Violation("", "json", f"the arguments are not valid JSON: {e}")) from None
+    if isinstance(args, Mapping):
+        return dict(args)
+    raise TypeError(f"the arguments must be a mapping or JSON text, not {type(args).__name__}")
+
+
+def _loads_once(text: Union[str, bytes, bytearray]) -> Any:
+    """JSON argument text as one value, refusing a key that appears twice in
+    one object: parsers disagree on which of the two they keep (Python's and
+    Go's the last, cJSON and RapidJSON the first), so the value one checked
+    need not be the value another runs. Raises _BadArguments naming the key."""
+    first: List[Any] = []
+
+    def pairs(items: List[Any]) -> Dict[str, Any]:
+        d: Dict[str, Any] = {}
+        for k, val in items:
+            if k in d and not first:
+                first.append((d, k))
+            d[k] = val
+        return d
+
+    value = json.loads(text, object_pairs_hook=pairs, parse_constant=_not_json)
+    if first:
+        obj, key = first[0]
+        pointer = _pointer_to(value, obj) + "/" + key.replace("~", "~0").replace("/", "~1")
+        raise _BadArguments(Violation(pointer, "duplicateKey",
+                                      f"the key {_quote(key)} appears more than once in one object; "
+                                      "give it once"))
+    return value
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON value")
+
+
+def _pointer_to(root: Any, target: Any) -> str:
+    """The JSON pointer of the object target (by identity) inside root."""
+    stack = [(root, "")]
+    while stack:
+        node, at = stack.pop()
+        if node is target:
+            return at
+        if isinstance(node, dict):
+            stack.extend((v, at + "/" + k.replace("~", "~0").replace("/", "~1")) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, f"{at}/{i}") for i, v in enumerate(node))
+    return ""
 
 
 async def _execute(reg: ToolRegistry, tool_name: str, args: Optional[Mapping[str, Any]], kwargs: Dict[str, Any],
@@ -767,10 +959,42 @@ class CallerRegistry:
         return await _execute(self.registry, tool_name, args, kwargs, self._policy)
 
     def get_tools_schema(self) -> str:
-        return self.registry.get_tools_schema()
+        """:meth:`ToolRegistry.get_tools_schema` of the tools this caller may run."""
+        may = self._may_run()
+        return json.dumps([t for t in json.loads(self.registry.get_tools_schema()) if t["name"] in may],
+                          separators=(",", ":"), ensure_ascii=False)
 
     def list_tools(self) -> List[Dict[str, str]]:
-        return self.registry.list_tools()
+        """:meth:`ToolRegistry.list_tools` of the tools this caller may run."""
+        may = self._may_run()
+        return [t for t in self.registry.list_tools() if t["name"] in may]
 
     def __contains__(self, name: object) -> bool:
-        return name in self.registry
+        return isinstance(name, str) and name in self._may_run([name])
+
+    def _may_run(self, names: Optional[Iterable[str]] = None) -> "set[str]":
+        """The tools (of names, or of the registry) this caller's run would
+        not refuse by policy: the Go executor's own verdict for each
+        (unsafe, roles, capabilities, no-schema modes, an approver), asked
+        with no arguments and recorded nowhere, since nothing runs."""
+        p = self._policy
+        policy = json.dumps({"allow_unsafe": p["allow_unsafe"], "roles": p["roles"], "capabilities": p["capabilities"],
+                             "approver": p["approve"] is not None}).encode()
+        out = set()
+        for name in (self.registry.names() if names is None else names):
+            v = self.registry._call("toolselect_registry_authorize",
+                                    json.dumps({"tool": name, "args": {}}).encode(), policy)
+            if v["allowed"] or v.get("rule") == "invalid_args":
+                out.add(v["tool"])
+        return out
+
+    def _offer(self, request: Dict[str, Any]) -> str:
+        """What a selector given this view may offer: the canonical
+        definitions of the tools this caller may run (safe, roles and
+        capabilities kept, so the selector's own settings still narrow it),
+        returned as catalog text; a request without roles of its own gets
+        this caller's, as Go's executor.Resolve completes a request."""
+        if not request.get("roles") and self._policy["roles"]:
+            request["roles"] = list(self._policy["roles"])
+        may = self._may_run()
+        return json.dumps([t for t in self.registry.view("canonical") if t["name"] in may])

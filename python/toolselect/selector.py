@@ -31,7 +31,7 @@ from ._handle import Native, Use
 from .config import ToolSelectionConfig, env_value
 from .config import _field as _config_field
 from .errors import ArgumentError, HandleError, ToolSelectError
-from .registry import ToolRegistry
+from .registry import CallerRegistry, ToolRegistry, _flag
 from .types import (Attempt, ChatClient, DroppedCall, Message, SelectionFailure, SelectionResult, TaskLike, ToolCall,
                     ToolSchemaSource)
 
@@ -128,7 +128,7 @@ class ToolSelector:
         self.config = config
         self.message_factory = message_factory
         self.roles = list(roles or [])
-        self.allow_unsafe = bool(allow_unsafe)
+        self.allow_unsafe = _flag("allow_unsafe", allow_unsafe)
         self.capabilities = list(capabilities or [])
         top = _config_field("top_k")["max"]  # Go's bound (selector.MaxTopK), read from its schema
         if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or not 0 <= top_k <= top):
@@ -161,7 +161,11 @@ class ToolSelector:
         calls, the offered tools and the typed failure (``result.failure``)."""
         if self._natives.closed:
             raise HandleError("this ToolSelector is closed", code=2, kind="handle")
-        request = json.dumps(self._request(task, query, context)).encode("utf-8")
+        req = self._request(task, query, context)
+        if isinstance(tool_registry, CallerRegistry):
+            # A caller's view keeps its rights here too: only what it may run is offered.
+            tool_registry = _Catalog(tool_registry._offer(req))
+        request = json.dumps(req).encode("utf-8")
         if self.client is None:
             done = await self._select_http(tool_registry, request)
         else:
@@ -707,6 +711,16 @@ class _SchemaCache:
 
     def __len__(self) -> int:
         return len(self._lru)
+
+
+class _Catalog:
+    """Schema text already in hand, read as a caller's registry is read."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def get_tools_schema(self) -> str:
+        return self.text
 
 
 def _compile(text: str) -> ToolRegistry:

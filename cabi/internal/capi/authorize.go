@@ -37,17 +37,20 @@ type callJSON struct {
 // an approval must be asked first; or a refusal naming its Rule, with the
 // audit record of the refusal.
 type Authorization struct {
-	Allowed          bool                 `json:"allowed"`
-	Tool             string               `json:"tool"`
-	Args             json.RawMessage      `json:"args,omitempty"`
-	Policy           string               `json:"policy,omitempty"`
-	Validated        bool                 `json:"validated"`
-	ApprovalRequired bool                 `json:"approval_required"`
-	Outcome          executor.Outcome     `json:"outcome,omitempty"`
-	Rule             string               `json:"rule,omitempty"`
-	Message          string               `json:"message,omitempty"`
-	Violations       []registry.Violation `json:"violations,omitempty"`
-	Audit            *executor.Record     `json:"audit,omitempty"`
+	Allowed          bool             `json:"allowed"`
+	Tool             string           `json:"tool"`
+	Args             json.RawMessage  `json:"args,omitempty"`
+	Policy           string           `json:"policy,omitempty"`
+	Validated        bool             `json:"validated"`
+	ApprovalRequired bool             `json:"approval_required"`
+	Outcome          executor.Outcome `json:"outcome,omitempty"`
+	Rule             string           `json:"rule,omitempty"`
+	Message          string           `json:"message,omitempty"`
+	// Reason is a policy refusal's reason without the Go executor's hint
+	// (which names Options fields): the caller words its own hint from Rule.
+	Reason     string               `json:"reason,omitempty"`
+	Violations []registry.Violation `json:"violations,omitempty"`
+	Audit      *executor.Record     `json:"audit,omitempty"`
 }
 
 // refusalRules name each refusal the executor can make, for the caller's typed error.
@@ -123,6 +126,10 @@ func RegistryAuthorize(h uint64, call []byte, callPresent bool, policy []byte, p
 		if errors.As(err, &ve) {
 			out.Violations = ve.Violations
 		}
+	}
+	var pr interface{ PolicyReason() string } // the executor's static-policy refusals
+	if errors.As(err, &pr) {
+		out.Reason = pr.PolicyReason()
 	}
 	for _, rr := range refusalRules {
 		if errors.Is(err, rr.err) {

@@ -1,6 +1,7 @@
 package capi
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -43,6 +44,12 @@ func TestRegistryAuthorize(t *testing.T) {
 		if !c.allowed && v["audit"] == nil {
 			t.Errorf("%s: a refusal without its audit record: %s", c.call, r.Body)
 		}
+	}
+	// A policy refusal's reason comes without the Go executor's hint, which
+	// names Options fields the caller does not have; the rule says which hint to give.
+	v := decode(t, RegistryAuthorize(h, []byte(`{"tool":"rm","args":{}}`), true, []byte(`{}`), true))
+	if v["reason"] != `"rm" is marked unsafe` || !strings.Contains(v["message"].(string), "Options.AllowUnsafe") {
+		t.Errorf("reason %q, message %q", v["reason"], v["message"])
 	}
 	wantErr(t, RegistryAuthorize(h, []byte(`{"tool":"add"}`), true, []byte(`{"allow_unsafe":true,"bogus":1}`), true), ErrArgument, "bogus")
 	wantErr(t, RegistryAuthorize(h, nil, false, nil, false), ErrArgument, "call_json")
