@@ -261,9 +261,23 @@ class ChatClient(Protocol):
     ``tools``, ``max_tokens``, ``max_completion_tokens``,
     ``reasoning_effort`` and ``extra_body`` the provider dialect sends and the
     method takes), returning a string, an object with ``.content`` or a
-    whole chat completion."""
+    whole chat completion. Declared as a method taking any arguments, so a
+    class whose ``chat_completion`` names its own keywords fits it."""
 
-    chat_completion: Callable[..., Any]
+    def chat_completion(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
+@runtime_checkable
+class BaseToolLike(Protocol):
+    """An llm-common ``BaseTool`` as :meth:`ToolRegistry.register
+    <toolselect.ToolRegistry.register>` takes it: ``metadata`` (``name``,
+    ``description`` and the arguments' schema) and an ``execute`` method
+    (async, called with the validated arguments)."""
+
+    @property
+    def metadata(self) -> Any: ...
+
+    def execute(self, *args: Any, **kwargs: Any) -> Any: ...
 
 
 @runtime_checkable
