@@ -336,43 +336,63 @@ def _converter(tp: Any) -> Optional[Converter]:
     if origin is typing.Union or (_UnionType is not None and isinstance(tp, _UnionType)):
         members = [a for a in args if a is not _NoneType]
         inner = _converter(members[0]) if len(members) == 1 else None
-        if inner is None:
-            return None
-        return lambda v: None if v is None else inner(v)
+        return None if inner is None else _or_none(inner)
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return tp
+    if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
+        return _fixed_tuple([_converter(a) for a in args])
     if origin in (list, tuple, set, frozenset) or tp in (tuple, set, frozenset):
-        make = origin or tp
-        if make is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
-            convs = [_converter(a) for a in args]
-            return lambda v: tuple(c(x) if c else x for c, x in zip(convs, v))
+        make: Callable[[Any], Any] = origin or tp
         item = _converter(args[0]) if args else None
         if item is None:
             return None if make is list else make
-        return lambda v: make(item(x) for x in v)
+        return _each(make, item)
     if origin in (collections.abc.Sequence, collections.abc.MutableSequence, collections.abc.Iterable,
                   collections.abc.Collection, collections.abc.Set, collections.abc.MutableSet):
         item = _converter(args[0]) if args else None
-        if item is None:
-            return None
-        return lambda v: [item(x) for x in v]
+        return None if item is None else _each(list, item)
     if origin in (dict, collections.abc.Mapping, collections.abc.MutableMapping):
         value = _converter(args[1]) if len(args) == 2 else None
-        if value is None:
-            return None
-        return lambda v: {k: value(x) for k, x in v.items()}
+        return None if value is None else _values(value)
     if _is_typeddict(tp):
-        convs = {k: c for k, c in ((k, _converter(a)) for k, a in typing.get_type_hints(tp).items()) if c}
-        if not convs:
-            return None
-        return lambda v: {k: convs[k](x) if k in convs else x for k, x in v.items()}
+        fields = _field_converters(typing.get_type_hints(tp).items())
+        return _fields(dict, fields) if fields else None
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         hints = typing.get_type_hints(tp)
-        convs = {f.name: c for f in dataclasses.fields(tp) if (c := _converter(hints.get(f.name, f.type)))}
-        return lambda v: tp(**{k: convs[k](x) if k in convs else x for k, x in v.items()})
-    if isinstance(tp, type) and callable(getattr(tp, "model_validate", None)):
-        return tp.model_validate  # type: ignore[no-any-return]
+        return _fields(tp, _field_converters((f.name, hints.get(f.name, f.type)) for f in dataclasses.fields(tp)))
+    validate = getattr(tp, "model_validate", None)
+    if isinstance(tp, type) and callable(validate):
+        return validate  # type: ignore[no-any-return]
     return None
+
+
+def _or_none(inner: Converter) -> Converter:
+    return lambda v: None if v is None else inner(v)
+
+
+def _fixed_tuple(items: List[Optional[Converter]]) -> Converter:
+    return lambda v: tuple(c(x) if c else x for c, x in zip(items, v))
+
+
+def _each(make: Callable[[Any], Any], item: Converter) -> Converter:
+    return lambda v: make(item(x) for x in v)
+
+
+def _values(value: Converter) -> Converter:
+    return lambda v: {k: value(x) for k, x in v.items()}
+
+
+def _field_converters(fields: Any) -> Dict[str, Converter]:
+    out: Dict[str, Converter] = {}
+    for name, ann in fields:
+        c = _converter(ann)
+        if c is not None:
+            out[name] = c
+    return out
+
+
+def _fields(make: Callable[..., Any], convs: Dict[str, Converter]) -> Converter:
+    return lambda v: make(**{k: convs[k](x) if k in convs else x for k, x in v.items()})
 
 
 def _converting(fn: Callable[..., Any], converters: Dict[str, Converter]) -> Callable[..., Any]:
