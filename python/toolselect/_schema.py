@@ -171,7 +171,7 @@ def _schema(tp: Any, ctx: _Context) -> Dict[str, Any]:
         return _pydantic(tp, ctx)
     raise Unsupported(f"{_name(tp)} has no JSON Schema here (supported: str, int, float, bool, None, Optional, "
                       "Union, Literal, Enum, list, set, tuple, dict[str, T], TypedDict, dataclasses, Annotated, "
-                      "Any, pydantic models); give the tool's schema as parameters=...")
+                      "Any, pydantic models)")
 
 
 def _name(tp: Any) -> str:
@@ -238,7 +238,7 @@ def _is_typeddict(tp: Any) -> bool:
 
 def _expanding(tp: Any, ctx: _Context) -> None:
     if tp in ctx.expanding:
-        raise Unsupported(f"{tp.__qualname__} contains itself; give the tool's schema as parameters=...")
+        raise Unsupported(f"{tp.__qualname__} contains itself")
     ctx.expanding.append(tp)
 
 
@@ -302,7 +302,7 @@ def _pydantic(tp: Any, ctx: _Context) -> Dict[str, Any]:
     s = dict(tp.model_json_schema())
     for k, v in (s.pop("$defs", None) or {}).items():
         if k in ctx.defs and ctx.defs[k] != v:
-            raise Unsupported(f"two different models are named {k!r}; give the tool's schema as parameters=...")
+            raise Unsupported(f"two different models are named {k!r}")
         ctx.defs[k] = v
     return s
 

@@ -176,8 +176,8 @@ class ToolRegistry(Handle):
             try:
                 parameters, doc, converting = function_schema(f)
             except Unsupported as e:
-                why = (f"the parameters schema cannot be inferred from {_callable_name(f)}: {e} (annotate it, "
-                       "give parameters=..., or set allow_no_schema with a no_schema_mode)")
+                why = (f"the parameters schema cannot be inferred from {_callable_name(f)}: {e} (give "
+                       "parameters=..., or set allow_no_schema with a no_schema_mode)")
                 msg = f"tool {_quote(name)}: {why}"
                 raise RegistrationError(msg, code=4, kind="rejected",
                                         detail={"refused": [{"tool": name, "index": -1, "reason": why,
