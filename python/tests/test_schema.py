@@ -263,6 +263,12 @@ class InferenceTest(unittest.TestCase):
         self.assertEqual(got, [Unit.F, Point(1, 0), {"a", "b"}, (1, "x"), [Point(2, 3)], {"tag": "t"}])
         self.assertFalse(self.reg.validate("place", {**args, "unit": "k"}))  # the enum is enforced
 
+        @self.reg.register
+        async def later(unit: Unit) -> Unit:  # an async tool is converted for and awaited alike
+            return unit
+
+        self.assertIs(asyncio.run(self.reg.arun("later", {"unit": "c"})), Unit.C)
+
     def test_pydantic_model_schema_is_its_own(self) -> None:
         try:
             import pydantic
