@@ -16,9 +16,9 @@ class ErrorNamesTest(unittest.TestCase):
         self.reg = toolselect.ToolRegistry()
         self.addCleanup(self.reg.close)
 
-    def check(self, want, **kw):
+    def check(self, want, fn=lambda: 1, **kw):
         with self.assertRaises(RegistrationError) as cm:
-            self.reg.register("x", lambda: 1, **kw)
+            self.reg.register("x", fn, **kw)
         e = cm.exception
         for text in (str(e), e.refused[0]["reason"], e.refused[0]["message"]):
             self.assertIn(want, text)
@@ -27,7 +27,8 @@ class ErrorNamesTest(unittest.TestCase):
         self.assertEqual(e.refused[0]["tool"], "x")
 
     def test_missing_schema_names_the_keywords(self):
-        self.check("set allow_no_schema with a no_schema_mode")
+        # No schema given, and none can be inferred: the parameter has no annotation.
+        self.check("set allow_no_schema with a no_schema_mode", fn=lambda city: city)
 
     def test_allow_without_mode(self):
         self.check("allow_no_schema is set without a no_schema_mode", allow_no_schema=True)

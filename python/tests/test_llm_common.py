@@ -426,10 +426,12 @@ class ShapesTest(unittest.TestCase):
                            ("max_calls", None), ("temperature", None)):
             with self.subTest(field=field, bad=bad), self.assertRaisesRegex(ValueError, field):
                 ts.ToolSelectionConfig(**{field: bad})
-        with self.assertLogs("toolselect", "WARNING") as logs:
-            c = ts.ToolSelectionConfig(fail_closd=False, enabled=True)  # extra fields, as pydantic allows
-        self.assertIn("'enabled', 'fail_closd'", logs.output[0])
+        with self.assertWarns(UserWarning) as cm:  # extra fields of a mapping, as pydantic allows
+            c = ts.ToolSelectionConfig.model_validate({"fail_closd": False, "enabled": True})
+        self.assertIn("'enabled', 'fail_closd'", str(cm.warning))
         self.assertIs(c.fail_closed, True)  # an ignored field never makes it fail open
+        with self.assertRaisesRegex(TypeError, "fail_closd"):  # a keyword in the caller's code is refused
+            ts.ToolSelectionConfig(fail_closd=False)
         c = ts.ToolSelectionConfig()
         with self.assertRaisesRegex(ValueError, "fail_closed"):
             c.fail_closed = None

@@ -73,7 +73,7 @@ class RegistryTest(unittest.TestCase):
             self.reg.register("add", lambda: 0, description="dup", parameters=ADD_SCHEMA)
         self.assertIn('"add"', str(cm.exception))
         with self.assertRaises(ts.RegistrationError) as cm:
-            self.reg.register("noschema", lambda: 0, description="x")
+            self.reg.register("noschema", lambda z: 0, description="x")  # nothing says what z is
         self.assertIn("schema", str(cm.exception))
         with self.assertRaises(ts.RegistrationError):
             self.reg.register("remote", lambda: 0, description="x",

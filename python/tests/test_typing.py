@@ -1,5 +1,8 @@
 """The public API's annotations: what type checkers and IDEs are told."""
 import re
+import shutil
+import subprocess
+import tempfile
 import unittest
 from pathlib import Path
 from typing import Optional, Union, get_args, get_type_hints
@@ -49,6 +52,60 @@ class TypingTest(unittest.TestCase):
         consts = dict(re.findall(r"(Kind\w+) FailureKind = \"(\w+)\"", src.read_text()))
         go = [consts[name.strip()] for name in m.group(1).split(",") if name.strip()]
         self.assertEqual(list(get_args(ts.FailureKind)), go)
+
+    def test_setting_literals_are_go_s_choices(self):
+        # Mode, Provider and Reasoning list the choices of Go's configuration
+        # schema, in its order, and are what ToolSelectionConfig is annotated with.
+        by_name = {f["name"]: f for f in ts.config.schema()["fields"]}
+        hints = get_type_hints(ts.ToolSelectionConfig)
+        for alias, name in ((ts.Mode, "mode"), (ts.Provider, "provider"), (ts.Reasoning, "reasoning")):
+            with self.subTest(setting=name):
+                self.assertEqual(list(get_args(alias)), by_name[name]["choices"])
+                self.assertEqual(hints[name], alias)
+        self.assertEqual([f["name"] for f in by_name.values() if f.get("choices")], ["mode", "provider", "reasoning"])
+
+    def test_selection_failure_kinds_include_go_s(self):
+        # Every kind Go's selector gives a selection with no calls is one SelectionFailureKind names.
+        src = (Path(__file__).resolve().parents[2] / "selector" / "errors.go").read_text()
+        go = set(re.findall(r"\w+ EmptyKind = \"(\w+)\"", src))
+        self.assertTrue(go)
+        self.assertLessEqual(go | {"fail_closed"}, set(get_args(ts.SelectionFailureKind)))
+        self.assertEqual(get_type_hints(ts.SelectionFailure)["kind"], ts.SelectionFailureKind)
+
+    def test_class_based_clients_and_tools_fit_the_protocols(self):
+        class Client:
+            def chat_completion(self, messages, model, temperature=0.0, **kw):
+                return ""
+
+        class Tool:
+            metadata = {"name": "t"}
+
+            async def execute(self, **kw):
+                return None
+
+        self.assertIsInstance(Client(), ChatClient)
+        self.assertIsInstance(Tool(), ts.BaseToolLike)
+        self.assertNotIsInstance(object(), ts.BaseToolLike)
+
+    def test_documented_usage_passes_mypy_strict(self):
+        # tests/typing_usage.py uses every documented call; make vet checks it
+        # too. A misuse in the same run must be an error, so the check can fail.
+        if shutil.which("mypy") is None:
+            self.skipTest("mypy is not installed (apt-get install -y mypy)")
+        here = Path(__file__).resolve().parent
+        with tempfile.TemporaryDirectory() as tmp:
+            bad = Path(tmp) / "misuse.py"
+            bad.write_text("import toolselect as ts\n"
+                           "r = ts.ToolRegistry()\n"
+                           "r.register({'name': 'x'})\n"
+                           "ts.ToolSelectionConfig(mode='tools')\n")
+            proc = subprocess.run(["mypy", "--strict", "--python-version", "3.9", "--follow-imports=silent",
+                                   "--no-error-summary", "--cache-dir", str(Path(tmp) / "cache"),
+                                   str(here / "typing_usage.py"), str(bad)],
+                                  cwd=here.parent, capture_output=True, text=True, timeout=600)
+        errors = [line for line in proc.stdout.splitlines() if ": error:" in line]
+        self.assertEqual([e for e in errors if "typing_usage.py" in e], [], proc.stdout)
+        self.assertEqual([e.split(":")[1] for e in errors if "misuse.py" in e], ["3", "4"], proc.stdout)
 
 
 if __name__ == "__main__":

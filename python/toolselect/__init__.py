@@ -47,8 +47,9 @@ from .errors import (
 )
 from .registry import FORMATS, ToolRegistry, Validation, Violation
 from .selector import ToolSelector
-from .types import (Attempt, ChatClient, DroppedCall, FailureKind, Message, PlannedTask, SelectionFailure,
-                    SelectionResult, SubTask, TaskLike, ToolCall, ToolResult, ToolSchemaSource)
+from .types import (Attempt, BaseToolLike, ChatClient, DroppedCall, FailureKind, Message, Mode, PlannedTask, Provider,
+                    Reasoning, SelectionFailure, SelectionFailureKind, SelectionResult, StrPath, SubTask, TaskLike,
+                    ToolCall, ToolResult, ToolSchemaSource)
 
 from ._version import __version__
 
@@ -67,11 +68,11 @@ else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "ArgumentError", "Attempt", "CancelledError", "ChatClient", "FailureKind", "DroppedCall", "FORMATS", "ForkedProcessError", "HandleError",
-    "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "LibraryVersionError", "Message", "PlannedTask", "PointerError", "PolicyError",
-    "RegistrationError", "SelectionFailure", "SelectionResult", "SubTask", "TaskLike", "ToolCall", "ToolRegistry", "ToolResult", "ToolSchemaSource",
+    "ArgumentError", "Attempt", "BaseToolLike", "CancelledError", "ChatClient", "FailureKind", "DroppedCall", "FORMATS", "ForkedProcessError", "HandleError",
+    "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "LibraryVersionError", "Message", "Mode", "PlannedTask", "PointerError", "PolicyError", "Provider", "Reasoning",
+    "RegistrationError", "SelectionFailure", "SelectionFailureKind", "SelectionResult", "StrPath", "SubTask", "TaskLike", "ToolCall", "ToolRegistry", "ToolResult", "ToolSchemaSource",
     "ToolSelectError", "ToolSelectionConfig", "ToolSelector", "UnknownToolError", "Validation", "Violation",
-    "library_path", "stats", "version",
+    "library_path", "stats", "version", "__version__",
 ]
 
 

@@ -34,21 +34,21 @@ same table.
 from __future__ import annotations
 
 import decimal
+import difflib
 import fractions
 import inspect
-import logging
 import math
 import operator
 import os
 import re
 import threading
+import warnings
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 from urllib.parse import urlparse
 
 from . import _lib
-from .types import dump, dump_json
+from .types import Mode, Provider, Reasoning, StrPath, dump, dump_json
 
-log = logging.getLogger("toolselect")
 
 _schema_lock = threading.Lock()
 _schema: Optional[Dict[str, Any]] = None
@@ -389,9 +389,10 @@ class ToolSelectionConfig:
     llm-common-style values (``max_calls="3"``, ``timeout_s=30.0``,
     ``fail_closed="false"``), or with :meth:`from_env`. A value that is out of
     range or of the wrong type raises :class:`ValueError` naming the field;
-    a keyword that is not a setting is ignored with a WARNING on the
-    ``toolselect`` logger naming it (llm-common's pydantic model ignores
-    extra fields too).
+    a keyword that is not a setting raises :class:`TypeError` naming it (and
+    the setting it most likely meant). :meth:`model_validate` and a foreign
+    config given to the selector (llm-common's) drop the fields toolselect
+    does not have with a :class:`UserWarning` naming them.
 
     ``base_url`` and ``api_key``: when ``None``, the selector reads the
     endpoint from the environment when each call is made.
@@ -406,14 +407,14 @@ class ToolSelectionConfig:
     fail_closed: bool
     base_url: Optional[str]
     api_key: Optional[str]
-    mode: str
+    mode: Mode
     max_response_bytes: int
     feedback: Optional[str]
     offer_tokens: int
     top_k: int
     max_searches: int
-    provider: str
-    reasoning: str
+    provider: Provider
+    reasoning: Reasoning
     max_tokens: int
 
     #: What ``inspect.signature(ToolSelectionConfig)`` shows: ``__init__``'s
@@ -430,20 +431,21 @@ class ToolSelectionConfig:
     # written here).
     def __init__(self, model: str = "glm-4.5-air", fallback_model: Optional[str] = None, max_calls: int = 5,
                  timeout_s: int = 30, temperature: float = 0.0, fail_closed: bool = True,
-                 base_url: Optional[str] = None, api_key: Optional[str] = None, mode: str = "json",
-                 max_response_bytes: int = 4194304, feedback: Optional[str] = None, offer_tokens: int = 10000,
-                 top_k: int = 10, max_searches: int = 1, provider: str = "auto", reasoning: str = "off",
+                 base_url: Optional[str] = None, api_key: Optional[str] = None, mode: Mode = "json",
+                 max_response_bytes: int = 4194304, feedback: Optional[StrPath] = None, offer_tokens: int = 10000,
+                 top_k: int = 10, max_searches: int = 1, provider: Provider = "auto", reasoning: Reasoning = "off",
                  max_tokens: int = 0, **extra: Any) -> None:
         given = {k: v for k, v in locals().items() if k not in ("self", "extra")}  # the named parameters
         fields = _fields()
         names = {f["name"] for f in fields}
         unknown = sorted(set(extra) - names)
         if unknown:
-            # As llm-common's pydantic model does, extra fields are accepted and
-            # ignored, but not silently. The defaults are the safe values, so
-            # an ignored (say misspelled) field never makes a selector fail open.
-            log.warning("ToolSelectionConfig: ignoring %s: toolselect has no such setting (settings: %s)",
-                        ", ".join(map(repr, unknown)), ", ".join(sorted(names)))
+            # A keyword written in the caller's code: a misspelling (say
+            # fail_closd=False) is refused as Python refuses any unknown
+            # keyword, never ignored. Fields of another library's config
+            # (model_validate, a foreign config) are dropped with a warning.
+            what = "ToolSelectionConfig() got an unexpected keyword argument" + ("s" if len(unknown) > 1 else "")
+            raise TypeError(_unknown_settings(what, unknown, names))
         for f in fields:
             name = f["name"]
             v = extra[name] if name in extra else given.get(name, _GO_DEFAULT)
@@ -489,12 +491,20 @@ class ToolSelectionConfig:
 
     @classmethod
     def model_validate(cls, obj: Any) -> "ToolSelectionConfig":
-        """pydantic's spelling: a config from a mapping (or a config)."""
+        """pydantic's spelling: a config from a mapping (or a config). A key
+        that is not a setting (a field of another library's config, such as
+        llm-common's) is dropped with a :class:`UserWarning` naming it, as
+        pydantic drops extra fields, but visibly."""
         if isinstance(obj, cls):
             return obj.model_copy()
         if not isinstance(obj, Mapping):
             raise TypeError(f"ToolSelectionConfig.model_validate takes a mapping, not {type(obj).__name__}")
-        return cls(**dict(obj))
+        names = {f["name"] for f in _fields()}
+        unknown = sorted(str(k) for k in obj if k not in names)
+        if unknown:
+            warnings.warn(_unknown_settings("ToolSelectionConfig: ignoring", unknown, names), UserWarning,
+                          stacklevel=2)
+        return cls(**{k: v for k, v in obj.items() if k in names})
 
     def model_copy(self, *, update: Optional[Mapping[str, Any]] = None, deep: bool = False) -> "ToolSelectionConfig":
         """A copy with ``update`` applied (and checked). Every value is a
@@ -552,6 +562,16 @@ class ToolSelectionConfig:
             v = getattr(self, f["name"])
             parts.append(f"{f['name']}={'***' if f['secret'] and v else repr(v)}")  # URLs may hold credentials
         return f"ToolSelectionConfig({', '.join(parts)})"
+
+
+def _unknown_settings(what: str, unknown: List[str], names: Iterable[str]) -> str:
+    """``what`` and the unknown names, each with its likely meaning, and the settings."""
+    parts = []
+    for u in unknown:
+        close = difflib.get_close_matches(u, list(names), n=1)
+        parts.append(f"{u!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    return (f"{what} {', '.join(parts)}: toolselect has no such setting "
+            f"(settings: {', '.join(sorted(names))})")
 
 
 def _use_go_defaults(cls: Any) -> None:

@@ -15,10 +15,12 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, NoReturn, Optio
 
 from . import _lib
 from ._handle import Handle
+from ._schema import Unsupported, function_schema
 from .errors import InvalidArgumentsError, PolicyError, RegistrationError, UnknownToolError
-from .types import ToolCall
+from .types import BaseToolLike, ToolCall
 
 F = TypeVar("F", bound=Callable[..., Any])
+T_Tool = TypeVar("T_Tool", bound=BaseToolLike)
 
 #: Provider formats accepted by :meth:`ToolRegistry.view`.
 FORMATS = ("canonical", "schema", "openai", "openai-responses", "anthropic", "ollama", "mcp")
@@ -95,6 +97,17 @@ class ToolRegistry(Handle):
                  strict: bool = ..., allow_no_schema: bool = ...,
                  no_schema_mode: Optional[str] = ...) -> Callable[[F], F]: ...
 
+    @overload
+    def register(self, name: T_Tool, fn: None = ..., *, safe: bool = ..., tags: Iterable[str] = ...,
+                 roles: Iterable[str] = ..., capabilities: Iterable[str] = ..., strict: bool = ...,
+                 allow_no_schema: bool = ..., no_schema_mode: Optional[str] = ...) -> T_Tool: ...
+
+    @overload
+    def register(self, name: F, fn: None = ..., *, description: Optional[str] = ..., parameters: Any = ...,
+                 safe: bool = ..., tags: Iterable[str] = ..., roles: Iterable[str] = ...,
+                 capabilities: Iterable[str] = ..., metadata: Optional[Mapping[str, Any]] = ...,
+                 strict: bool = ..., allow_no_schema: bool = ..., no_schema_mode: Optional[str] = ...) -> F: ...
+
     def register(self, name: Any, fn: Optional[Callable[..., Any]] = None, *, description: Optional[str] = None,
                  parameters: Any = None, safe: bool = True, tags: Iterable[str] = (), roles: Iterable[str] = (),
                  capabilities: Iterable[str] = (), metadata: Optional[Mapping[str, Any]] = None,
@@ -103,57 +116,106 @@ class ToolRegistry(Handle):
         """Register a tool and the callable that runs it.
 
         ``parameters`` is the JSON Schema of the arguments (a dict, or JSON
-        text kept byte for byte). ``description`` defaults to the callable's
-        docstring. Without ``fn`` this returns a decorator::
+        text kept byte for byte). Without it the schema is inferred from
+        ``fn``'s signature and docstring (see :mod:`toolselect._schema`):
+        each annotated parameter becomes a property, one with a default is
+        optional, and the docstring's ``Args:`` (Google), ``Parameters``
+        (NumPy) or ``:param:`` (reST) entries describe them; an annotation
+        with no JSON Schema raises :class:`~toolselect.errors.RegistrationError`
+        naming the parameter. ``description`` defaults to the docstring (its
+        text before the sections when the schema is inferred). Without
+        ``fn`` this returns a decorator; ``@registry.register`` alone
+        registers the function under its own name::
 
-            @registry.register("add", description="Add two numbers",
-                               parameters={"type": "object", ...})
-            def add(a: int, b: int) -> int: ...
+            @registry.register("get_weather")
+            def get_weather(city: str, unit: Literal["c", "f"] = "c") -> str:
+                \"\"\"Current weather for a city.
+
+                Args:
+                    city: The city name.
+                    unit: Temperature unit.
+                \"\"\"
 
         Raises :class:`~toolselect.errors.RegistrationError` naming the tool
-        and the problem (duplicate name, missing or invalid schema, ...).
+        and the problem (duplicate name, missing or invalid schema, ...), and
+        :class:`TypeError` for an argument of the wrong kind, naming the
+        method that takes it (``register_tools`` for definition dicts).
 
         ``name`` may instead be an llm-common ``BaseTool`` (an object with
         ``metadata`` and an ``async execute``): see :meth:`register_tool`.
         """
-        if not isinstance(name, str) and _is_base_tool(name):
-            if fn is not None:
-                raise TypeError("register(tool) takes no fn: the tool's execute() runs it")
-            return self.register_tool(name, safe=safe, tags=tags, roles=roles, capabilities=capabilities,
-                                      strict=strict, allow_no_schema=allow_no_schema, no_schema_mode=no_schema_mode)
+        if not isinstance(name, str):
+            if _is_base_tool(name):
+                if fn is not None or description is not None or parameters is not None or metadata is not None:
+                    raise TypeError("register(tool) takes the tool's description and parameters from "
+                                    "tool.metadata, and runs tool.execute(): give it no fn, description, "
+                                    "parameters or metadata")
+                return self.register_tool(name, safe=safe, tags=tags, roles=roles, capabilities=capabilities,
+                                          strict=strict, allow_no_schema=allow_no_schema,
+                                          no_schema_mode=no_schema_mode)
+            _check_register_name(name, fn)
+            fn, name = name, name.__name__  # @registry.register: the function's own name
+        _check_register_fn(name, fn)
+        options = dict(description=description, parameters=parameters, safe=safe, tags=tags, roles=roles,
+                       capabilities=capabilities, metadata=metadata, strict=strict,
+                       allow_no_schema=allow_no_schema, no_schema_mode=no_schema_mode)
+
         def apply(f: Any) -> Any:
-            desc = description
-            if desc is None and f is not None:
-                desc = inspect.getdoc(f) or ""
-            tool: Dict[str, Any] = {"type": "function", "name": name, "description": desc or "",
-                                    "safe": _flag("safe", safe)}
-            if parameters is not None:
-                tool["parameters"] = _RawJSON(parameters)
-            if _flag("strict", strict):
-                tool["strict"] = True
-            if _flag("allow_no_schema", allow_no_schema):
-                tool["allowNoSchema"] = True
-            if no_schema_mode:
-                tool["noSchemaMode"] = no_schema_mode
-            for key, seq in (("tags", tags), ("roles", roles), ("capabilities", capabilities)):
-                if isinstance(seq, str):
-                    raise TypeError(f"{key} must be a sequence of strings, not a string")
-                items = list(seq)
-                if items:
-                    tool[key] = items
-            if metadata:
-                tool["metadata"] = dict(metadata)
-            try:
-                self._call("toolselect_registry_register", _lib.cstr(_dump_tool(tool)))
-            except RegistrationError as e:
-                raise _with_python_names(e) from None
-            if f is not None:
-                self._fns[name] = f
+            _check_register_fn(name, f)
+            self._register_one(name, f, infer=True, **options)
             return f
 
         if fn is None:
             return apply
         return apply(fn)
+
+    def _register_one(self, name: str, f: Callable[..., Any], *, infer: bool, description: Optional[str],
+                      parameters: Any, safe: bool, tags: Iterable[str], roles: Iterable[str],
+                      capabilities: Iterable[str], metadata: Optional[Mapping[str, Any]], strict: bool,
+                      allow_no_schema: bool, no_schema_mode: Optional[str]) -> None:
+        """Register one tool run by ``f``; with ``infer``, a schema not given
+        (and not waived with ``allow_no_schema``) is inferred from ``f``."""
+        safe, strict, allow_no_schema = _flag("safe", safe), _flag("strict", strict), \
+            _flag("allow_no_schema", allow_no_schema)
+        desc = description
+        run = f
+        if infer and parameters is None and not allow_no_schema:
+            try:
+                parameters, doc, converting = function_schema(f)
+            except Unsupported as e:
+                why = (f"the parameters schema cannot be inferred from {_callable_name(f)}: {e} (give "
+                       "parameters=..., or set allow_no_schema with a no_schema_mode)")
+                msg = f"tool {_quote(name)}: {why}"
+                raise RegistrationError(msg, code=4, kind="rejected",
+                                        detail={"refused": [{"tool": name, "index": -1, "reason": why,
+                                                             "message": msg}]}) from None
+            if desc is None:
+                desc = doc
+            run = converting or f
+        if desc is None:
+            desc = inspect.getdoc(f) or ""
+        tool: Dict[str, Any] = {"type": "function", "name": name, "description": desc or "", "safe": bool(safe)}
+        if parameters is not None:
+            tool["parameters"] = _RawJSON(parameters)
+        if strict:
+            tool["strict"] = True
+        if allow_no_schema:
+            tool["allowNoSchema"] = True
+        if no_schema_mode:
+            tool["noSchemaMode"] = no_schema_mode
+        for key, seq in (("tags", tags), ("roles", roles), ("capabilities", capabilities)):
+            if isinstance(seq, str):
+                raise TypeError(f"{key} must be a sequence of strings, not a string")
+            items = list(seq)
+            if items:
+                tool[key] = items
+        if metadata:
+            tool["metadata"] = dict(metadata)
+        try:
+            self._call("toolselect_registry_register", _lib.cstr(_dump_tool(tool)))
+        except RegistrationError as e:
+            raise _with_python_names(e) from None
+        self._fns[name] = run
 
     def register_tool(self, tool: Any, **options: Any) -> Any:
         """Register an llm-common ``BaseTool``: its ``metadata`` (an object or
@@ -184,8 +246,15 @@ class ToolRegistry(Handle):
         execute = getattr(tool, "execute", None)
         if not callable(execute):
             raise TypeError(f"{type(tool).__name__} has no execute()")
-        self.register(name, _executor_of(execute), description=_field_of(md, "description") or "",
-                      parameters=params, **options)
+        opts: Dict[str, Any] = dict(description=_field_of(md, "description") or "", parameters=params, safe=True,
+                                    tags=(), roles=(), capabilities=(), metadata=None, strict=False,
+                                    allow_no_schema=False, no_schema_mode=None)
+        unknown = sorted(set(options) - set(opts))
+        if unknown:
+            raise TypeError(f"register_tool() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}")
+        opts.update(options)
+        # The schema is the tool's own: a BaseTool's execute(**kwargs) says nothing of its arguments.
+        self._register_one(name, _executor_of(execute), infer=False, **opts)
         return tool
 
     def register_tools(self, tools: Union[str, Sequence[Mapping[str, Any]]]) -> int:
@@ -661,6 +730,41 @@ def _iso(t: float) -> str:
     d = datetime.datetime.fromtimestamp(t, datetime.timezone.utc)
     frac = f"{d.microsecond:06d}".rstrip("0")
     return d.strftime("%Y-%m-%dT%H:%M:%S") + (f".{frac}" if frac else "") + "Z"
+
+
+def _check_register_name(name: Any, fn: Any) -> None:
+    """register()'s first argument when it is not a name: a callable alone
+    (the bare decorator) is accepted; anything else is a TypeError naming
+    the method that takes it."""
+    if isinstance(name, Mapping) or (isinstance(name, (list, tuple)) and all(isinstance(x, Mapping) for x in name)):
+        raise TypeError("register() takes a tool's name and the callable that runs it; register tool definition "
+                        "dicts with register_tools([...]) (and a catalog file with load_catalog(path))")
+    if isinstance(name, (bytes, os.PathLike)):
+        raise TypeError(f"register() takes a tool's name as a str, not {type(name).__name__}; "
+                        "load a catalog file with load_catalog(path)")
+    if callable(name) and fn is None and isinstance(getattr(name, "__name__", None), str):
+        return
+    raise TypeError(f"register() takes a tool's name as a str, not {type(name).__name__} (register(name, fn), "
+                    "@register(name) or @register; register_tool(tool) for an llm-common BaseTool, "
+                    "register_tools([...]) for definition dicts)")
+
+
+def _check_register_fn(name: str, fn: Any) -> None:
+    if fn is None or callable(fn):
+        return
+    if isinstance(fn, Mapping):
+        raise TypeError(f"register({name!r}, fn): fn is the callable that runs the tool, not a "
+                        f"{type(fn).__name__}; give the JSON Schema as parameters=..., or register definition "
+                        "dicts with register_tools([...])")
+    if isinstance(fn, str):
+        raise TypeError(f"register({name!r}, fn): fn is the callable that runs the tool, not a str; give the "
+                        "description as description=...")
+    raise TypeError(f"register({name!r}, fn): fn must be callable, not {type(fn).__name__}")
+
+
+def _callable_name(fn: Any) -> str:
+    n = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    return f"{n}()" if isinstance(n, str) else repr(fn)
 
 
 def _is_base_tool(obj: Any) -> bool:

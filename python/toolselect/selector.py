@@ -777,4 +777,4 @@ def _foreign_config(config: Any) -> ToolSelectionConfig:
             raise TypeError(f"config must be a ToolSelectionConfig (or llm-common's config: a pydantic model, a "
                             f"dataclass, a mapping or an object with its settings as attributes, such as "
                             f"{', '.join(names[:6])}), not {type(config).__name__}")
-    return ToolSelectionConfig(**data)  # which warns about the fields toolselect does not have
+    return ToolSelectionConfig.model_validate(data)  # which warns about the fields toolselect does not have

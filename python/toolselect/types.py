@@ -11,8 +11,9 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
 
 try:  # typing.Protocol is 3.8+; Literal too
     from typing import Literal, Protocol, runtime_checkable
@@ -204,7 +205,7 @@ class Attempt:
 
     model: str
     ok: bool
-    kind: str = ""
+    kind: Union[FailureKind, Literal[""]] = ""
     message: str = ""
     latency_s: float = 0.0
     #: The search rounds of this attempt: ``[{"query": ..., "offered": [...]}]``.
@@ -230,7 +231,7 @@ class SelectionFailure:
     for a failure on the Python side (e.g. a client that raised something
     unexpected), ``cancelled``, or ``internal``."""
 
-    kind: str
+    kind: SelectionFailureKind
     message: str
     attempts: List[Attempt] = field(default_factory=list)
 
@@ -261,9 +262,23 @@ class ChatClient(Protocol):
     ``tools``, ``max_tokens``, ``max_completion_tokens``,
     ``reasoning_effort`` and ``extra_body`` the provider dialect sends and the
     method takes), returning a string, an object with ``.content`` or a
-    whole chat completion."""
+    whole chat completion. Declared as a method taking any arguments, so a
+    class whose ``chat_completion`` names its own keywords fits it."""
 
-    chat_completion: Callable[..., Any]
+    def chat_completion(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
+@runtime_checkable
+class BaseToolLike(Protocol):
+    """An llm-common ``BaseTool`` as :meth:`ToolRegistry.register
+    <toolselect.ToolRegistry.register>` takes it: ``metadata`` (``name``,
+    ``description`` and the arguments' schema) and an ``execute`` method
+    (async, called with the validated arguments)."""
+
+    @property
+    def metadata(self) -> Any: ...
+
+    def execute(self, *args: Any, **kwargs: Any) -> Any: ...
 
 
 @runtime_checkable
@@ -286,6 +301,26 @@ class ToolSchemaSource(Protocol):
 
     def get_tools_schema(self) -> Any: ...
 
+
+#: A file path: text or a path object (``pathlib.Path``).
+StrPath = Union[str, "os.PathLike[str]"]
+
+# The settings' choices (ToolSelectionConfig.mode, .provider, .reasoning),
+# as Go's configuration schema lists them (toolselect.config.schema(), whose
+# "choices" tests/test_typing.py holds these to).
+
+#: How the selector asks the model for calls (``ToolSelectionConfig.mode``).
+Mode = Literal["json", "native"]
+#: The provider dialect (``ToolSelectionConfig.provider``; docs/providers.md).
+Provider = Literal["auto", "generic", "openai", "deepseek", "zai", "qwen", "vllm", "ollama", "lmstudio", "llamacpp",
+                   "openrouter", "mistral", "moonshot"]
+#: The reasoning level asked of the model (``ToolSelectionConfig.reasoning``).
+Reasoning = Literal["off", "low", "medium", "high", "provider"]
+
+#: Why a selection produced no calls (``SelectionFailure.kind``): Go's
+#: ``fail_closed`` and its empty kinds, and the Python side's own.
+SelectionFailureKind = Literal["fail_closed", "no_eligible_tools", "no_ranked_tools", "caller", "cancelled",
+                               "internal"]
 
 #: The failure kind of an attempt (``Attempt.kind``), as Go's selector names them.
 FailureKind = Literal["transport", "timeout", "canceled", "http_status", "response_too_large", "empty_choices",
