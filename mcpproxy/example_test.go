@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/mcpproxy"
 )
 
@@ -43,12 +44,9 @@ func Example() {
 	// error: true invalid
 }
 
-// BenchmarkFindTool ranks the shared livemcpbench catalog (527 tools).
+// BenchmarkFindTool ranks the livemcpbench catalog (527 tools).
 func BenchmarkFindTool(b *testing.B) {
-	path := filepath.Join("..", "..", "shared", "data", "livemcpbench", "tools.jsonl")
-	if _, err := os.Stat(path); err != nil {
-		b.Skip("livemcpbench catalog not present")
-	}
+	path := fixtures.Tools("livemcpbench")
 	p, err := mcpproxy.New(&mcpproxy.Config{Catalogs: []string{path}}, nil)
 	if err != nil {
 		b.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -16,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/internal/testing/mcpupstream"
 	"github.com/toolselect/toolselect/rank"
 )
@@ -169,22 +169,11 @@ func testUpstream(t *testing.T, name string) Upstream {
 	return Upstream{Name: name, Command: exe, Env: map[string]string{"TOOLSELECT_TEST_UPSTREAM": "1"}}
 }
 
-// peerBin finds an installed MCP peer program: first in
-// $TOOLSELECT_MCP_PEERS/node_modules/.bin, then on PATH. It skips the test
-// with instructions when the peers are not installed.
+// peerBin finds an installed MCP peer program, or skips the test saying
+// how to install the peers.
 func peerBin(t testing.TB, name string) string {
 	t.Helper()
-	if dir := os.Getenv("TOOLSELECT_MCP_PEERS"); dir != "" {
-		p := filepath.Join(dir, "node_modules", ".bin", name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	t.Skipf("MCP peer %q not installed: run `cp ../shared/mcp-peers/package*.json DIR && npm ci --prefix DIR` and set TOOLSELECT_MCP_PEERS=DIR (or put DIR/node_modules/.bin on PATH)", name)
-	return ""
+	return fixtures.MCPPeer(t, name)
 }
 
 // peerEnv returns the environment additions so that a peer's "#!/usr/bin/env

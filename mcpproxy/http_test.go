@@ -2,6 +2,7 @@ package mcpproxy
 
 import (
 	"context"
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/rank"
 	"io"
 	"net"
@@ -109,7 +110,7 @@ func TestHTTPUpstreams(t *testing.T) {
 	t.Cleanup(innerSrv.Close)
 
 	ups := []Upstream{{Name: "inner", URL: innerSrv.URL}}
-	if every, err := lookPeer("mcp-server-everything"); err == nil {
+	if every, err := fixtures.LookMCPPeer("mcp-server-everything"); err == nil {
 		port := freePort(t)
 		cmd := exec.Command(every, "streamableHttp")
 		cmd.Env = append(os.Environ(), "PORT="+port, "PATH="+filepath.Dir(every)+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -150,16 +151,6 @@ func TestHTTPUpstreams(t *testing.T) {
 			t.Fatalf("everything over HTTP: %s", text(res))
 		}
 	}
-}
-
-func lookPeer(name string) (string, error) {
-	if dir := os.Getenv("TOOLSELECT_MCP_PEERS"); dir != "" {
-		p := filepath.Join(dir, "node_modules", ".bin", name)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	return exec.LookPath(name)
 }
 
 func freePort(t *testing.T) string {

@@ -3,34 +3,29 @@ package rank
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/registry"
 )
 
-// benchCatalog builds a catalog of n tools from the shared data sets, adding
+// benchCatalog builds a catalog of n tools from the data sets, adding
 // renamed copies ("copyN_" prefixes) past the originals, and returns the
 // queries of both sets.
 func benchCatalog(b testing.TB, n int) ([]*registry.Entry, []string) {
 	b.Helper()
-	dir := os.Getenv("TOOLSELECT_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "data")
-	}
 	var base []registry.Tool
 	var queries []string
 	for _, ds := range []string{"bfcl", "livemcpbench"} {
-		tools, _, err := registry.LoadCatalogFile(filepath.Join(dir, ds, "tools.jsonl"))
+		tools, _, err := registry.LoadCatalogFile(fixtures.Tools(ds))
 		if err != nil {
-			b.Skipf("shared data not available: %v", err)
+			b.Fatal(err)
 		}
 		base = append(base, tools...)
-		qs, err := LoadQueries(filepath.Join(dir, ds, "queries.jsonl"))
+		qs, err := LoadQueries(fixtures.Queries(ds))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -55,7 +50,7 @@ func benchCatalog(b testing.TB, n int) ([]*registry.Entry, []string) {
 	return reg.Entries(), queries
 }
 
-// benchSizes are the requested catalog sizes; a few tools of the shared
+// benchSizes are the requested catalog sizes; a few tools of the
 // sets fail validation, so the catalogs hold slightly fewer (10000 -> 9995).
 // Each size loads its catalog inside its sub-benchmark, so -bench
 // 'Build/tools=10000' loads only that one.

@@ -12,7 +12,7 @@ import (
 //
 //	go test ./rank -run '^$' -bench FeedbackQuery -benchtime 200x
 func BenchmarkFeedbackQuery(b *testing.B) {
-	reg, qs := sharedData(b, "bfcl")
+	reg, qs := dataSet(b, "bfcl")
 	h := len(qs) / 2
 	fb := NewFeedback(nil)
 	for _, q := range qs[:h] {

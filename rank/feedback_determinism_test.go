@@ -44,12 +44,12 @@ func replayed(t testing.TB, ops []FeedbackOp, procs int, known func(string) bool
 // Rankings with feedback are a pure function of the catalog, the feedback
 // log in its order and the query (issue 25): the same log replayed with 1, 2
 // and 8 workers, or learned pair by pair with Add, gives the same rankings,
-// byte for byte, on every query of the shared data sets (the learned half
+// byte for byte, on every query of the data sets (the learned half
 // and the unseen half).
 func TestFeedbackRankingsAreDeterministic(t *testing.T) {
 	for _, name := range []string{"bfcl", "livemcpbench"} {
 		t.Run(name, func(t *testing.T) {
-			reg, qs := sharedData(t, name)
+			reg, qs := dataSet(t, name)
 			r := newRanker(reg)
 			h := len(qs) / 2
 			var ops []FeedbackOp
@@ -193,11 +193,11 @@ func offCatalog(ops []FeedbackOp) []FeedbackOp {
 // the same log with those names dropped as it is read (the CLI's Known
 // filter): a learner shared between registries (the C library's), or one
 // that accepts every name (the Go API's), gives the CLI's rankings, byte for
-// byte, on every query of the shared data sets.
+// byte, on every query of the data sets.
 func TestFeedbackOffCatalogToolsDoNotMoveRankings(t *testing.T) {
 	for _, name := range []string{"bfcl", "livemcpbench"} {
 		t.Run(name, func(t *testing.T) {
-			reg, qs := sharedData(t, name)
+			reg, qs := dataSet(t, name)
 			r := newRanker(reg)
 			var ops []FeedbackOp
 			for _, q := range qs[:len(qs)/2] {

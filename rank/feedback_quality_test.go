@@ -15,7 +15,7 @@ import (
 // with the feedback.
 // With byHash, the halves are splitHalves' instead (A learned, B evaluated).
 func feedbackSplit(t testing.TB, name string, byHash bool, fo *FeedbackOptions) (without, with EvalResult, reuse float64) {
-	reg, qs := sharedData(t, name)
+	reg, qs := dataSet(t, name)
 	h := len(qs) / 2
 	learn, test := qs[:h], qs[h:]
 	if byHash {
@@ -104,7 +104,7 @@ func row(r EvalResult) string {
 // feedbackReused is feedbackSplit over the evaluated queries whose gold
 // tools were all learned: what feedback does where reuse happens.
 func feedbackReused(t testing.TB, name string, byHash bool) (without, with EvalResult) {
-	reg, qs := sharedData(t, name)
+	reg, qs := dataSet(t, name)
 	h := len(qs) / 2
 	learn, test := qs[:h], qs[h:]
 	if byHash {

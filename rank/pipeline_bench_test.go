@@ -5,13 +5,13 @@ import (
 	"testing"
 )
 
-// Benchmarks of the whole rank and step pipelines on a shared data set (the
+// Benchmarks of the whole rank and step pipelines on a data set (the
 // split of rank and step into named steps was measured with them, issue 23):
 //
 //	go test ./rank -run '^$' -bench 'RankPipeline|StepTools' -benchmem
 
 func BenchmarkRankPipeline(b *testing.B) {
-	reg, qs := sharedData(b, "bfcl")
+	reg, qs := dataSet(b, "bfcl")
 	r := For(reg)
 	ctx := context.Background()
 	names := pickNames(mustRank(b, r, qs[0].Query))
@@ -48,7 +48,7 @@ func mustRank(b *testing.B, r *Ranker, q string) []Pick {
 }
 
 func BenchmarkStepTools(b *testing.B) {
-	reg, qs := sharedData(b, "bfcl")
+	reg, qs := dataSet(b, "bfcl")
 	r := For(reg)
 	ctx := context.Background()
 	first := mustRank(b, r, qs[0].Query)

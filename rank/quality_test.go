@@ -3,27 +3,23 @@ package rank
 import (
 	"context"
 	"hash/fnv"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/registry"
 )
 
-// sharedData is where the development data sets live (../shared/data).
-func sharedData(t testing.TB, name string) (*registry.Registry, []EvalQuery) {
+// dataSet loads one of the data sets the repository carries
+// (testdata/sets, or $TOOLSELECT_DATA) into a registry, with its queries.
+func dataSet(t testing.TB, name string) (*registry.Registry, []EvalQuery) {
 	t.Helper()
-	dir := os.Getenv("TOOLSELECT_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "data")
-	}
-	tools, _, err := registry.LoadCatalogFile(filepath.Join(dir, name, "tools.jsonl"))
+	tools, _, err := registry.LoadCatalogFile(fixtures.Tools(name))
 	if err != nil {
-		t.Skipf("shared data set %s not available: %v", name, err)
+		t.Fatalf("data set %s: %v", name, err)
 	}
 	reg := registry.New(nil)
 	reg.RegisterValid(tools)
-	qs, err := LoadQueries(filepath.Join(dir, name, "queries.jsonl"))
+	qs, err := LoadQueries(fixtures.Queries(name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +37,7 @@ func TestQualityTargets(t *testing.T) {
 		{"livemcpbench", 0.55, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			reg, qs := sharedData(t, tc.name)
+			reg, qs := dataSet(t, tc.name)
 			for _, sc := range []Scorer{&BM25{}, Keyword{}} {
 				res, err := Evaluate(context.Background(), newRanker(reg), qs, &Options{Scorer: sc, MinScore: -1})
 				if err != nil {

@@ -2,11 +2,11 @@ package registry_test
 
 import (
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/registry"
 )
 
@@ -80,8 +80,8 @@ func TestFastCanonicalMatchesDecoder(t *testing.T) {
 		"{\"name\":\"\xff\"}",
 		`{"name":"é日本","description":"说明","parameters":  { "type" : "object" } }`,
 	}
-	for _, name := range []string{"bfcl.jsonl", "livemcpbench.jsonl"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "catalogs", name))
+	for _, set := range fixtures.Sets {
+		data, err := os.ReadFile(fixtures.Tools(set))
 		if err != nil {
 			t.Fatal(err)
 		}

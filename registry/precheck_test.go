@@ -11,14 +11,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/registry"
 )
 
 // corpusSchemas are the schemas of the JSON-Schema-Test-Suite and of the
-// shared catalogs.
+// catalogs of the data sets.
 func corpusSchemas(t testing.TB) [][]byte {
 	var out [][]byte
-	files, _ := filepath.Glob(filepath.Join("testdata", "jsonschema-suite", "*", "*.json"))
+	files, _ := filepath.Glob(filepath.Join(fixtures.JSONSchemaSuite("*"), "*.json"))
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -33,8 +34,8 @@ func corpusSchemas(t testing.TB) [][]byte {
 			}
 		}
 	}
-	cats, _ := filepath.Glob(filepath.Join("testdata", "catalogs", "*.jsonl"))
-	for _, f := range cats {
+	for _, set := range fixtures.Sets {
+		f := fixtures.Tools(set)
 		fh, err := os.Open(f)
 		if err != nil {
 			t.Fatal(err)

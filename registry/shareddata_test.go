@@ -2,15 +2,15 @@ package registry_test
 
 import (
 	"errors"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/registry"
 )
 
-// documentedRefusals are the shared-data tools the registry refuses on
+// documentedRefusals are the data sets' tools the registry refuses on
 // purpose (docs/registry.md, "Documented refusals"), with the message each gets.
 var documentedRefusals = map[string]map[string]string{
 	"bfcl.jsonl": {},
@@ -20,7 +20,7 @@ var documentedRefusals = map[string]map[string]string{
 	},
 }
 
-// TestSharedCatalogs registers every tool of the two shared data sets and
+// TestSharedCatalogs registers every tool of the two data sets and
 // round-trips each through every provider view: the view parses back with
 // ParseCatalog, every name resolves with Lookup to the same tool, description
 // and parameters (compacted) are equal, and provider names obey the
@@ -28,7 +28,7 @@ var documentedRefusals = map[string]map[string]string{
 func TestSharedCatalogs(t *testing.T) {
 	for file, refusals := range documentedRefusals {
 		t.Run(file, func(t *testing.T) {
-			tools, format, err := registry.LoadCatalogFile(filepath.Join("testdata", "catalogs", file))
+			tools, format, err := registry.LoadCatalogFile(fixtures.Tools(strings.TrimSuffix(file, ".jsonl")))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +149,7 @@ func TestSmallCatalogRoundTrip(t *testing.T) {
 // TestPDFReaderFixes checks the two fixes docs/registry.md gives for the
 // documented livemcpbench refusal: declaring draft-04, or the number form.
 func TestPDFReaderFixes(t *testing.T) {
-	tools, _, err := registry.LoadCatalogFile(filepath.Join("testdata", "catalogs", "livemcpbench.jsonl"))
+	tools, _, err := registry.LoadCatalogFile(fixtures.Tools("livemcpbench"))
 	if err != nil {
 		t.Fatal(err)
 	}

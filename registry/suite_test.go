@@ -11,6 +11,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/registry"
 )
 
@@ -31,7 +32,7 @@ type suiteCounts struct {
 }
 
 // TestJSONSchemaSuite runs the required tests of the official suite (draft
-// 2020-12 and draft-07, testdata/jsonschema-suite) through the registry's own
+// 2020-12 and draft-07, testdata/jsonschema-test-suite at the repository's root) through the registry's own
 // path: every case's schema is registered as a tool and every test's data is
 // checked with Entry.ValidateValue. Boolean schemas and schemas referring to
 // remote documents are refused by design; they are counted and asserted
@@ -56,9 +57,9 @@ func TestJSONSchemaSuite(t *testing.T) {
 }
 
 func runSuiteDraft(t *testing.T, dir, schemaURI string) suiteCounts {
-	files, err := filepath.Glob(filepath.Join("testdata", "jsonschema-suite", dir, "*.json"))
+	files, err := filepath.Glob(filepath.Join(fixtures.JSONSchemaSuite(dir), "*.json"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no suite files in testdata/jsonschema-suite/%s: %v", dir, err)
+		t.Fatalf("no suite files in %s: %v", fixtures.JSONSchemaSuite(dir), err)
 	}
 	var counts suiteCounts
 	for _, file := range files {

@@ -2,11 +2,10 @@ package selector
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 )
@@ -23,21 +22,17 @@ import (
 // found nothing (the model is then asked with the search round only).
 // ns/op is one selection's Begin: filtering, budget, ranking and prompts.
 func BenchmarkOffer(b *testing.B) {
-	dir := os.Getenv("TOOLSELECT_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "data")
-	}
 	counter, err := rank.NewTokenCounter(rank.EncodingO200k)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, ds := range []string{"bfcl", "livemcpbench"} {
 		b.Run(ds, func(b *testing.B) {
-			tools, _, err := registry.LoadCatalogFile(filepath.Join(dir, ds, "tools.jsonl"))
+			tools, _, err := registry.LoadCatalogFile(fixtures.Tools(ds))
 			if err != nil {
-				b.Skipf("shared data not available: %v", err)
+				b.Fatal(err)
 			}
-			queries, err := rank.LoadQueries(filepath.Join(dir, ds, "queries.jsonl"))
+			queries, err := rank.LoadQueries(fixtures.Queries(ds))
 			if err != nil {
 				b.Fatal(err)
 			}

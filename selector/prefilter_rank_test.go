@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 	"github.com/toolselect/toolselect/selector"
@@ -51,7 +52,7 @@ var bfclOnce struct {
 func bfclRegistry(t *testing.T) *registry.Registry {
 	t.Helper()
 	bfclOnce.Do(func() {
-		tools, _, err := registry.LoadCatalogFile("../registry/testdata/catalogs/bfcl.jsonl")
+		tools, _, err := registry.LoadCatalogFile(fixtures.Tools("bfcl"))
 		if err != nil {
 			bfclOnce.err = err
 			return

@@ -9,18 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 )
 
 // A small smoke of `make bench-scale`: the catalog builder, the start-up
 // phases and the FTS5 side of bench/fts5_vs_rank.py on 120 tools.
 func TestBenchScaleSmoke(t *testing.T) {
-	data := os.Getenv("TOOLSELECT_DATA")
-	if data == "" {
-		data = filepath.Join("..", "..", "..", "shared", "data")
-	}
-	if _, err := os.Stat(filepath.Join(data, "bfcl", "tools.jsonl")); err != nil {
-		t.Skipf("shared data not available: %v", err)
-	}
+	data := fixtures.SetsDir()
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 not installed")

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/mcpproxy"
 )
 
@@ -19,19 +19,7 @@ import (
 // PATH) and returns an --upstream spec that runs it with its Node on PATH.
 func mcpPeer(t *testing.T, name string, args ...string) string {
 	t.Helper()
-	var bin string
-	if dir := os.Getenv("TOOLSELECT_MCP_PEERS"); dir != "" {
-		if p := filepath.Join(dir, "node_modules", ".bin", name); fileExists(p) {
-			bin = p
-		}
-	}
-	if bin == "" {
-		p, err := exec.LookPath(name)
-		if err != nil {
-			t.Skipf("MCP peer %q not installed: npm ci ../shared/mcp-peers into DIR and set TOOLSELECT_MCP_PEERS=DIR", name)
-		}
-		bin = p
-	}
+	bin := fixtures.MCPPeer(t, name)
 	spec := "'PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH") + "' '" + bin + "'"
 	for _, a := range args {
 		spec += " '" + a + "'"
@@ -129,12 +117,9 @@ func TestMCPStdioDrain(t *testing.T) {
 	}
 }
 
-// TestMCPStatsCatalog measures the shared livemcpbench catalog offline.
+// TestMCPStatsCatalog measures the livemcpbench catalog offline.
 func TestMCPStatsCatalog(t *testing.T) {
-	path := filepath.Join("..", "..", "..", "shared", "data", "livemcpbench", "tools.jsonl")
-	if !fileExists(path) {
-		t.Skipf("%s not present", path)
-	}
+	path := fixtures.Tools("livemcpbench")
 	r := execCLI(t, nil, "", "mcp", "stats", "--catalog", path)
 	if r.code != exitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)

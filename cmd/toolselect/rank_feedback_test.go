@@ -4,27 +4,21 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 )
 
 // `toolselect rank --queries ... --feedback ... --json` is a pure function of
 // its files (issue 25): run twice, and with 1 and 2 cores, the output is the
-// same byte for byte on the shared bfcl set with half its queries' gold tools
+// same byte for byte on the bfcl set with half its queries' gold tools
 // as past selections.
 func TestRankQueriesWithFeedbackIsDeterministic(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "data", "bfcl")
-	if d := os.Getenv("TOOLSELECT_DATA"); d != "" {
-		dir = filepath.Join(d, "bfcl")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "queries.jsonl")); err != nil {
-		t.Skipf("shared data not found at %s (set TOOLSELECT_DATA)", dir)
-	}
-	f, err := os.Open(filepath.Join(dir, "queries.jsonl"))
+	f, err := os.Open(fixtures.Queries("bfcl"))
 	require.NoError(t, err)
 	defer f.Close()
 	var past strings.Builder
@@ -45,7 +39,7 @@ func TestRankQueriesWithFeedbackIsDeterministic(t *testing.T) {
 		past.WriteByte('\n')
 	}
 	feedback := writeTemp(t, "past.jsonl", past.String())
-	args := []string{"rank", "--catalog", filepath.Join(dir, "tools.jsonl"), "--queries", filepath.Join(dir, "queries.jsonl"),
+	args := []string{"rank", "--catalog", fixtures.Tools("bfcl"), "--queries", fixtures.Queries("bfcl"),
 		"--feedback", feedback, "--k", "10", "--json"}
 	var want string
 	for i, procs := range []int{2, 2, 1} {

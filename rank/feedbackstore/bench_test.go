@@ -9,20 +9,17 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/rank"
 )
 
-// BenchmarkLoad10k loads a store of 10,000 lines (the shared livemcpbench
+// BenchmarkLoad10k loads a store of 10,000 lines (the livemcpbench
 // queries with their gold tools, numbered as distinct cases).
 // bench/feedback_load.py measures the whole process.
 func BenchmarkLoad10k(b *testing.B) {
-	dir := os.Getenv("TOOLSELECT_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "data")
-	}
-	qs, err := rank.LoadQueries(filepath.Join(dir, cmp.Or(os.Getenv("TOOLSELECT_BENCH_SET"), "livemcpbench"), "queries.jsonl"))
+	qs, err := rank.LoadQueries(fixtures.Queries(cmp.Or(os.Getenv("TOOLSELECT_BENCH_SET"), "livemcpbench")))
 	if err != nil {
-		b.Skip(err)
+		b.Fatal(err)
 	}
 	path := filepath.Join(b.TempDir(), "fb.jsonl")
 	f, _ := os.Create(path)

@@ -17,22 +17,15 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 )
 
-// peer finds an installed MCP peer ($TOOLSELECT_MCP_PEERS first, then PATH).
+// peer finds an installed MCP peer, or skips the test saying how to install
+// the peers.
 func peer(t *testing.T, name string) string {
 	t.Helper()
-	if dir := os.Getenv("TOOLSELECT_MCP_PEERS"); dir != "" {
-		p := filepath.Join(dir, "node_modules", ".bin", name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("MCP peer %q not installed: npm ci ../shared/mcp-peers into DIR and set TOOLSELECT_MCP_PEERS=DIR", name)
-	}
-	return p
+	return fixtures.MCPPeer(t, name)
 }
 
 // peerPath puts the peers' directory (and its Node 22) first on PATH.
