@@ -28,7 +28,7 @@ vet:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	@if ! command -v mypy >/dev/null; then echo "vet: mypy skipped: not installed (apt-get install -y mypy)"; else \
+	@if ! command -v mypy >/dev/null; then echo "vet: mypy skipped: not installed (apt-get install -y mypy; make test installs it when run as root)"; else \
 	  set -x; mypy --python-version 3.9 --ignore-missing-imports --no-error-summary python/toolselect && \
 	  mypy --strict --python-version 3.9 --follow-imports=silent --no-error-summary python/tests/typing_usage.py; fi
 
@@ -75,7 +75,7 @@ bench-python: python
 # (whole processes: wall time, peak RSS, ratios), toolselect's start-up
 # phases and bytes per tool, loading through the Python package, and
 # `toolselect mcp --catalog` up to its first answer. Not part of `make test`.
-DATA       ?= ../shared/data
+DATA       ?= testdata/sets
 SCALE_RUNS ?= 3
 bench-scale: build python
 	mkdir -p .cache/scale .cache/bin

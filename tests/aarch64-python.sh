@@ -3,14 +3,15 @@
 # Debian's own arm64 python3.N packages, and the pip wheel Debian ships,
 # unpacked (dpkg-deb -x, never installed: the machine's python3 is left
 # alone) into a folder outside the repo, once; prints that folder. The test
-# runs it as `qemu-aarch64-static -L DIR DIR/usr/bin/python3.N`. .ci/run
-# calls it; by hand it needs root (dpkg --add-architecture arm64 and
+# runs it as `qemu-aarch64-static -L DIR DIR/usr/bin/python3.N`.
+# tests/install-tools.sh calls it; by hand it needs root (dpkg --add-architecture arm64 and
 # apt-get update the first time).
 #
 #   TOOLSELECT_AARCH64_PYTHON=$(bash tests/aarch64-python.sh)
 #
 # The folder is $TOOLSELECT_AARCH64_PYTHON when set, else
-# $HOME/.cache/toolselect-aarch64-python. Exits 1 (printing why on stderr,
+# $HOME/.cache/toolselect-aarch64-python. With TOOLSELECT_NO_INSTALL set it
+# only finds a folder unpacked before. Exits 1 (printing why on stderr,
 # nothing on stdout) when it cannot be had: not Debian, not root, no network.
 set -euo pipefail
 root=${TOOLSELECT_AARCH64_PYTHON:-$HOME/.cache/toolselect-aarch64-python}
@@ -19,6 +20,7 @@ if [ -f "$root/.complete" ]; then
 	exit 0
 fi
 say() { echo "aarch64-python: $*" >&2; }
+[ -z "${TOOLSELECT_NO_INSTALL:-}" ] || { say "not unpacked at $root, and TOOLSELECT_NO_INSTALL is set"; exit 1; }
 command -v dpkg-deb >/dev/null && command -v apt-get >/dev/null || { say "needs Debian's dpkg and apt"; exit 1; }
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 	[ "$(id -u)" = 0 ] || { say "needs root to add the arm64 architecture (dpkg --add-architecture arm64)"; exit 1; }

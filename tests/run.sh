@@ -3,15 +3,17 @@
 # failed and what was skipped with the reason each test gave.
 #
 # Steps (each runs even when an earlier one failed, so the summary is whole):
-#   vet      gofmt and go vet
+#   vet      gofmt, go vet and mypy (skipped, saying so, when mypy is missing)
 #   go       go test -race ./... (with the MCP peers: see below)
 #   cabi     the C-exports fuzz seeds through cgo (-tags cabifuzz), race detector on
 #   python   the Python package's unittest suite against a freshly built library
 #   fuzz     every Go fuzz target for FUZZ_SECONDS (default 5) of fuzzing each
-# The MCP peer tests need the real peers: they are found at
-# $TOOLSELECT_MCP_PEERS, else at $HOME/.cache/toolselect-mcp-peers (where
-# .ci/run installs them), and installed there the same way (tests/mcp-peers.sh)
-# when missing. If they cannot be had, those tests skip and the summary says so.
+# First tests/install-tools.sh (the installer .ci/run uses too): as root with
+# apt-get it installs what the tests use beyond Go, gcc and python3 (mypy,
+# redis-server, npm and the MCP peers, the aarch64 cross compiler, qemu and an
+# arm64 CPython, ...); otherwise it lists what is missing with the line that
+# installs it, and the tests needing it skip, each saying so in the summary.
+# TOOLSELECT_NO_INSTALL=1 installs nothing, even as root.
 # The last line is "total: N passed, N failed, N skipped"; the exit status is
 # 1 when anything failed.
 set -uo pipefail
@@ -33,21 +35,23 @@ step() { # step NAME LABEL: announce a step and record its place in the summary
 	echo "$2" >"$report/$1.label"
 }
 
-# The MCP peers.
-if peers=$(bash tests/mcp-peers.sh); then
-	export TOOLSELECT_MCP_PEERS="$peers"
-	export PATH="$peers/node_modules/.bin:$PATH"
-	echo "make test: MCP peers at $peers"
+# What the tests use beyond Go, gcc and python3.
+eval "$(PYTHON=$PYTHON bash tests/install-tools.sh)"
+if [ -n "${TOOLSELECT_MCP_PEERS:-}" ]; then
+	echo "make test: MCP peers at $TOOLSELECT_MCP_PEERS"
 else
 	echo "make test: MCP peers not available; their tests will skip (see the summary)"
 fi
 
-step vet "vet (gofmt, go vet)"
+step vet "vet (gofmt, go vet, mypy)"
 t0=$(date +%s)
 vet_fail=0
-make --no-print-directory vet GO="$GO" || vet_fail=1 # the Makefile's vet: gofmt, then go vet
-printf 'count\t%d\t%d\t0\ntime\t%d\n' $((1 - vet_fail)) $vet_fail $(($(date +%s) - t0)) >"$report/vet.tsv"
-[ $vet_fail -eq 1 ] && printf 'fail\tgofmt or go vet\n' >>"$report/vet.tsv"
+make --no-print-directory vet GO="$GO" || vet_fail=1 # the Makefile's vet: gofmt, go vet, then mypy when installed
+mypy_skip=0
+command -v mypy >/dev/null || mypy_skip=1
+printf 'count\t%d\t%d\t%d\ntime\t%d\n' $((1 - vet_fail)) $vet_fail $mypy_skip $(($(date +%s) - t0)) >"$report/vet.tsv"
+[ $vet_fail -eq 1 ] && printf 'fail\tgofmt, go vet or mypy\n' >>"$report/vet.tsv"
+[ $mypy_skip -eq 1 ] && printf 'skip\tmypy\tmypy is not installed (apt-get install -y mypy; make test installs it when run as root)\n' >>"$report/vet.tsv"
 
 step go "go test -race ./..."
 $GO test -race -count=1 -json ./... 2>&1 | $tr gotest -step go -dir "$report"

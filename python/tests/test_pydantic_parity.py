@@ -23,7 +23,7 @@ try:
 except ImportError:  # pragma: no cover - the stdlib-only package does not need it
     pydantic = None  # type: ignore[assignment]
 
-needs_pydantic = unittest.skipIf(pydantic is None, "pydantic is not installed")
+needs_pydantic = unittest.skipIf(pydantic is None, "pydantic is not installed (apt-get install -y python3-pydantic, or pip install pydantic; make test installs it when run as root)")
 
 if pydantic is not None:
     # llm-common's own models (llm_common/agents/schemas.py and the pydantic

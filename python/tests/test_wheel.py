@@ -87,7 +87,7 @@ IN_CI = os.environ.get("CI") == "true"
 
 def need(missing: "list[str]", how: str) -> None:
     """Skip when something the test needs is missing, saying what and how to
-    get it; under CI=true (.ci/run installs it all) fail instead."""
+    get it; under CI=true (.ci/run installs it all, through tests/install-tools.sh) fail instead."""
     if not missing:
         return
     msg = f"needs {', '.join(missing)} ({how})"
@@ -142,7 +142,7 @@ class CrossWheelTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         need([t for t in ("aarch64-linux-gnu-gcc", "qemu-aarch64-static") if not shutil.which(t)],
-             "apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static; .ci/run does")
+             "apt-get install -y gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static; make test installs them when run as root")
         go()
         cls.tmp = Path(tempfile.mkdtemp(prefix="ts-wheel-"))
         env = dict(os.environ, WHEEL_ARCHES="aarch64")
@@ -161,7 +161,7 @@ class CrossWheelTest(unittest.TestCase):
     def test_aarch64_wheel_installs_offline_in_a_fresh_venv_under_qemu(self):
         root = aarch64_python()
         need([] if root else ["an aarch64 CPython"],
-             "bash tests/aarch64-python.sh unpacks Debian's arm64 python3 packages, as root; .ci/run does")
+             "sudo bash tests/aarch64-python.sh unpacks Debian's arm64 python3 packages; make test does it when run as root")
         qemu = ["qemu-aarch64-static", "-L", str(root)]
         venv = self.tmp / "venv-aarch64"
         subprocess.run(qemu + [str(root / "usr" / "bin" / "python3"), "-m", "venv", "--without-pip", str(venv)],
@@ -215,11 +215,11 @@ class CrossWheelTest(unittest.TestCase):
 class SourceInstallTest(unittest.TestCase):
     def test_pip_install_from_the_source_checkout(self):
         # PyPI is out of reach, so the build backend must be installed: Debian's
-        # python3-setuptools and python3-wheel (.ci/run installs them).
+        # python3-setuptools and python3-wheel (make test installs them as root).
         py = "/usr/bin/python3"
         probe = subprocess.run([py, "-c", "import venv, ensurepip, setuptools, wheel"], capture_output=True)
         if probe.returncode != 0:
-            self.skipTest("needs /usr/bin/python3 with venv, setuptools and wheel (Debian python3-venv python3-setuptools python3-wheel)")
+            self.skipTest("needs /usr/bin/python3 with venv, setuptools and wheel (apt-get install -y python3-venv python3-setuptools python3-wheel; make test installs them when run as root)")
         go()
         with tempfile.TemporaryDirectory() as tmp:
             venv = Path(tmp) / "venv"

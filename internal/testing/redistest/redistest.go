@@ -15,12 +15,12 @@ import (
 // Start runs redis-server on a free loopback port with no persistence and
 // returns its address (127.0.0.1:PORT). The server is stopped when the test
 // ends. Without redis-server on PATH the test is skipped, saying how to
-// install it (CI installs it).
+// install it (make test installs it when run as root).
 func Start(t testing.TB) string {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
-		t.Skip("redis-server is not installed (apt-get install -y redis-server); CI installs it")
+		t.Skip("redis-server is not installed (apt-get install -y redis-server; make test installs it when run as root)")
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

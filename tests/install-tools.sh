@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# tests/install-tools.sh - the one installer of what the tests use beyond Go,
+# gcc and python3. Two callers: `make test` (tests/run.sh) and .ci/run.
+#
+#   eval "$(bash tests/install-tools.sh)"
+#
+# Run as root on a machine with apt-get, it installs what is missing:
+#   the Debian packages of the table below (apt-get update first, once);
+#   Debian's arm64 CPython, unpacked by tests/aarch64-python.sh;
+#   the MCP peers pinned in testdata/mcp-peers, by tests/mcp-peers.sh (npm ci).
+# Otherwise (or with TOOLSELECT_NO_INSTALL=1) it installs no Debian package
+# and lists on stderr each missing tool with the line that installs it; the
+# tests that need it skip, giving the same line, and `make test` passes. The
+# MCP peers are installed by any user who has npm (they go to a cache folder
+# in $HOME, outside the repository).
+#
+# stdout is only `export NAME=VALUE` lines for the caller to eval: where the
+# MCP peers and the arm64 CPython are (TOOLSELECT_MCP_PEERS,
+# TOOLSELECT_AARCH64_PYTHON, and the peers' .bin first on PATH). The exit
+# status is 0 even when something is missing: a missing tool is a skip.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+PYTHON=${PYTHON:-python3}
+say() { echo "install-tools: $*" >&2; }
+
+# tool: the test that needs it | the check | the Debian packages.
+missing=() # "what|packages"
+check() { # check WHAT PACKAGES COMMAND...: record WHAT when COMMAND fails
+	local what=$1 pkgs=$2
+	shift 2
+	"$@" >/dev/null 2>&1 || missing+=("$what|$pkgs")
+}
+has() { command -v "$1"; }
+check "mypy (make vet's Python type check)" "mypy" has mypy
+check "redis-server (the Redis embedding cache and feedback store tests)" "redis-server" has redis-server
+check "sqlite3 (the FTS5 reference of the rank benchmarks)" "sqlite3" has sqlite3
+check "npm (installs the MCP peers)" "npm" has npm
+check "aarch64-linux-gnu-gcc (the aarch64 wheel)" "gcc-aarch64-linux-gnu libc6-dev-arm64-cross" has aarch64-linux-gnu-gcc
+check "qemu-aarch64-static (runs the aarch64 wheel's library)" "qemu-user-static" has qemu-aarch64-static
+check "venv and ensurepip (the wheel's install test)" "python3-venv" "$PYTHON" -c 'import venv, ensurepip'
+# `pip install ./python` offline needs a build backend: Debian's, for /usr/bin/python3.
+if [ -x /usr/bin/python3 ]; then
+	check "setuptools and wheel for /usr/bin/python3 (pip install ./python offline)" "python3-venv python3-setuptools python3-wheel" \
+		/usr/bin/python3 -c 'import venv, ensurepip, setuptools, wheel'
+fi
+check "pydantic (the schema parity tests with pydantic)" "python3-pydantic" "$PYTHON" -c 'import pydantic'
+
+root=0
+[ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && [ -z "${TOOLSELECT_NO_INSTALL:-}" ] && root=1
+
+if [ ${#missing[@]} -gt 0 ]; then
+	pkgs=$(printf '%s\n' "${missing[@]}" | cut -d'|' -f2 | tr ' ' '\n' | sort -u | tr '\n' ' ')
+	if [ $root = 1 ]; then
+		say "installing ${pkgs}(apt-get update first)"
+		apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends $pkgs >/dev/null ||
+			say "apt-get failed: the tests needing these will skip"
+	else
+		for m in "${missing[@]}"; do
+			say "missing ${m%%|*}: apt-get install -y ${m#*|}"
+		done
+		say "as root, make test (or this script) installs them all: sudo bash tests/install-tools.sh"
+	fi
+fi
+
+# Debian's arm64 CPython for the aarch64 wheel's test (root: it adds the arm64
+# architecture); found again without root once unpacked.
+if a64=$(if [ $root = 1 ]; then bash tests/aarch64-python.sh; else TOOLSELECT_NO_INSTALL=1 bash tests/aarch64-python.sh 2>/dev/null; fi); then
+	printf 'export TOOLSELECT_AARCH64_PYTHON=%q\n' "$a64"
+else
+	say "missing an arm64 CPython (the aarch64 wheel's test under qemu): sudo bash tests/aarch64-python.sh"
+fi
+
+# The MCP peers, for anyone with npm.
+if peers=$(bash tests/mcp-peers.sh); then
+	printf 'export TOOLSELECT_MCP_PEERS=%q\n' "$peers"
+	printf 'export PATH=%q:"$PATH"\n' "$peers/node_modules/.bin"
+fi
+exit 0
