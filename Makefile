@@ -56,8 +56,9 @@ $(LIB): $(shell find cabi internal registry selector executor rank -name '*.go' 
 
 python: lib
 
-# One wheel per target (WHEEL_ARCHES, default x86_64 aarch64) into dist/,
-# tagged manylinux_2_N_<arch> from what each library needs of glibc.
+# One wheel per target into dist/, tagged manylinux_2_N_<arch> from what each
+# library needs of glibc: this machine's architecture by default,
+# WHEEL_ARCHES="x86_64 aarch64" for both (docs/packaging.md).
 wheel: lib
 	@bash python/build_wheel.sh
 

@@ -1,23 +1,30 @@
 #!/usr/bin/env bash
-# `make wheel`: one wheel per target into dist/ (x86_64 and aarch64 Linux),
-# each with its own Go shared library built by cgo (the Debian cross
-# compiler gcc-aarch64-linux-gnu for aarch64), tagged
+# `make wheel`: one wheel per target into dist/ (x86_64 or aarch64 Linux),
+# each with its own Go shared library built by cgo (the machine's gcc for
+# its own architecture, Debian's cross compiler for the other one:
+# gcc-aarch64-linux-gnu, gcc-x86-64-linux-gnu), tagged
 # manylinux_2_N_<arch> from the glibc symbol versions the library needs
 # (python/elf_glibc.py). Standard library only: no network, no build backend.
-# WHEEL_ARCHES picks the targets (default: x86_64 aarch64).
+# WHEEL_ARCHES picks the targets: by default this machine's architecture
+# only; WHEEL_ARCHES="x86_64 aarch64" builds both.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 out="${1:-$root/dist}"
 GO=${GO:-go}
 mkdir -p "$out"
-for arch in ${WHEEL_ARCHES:-x86_64 aarch64}; do
+host=$(uname -m)
+[ "$host" = arm64 ] && host=aarch64
+for arch in ${WHEEL_ARCHES:-$host}; do
 	case "$arch" in
-	x86_64) goarch=amd64 cc=${CC_X86_64:-gcc} ;;
-	aarch64) goarch=arm64 cc=${CC_AARCH64:-aarch64-linux-gnu-gcc} ;;
+	x86_64) goarch=amd64 cross=x86_64-linux-gnu-gcc pkg=gcc-x86-64-linux-gnu cc=${CC_X86_64:-} ;;
+	aarch64) goarch=arm64 cross=aarch64-linux-gnu-gcc pkg="gcc-aarch64-linux-gnu libc6-dev-arm64-cross" cc=${CC_AARCH64:-} ;;
 	*) echo "build_wheel: unknown target $arch (x86_64 or aarch64)" >&2; exit 2 ;;
 	esac
-	command -v "$cc" >/dev/null || { echo "build_wheel: $arch needs the C compiler $cc (apt-get install gcc-aarch64-linux-gnu)" >&2; exit 2; }
+	if [ -z "$cc" ]; then
+		if [ "$arch" = "$host" ]; then cc=gcc; else cc=$cross; fi
+	fi
+	command -v "$cc" >/dev/null || { echo "build_wheel: $arch needs the C compiler $cc (apt-get install -y $pkg)" >&2; exit 2; }
 	lib="$root/.cache/wheel/$arch/libtoolselect.so"
 	mkdir -p "$(dirname "$lib")"
 	# netgo, osusergo: Go's own resolver and user lookup, so the library
