@@ -83,6 +83,13 @@ func TestValidateHuman(t *testing.T) {
 		assert.NotEmpty(t, v.Violations)
 	}
 	assert.Equal(t, piped.stdout, asJSON.stdout)
+
+	// --json=false asks for the summary even when stdout is a pipe.
+	forced := execCLI(t, nil, "", append(args, "--json=false")...)
+	tty := execTTY(t, nil, args...)
+	assert.Equal(t, exitInvalid, forced.code)
+	assert.Equal(t, tty.stdout, forced.stdout)
+	assert.Contains(t, forced.stdout, "arguments invalid")
 }
 
 // rank names what the safety and role filters hid, with the flag that shows it.

@@ -44,10 +44,19 @@ type cmdEnv struct {
 	tty bool
 }
 
-// humanOutput reports whether a command with a --json flag prints its
-// summary for people: only on a terminal, and never with --json, so scripts
-// reading a pipe keep getting JSON.
-func (env *cmdEnv) humanOutput(asJSON bool) bool { return env.tty && !asJSON }
+// humanOutput reports whether a command with a --json flag (parsed into fs)
+// prints its summary for people: on a terminal unless --json is given, and
+// anywhere with an explicit --json=false (a demo, a log people read). Without
+// the flag a pipe gets JSON, so scripts reading it keep getting JSON.
+func (env *cmdEnv) humanOutput(fs *flag.FlagSet) bool {
+	human := env.tty
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "json" {
+			human = f.Value.String() == "false"
+		}
+	})
+	return human
+}
 
 // isTerminal reports whether f is a character device (a terminal).
 func isTerminal(f *os.File) bool {

@@ -371,7 +371,7 @@ func runMCPStats(env *cmdEnv, args []string) int {
 	f.bind(fs)
 	urlFlag := fs.String("url", "", "read the stats of a running proxy at this streamable HTTP `URL` (with the bearer token of --auth-token-file or $"+envAuthToken+")")
 	fs.StringVar(&f.authTokenFile, "auth-token-file", "", "the proxy's bearer token, read from `FILE` (or $"+envAuthToken+")")
-	asJSON := fs.Bool("json", false, "print the statistics as JSON (the default when stdout is not a terminal)")
+	fs.Bool("json", false, "print the statistics as JSON (the default when stdout is not a terminal; --json=false prints the summary anyway)")
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
@@ -392,7 +392,7 @@ func runMCPStats(env *cmdEnv, args []string) int {
 			return fail(env, "mcp stats", exitFailed, "%v", err)
 		}
 		var st mcpproxy.Stats
-		if env.humanOutput(*asJSON) && json.Unmarshal([]byte(text), &st) == nil {
+		if env.humanOutput(fs) && json.Unmarshal([]byte(text), &st) == nil {
 			printStats(env.stdout, st)
 			return exitOK
 		}
@@ -405,7 +405,7 @@ func runMCPStats(env *cmdEnv, args []string) int {
 	}
 	defer p.Close()
 	st := p.Stats(ctx)
-	if env.humanOutput(*asJSON) {
+	if env.humanOutput(fs) {
 		printStats(env.stdout, st)
 		return exitOK
 	}

@@ -75,7 +75,7 @@ func runSelect(env *cmdEnv, args []string) int {
 	fs.Var(&roles, "role", "a role the caller holds (repeatable); tools with roles are offered only to holders")
 	allowUnsafe := fs.Bool("allow-unsafe", false, "offer tools marked safe: false")
 	logLevel := fs.String("log-level", "off", "selector log records on stderr: off|debug|info|warn|error")
-	asJSON := fs.Bool("json", false, "print the one JSON object (the default when stdout is not a terminal)")
+	fs.Bool("json", false, "print the one JSON object (the default when stdout is not a terminal; --json=false prints the summary anyway)")
 	var pf pinFlags
 	pf.register(fs)
 	var offer offerK
@@ -143,7 +143,7 @@ func runSelect(env *cmdEnv, args []string) int {
 	if errors.Is(err, selector.ErrBadRequest) {
 		return fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env))
 	}
-	return printSelection(env, res, err, *asJSON)
+	return printSelection(env, res, err, env.humanOutput(fs))
 }
 
 // buildSelector makes the selector of `select`: the go-openai client, the
@@ -177,7 +177,7 @@ func buildSelector(env *cmdEnv, cfg selector.Config, reg *registry.Registry, off
 
 // printSelection writes the outcome (a summary on a terminal, else the one
 // JSON object) and returns the exit status.
-func printSelection(env *cmdEnv, res *selector.Result, err error, asJSON bool) int {
+func printSelection(env *cmdEnv, res *selector.Result, err error, human bool) int {
 	out := selectOutput{Calls: []selector.ToolCall{}, Attempts: []selector.Attempt{}, Offered: []string{}}
 	if err != nil {
 		out.Error = &selector.ErrorInfo{Kind: selector.ErrorKind(err), Message: err.Error()}
@@ -198,7 +198,7 @@ func printSelection(env *cmdEnv, res *selector.Result, err error, asJSON bool) i
 	// message. Only messages are redacted here, never the calls or the names
 	// offered: a placeholder key ("ollama") may be a word of valid arguments.
 	out.redactMessages(func(s string) string { return redactKey(s, env) })
-	if env.humanOutput(asJSON) {
+	if human {
 		printSelect(env.stdout, out)
 	} else {
 		b, merr := json.Marshal(out)

@@ -30,7 +30,7 @@ func runValidate(env *cmdEnv, args []string) int {
 	catalog := fs.String("catalog", "", "tool catalog (any format the registry reads; \"-\" reads stdin)")
 	tool := fs.String("tool", "", "tool name, canonical or as a provider view mapped it")
 	argsFlag := fs.String("args", "", "the arguments: a JSON object, \"-\" for stdin or @FILE")
-	asJSON := fs.Bool("json", false, "print one JSON line (the default when stdout is not a terminal)")
+	fs.Bool("json", false, "print one JSON line (the default when stdout is not a terminal; --json=false prints the summary anyway)")
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
@@ -64,7 +64,7 @@ func runValidate(env *cmdEnv, args []string) int {
 		}
 		out.Valid, out.Violations = false, ve.Violations
 	}
-	if env.humanOutput(*asJSON) {
+	if env.humanOutput(fs) {
 		out.print(env.stdout)
 	} else {
 		writeJSON(env.stdout, out)
