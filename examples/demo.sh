@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # make demo: toolselect's main job on the shipped example catalog.
 #
-# With a model endpoint configured (LLM_COMMON_TOOL_SELECTION_BASE_URL or
-# OPENAI_BASE_URL, plus the matching API key) it asks the model which tool
-# calls a sample incident task needs and prints them. Without one it says, in
-# one line, how to point it at an OpenAI-compatible server and shows what runs
-# offline: the catalog ranked for the task, the token savings, a provider view
-# and argument validation.
+# It asks a model which tool calls three tasks need, through `toolselect
+# select`, and shows what a user wants to see: the offer, the calls returned
+# and validated, a call with an invalid argument refused with its violation,
+# and the search round when the offer is too small. Then what runs without
+# any model: ranking, token counts, a provider view, argument validation.
+#
+# The model is the endpoint configured (LLM_COMMON_TOOL_SELECTION_BASE_URL or
+# OPENAI_BASE_URL, plus the matching API key). Without one it is a scripted
+# stand-in on loopback (internal/testing/faultserver answering from
+# examples/demo-model.json), and the demo says so in one line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +32,7 @@ show() {
   local code=0
   "$BIN" "$@" || code=$?
   printf '(exit %d)\n' "$code"
+  last=$code
   return 0
 }
 # pretty indents one JSON document when python3 is around.
@@ -41,22 +46,47 @@ SUBTASK2="post a summary to the incident channel"
 # What the ranking reads: the task and its sub-tasks, as select's pre-filter does.
 RANK_QUERY="$TASK. Then $SUBTASK1, and $SUBTASK2."
 
-if [ -n "${LLM_COMMON_TOOL_SELECTION_BASE_URL:-}${OPENAI_BASE_URL:-}" ]; then
-  section "select: the model picks the tool calls for a task (model ${LLM_COMMON_TOOL_SELECTION_MODEL:-glm-4.5-air})"
-  printf 'task: %s\nsub-tasks: %s; %s\n' "$TASK" "$SUBTASK1" "$SUBTASK2"
-  code=0
-  out=$("$BIN" select --catalog "$CATALOG" --context "$CONTEXT" --task "$TASK" \
-    --subtask "$SUBTASK1" --subtask "$SUBTASK2") || code=$?
-  if [ -n "$out" ]; then printf '%s\n' "$out" | pretty; fi
-  case $code in
-    0) echo "(exit 0: every call above names an offered tool and its arguments passed the tool's schema)" ;;
-    3) echo "(exit 3: selection failed closed, no calls; each attempt's error is listed above)" ;;
-    *) echo "(exit $code)" ;;
-  esac
-  exit "$code"
+if [ -z "${LLM_COMMON_TOOL_SELECTION_BASE_URL:-}${OPENAI_BASE_URL:-}" ]; then
+  FAKE_BIN=.cache/bin/faultserver
+  mkdir -p "$(dirname "$FAKE_BIN")"
+  go build -o "$FAKE_BIN" ./internal/testing/faultserver/cmd
+  # It serves until its stdin closes: when this script exits.
+  coproc FAKE { "$FAKE_BIN" -script examples/demo-model.json; }
+  read -r url <&"${FAKE[0]}"
+  export LLM_COMMON_TOOL_SELECTION_BASE_URL=$url LLM_COMMON_TOOL_SELECTION_MODEL=scripted-stand-in
+  unset LLM_COMMON_TOOL_SELECTION_FALLBACK_MODEL
+  echo "scripted stand-in for a model; export LLM_COMMON_TOOL_SELECTION_BASE_URL to use yours"
 fi
+MODEL=${LLM_COMMON_TOOL_SELECTION_MODEL:-glm-4.5-air}
+# explain says what select's exit status (show leaves it in $last) means.
+explain() {
+  case $1 in
+    0) echo "every call above names an offered tool and its arguments passed the tool's schema: validated before anyone runs it" ;;
+    3) echo "selection failed closed: no calls, and each attempt above names the violation that refused it" ;;
+  esac
+}
 
-echo "No model endpoint configured: export LLM_COMMON_TOOL_SELECTION_BASE_URL (OpenAI https://api.openai.com/v1, GLM https://open.bigmodel.cn/api/paas/v4, Ollama http://localhost:11434/v1, vLLM http://localhost:8000/v1) and LLM_COMMON_TOOL_SELECTION_API_KEY, then run make demo again; meanwhile, here is what runs offline."
+section "select: the model ($MODEL) picks the tool calls for a task"
+printf 'task: %s\nsub-tasks: %s; %s\n' "$TASK" "$SUBTASK1" "$SUBTASK2"
+echo "the offer: the whole catalog fits the offer budget (LLM_COMMON_TOOL_SELECTION_OFFER_TOKENS, 10,000 tokens), so every eligible tool is offered (unsafe ones are left out)"
+show select --json=false --catalog "$CATALOG" --context "$CONTEXT" --task "$TASK" --subtask "$SUBTASK1" --subtask "$SUBTASK2"
+explain "$last"
+
+section "select: a call with an invalid argument is refused, with its violation"
+TASK2="What was the error rate of checkout-api over the last half hour?"
+printf 'task: %s\n' "$TASK2"
+echo "get_metrics takes a window such as 30m or 1h (pattern ^[0-9]+[mhd]\$)"
+show select --json=false --catalog "$CATALOG" --task "$TASK2"
+explain "$last"
+
+section "select: the offer is too small, so the model searches the catalog"
+TASK3="Get a person from payments-sre on the phone now: checkout is down"
+printf 'task: %s\n' "$TASK3"
+echo "with --k 2 the first offer is the 2 best-ranked tools for the task:"
+show rank --catalog "$CATALOG" --k 2 "$TASK3"
+echo "if none fits, the model answers with words to search for, and is asked again with the catalog's best matches for them:"
+show select --json=false --catalog "$CATALOG" --context "$CONTEXT" --k 2 --task "$TASK3"
+explain "$last"
 
 section "rank: which of the catalog's 13 tools matter for the task (offline, no model; score 0..1 and why)"
 printf 'task: %s\nsub-tasks: %s; %s\n' "$TASK" "$SUBTASK1" "$SUBTASK2"
@@ -81,6 +111,6 @@ for f in openai anthropic mcp; do
 done
 
 section "validate: arguments checked against the tool's JSON Schema"
-show validate --catalog "$CATALOG" --tool get_metrics --args '{"service":"checkout-api","metric":"error_rate","window":"30m"}'
-show validate --catalog "$CATALOG" --tool get_metrics --args '{"service":"checkout-api","metric":"errors","window":"half an hour"}'
+show validate --json=false --catalog "$CATALOG" --tool get_metrics --args '{"service":"checkout-api","metric":"error_rate","window":"30m"}'
+show validate --json=false --catalog "$CATALOG" --tool get_metrics --args '{"service":"checkout-api","metric":"errors","window":"half an hour"}'
 

@@ -142,6 +142,9 @@ type Options struct {
 	// Stall bounds how long a stalling fault waits for the client to give up
 	// (default 2 minutes).
 	Stall time.Duration
+	// Script, when set, answers the "ok" requests instead of the fixed
+	// get_weather call for Paris (see [Reply]).
+	Script []Reply
 }
 
 // Server is a running fault server.
@@ -275,6 +278,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, fault string, re
 	}
 	switch fault {
 	case OK:
+		if len(s.opts.Script) > 0 {
+			s.scripted(w, req, native)
+			return
+		}
 		s.complete(w, req, native, []call{weather("Paris")})
 	case DelayHeaders:
 		s.sleep(r.Context(), s.opts.Stall)
@@ -399,13 +406,6 @@ func (s *Server) huge(w http.ResponseWriter, r *http.Request, announce bool) {
 		left -= n
 	}
 	_, _ = w.Write(tail)
-}
-
-// call is one call in a scripted answer.
-type call struct {
-	Tool      string          `json:"tool"`
-	Args      json.RawMessage `json:"args"`
-	Reasoning string          `json:"reasoning,omitempty"`
 }
 
 func weather(city string) call {

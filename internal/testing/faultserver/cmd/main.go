@@ -2,6 +2,7 @@
 // in other languages (the Python suite starts it as a subprocess).
 //
 //	go run ./internal/testing/faultserver/cmd [-latency 50ms]   # prints the base URL, then serves
+//	go run ./internal/testing/faultserver/cmd -script FILE      # the "ok" model answers from a script (JSON array of faultserver.Reply)
 //	go run ./internal/testing/faultserver/cmd -faults           # prints the fault table as JSON
 //	go run ./internal/testing/faultserver/cmd -table GO.json PY.json  # the Markdown fault table from the
 //	                                                    # reports the Go and Python tests wrote
@@ -28,6 +29,7 @@ import (
 func main() {
 	latency := flag.Duration("latency", 0, "added before every answer")
 	faults := flag.Bool("faults", false, "print the fault table as JSON and exit")
+	script := flag.String("script", "", "answer the \"ok\" requests from this `FILE` of scripted replies (a JSON array of faultserver.Reply)")
 	table := flag.Bool("table", false, "print the Markdown fault table from the Go and Python reports given as arguments")
 	flag.Parse()
 	if *table {
@@ -46,7 +48,15 @@ func main() {
 		}
 		return
 	}
-	s, err := faultserver.Start(faultserver.Options{Latency: *latency})
+	opts := faultserver.Options{Latency: *latency}
+	if *script != "" {
+		var err error
+		if opts.Script, err = faultserver.LoadScript(*script); err != nil {
+			fmt.Fprintln(os.Stderr, "faultserver:", err)
+			os.Exit(2)
+		}
+	}
+	s, err := faultserver.Start(opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "faultserver:", err)
 		os.Exit(1)
