@@ -1,5 +1,5 @@
 // Package layers checks the import graph (go list -deps): data flows one
-// way, and no package imports one above it (README, Architecture).
+// way, and no package imports one above it (docs/architecture.md).
 package layers
 
 import (
