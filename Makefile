@@ -15,11 +15,14 @@ build:
 demo: build
 	@bash examples/demo.sh
 
-# Everything, with the race detector: vet, Go packages (with the real MCP
-# peers, installed by tests/mcp-peers.sh when missing), the C-exports fuzz
-# seeds, the Python package against a freshly built shared library, then every
-# fuzz target for FUZZ_SECONDS. Ends with a summary: what ran, what failed, and
-# each skipped test with its reason (tests/run.sh).
+# Everything, with the race detector: first tests/install-tools.sh (as root
+# with apt-get it installs what the tests use beyond Go, gcc and python3;
+# otherwise the tests needing a missing tool skip, naming the line that
+# installs it), then vet, Go packages (with redis-server and the real MCP
+# peers), the C-exports fuzz seeds, the Python package against a freshly built
+# shared library, then every fuzz target for FUZZ_SECONDS. Ends with a
+# summary: what ran, what failed, and each skipped test with its reason
+# (tests/run.sh; docs/testing.md).
 FUZZ_SECONDS ?= 5
 test:
 	@GO=$(GO) PYTHON=$(PYTHON) FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/run.sh
@@ -70,7 +73,7 @@ bench-python: python
 	PYTHONPATH=python $(PYTHON) bench/python_overhead.py --go
 	PYTHONPATH=python $(PYTHON) bench/python_leak.py
 
-# Large catalogs (issue 12): 10k and 100k tools built from the shared sets
+# Large catalogs: 10k and 100k tools built from the data sets (testdata/sets)
 # (renamed copies, each with a parameter of its own), then, side by side in
 # one run: `toolselect rank --queries --json` against SQLite FTS5 from Python
 # (whole processes: wall time, peak RSS, ratios), toolselect's start-up

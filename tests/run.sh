@@ -2,7 +2,8 @@
 # tests/run.sh - `make test`: every test, then a summary of what ran, what
 # failed and what was skipped with the reason each test gave.
 #
-# Steps (each runs even when an earlier one failed, so the summary is whole):
+# Steps (each runs even when an earlier one failed, so the summary is whole),
+# after the installer (below):
 #   vet      gofmt, go vet and mypy (skipped, saying so, when mypy is missing)
 #   go       go test -race ./... (with the MCP peers: see below)
 #   cabi     the C-exports fuzz seeds through cgo (-tags cabifuzz), race detector on
