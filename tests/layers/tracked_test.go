@@ -11,14 +11,15 @@ import (
 )
 
 // maxTrackedBytes is the largest file the repository tracks outside test
-// data and the embedded dictionary: anything bigger is build output or data
-// that belongs under testdata/.
+// data and the embedded dictionaries: anything bigger is build output or
+// data that belongs under testdata/.
 const maxTrackedBytes = 1 << 20
 
-// bigFileHomes are where files over maxTrackedBytes may live: test data (a
-// testdata folder anywhere) and the CC-CEDICT table rank embeds.
+// bigFileAllowed says where files over maxTrackedBytes may live: test data
+// (a testdata folder anywhere) and the dictionaries rank embeds (the
+// CC-CEDICT and WordNet tables).
 func bigFileAllowed(path string) bool {
-	return strings.HasPrefix(path, "rank/internal/cedict/") ||
+	return strings.HasPrefix(path, "rank/internal/cedict/") || strings.HasPrefix(path, "rank/internal/wordnet/") ||
 		strings.Contains("/"+path, "/testdata/")
 }
 
