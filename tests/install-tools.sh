@@ -34,7 +34,6 @@ check() { # check WHAT PACKAGES COMMAND...: record WHAT when COMMAND fails
 has() { command -v "$1"; }
 check "mypy (make vet's Python type check)" "mypy" has mypy
 check "redis-server (the Redis embedding cache and feedback store tests)" "redis-server" has redis-server
-check "sqlite3 (the FTS5 reference of the rank benchmarks)" "sqlite3" has sqlite3
 check "npm (installs the MCP peers)" "npm" has npm
 check "aarch64-linux-gnu-gcc (the aarch64 wheel)" "gcc-aarch64-linux-gnu libc6-dev-arm64-cross" has aarch64-linux-gnu-gcc
 check "qemu-aarch64-static (runs the aarch64 wheel's library)" "qemu-user-static" has qemu-aarch64-static
