@@ -5,18 +5,20 @@
 #   eval "$(bash tests/install-tools.sh)"
 #
 # Run as root on a machine with apt-get, it installs what is missing:
-#   the Debian packages of the table below (apt-get update first, once);
+#   the Debian packages of the checks below (apt-get update first, once);
 #   Debian's arm64 CPython, unpacked by tests/aarch64-python.sh;
 #   the MCP peers pinned in testdata/mcp-peers, by tests/mcp-peers.sh (npm ci).
 # Otherwise (or with TOOLSELECT_NO_INSTALL=1) it installs no Debian package
 # and lists on stderr each missing tool with the line that installs it; the
 # tests that need it skip, giving the same line, and `make test` passes. The
-# MCP peers are installed by any user who has npm (they go to a cache folder
-# in $HOME, outside the repository).
+# MCP peers (npm ci) and pydantic 2 (pip install --target) are installed by
+# any user who has npm and pip (into cache folders in $HOME, outside the
+# repository).
 #
 # stdout is only `export NAME=VALUE` lines for the caller to eval: where the
 # MCP peers and the arm64 CPython are (TOOLSELECT_MCP_PEERS,
-# TOOLSELECT_AARCH64_PYTHON, and the peers' .bin first on PATH). The exit
+# TOOLSELECT_AARCH64_PYTHON, and the peers' .bin first on PATH), and pydantic
+# 2's folder on PYTHONPATH. The exit
 # status is 0 even when something is missing: a missing tool is a skip.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +45,7 @@ if [ -x /usr/bin/python3 ]; then
 	check "setuptools and wheel for /usr/bin/python3 (pip install ./python offline)" "python3-venv python3-setuptools python3-wheel" \
 		/usr/bin/python3 -c 'import venv, ensurepip, setuptools, wheel'
 fi
-check "pydantic (the schema parity tests with pydantic)" "python3-pydantic" "$PYTHON" -c 'import pydantic'
+check "pip (installs pydantic 2 for the tests that compare with it)" "python3-pip" "$PYTHON" -m pip --version
 
 root=0
 [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && [ -z "${TOOLSELECT_NO_INSTALL:-}" ] && root=1
@@ -75,6 +77,23 @@ if a64=$(if [ $root = 1 ]; then bash tests/aarch64-python.sh; else TOOLSELECT_NO
 	printf 'export TOOLSELECT_AARCH64_PYTHON=%q\n' "$a64"
 else
 	say "missing an arm64 CPython (the aarch64 wheel's test under qemu): sudo bash tests/aarch64-python.sh"
+fi
+
+# pydantic 2, for the tests that compare with it (Debian 12's python3-pydantic
+# is 1.10): pip installs it from PyPI into a folder of its own, once, for
+# anyone with pip (--target leaves the system's Python alone); the tests find
+# it on PYTHONPATH.
+pyver=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+pyd=$HOME/.cache/toolselect-pydantic-py$pyver
+if "$PYTHON" -c 'import pydantic, sys; sys.exit(int(pydantic.VERSION.split(".")[0]) < 2)' 2>/dev/null; then
+	: # the interpreter has it
+elif [ -f "$pyd/.complete" ] || { [ -z "${TOOLSELECT_NO_INSTALL:-}" ] &&
+	"$PYTHON" -m pip install -q --disable-pip-version-check --retries 1 --timeout 15 --target "$pyd" 'pydantic>=2,<3' >/dev/null 2>&1 &&
+	touch "$pyd/.complete"; }; then
+	printf 'export PYTHONPATH=%q${PYTHONPATH:+:$PYTHONPATH}\n' "$pyd"
+else
+	rm -rf "$pyd"
+	say "missing pydantic 2 (the tests that compare with it): $PYTHON -m pip install 'pydantic>=2' (pip could not install it into $pyd)"
 fi
 
 # The MCP peers, for anyone with npm.
