@@ -18,15 +18,16 @@
 # stdout is only `export NAME=VALUE` lines for the caller to eval: where the
 # MCP peers and the arm64 CPython are (TOOLSELECT_MCP_PEERS,
 # TOOLSELECT_AARCH64_PYTHON, and the peers' .bin first on PATH), and pydantic
-# 2's folder on PYTHONPATH. The exit
-# status is 0 even when something is missing: a missing tool is a skip.
+# 2's folder on PYTHONPATH. The exit status is 0 even when something is
+# missing: a missing tool is a skip.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 PYTHON=${PYTHON:-python3}
 say() { echo "install-tools: $*" >&2; }
 
-# tool: the test that needs it | the check | the Debian packages.
+# Each check: what is missing and which tests need it, the Debian packages
+# that bring it, and the command that fails without it.
 missing=() # "what|packages"
 check() { # check WHAT PACKAGES COMMAND...: record WHAT when COMMAND fails
 	local what=$1 pkgs=$2
