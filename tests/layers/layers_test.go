@@ -15,6 +15,7 @@ const mod = "github.com/toolselect/toolselect"
 var above = map[string][]string{
 	"internal/jsonscan":  {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "internal/par", "internal/telemetry"},
 	"internal/par":       {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "internal/jsonscan", "internal/telemetry"},
+	"internal/fileperm":  {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "internal/jsonscan", "internal/par", "internal/telemetry"},
 	"internal/telemetry": {"registry", "rank", "selector", "executor", "mcpproxy", "cabi"},
 	"":                   {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "internal"},
 	"registry":           {"rank", "selector", "executor", "mcpproxy", "cabi", "internal/testing", "internal/tools"},
