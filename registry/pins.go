@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -85,9 +86,86 @@ func (s fileState) sameVersion(fi os.FileInfo) bool {
 		s.info.Mode() == fi.Mode() // a chmod is looked at too (fileperm.Check)
 }
 
+// pinFile is the file's content. Tools holds every entry under its key
+// (PinKey): a tool's name, or a prompt's or resource's kind and name, which
+// the file keeps in maps of their own ("prompts", "resources",
+// "resourceTemplates").
 type pinFile struct {
-	Version int                 `json:"version"`
-	Tools   map[string]*toolPin `json:"tools"`
+	Version int
+	Tools   map[string]*toolPin
+}
+
+// The kinds of definitions pinned besides tools, and the file's map for each.
+const (
+	PinPrompt           = "prompt"
+	PinResource         = "resource"
+	PinResourceTemplate = "resourceTemplate"
+)
+
+var pinKindMaps = map[string]string{PinPrompt: "prompts", PinResource: "resources", PinResourceTemplate: "resourceTemplates"}
+
+// keySep joins a kind and a name into a key; tool names hold no control character.
+const keySep = "\x00"
+
+// PinKey is the name a prompt, resource or resource template (kind, one of
+// the Pin... kinds; "" for a tool) is pinned and checked under: Check it as
+// a Tool of this name (see [Pins.CheckPolicy]).
+func PinKey(kind, name string) string {
+	if kind == "" {
+		return name
+	}
+	return kind + keySep + name
+}
+
+// splitPinKey is the inverse of PinKey.
+func splitPinKey(key string) (kind, name string) {
+	if k, n, ok := strings.Cut(key, keySep); ok {
+		return k, n
+	}
+	return "", key
+}
+
+func (f pinFile) MarshalJSON() ([]byte, error) {
+	out := map[string]any{"version": f.Version}
+	maps := map[string]map[string]*toolPin{"tools": {}}
+	for key, pin := range f.Tools {
+		kind, name := splitPinKey(key)
+		m := "tools"
+		if kind != "" {
+			m = pinKindMaps[kind]
+		}
+		if maps[m] == nil {
+			maps[m] = map[string]*toolPin{}
+		}
+		maps[m][name] = pin
+	}
+	for m, entries := range maps {
+		out[m] = entries
+	}
+	return json.Marshal(out)
+}
+
+func (f *pinFile) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Version           int                 `json:"version"`
+		Tools             map[string]*toolPin `json:"tools"`
+		Prompts           map[string]*toolPin `json:"prompts"`
+		Resources         map[string]*toolPin `json:"resources"`
+		ResourceTemplates map[string]*toolPin `json:"resourceTemplates"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	f.Version, f.Tools = raw.Version, map[string]*toolPin{}
+	for kind, m := range map[string]map[string]*toolPin{"": raw.Tools, PinPrompt: raw.Prompts, PinResource: raw.Resources, PinResourceTemplate: raw.ResourceTemplates} {
+		for name, pin := range m {
+			if strings.Contains(name, keySep) || pin == nil {
+				return fmt.Errorf("the entry %q is not a pin", name)
+			}
+			f.Tools[PinKey(kind, name)] = pin
+		}
+	}
+	return nil
 }
 
 // toolPin is one tool's pinned definition.
@@ -163,7 +241,11 @@ const (
 
 // PinCheck is what Check says of one tool.
 type PinCheck struct {
-	Tool   string    `json:"tool"`
+	// Tool is the tool's name (the prompt's name, the resource's URI, the
+	// resource template's URI template).
+	Tool string `json:"tool"`
+	// Kind is PinPrompt, PinResource or PinResourceTemplate; empty for a tool.
+	Kind   string    `json:"kind,omitempty"`
 	Status PinStatus `json:"status"`
 	// Changed names the parts that differ (PinChanged).
 	Changed []string `json:"changed,omitempty"`
@@ -178,28 +260,49 @@ type PinCheck struct {
 	SHA256 string `json:"sha256,omitempty"`
 }
 
+// newPinCheck is the check of the entry key (PinKey).
+func newPinCheck(key string) PinCheck {
+	kind, name := splitPinKey(key)
+	return PinCheck{Tool: name, Kind: kind}
+}
+
+// Key is the key c's entry is pinned under (PinKey).
+func (c PinCheck) Key() string { return PinKey(c.Kind, c.Tool) }
+
+// what names the entry in messages: tool "x", prompt "y"...
+func (c PinCheck) what() string {
+	kind := map[string]string{"": "tool", PinPrompt: "prompt", PinResource: "resource", PinResourceTemplate: "resource template"}[c.Kind]
+	return fmt.Sprintf("%s %q", kind, c.Tool)
+}
+
 // Message says why a held tool is held and how to approve it.
 func (c PinCheck) Message(pinsPath string) string {
 	switch {
 	case c.Status == PinChanged:
-		return fmt.Sprintf("tool %q changed since it was pinned (%s differ); it is held until approved: toolselect mcp pins approve %s --pins %s (or edit the pin file)",
-			c.Tool, strings.Join(c.Changed, ", "), c.approveArg(), pinsPath)
+		return fmt.Sprintf("%s changed since it was pinned (%s differ); it is held until approved: toolselect mcp pins approve %s --pins %s (or edit the pin file)",
+			c.what(), strings.Join(c.Changed, ", "), c.ApproveArg(), pinsPath)
 	case c.Status == PinUnreviewed:
-		return fmt.Sprintf("tool %q is new since the tools were first pinned; it is held until reviewed and approved: toolselect mcp pins approve %s --pins %s",
-			c.Tool, c.approveArg(), pinsPath)
+		return fmt.Sprintf("%s is new since the first pinning; it is held until reviewed and approved: toolselect mcp pins approve %s --pins %s",
+			c.what(), c.ApproveArg(), pinsPath)
 	case c.Held:
-		return fmt.Sprintf("tool %q is held: its name, description, title or schema text carries %s (strict descriptions); review it and approve: toolselect mcp pins approve %s --pins %s",
-			c.Tool, strings.Join(c.Flags, ", "), c.approveArg(), pinsPath)
+		return fmt.Sprintf("%s is held: its name, description, title or schema text carries %s (strict descriptions); review it and approve: toolselect mcp pins approve %s --pins %s",
+			c.what(), strings.Join(c.Flags, ", "), c.ApproveArg(), pinsPath)
 	}
 	return ""
 }
 
-// approveArg is what "pins approve" takes to approve exactly this definition.
-func (c PinCheck) approveArg() string {
-	if c.SHA256 == "" {
-		return c.Tool
+// ApproveArg is what "toolselect mcp pins approve" takes to approve exactly
+// this definition: NAME@SHA256, with "KIND:" before the name of a prompt
+// or resource (ParseApproveArg reads it back).
+func (c PinCheck) ApproveArg() string {
+	s := c.Tool
+	if c.Kind != "" {
+		s = c.Kind + ":" + s
 	}
-	return c.Tool + "@" + c.SHA256
+	if c.SHA256 != "" {
+		s += "@" + c.SHA256
+	}
+	return s
 }
 
 // The description flags.
@@ -243,8 +346,9 @@ func descriptionFlags(desc string) []string {
 // titles, enum values, defaults...) and of its MCP annotations.
 func definitionFlags(t Tool) []string {
 	var h hiddenText
-	h.scan(t.Name)
-	h.confusable = confusableName(t.Name)
+	_, name := splitPinKey(t.Name)
+	h.scan(name)
+	h.confusable = confusableName(name)
 	h.scan(t.Description)
 	if title, ok := t.Metadata["title"].(string); ok {
 		h.scan(title)
@@ -420,9 +524,6 @@ func readPinFile(path string) (pinFile, fileState, error) {
 	if file.Version != 1 {
 		return file, fileState{}, fmt.Errorf("pins: %s has version %d; this toolselect reads version 1", path, file.Version)
 	}
-	if file.Tools == nil {
-		file.Tools = map[string]*toolPin{}
-	}
 	return file, fileState{info: fi, sum: sha256.Sum256(b)}, nil
 }
 
@@ -540,6 +641,10 @@ func definitionHashes(t Tool) (hashes, error) {
 		return h, fmt.Errorf("the annotations: %w", err)
 	}
 	doc := map[string]any{"name": t.Name, "description": t.Description, "inputSchema": schema, "annotations": ann}
+	if kind, name := splitPinKey(t.Name); kind != "" {
+		// A prompt's arguments, a resource's URI and MIME type, as the caller put them.
+		doc = map[string]any{"kind": kind, "name": name, "description": t.Description, "definition": schema}
+	}
 	parts := [][]byte{nil, db, sb, ab}
 	parts[0], _ = json.Marshal(t.Name)
 	title, _ := t.Metadata["title"].(string)
@@ -609,10 +714,12 @@ func (p *Pins) Check(t Tool, strict bool) (PinCheck, bool, error) {
 func (p *Pins) CheckPolicy(t Tool, pol PinPolicy) (PinCheck, bool, error) {
 	h, err := definitionHashes(t)
 	if err != nil {
-		return PinCheck{Tool: t.Name}, false, fmt.Errorf("pins: tool %q: %w", t.Name, err)
+		c := newPinCheck(t.Name)
+		return c, false, fmt.Errorf("pins: %s: %w", c.what(), err)
 	}
 	flags := definitionFlags(t)
-	c := PinCheck{Tool: t.Name, Flags: flags, SHA256: h.whole}
+	c := newPinCheck(t.Name)
+	c.Flags, c.SHA256 = flags, h.whole
 	pending := &pendingPin{SHA256: h.whole, Description: h.desc, Schema: h.schema, Annotations: h.ann,
 		Title: h.title, OutputSchema: h.output, Definition: h.def, Flags: flags, Seen: 1}
 	p.mu.Lock()
@@ -826,6 +933,72 @@ func (p *Pins) Save() error {
 	return nil
 }
 
+// ApproveNamed approves what arg names, as "toolselect mcp pins approve"
+// takes it (PinCheck.ApproveArg): NAME@SHA256 approves that definition only
+// (ApproveDefinition), NAME alone only the one definition that waited since
+// the pin; a prompt or resource is KIND:NAME (prompt:..., resource:...,
+// resourceTemplate:...). A name that is both a tool's and, read as
+// KIND:NAME, a prompt's or resource's is refused as ambiguous. It returns
+// what it approved.
+func (p *Pins) ApproveNamed(arg string) (PinCheck, error) {
+	key, sha, err := p.resolve(arg)
+	if err != nil {
+		return PinCheck{}, err
+	}
+	c := newPinCheck(key)
+	p.mu.Lock()
+	if d := p.file.Tools[key]; d != nil && d.Pending != nil {
+		c.Status, c.Changed, c.Flags = PinChanged, d.Pending.Changed, d.Pending.Flags
+		if d.SHA256 == "" {
+			c.Status = PinUnreviewed
+		}
+	} else if d != nil {
+		c.Status, c.Flags = PinOK, d.Flags
+	}
+	p.mu.Unlock()
+	c.SHA256, err = p.ApproveDefinition(key, sha)
+	return c, err
+}
+
+// resolve reads arg into an entry's key and the hash named ("" for none).
+func (p *Pins) resolve(arg string) (key, sha string, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	keys := func(name string) []string {
+		var out []string
+		if _, ok := p.file.Tools[name]; ok {
+			out = append(out, name)
+		}
+		if kind, n, ok := strings.Cut(name, ":"); ok {
+			if _, known := pinKindMaps[kind]; known {
+				if _, ok := p.file.Tools[PinKey(kind, n)]; ok {
+					out = append(out, PinKey(kind, n))
+				}
+			}
+		}
+		return out
+	}
+	name := arg
+	found := keys(name)
+	if i := strings.LastIndexByte(arg, '@'); len(found) == 0 && i >= 0 {
+		name, sha = arg[:i], arg[i+1:]
+		found = keys(name)
+	}
+	if len(found) > 1 && sha != "" { // the hash tells them apart
+		found = slices.DeleteFunc(found, func(k string) bool {
+			w, _, _ := p.file.Tools[k].waiting()
+			return !strings.EqualFold(w, sha)
+		})
+	}
+	switch len(found) {
+	case 0:
+		return "", "", fmt.Errorf("%w: %s", ErrNothingToApprove, arg)
+	case 1:
+		return found[0], sha, nil
+	}
+	return "", "", fmt.Errorf("%q names both a tool and a %s; approve the one you reviewed by its hash (NAME@SHA256, from the list)", name, newPinCheck(found[1]).what())
+}
+
 // PinReview is one definition waiting for approval, as a person reviews it.
 type PinReview struct {
 	PinCheck
@@ -865,7 +1038,8 @@ func (p *Pins) Reviews() []PinReview {
 		if !ok {
 			continue
 		}
-		r := PinReview{PinCheck: PinCheck{Tool: n, SHA256: sha}, Pinned: pin.Definition, Seen: seen}
+		r := PinReview{PinCheck: newPinCheck(n), Pinned: pin.Definition, Seen: seen}
+		r.SHA256 = sha
 		switch d := pin.Pending; {
 		case d != nil:
 			r.Status, r.Changed, r.Flags, r.Held, r.Pending = PinChanged, d.Changed, d.Flags, true, d.Definition
