@@ -334,9 +334,17 @@ const blankRunLimit = 3
 
 // descriptionFlags names what is suspicious in a text: what a person
 // reviewing it would not see but a model reads.
-func descriptionFlags(desc string) []string {
+func descriptionFlags(desc string) []string { return TextFlags(desc) }
+
+// TextFlags names what is suspicious in texts a model reads and a person
+// may review (the Flag... constants but FlagConfusableName): hidden
+// characters, HTML comments, long runs of blank lines. The MCP proxy
+// scans the messages of the prompts it serves with it.
+func TextFlags(texts ...string) []string {
 	var h hiddenText
-	h.scan(desc)
+	for _, s := range texts {
+		h.scan(s)
+	}
 	return h.flags()
 }
 
