@@ -155,7 +155,21 @@ type Config struct {
 	// characters or an HTML comment (flagged in stats and the pin file
 	// either way), until approved. Needs Pins.
 	StrictDescriptions bool `json:"strictDescriptions,omitempty"`
+	// PinsNew says what becomes of a tool, prompt or resource first seen
+	// after the first pinning: PinsNewPin (the default) pins it and serves
+	// it; PinsNewReview holds it, as a changed tool is held, until
+	// approved. The first pinning is the proxy's start with a pin file that
+	// holds nothing yet; with one that holds pins, everything new is held.
+	// Names with confusable or mixed-script characters are flagged either
+	// way. Needs Pins.
+	PinsNew string `json:"pinsNew,omitempty"`
 }
+
+// The PinsNew modes.
+const (
+	PinsNewPin    = "pin"
+	PinsNewReview = "review"
+)
 
 // separator returns the configured or default separator.
 func (c *Config) separator() string {
@@ -219,6 +233,15 @@ func (c *Config) Validate() error {
 	}
 	if c.Timeout < 0 {
 		return errors.New("timeout must not be negative")
+	}
+	switch c.PinsNew {
+	case "", PinsNewPin:
+	case PinsNewReview:
+		if c.Pins == "" {
+			return errors.New("pinsNew \"review\" needs a pin file (pins)")
+		}
+	default:
+		return fmt.Errorf("pinsNew %q is not %q or %q", c.PinsNew, PinsNewPin, PinsNewReview)
 	}
 	switch c.Expose.Mode {
 	case "", ExposeMeta:

@@ -68,7 +68,14 @@ type Proxy struct {
 	held    map[string]*heldTool
 	flagged map[string]registry.PinCheck
 	pinsErr string
-	relay   *relay
+	// others are the prompt and resource keys last checked per source (pins.go).
+	others map[otherSource][]string
+	// pinnedBefore: the first pinning is done (Config.PinsNew "review"
+	// holds what is new from now on); recheckingPins: held tools are being
+	// checked against an edited pin file. Both under importMu.
+	pinnedBefore, recheckingPins bool
+
+	relay *relay
 	// importMu serialises changes to the imported tools: imports (at
 	// connect and after list_changed), catalog loads, and the release of
 	// held tools an approval lets through.
@@ -211,6 +218,7 @@ func (p *Proxy) Start(ctx context.Context) error {
 	}
 	wg.Wait()
 	p.importMu.Lock()
+	p.pinnedBefore = true // what appears from now on is new since the first pinning
 	p.syncExposed(ctx)
 	p.warnUnmatchedKeep()
 	p.importMu.Unlock()
@@ -411,6 +419,14 @@ func toolFromMCP(name, upstreamName string, mt *mcp.Tool) (registry.Tool, error)
 	t.Metadata = map[string]any{"upstream": upstreamName, "upstreamTool": mt.Name}
 	if mt.Title != "" {
 		t.Metadata["title"] = mt.Title
+	}
+	if mt.OutputSchema != nil {
+		// Pinned with the rest of the definition (registry.Pins).
+		b, err := json.Marshal(mt.OutputSchema)
+		if err != nil {
+			return registry.Tool{}, fmt.Errorf("output schema does not encode: %w", err)
+		}
+		t.Metadata["outputSchema"] = json.RawMessage(b)
 	}
 	if a := mt.Annotations; a != nil {
 		ann := registry.MCPAnnotations{

@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolselect/toolselect/registry"
 )
 
 // What the proxy relays besides tools: upstream resources, resource
@@ -125,10 +127,14 @@ func (p *Proxy) importResources(ctx context.Context, u *upstream, sess *mcp.Clie
 			templates = append(templates, t)
 		}
 	}
+	held := p.holdOthers(otherSource{u, registry.PinResource}, p.resourcePinDefs(u, resources, templates))
 	var uris, tmpls []string
 	for _, r := range resources {
 		c := *r
 		uri, ok := p.proxyURI(u, r.URI)
+		if ok && held[registry.PinKey(registry.PinResource, uri)] {
+			continue // held by its pin until approved
+		}
 		if !ok {
 			p.log.Warn("mcp upstream resource left out: its URI has no scheme to namespace it under", "upstream", u.cfg.Name, "uri", r.URI)
 			continue
@@ -144,6 +150,9 @@ func (p *Proxy) importResources(ctx context.Context, u *upstream, sess *mcp.Clie
 	for _, t := range templates {
 		c := *t
 		tmpl, ok := p.proxyURI(u, t.URITemplate)
+		if ok && held[registry.PinKey(registry.PinResourceTemplate, tmpl)] {
+			continue // held by its pin until approved
+		}
 		if !ok {
 			p.log.Warn("mcp upstream resource template left out: it has no scheme to namespace it under", "upstream", u.cfg.Name, "uriTemplate", t.URITemplate)
 			continue
@@ -193,10 +202,14 @@ func (p *Proxy) importPrompts(ctx context.Context, u *upstream, sess *mcp.Client
 			prompts = append(prompts, pr)
 		}
 	}
+	held := p.holdOthers(otherSource{u, registry.PinPrompt}, p.promptPinDefs(u, prompts))
 	var names []string
 	for _, pr := range prompts {
 		c := *pr
 		c.Name = u.cfg.Name + p.cfg.separator() + pr.Name
+		if held[registry.PinKey(registry.PinPrompt, c.Name)] {
+			continue // held by its pin until approved
+		}
 		p.server.AddPrompt(&c, p.getPrompt)
 		names = append(names, c.Name)
 	}
@@ -333,6 +346,9 @@ func (p *Proxy) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.
 		if m != nil {
 			p.mapContent(u, []mcp.Content{m.Content})
 		}
+	}
+	if err := p.checkPromptText(req.Params.Name, res); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

@@ -292,7 +292,7 @@ func TestMCPStatsHumanShowsPins(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	for _, want := range []string{
 		"pins       1 held, 1 flagged (" + pins + ")",
-		"    held get_weather: changed since pinned: description; approve: toolselect mcp pins approve get_weather --pins " + pins,
+		"    held get_weather: changed since pinned: description; approve: toolselect mcp pins approve get_weather@" + waitingHash(t, pins, "get_weather") + " --pins " + pins,
 		"    flagged send_email: invisible_characters, html_comment",
 	} {
 		assert.Contains(t, r.stdout, want+"\n")
@@ -301,7 +301,7 @@ func TestMCPStatsHumanShowsPins(t *testing.T) {
 	r = execTTY(t, nil, "mcp", "stats", "--catalog", v2, "--pins", pins, "--strict-descriptions")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "pins       2 held, 1 flagged")
-	assert.Contains(t, r.stdout, "    held send_email: flagged, held under strict descriptions: invisible_characters, html_comment; approve: toolselect mcp pins approve send_email --pins "+pins+"\n")
+	assert.Contains(t, r.stdout, "    held send_email: flagged: invisible_characters, html_comment (held under --strict-descriptions until approved); approve: toolselect mcp pins approve send_email@"+waitingHash(t, pins, "send_email")+" --pins "+pins+"\n")
 }
 
 // --k below 1 is a usage error in every ranking command (rank used to take
