@@ -156,8 +156,8 @@ type Config struct {
 	// either way), until approved. Needs Pins.
 	StrictDescriptions bool `json:"strictDescriptions,omitempty"`
 	// PinsNew says what becomes of a tool, prompt or resource first seen
-	// after the first pinning: PinsNewPin (the default) pins it and serves
-	// it; PinsNewReview holds it, as a changed tool is held, until
+	// after the first pinning: "pin" (the default, also "") pins it and
+	// serves it; "review" holds it, as a changed tool is held, until
 	// approved. The first pinning is the proxy's start with a pin file that
 	// holds nothing yet; with one that holds pins, everything new is held.
 	// Names with confusable or mixed-script characters are flagged either
@@ -165,10 +165,10 @@ type Config struct {
 	PinsNew string `json:"pinsNew,omitempty"`
 }
 
-// The PinsNew modes.
+// The Config.PinsNew modes.
 const (
-	PinsNewPin    = "pin"
-	PinsNewReview = "review"
+	pinsNewPin    = "pin"
+	pinsNewReview = "review"
 )
 
 // separator returns the configured or default separator.
@@ -235,13 +235,13 @@ func (c *Config) Validate() error {
 		return errors.New("timeout must not be negative")
 	}
 	switch c.PinsNew {
-	case "", PinsNewPin:
-	case PinsNewReview:
+	case "", pinsNewPin:
+	case pinsNewReview:
 		if c.Pins == "" {
 			return errors.New("pinsNew \"review\" needs a pin file (pins)")
 		}
 	default:
-		return fmt.Errorf("pinsNew %q is not %q or %q", c.PinsNew, PinsNewPin, PinsNewReview)
+		return fmt.Errorf("pinsNew %q is not %q or %q", c.PinsNew, pinsNewPin, pinsNewReview)
 	}
 	switch c.Expose.Mode {
 	case "", ExposeMeta:

@@ -74,13 +74,14 @@ func (p *Proxy) loadPins() error {
 	return nil
 }
 
-// pinPolicy is the policy of a check now. The caller holds importMu.
-func (p *Proxy) pinPolicy() registry.PinPolicy {
+// pinPolicy is what a check holds now besides changed definitions: flagged
+// ones (strict) and new ones (holdNew). The caller holds importMu.
+func (p *Proxy) pinPolicy() (strict, holdNew bool) {
 	// A held tool whose entry the file no longer has (a file put back
 	// from an older copy, an entry deleted) stays held: rechecking, a
 	// missing entry is new and is held for review.
-	hold := p.recheckingPins || p.cfg.PinsNew == PinsNewReview && p.pinnedBefore
-	return registry.PinPolicy{Strict: p.cfg.StrictDescriptions, HoldNew: hold}
+	hold := p.recheckingPins || p.cfg.PinsNew == pinsNewReview && p.pinnedBefore
+	return p.cfg.StrictDescriptions, hold
 }
 
 // holdTools checks tools (all from up, or from the catalog file) against
@@ -102,7 +103,7 @@ func (p *Proxy) holdTools(tools []registry.Tool, up *upstream, catalog string) m
 }
 
 // holdOthers is holdTools for an upstream's prompts or resources (src),
-// each given as a registry.Tool named by its registry.PinKey; what it held
+// each given as a registry.Tool named by its pin key (pinKey); what it held
 // before and no longer sees is forgotten. It reports the keys held.
 func (p *Proxy) holdOthers(src otherSource, defs []registry.Tool) map[string]bool {
 	if p.pins == nil {
@@ -145,7 +146,7 @@ func (p *Proxy) promptPinDefs(u *upstream, prompts []*mcp.Prompt) []registry.Too
 	defs := make([]registry.Tool, 0, len(prompts))
 	for _, pr := range prompts {
 		args, _ := json.Marshal(map[string]any{"arguments": pr.Arguments})
-		defs = append(defs, pinDef(registry.PinKey(registry.PinPrompt, u.cfg.Name+p.cfg.separator()+pr.Name), pr.Title, pr.Description, args))
+		defs = append(defs, pinDef(pinKey(registry.PinPrompt, u.cfg.Name+p.cfg.separator()+pr.Name), pr.Title, pr.Description, args))
 	}
 	return defs
 }
@@ -159,17 +160,20 @@ func (p *Proxy) resourcePinDefs(u *upstream, resources []*mcp.Resource, template
 	for _, r := range resources {
 		if uri, ok := p.proxyURI(u, r.URI); ok {
 			b, _ := json.Marshal(map[string]any{"uri": r.URI, "name": r.Name, "mimeType": r.MIMEType})
-			defs = append(defs, pinDef(registry.PinKey(registry.PinResource, uri), r.Title, r.Description, b))
+			defs = append(defs, pinDef(pinKey(registry.PinResource, uri), r.Title, r.Description, b))
 		}
 	}
 	for _, t := range templates {
 		if tmpl, ok := p.proxyURI(u, t.URITemplate); ok {
 			b, _ := json.Marshal(map[string]any{"uriTemplate": t.URITemplate, "name": t.Name, "mimeType": t.MIMEType})
-			defs = append(defs, pinDef(registry.PinKey(registry.PinResourceTemplate, tmpl), t.Title, t.Description, b))
+			defs = append(defs, pinDef(pinKey(registry.PinResourceTemplate, tmpl), t.Title, t.Description, b))
 		}
 	}
 	return defs
 }
+
+// pinKey is the key a prompt or resource (kind) is pinned and held under.
+func pinKey(kind, name string) string { return registry.PinCheck{Kind: kind, Tool: name}.Key() }
 
 // pinDef is a prompt's or resource's definition as the pins check it.
 func pinDef(key, title, desc string, def json.RawMessage) registry.Tool {
@@ -183,7 +187,7 @@ func pinDef(key, title, desc string, def json.RawMessage) registry.Tool {
 // checkPins checks definitions against their pins and saves the pin file
 // once when it changed. The caller holds importMu.
 func (p *Proxy) checkPins(tools []registry.Tool) []registry.PinCheck {
-	pol := p.pinPolicy()
+	strict, holdNew := p.pinPolicy()
 	checks := make([]registry.PinCheck, len(tools))
 	// Save merges with the file, and gives up a change to an entry the file
 	// changed meanwhile (an approval): the tools are checked again against
@@ -191,7 +195,7 @@ func (p *Proxy) checkPins(tools []registry.Tool) []registry.PinCheck {
 	for range 3 {
 		changed := false
 		for i, t := range tools {
-			c, ch, err := p.pins.CheckPolicy(t, pol)
+			c, ch, err := p.pins.CheckWith(t, strict, holdNew)
 			if err != nil {
 				// A definition that cannot be hashed cannot be vouched for.
 				p.log.Warn("mcp tool held: its definition cannot be pinned", "tool", c.Tool, "error", err)
@@ -458,7 +462,7 @@ func (p *Proxy) checkPromptText(name string, res *mcp.GetPromptResult) error {
 			texts = append(texts, t.Text)
 		}
 	}
-	flags := registry.TextFlags(texts...)
+	flags := p.pins.TextFlags(texts...)
 	if len(flags) == 0 {
 		return nil
 	}

@@ -132,7 +132,7 @@ func (p *Proxy) importResources(ctx context.Context, u *upstream, sess *mcp.Clie
 	for _, r := range resources {
 		c := *r
 		uri, ok := p.proxyURI(u, r.URI)
-		if ok && held[registry.PinKey(registry.PinResource, uri)] {
+		if ok && held[pinKey(registry.PinResource, uri)] {
 			continue // held by its pin until approved
 		}
 		if !ok {
@@ -150,7 +150,7 @@ func (p *Proxy) importResources(ctx context.Context, u *upstream, sess *mcp.Clie
 	for _, t := range templates {
 		c := *t
 		tmpl, ok := p.proxyURI(u, t.URITemplate)
-		if ok && held[registry.PinKey(registry.PinResourceTemplate, tmpl)] {
+		if ok && held[pinKey(registry.PinResourceTemplate, tmpl)] {
 			continue // held by its pin until approved
 		}
 		if !ok {
@@ -207,7 +207,7 @@ func (p *Proxy) importPrompts(ctx context.Context, u *upstream, sess *mcp.Client
 	for _, pr := range prompts {
 		c := *pr
 		c.Name = u.cfg.Name + p.cfg.separator() + pr.Name
-		if held[registry.PinKey(registry.PinPrompt, c.Name)] {
+		if held[pinKey(registry.PinPrompt, c.Name)] {
 			continue // held by its pin until approved
 		}
 		p.server.AddPrompt(&c, p.getPrompt)

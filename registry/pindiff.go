@@ -10,13 +10,13 @@ import (
 const diffContext = 2
 
 // Diff shows what the definition waiting for approval changes in the pinned
-// one, line by line over both written as indented JSON: "-" lines are the
+// one (of a PinCheck from Pins.Waiting), line by line over both written as indented JSON: "-" lines are the
 // pin's, "+" lines the pending definition's, "  " lines unchanged context
 // ("  ..." stands for the unchanged lines left out). A tool held for review
 // on first sight, or pinned before definitions were kept, shows its whole
 // definition as added; a flagged pin waiting for review shows itself
 // whole, unchanged.
-func (r PinReview) Diff() string {
+func (r PinCheck) Diff() string {
 	before, after := indentedLines(r.Pinned), indentedLines(r.Pending)
 	if r.Pending == nil { // the pin itself is to be reviewed: all of it
 		var sb strings.Builder

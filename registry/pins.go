@@ -42,7 +42,7 @@ import (
 // diff. Approving a pending change is one command (`toolselect mcp pins
 // approve NAME@SHA256 --pins FILE`, see [Pins.ApproveDefinition]) or an
 // edit of the file: deleting a tool's entry pins it afresh on next sight
-// (unless new tools are held for review, [PinPolicy.HoldNew]).
+// (unless new tools are held for review, [Pins.CheckWith]).
 //
 // A file that was read and then vanishes (removed, renamed away) or no
 // longer reads (unreadable, not a pin file, writable by its group or by
@@ -87,7 +87,7 @@ func (s fileState) sameVersion(fi os.FileInfo) bool {
 }
 
 // pinFile is the file's content. Tools holds every entry under its key
-// (PinKey): a tool's name, or a prompt's or resource's kind and name, which
+// (PinCheck.Key): a tool's name, or a prompt's or resource's kind and name, which
 // the file keeps in maps of their own ("prompts", "resources",
 // "resourceTemplates").
 type pinFile struct {
@@ -95,30 +95,23 @@ type pinFile struct {
 	Tools   map[string]*toolPin
 }
 
-// The kinds of definitions pinned besides tools, and the file's map for each.
-const (
-	PinPrompt           = "prompt"
-	PinResource         = "resource"
-	PinResourceTemplate = "resourceTemplate"
-)
-
 var pinKindMaps = map[string]string{PinPrompt: "prompts", PinResource: "resources", PinResourceTemplate: "resourceTemplates"}
 
 // keySep joins a kind and a name into a key; tool names hold no control character.
 const keySep = "\x00"
 
-// PinKey is the name a prompt, resource or resource template (kind, one of
-// the Pin... kinds; "" for a tool) is pinned and checked under: Check it as
-// a Tool of this name (see [Pins.CheckPolicy]).
-func PinKey(kind, name string) string {
+// pinKey is the name a prompt, resource or resource template (kind, one of
+// the Pin... kinds; "" for a tool) is pinned and checked under
+// (PinCheck.Key): check it as a Tool of this name.
+func pinKey(kind, name string) string {
 	if kind == "" {
 		return name
 	}
 	return kind + keySep + name
 }
 
-// splitPinKey is the inverse of PinKey.
-func splitPinKey(key string) (kind, name string) {
+// splitPinKey is the inverse of pinKey.
+func splitpinKey(key string) (kind, name string) {
 	if k, n, ok := strings.Cut(key, keySep); ok {
 		return k, n
 	}
@@ -129,7 +122,7 @@ func (f pinFile) MarshalJSON() ([]byte, error) {
 	out := map[string]any{"version": f.Version}
 	maps := map[string]map[string]*toolPin{"tools": {}}
 	for key, pin := range f.Tools {
-		kind, name := splitPinKey(key)
+		kind, name := splitpinKey(key)
 		m := "tools"
 		if kind != "" {
 			m = pinKindMaps[kind]
@@ -162,7 +155,7 @@ func (f *pinFile) UnmarshalJSON(b []byte) error {
 			if strings.Contains(name, keySep) || pin == nil {
 				return fmt.Errorf("the entry %q is not a pin", name)
 			}
-			f.Tools[PinKey(kind, name)] = pin
+			f.Tools[pinKey(kind, name)] = pin
 		}
 	}
 	return nil
@@ -225,7 +218,7 @@ func (d *pendingPin) pinOf() toolPin {
 // PinStatus is the outcome of a pin check.
 type PinStatus string
 
-// The pin statuses.
+// The pin statuses, and the kinds of definitions pinned besides tools.
 const (
 	// PinNew: first sight; the tool is pinned now (and allowed, unless a
 	// strict check holds it for its flags).
@@ -235,8 +228,13 @@ const (
 	// PinChanged: the definition differs from its pin; the tool is held.
 	PinChanged PinStatus = "changed"
 	// PinUnreviewed: a tool first seen after the first pinning while new
-	// tools are held for review (PinPolicy.HoldNew); held until approved.
+	// tools are held for review (CheckWith's holdNew); held until approved.
 	PinUnreviewed PinStatus = "unreviewed"
+
+	// The kinds of definitions pinned besides tools (PinCheck.Kind).
+	PinPrompt           = "prompt"
+	PinResource         = "resource"
+	PinResourceTemplate = "resourceTemplate"
 )
 
 // PinCheck is what Check says of one tool.
@@ -258,16 +256,25 @@ type PinCheck struct {
 	// SHA256 is the hash of the definition an approval would accept (the
 	// pending one; the pin's for a flagged pin): approve NAME@SHA256.
 	SHA256 string `json:"sha256,omitempty"`
+	// Pinned, Pending and Seen are set by Waiting, for a person to review:
+	// the approved definition (canonical JSON; absent for a tool held for
+	// review on first sight and in pins written before definitions were
+	// kept), the definition waiting (absent for a flagged pin waiting for
+	// review: Pinned is the one to review), and how many different
+	// definitions waited since the pin.
+	Pinned  json.RawMessage `json:"pinned,omitempty"`
+	Pending json.RawMessage `json:"pending,omitempty"`
+	Seen    int             `json:"seen,omitempty"`
 }
 
-// newPinCheck is the check of the entry key (PinKey).
+// newPinCheck is the check of the entry key (PinCheck.Key).
 func newPinCheck(key string) PinCheck {
-	kind, name := splitPinKey(key)
+	kind, name := splitpinKey(key)
 	return PinCheck{Tool: name, Kind: kind}
 }
 
-// Key is the key c's entry is pinned under (PinKey).
-func (c PinCheck) Key() string { return PinKey(c.Kind, c.Tool) }
+// Key is the key c's entry is pinned under (PinCheck.Key).
+func (c PinCheck) Key() string { return pinKey(c.Kind, c.Tool) }
 
 // what names the entry in messages: tool "x", prompt "y"...
 func (c PinCheck) what() string {
@@ -334,13 +341,14 @@ const blankRunLimit = 3
 
 // descriptionFlags names what is suspicious in a text: what a person
 // reviewing it would not see but a model reads.
-func descriptionFlags(desc string) []string { return TextFlags(desc) }
+func descriptionFlags(desc string) []string { return (*Pins)(nil).TextFlags(desc) }
 
-// TextFlags names what is suspicious in texts a model reads and a person
-// may review (the Flag... constants but FlagConfusableName): hidden
+// TextFlags names what is suspicious in texts that are not pinned but that
+// a model reads (the Flag... constants but FlagConfusableName): hidden
 // characters, HTML comments, long runs of blank lines. The MCP proxy
-// scans the messages of the prompts it serves with it.
-func TextFlags(texts ...string) []string {
+// scans the messages of the prompts it serves with it. It does not use p,
+// which may be nil.
+func (*Pins) TextFlags(texts ...string) []string {
 	var h hiddenText
 	for _, s := range texts {
 		h.scan(s)
@@ -354,7 +362,7 @@ func TextFlags(texts ...string) []string {
 // titles, enum values, defaults...) and of its MCP annotations.
 func definitionFlags(t Tool) []string {
 	var h hiddenText
-	_, name := splitPinKey(t.Name)
+	_, name := splitpinKey(t.Name)
 	h.scan(name)
 	h.confusable = confusableName(name)
 	h.scan(t.Description)
@@ -484,12 +492,6 @@ func isInvisible(r rune) bool {
 	}
 	return false
 }
-
-// ErrPinFileGone is the error (wrapped) of Reload and Save when the pin
-// file was read and is no longer there: the pins read before stay in force
-// and nothing is written until it is back, so a file renamed away for a
-// moment never reads as "no pins".
-var ErrPinFileGone = errors.New("the pin file is gone since it was read")
 
 // LoadPins reads the pin file at path; a missing file is an empty set,
 // created (readable and writable by its owner only) on the first Save. A
@@ -649,7 +651,7 @@ func definitionHashes(t Tool) (hashes, error) {
 		return h, fmt.Errorf("the annotations: %w", err)
 	}
 	doc := map[string]any{"name": t.Name, "description": t.Description, "inputSchema": schema, "annotations": ann}
-	if kind, name := splitPinKey(t.Name); kind != "" {
+	if kind, name := splitpinKey(t.Name); kind != "" {
 		// A prompt's arguments, a resource's URI and MIME type, as the caller put them.
 		doc = map[string]any{"kind": kind, "name": name, "description": t.Description, "definition": schema}
 	}
@@ -696,30 +698,20 @@ func canonicalJSON(v any) ([]byte, error) {
 	return json.Marshal(x) // maps marshal with sorted keys
 }
 
-// PinPolicy says what a check holds besides a changed definition.
-type PinPolicy struct {
-	// Strict holds a tool whose definition carries a flag until approved,
-	// even on first sight.
-	Strict bool
-	// HoldNew holds a tool seen for the first time (PinUnreviewed) until
-	// approved, instead of pinning it: for tools that appear after the
-	// first pinning. An entry held so stays held until approved, whatever
-	// the policy of later checks.
-	HoldNew bool
-}
-
-// Check is CheckPolicy with PinPolicy{Strict: strict}.
+// Check is CheckWith(t, strict, false).
 func (p *Pins) Check(t Tool, strict bool) (PinCheck, bool, error) {
-	return p.CheckPolicy(t, PinPolicy{Strict: strict})
+	return p.CheckWith(t, strict, false)
 }
 
-// CheckPolicy checks t against its pin: a tool seen for the first time is
-// pinned (and the file marked for saving; with pol.HoldNew it is held for
-// review instead), a matching one is OK, a changed one is recorded as
-// pending and held. With pol.Strict, a tool whose definition carries a flag
-// is held even on first sight. It reports whether the pin file changed (Save
-// it).
-func (p *Pins) CheckPolicy(t Tool, pol PinPolicy) (PinCheck, bool, error) {
+// CheckWith checks t against its pin: a tool seen for the first time is
+// pinned (and the file marked for saving), a matching one is OK, a changed
+// one is recorded as pending and held. With strict, a tool whose definition
+// carries a flag is held even on first sight. With holdNew (for tools that
+// appear after the first pinning), a tool seen for the first time is held
+// for review (PinUnreviewed) instead of pinned; an entry held so stays held
+// until approved, whatever later checks say of new tools. It reports
+// whether the pin file changed (Save it).
+func (p *Pins) CheckWith(t Tool, strict, holdNew bool) (PinCheck, bool, error) {
 	h, err := definitionHashes(t)
 	if err != nil {
 		c := newPinCheck(t.Name)
@@ -734,7 +726,7 @@ func (p *Pins) CheckPolicy(t Tool, pol PinPolicy) (PinCheck, bool, error) {
 	defer p.mu.Unlock()
 	pin := p.file.Tools[t.Name]
 	switch {
-	case pin == nil && pol.HoldNew:
+	case pin == nil && holdNew:
 		p.touch(t.Name)
 		pending.Changed = []string{"new"}
 		p.file.Tools[t.Name] = &toolPin{Pending: pending}
@@ -745,13 +737,13 @@ func (p *Pins) CheckPolicy(t Tool, pol PinPolicy) (PinCheck, bool, error) {
 		np := pending.pinOf()
 		np.Reviewed = false
 		p.file.Tools[t.Name] = &np
-		c.Status, c.Held = PinNew, pol.Strict && len(flags) > 0
+		c.Status, c.Held = PinNew, strict && len(flags) > 0
 		return c, true, nil
 	case pin.SHA256 == "": // held for review since its first sight
 		c.Status, c.Changed, c.Held = PinUnreviewed, []string{"new"}, true
 		pending.Changed = c.Changed
 	case pin.SHA256 == h.whole:
-		c.Status, c.Held = PinOK, pol.Strict && len(flags) > 0 && !pin.approvedFlags(flags)
+		c.Status, c.Held = PinOK, strict && len(flags) > 0 && !pin.approvedFlags(flags)
 		if pin.Pending == nil {
 			return c, false, nil
 		}
@@ -846,16 +838,6 @@ func (p *Pins) Approve(names ...string) (missing []string) {
 	}
 	return missing
 }
-
-// The errors of ApproveDefinition (wrapped, with the tool and the hashes).
-var (
-	// ErrNothingToApprove: the tool has no definition waiting for approval.
-	ErrNothingToApprove = errors.New("nothing waits for approval")
-	// ErrStaleApproval: the definition waiting is not the one named (it
-	// changed since it was reviewed), or, approving by name alone, more
-	// than one definition waited since the pin.
-	ErrStaleApproval = errors.New("not the definition waiting for approval")
-)
 
 // ApproveDefinition approves the definition of tool name whose hash is
 // sha256 (PinCheck.SHA256, shown by "pins list"), and only it: when another
@@ -979,8 +961,8 @@ func (p *Pins) resolve(arg string) (key, sha string, err error) {
 		}
 		if kind, n, ok := strings.Cut(name, ":"); ok {
 			if _, known := pinKindMaps[kind]; known {
-				if _, ok := p.file.Tools[PinKey(kind, n)]; ok {
-					out = append(out, PinKey(kind, n))
+				if _, ok := p.file.Tools[pinKey(kind, n)]; ok {
+					out = append(out, pinKey(kind, n))
 				}
 			}
 		}
@@ -1007,57 +989,34 @@ func (p *Pins) resolve(arg string) (key, sha string, err error) {
 	return "", "", fmt.Errorf("%q names both a tool and a %s; approve the one you reviewed by its hash (NAME@SHA256, from the list)", name, newPinCheck(found[1]).what())
 }
 
-// PinReview is one definition waiting for approval, as a person reviews it.
-type PinReview struct {
-	PinCheck
-	// Pinned is the approved definition (canonical JSON); absent for a
-	// tool held for review on first sight and in pins written before
-	// definitions were kept.
-	Pinned json.RawMessage `json:"pinned,omitempty"`
-	// Pending is the definition waiting; absent for a flagged pin waiting
-	// for review (Pinned is the one to review).
-	Pending json.RawMessage `json:"pending,omitempty"`
-	// Seen counts the different definitions that waited since the pin.
-	Seen int `json:"seen"`
-}
-
-// Waiting lists, by name, the tools an approval would change: each with a
-// pending changed definition (Status PinChanged, Held, the parts Changed
-// and the new definition's Flags), each held for review on first sight
-// (Status PinUnreviewed), and each pinned with flags not yet reviewed
-// (Status PinOK, its Flags, Held false: a check holds it only when strict).
+// Waiting lists, by name, the tools an approval would change, with the
+// definitions to review (Pinned, Pending, Seen): each with a pending
+// changed definition (Status PinChanged, Held, the parts Changed and the
+// new definition's Flags), each held for review on first sight (Status
+// PinUnreviewed), and each pinned with flags not yet reviewed (Status
+// PinOK, its Flags, Held false: a check holds it only when strict).
 // Approve accepts exactly these; SHA256 is the hash ApproveDefinition takes.
 func (p *Pins) Waiting() []PinCheck {
-	reviews := p.Reviews()
-	out := make([]PinCheck, len(reviews))
-	for i, r := range reviews {
-		out[i] = r.PinCheck
-	}
-	return out
-}
-
-// Reviews is Waiting with the definitions to review.
-func (p *Pins) Reviews() []PinReview {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var out []PinReview
+	var out []PinCheck
 	for n, pin := range p.file.Tools {
 		sha, seen, ok := pin.waiting()
 		if !ok {
 			continue
 		}
-		r := PinReview{PinCheck: newPinCheck(n), Pinned: pin.Definition, Seen: seen}
-		r.SHA256 = sha
+		c := newPinCheck(n)
+		c.SHA256, c.Pinned, c.Seen = sha, pin.Definition, seen
 		switch d := pin.Pending; {
 		case d != nil:
-			r.Status, r.Changed, r.Flags, r.Held, r.Pending = PinChanged, d.Changed, d.Flags, true, d.Definition
+			c.Status, c.Changed, c.Flags, c.Held, c.Pending = PinChanged, d.Changed, d.Flags, true, d.Definition
 			if pin.SHA256 == "" {
-				r.Status = PinUnreviewed
+				c.Status = PinUnreviewed
 			}
 		default:
-			r.Status, r.Flags = PinOK, pin.Flags
+			c.Status, c.Flags = PinOK, pin.Flags
 		}
-		out = append(out, r)
+		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Tool < out[j].Tool })
 	return out

@@ -575,7 +575,7 @@ func runMCPPins(env *cmdEnv, args []string) int {
 		return fail(env, "mcp pins", exitUsage, "%v", err)
 	}
 	if verb == "list" {
-		return listWaiting(env, pins.Reviews(), *asJSON)
+		return listWaiting(env, pins.Waiting(), *asJSON)
 	}
 	if len(names) == 0 {
 		return fail(env, "mcp pins", exitUsage, "name the definitions to approve as NAME@SHA256 (toolselect mcp pins list --pins %s shows the waiting ones)", *file)
@@ -650,15 +650,15 @@ func pinWhy(c registry.PinCheck) string {
 // listWaiting prints the definitions waiting for approval: each as
 // NAME@SHA256 (what "pins approve" takes), why it waits, and its diff
 // against the pin, indented; JSON with --json.
-func listWaiting(env *cmdEnv, waiting []registry.PinReview, asJSON bool) int {
+func listWaiting(env *cmdEnv, waiting []registry.PinCheck, asJSON bool) int {
 	type entry struct {
-		registry.PinReview
+		registry.PinCheck
 		Why  string `json:"why"`
 		Diff string `json:"diff"`
 	}
 	entries := make([]entry, len(waiting))
 	for i, r := range waiting {
-		entries[i] = entry{r, pinWhy(r.PinCheck), r.Diff()}
+		entries[i] = entry{r, pinWhy(r), r.Diff()}
 	}
 	if asJSON {
 		b, _ := json.MarshalIndent(entries, "", "  ")
