@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -217,39 +216,6 @@ func contentText(raw json.RawMessage) (text, thinking string, err error) {
 		return tb.String(), rb.String(), nil
 	}
 	return "", "", fmt.Errorf("want a string or a list of parts, got %s", jsonKindOf(raw))
-}
-
-// providerError reads an "error" member of a 200 body: nil when absent or
-// null, else a *ChatError of kind http_status carrying the provider's
-// message and code (a numeric code from 100 to 599 is the status; others are
-// quoted in the message, and the status is 200).
-func providerError(raw json.RawMessage) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || isNull(raw) || string(raw) == "{}" || string(raw) == `""` {
-		return nil
-	}
-	msg := jsonMessage(raw)
-	status, code := 200, ""
-	var e struct {
-		Code json.RawMessage `json:"code"`
-	}
-	if json.Unmarshal(raw, &e) == nil && len(e.Code) > 0 && !isNull(e.Code) {
-		if n, err := strconv.Atoi(strings.Trim(string(e.Code), `"`)); err == nil && n >= 100 && n <= 599 {
-			status = n
-		} else {
-			code = strings.Trim(string(e.Code), `"`)
-		}
-	}
-	if msg == "" {
-		msg = "the provider reported an error without a message"
-	}
-	text := fmt.Sprintf("HTTP 200 with an error in the body: %s", msg)
-	if status != 200 {
-		text = fmt.Sprintf("HTTP 200 with an error in the body (code %d): %s", status, msg)
-	} else if code != "" {
-		text = fmt.Sprintf("HTTP 200 with an error in the body (code %s): %s", code, msg)
-	}
-	return &ChatError{Kind: KindHTTPStatus, StatusCode: status, Message: truncate(text, 1024)}
 }
 
 // isEventStream reports whether a body is server-sent events ("data: ..." lines).
