@@ -596,6 +596,13 @@ func otherTokenField(f string) string {
 // SDKs' extra_body).
 var openAIRequestKeys = []string{"max_tokens", "max_completion_tokens", "reasoning_effort", "response_format"}
 
+// rememberable reports whether an adaptation a 400 asked for is remembered
+// for the base URL and model: not when the server accepted the field and the
+// model failed under it (json_validate_failed), which the next request may not.
+func rememberable(msg string) bool {
+	return !strings.Contains(strings.ToLower(msg), "json_validate_failed")
+}
+
 // adaptTo decides the adaptation a 400 asks for: the first field we sent
 // that the server's message names, changed in its documented way
 // (adaptationNames says what it changes). ok is false when the message
@@ -609,6 +616,12 @@ func adaptTo(msg string, req *ChatRequest, have adaptation) (adaptation, bool) {
 		if _, sent := req.Params[f]; sent && have&adaptTokenField == 0 && strings.Contains(m, f) {
 			return adaptTokenField, true
 		}
+	}
+	// Groq's json_validate_failed: JSON mode could not hold the model to
+	// JSON. The field is accepted, so dropping it is tried once and not
+	// remembered (rememberable says so); the reader finds the JSON itself.
+	if req.ResponseFormat != "" && have&adaptNoResponseFormat == 0 && strings.Contains(m, "json_validate_failed") {
+		return adaptNoResponseFormat, true
 	}
 	if req.ResponseFormat != "" && (strings.Contains(m, "response_format") || strings.Contains(m, "json_object") ||
 		strings.Contains(m, "json_schema") || strings.Contains(m, "response format")) {

@@ -6,13 +6,20 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
-// feedError is a driver's report of a failed chat: {"kind","message","status_code"}.
+// feedError is a driver's report of a failed chat:
+// {"kind","message","status_code","body","retry_after"}. For an HTTP status,
+// "body" is the error body the driver's client kept (JSON as sent, or its
+// text) and "retry_after" the Retry-After header: both are read by the one
+// error-body reader, as the Go transport reads them.
 type feedError struct {
-	Kind       string `json:"kind"`
-	Message    string `json:"message"`
-	StatusCode int    `json:"status_code"`
+	Kind       string          `json:"kind"`
+	Message    string          `json:"message"`
+	StatusCode int             `json:"status_code"`
+	Body       json.RawMessage `json:"body"`
+	RetryAfter string          `json:"retry_after"`
 }
 
 // parseFeed reads a chat outcome given as JSON: the short form
@@ -48,6 +55,15 @@ func parseFeed(data []byte) (resp ChatResponse, chatErr error, err error) {
 			msg := fe.Message
 			if msg == "" {
 				msg = "the driver reported a failure without a message"
+			}
+			if k == KindHTTPStatus && fe.StatusCode >= 400 && (len(fe.Body) > 0 || fe.RetryAfter != "") {
+				body := []byte(fe.Body)
+				var text string
+				if json.Unmarshal(fe.Body, &text) == nil {
+					body = []byte(text) // the body as text
+				}
+				wait, ok := parseRetryAfter(fe.RetryAfter, time.Now())
+				return resp, httpFailure(fe.StatusCode, body, msg, wait, ok), nil
 			}
 			return resp, &ChatError{Kind: k, StatusCode: fe.StatusCode, Message: msg}, nil
 		}

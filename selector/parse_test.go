@@ -121,6 +121,16 @@ func TestSplitThinking(t *testing.T) {
 		{"json, then a lone tag", "{\"calls\":[]}\n</think>\n{\"calls\":[{\"tool\":\"a\"}]}", "\n{\"calls\":[{\"tool\":\"a\"}]}", "{\"calls\":[]}\n"},
 		{"opening tag never closed", "<think>still thinking " + mentions, "", "still thinking " + mentions},
 		{"no tag", `{"calls":[]}`, `{"calls":[]}`, ""},
+		{"reasoning block with a draft", "<reasoning>draft {\"calls\":[]}</reasoning>{\"calls\":[{\"tool\":\"a\"}]}", "{\"calls\":[{\"tool\":\"a\"}]}", "draft {\"calls\":[]}"},
+		{"thinking block", "<thinking>pick a</thinking>\n{\"calls\":[]}", "\n{\"calls\":[]}", "pick a"},
+		{"harmony with its tokens", "<|channel|>analysis<|message|>draft {\"calls\":[]}<|end|><|start|>assistant<|channel|>final<|message|>{\"calls\":[{\"tool\":\"a\"}]}<|return|>",
+			"{\"calls\":[{\"tool\":\"a\"}]}", "draft {\"calls\":[]}\n"},
+		{"harmony commentary with a recipient", "<|channel|>commentary to=functions.a <|constrain|>json<|message|>{\"x\":1}<|call|><|channel|>final<|message|>{\"calls\":[]}",
+			"{\"calls\":[]}", "{\"x\":1}\n"},
+		{"harmony without a final channel", "<|channel|>analysis<|message|>still thinking", "", "still thinking\n"},
+		{"harmony with its tokens stripped", "analysisThe user wants a. {\"calls\":[]}assistantfinal{\"calls\":[{\"tool\":\"a\"}]}",
+			"{\"calls\":[{\"tool\":\"a\"}]}", "analysisThe user wants a. {\"calls\":[]}"},
+		{"a reply that names the word analysis", `analysis: {"calls":[]}`, `analysis: {"calls":[]}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			answer, reasoning := splitThinking(tc.content)

@@ -564,7 +564,9 @@ func (ss *Session) adapt(req *ChatRequest, err error) (Action, bool) {
 	}
 	ss.have |= a
 	ss.adapted = append(ss.adapted, names...)
-	learn(ss.cfg.learnKey(), req.Model, a)
+	if rememberable(ce.Message) {
+		learn(ss.cfg.learnKey(), req.Model, a)
+	}
 	ss.log.LogAttrs(ss.ctx, slog.LevelWarn, "tool selection: the server refused a request field; retrying without it",
 		slog.String("model", req.Model), slog.String("dialect", req.Dialect), slog.String("adapted", what),
 		slog.String("error", truncate(redact(ce.Message, ss.cfg.APIKey), 300)))
@@ -881,7 +883,7 @@ func rejectedSummary(rejected []DroppedCall) string {
 
 // record appends an attempt (message redacted and bounded) and logs it.
 func (ss *Session) record(a Attempt) {
-	a.Message = truncate(redact(a.Message, ss.cfg.APIKey), 1024)
+	a.Message = clipMiddle(redact(a.Message, ss.cfg.APIKey), maxErrorMessage)
 	ss.attempts = append(ss.attempts, a)
 	ss.traceAttempt(a)
 	attrs := []slog.Attr{
