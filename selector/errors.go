@@ -41,10 +41,14 @@ const (
 	// KindConfig: the request was refused before it was sent because of a
 	// setting (the message names it), e.g. by go-openai's own checks.
 	KindConfig FailureKind = "config"
+	// KindContentFilter: the provider's content filter stopped the reply
+	// (finish_reason "content_filter", or Gemini's "SAFETY", "RECITATION",
+	// ...); the message names the categories it flagged where it said.
+	KindContentFilter FailureKind = "content_filter"
 )
 
 // failureKinds lists every kind, in documentation order.
-var failureKinds = []FailureKind{KindTransport, KindTimeout, KindCanceled, KindHTTPStatus, KindResponseTooLarge, KindEmptyChoices, KindParse, KindValidation, KindSearch, KindTruncated, KindConfig}
+var failureKinds = []FailureKind{KindTransport, KindTimeout, KindCanceled, KindHTTPStatus, KindResponseTooLarge, KindEmptyChoices, KindParse, KindValidation, KindSearch, KindTruncated, KindConfig, KindContentFilter}
 
 // EmptyKind is the kind of a selection that ended with no calls without
 // asking a model (SelectionError.Kind, and "error.kind" in JSON). A selection that asked a

@@ -26,15 +26,17 @@ import (
 //     (llama.cpp builds that return objects);
 //   - a body streamed as server-sent events although none was asked for:
 //     its deltas are put back together;
-//   - "finish_reason" and "usage" are kept.
+//   - "finish_reason" and "usage" are kept, and the categories a content
+//     filter flagged ("content_filter_results", Azure).
 
 // wireCompletion is a chat completion as providers write it, read leniently.
 type wireCompletion struct {
 	Choices *[]struct {
-		Message      *replyMessage   `json:"message"`
-		Delta        *replyMessage   `json:"delta"`
-		FinishReason *string         `json:"finish_reason"`
-		Error        json.RawMessage `json:"error"`
+		Message      *replyMessage              `json:"message"`
+		Delta        *replyMessage              `json:"delta"`
+		FinishReason *string                    `json:"finish_reason"`
+		Error        json.RawMessage            `json:"error"`
+		Filter       map[string]json.RawMessage `json:"content_filter_results"`
 	} `json:"choices"`
 	Usage *struct {
 		PromptTokens     int `json:"prompt_tokens"`
@@ -110,6 +112,7 @@ func (c *wireCompletion) response() (ChatResponse, error) {
 	if ch.FinishReason != nil {
 		out.FinishReason = *ch.FinishReason
 	}
+	out.Filtered = flaggedCategories(ch.Filter)
 	m := ch.Message
 	if m == nil {
 		m = ch.Delta
@@ -267,6 +270,9 @@ func readStream(body []byte) (ChatResponse, error) {
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			out.FinishReason = *ch.FinishReason
+		}
+		if f := flaggedCategories(ch.Filter); len(f) > 0 {
+			out.Filtered = f
 		}
 		m := ch.Delta
 		if m == nil {

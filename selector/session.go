@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -612,8 +613,12 @@ func (ss *Session) Feed(ctx context.Context, resp ChatResponse, err error) Actio
 	if perr != nil {
 		a.Kind, a.Message = KindParse, perr.Error()
 		var te *truncatedError
-		if errors.As(perr, &te) {
+		var fe *filteredError
+		switch {
+		case errors.As(perr, &te):
 			a.Kind = KindTruncated
+		case errors.As(perr, &fe):
+			a.Kind = KindContentFilter
 		}
 		return ss.fail(a)
 	}
@@ -631,6 +636,11 @@ func (ss *Session) Feed(ctx context.Context, resp ChatResponse, err error) Actio
 // the session's mode. A reply with neither is an error that says why
 // (noAnswer), never an empty answer.
 func (ss *Session) readReply(resp ChatResponse) (raw []rawCall, search string, err error) {
+	if isFilterFinish(resp.FinishReason) {
+		// Whatever it holds, the reply was stopped by the filter: a part of
+		// an answer is no answer.
+		return nil, "", filtered(resp)
+	}
 	content, thought := splitThinking(resp.Content)
 	reasoning := resp.Reasoning + thought
 	if ss.cfg.Mode == ModeNative {
@@ -770,11 +780,55 @@ func (ss *Session) noAnswer(resp ChatResponse, reasoning string, perr error) err
 		}
 		return ss.truncated(resp, reasoning, what)
 	}
+	if !knownFinish(resp.FinishReason) {
+		what := "no answer"
+		if perr != nil && strings.TrimSpace(resp.Content) != "" {
+			what = "an unusable answer (" + perr.Error() + ")"
+		}
+		return parseErrorf("the reply ended with finish_reason %q, which is not a normal end (toolselect does not read it as an empty answer), with %s",
+			truncate(resp.FinishReason, 64), what)
+	}
 	if answer, _ := splitThinking(resp.Content); strings.TrimSpace(reasoning) != "" && strings.TrimSpace(answer) == "" {
 		return parseErrorf("the reply is empty: the model wrote %d bytes of reasoning and no answer (calls are never taken from reasoning); %s",
 			len(reasoning), thinkingHint(ss.cfg))
 	}
 	return perr
+}
+
+// filteredError is a reply the provider's content filter stopped.
+type filteredError struct{ msg string }
+
+func (e *filteredError) Error() string { return e.msg }
+
+// The finish reasons the reader knows (docs/providers.md, "Finish reasons"):
+// normal ends, and content filters' stops. Any other is named in the
+// failure of a reply without a usable answer.
+var (
+	normalFinish = []string{"", "stop", "length", "tool_calls", "function_call", "eos", "end_turn", "stop_sequence"}
+	// filterFinish: OpenAI's and Azure's "content_filter"; Gemini's
+	// FinishReason values for a stop by a safety or recitation filter.
+	filterFinish = []string{"content_filter", "safety", "recitation", "blocklist", "prohibited_content", "spii", "image_safety"}
+)
+
+func knownFinish(r string) bool {
+	r = strings.ToLower(strings.TrimSpace(r))
+	return slices.Contains(normalFinish, r) || slices.Contains(filterFinish, r)
+}
+
+func isFilterFinish(r string) bool {
+	return slices.Contains(filterFinish, strings.ToLower(strings.TrimSpace(r)))
+}
+
+// filtered is the *filteredError of a reply a content filter stopped: the
+// finish reason and the categories flagged, where the provider said.
+func filtered(resp ChatResponse) error {
+	msg := fmt.Sprintf("the provider's content filter stopped the reply (finish_reason %q)", resp.FinishReason)
+	if len(resp.Filtered) > 0 {
+		msg += "; flagged: " + strings.Join(resp.Filtered, ", ")
+	} else {
+		msg += "; the provider named no category"
+	}
+	return &filteredError{msg}
 }
 
 // truncated is the *truncatedError of a reply cut at the token limit with

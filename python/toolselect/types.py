@@ -324,4 +324,4 @@ SelectionFailureKind = Literal["fail_closed", "no_eligible_tools", "no_ranked_to
 
 #: The failure kind of an attempt (``Attempt.kind``), as Go's selector names them.
 FailureKind = Literal["transport", "timeout", "canceled", "http_status", "response_too_large", "empty_choices",
-                      "parse", "validation", "search", "truncated", "config"]
+                      "parse", "validation", "search", "truncated", "config", "content_filter"]
