@@ -183,3 +183,34 @@ func TestCallsCandidatesBoundedWork(t *testing.T) {
 		t.Fatal("parseReply did not finish: unbounded scanning")
 	}
 }
+
+// Trailing commas before "}" or "]" outside strings are the one repair; a
+// comma inside a string is the answer's own, and nothing else is guessed.
+func TestTrailingCommaRepair(t *testing.T) {
+	for _, tc := range []struct {
+		name, content, args string
+		repaired            int
+	}{
+		{"object", `{"calls":[{"tool":"a","args":{"city":"Paris",}},]}`, `{"city":"Paris"}`, 2},
+		{"fenced, with white space", "```json\n{\"calls\":[{\"tool\":\"a\",\"args\":{\"city\":\"Paris\" ,\n}}\n]}\n```", `{"city":"Paris"}`, 1},
+		{"among prose", `Here you are: {"calls":[{"tool":"a","args":{"q":"x, }",},}]} hope it helps`, `{"q":"x, }"}`, 2},
+		{"valid JSON is not touched", `{"calls":[{"tool":"a","args":{"q":"a,]"}}]}`, `{"q":"a,]"}`, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls, _, repaired, err := readCalls(tc.content)
+			require.NoError(t, err)
+			require.Len(t, calls, 1)
+			assert.Equal(t, tc.args, string(calls[0].Args))
+			assert.Equal(t, tc.repaired, repaired)
+		})
+	}
+	for _, bad := range []string{
+		`{'calls':[]}`,                            // single quotes
+		`{"calls":[{"tool":"a",,"args":{}}]}`,     // a doubled comma is not trailing
+		`{"calls":[{"tool":"a" "args":{}}]}`,      // a missing comma
+		`{"calls":[{"tool":"a",}],}{"calls":[],}`, // two candidates stay two
+	} {
+		_, _, _, err := readCalls(bad)
+		assert.Error(t, err, bad)
+	}
+}

@@ -504,14 +504,23 @@ func closingTag(s, tag string) int {
 	}
 }
 
+// candidate is one JSON object holding "calls" among a reply's text: the
+// text as written, and the JSON read (the text, or it with trailing commas
+// removed: repaired counts them).
+type candidate struct {
+	text, json string
+	repaired   int
+}
+
 // callsCandidates returns every top-level JSON object in s (outside JSON
-// strings, balanced braces) that decodes as an object with a "calls" member.
+// strings, balanced braces) that decodes as an object with a "calls" member,
+// as written or once its trailing commas are removed (dropTrailingCommas).
 //
 // Looking for the end of an object from each brace is quadratic in the worst
 // case (a reply of many unbalanced braces, up to the body limit): the bytes
 // scanned are bounded by a budget, and a reply that exhausts it reports
 // ok=false, a parse failure, rather than a guess from a partial search.
-func callsCandidates(s string) (out []string, ok bool) {
+func callsCandidates(s string) (out []candidate, ok bool) {
 	budget := 16*len(s) + 4096
 	for i := 0; i < len(s); i++ {
 		if s[i] != '{' {
@@ -526,11 +535,17 @@ func callsCandidates(s string) (out []string, ok bool) {
 			continue
 		}
 		budget -= end - i
-		cand := s[i:end]
+		c := candidate{text: s[i:end], json: s[i:end]}
 		var top map[string]json.RawMessage
-		if json.Unmarshal([]byte(cand), &top) == nil {
+		err := json.Unmarshal([]byte(c.json), &top)
+		if err != nil {
+			if fixed, n := dropTrailingCommas(c.text); n > 0 && json.Unmarshal([]byte(fixed), &top) == nil {
+				c.json, c.repaired, err = fixed, n, nil
+			}
+		}
+		if err == nil {
 			if _, ok := top["calls"]; ok {
-				out = append(out, cand)
+				out = append(out, c)
 			}
 			i = end - 1 // an object's members are not candidates of their own
 		}

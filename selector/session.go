@@ -195,6 +195,7 @@ type Session struct {
 	began      time.Time
 	have       adaptation // the adaptations the attempt's requests carry
 	adapted    []string   // their descriptions, for the attempt record
+	repaired   []string   // what the reader repaired in its replies (readCalls)
 	dialect    dialect    // the attempt's dialect
 	replay     []Message  // a continued conversation's turns after the user prompt (DeepSeek's tool loop)
 }
@@ -435,7 +436,7 @@ func (ss *Session) advance() {
 		ss.cur, ss.searches, ss.promptTok, ss.complTok = ss.first, nil, 0, 0
 		ss.replay = nil
 		ss.have = learnedFor(ss.cfg.learnKey(), model)
-		ss.adapted = nil
+		ss.adapted, ss.repaired = nil, nil
 		if ss.have != 0 {
 			// Named as when they were learned: against the request they change.
 			unadapted, _ := ss.request(model, 0, 0)
@@ -610,6 +611,7 @@ func (ss *Session) Feed(ctx context.Context, resp ChatResponse, err error) Actio
 		return ss.fail(a)
 	}
 	raw, search, perr := ss.readReply(resp)
+	a.Repaired = ss.repaired
 	if perr != nil {
 		a.Kind, a.Message = KindParse, perr.Error()
 		var te *truncatedError
@@ -654,7 +656,10 @@ func (ss *Session) readReply(resp ChatResponse) (raw []rawCall, search string, e
 		}
 		return raw, search, err
 	}
-	raw, search, err = parseReply(content)
+	raw, search, repaired, err := readCalls(content)
+	if err == nil && repaired > 0 {
+		ss.repaired = append(ss.repaired, fmt.Sprintf("trailing commas removed: %d", repaired))
+	}
 	if err != nil && ss.cfg.APIKey != "" && strings.Contains(content, ss.cfg.APIKey) {
 		// The message quotes the start of the reply; quote it redacted, so
 		// that a cut inside the key cannot leave a prefix of it.
