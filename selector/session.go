@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -795,7 +796,7 @@ func (ss *Session) noAnswer(resp ChatResponse, reasoning string, perr error) err
 	}
 	if answer, _ := splitThinking(resp.Content); strings.TrimSpace(reasoning) != "" && strings.TrimSpace(answer) == "" {
 		return parseErrorf("the reply is empty: the model wrote %d bytes of reasoning and no answer (calls are never taken from reasoning); %s",
-			len(reasoning), thinkingHint(ss.cfg))
+			len(reasoning), thinkingHint(ss.cfg, ss.dialect, ss.models[max(ss.next-1, 0)]))
 	}
 	return perr
 }
@@ -847,7 +848,7 @@ func (ss *Session) truncated(resp ChatResponse, reasoning, what string) error {
 	}
 	msg := fmt.Sprintf("the reply stopped at the token limit, %s, after %s completion tokens, with %s", limit, spent, what)
 	if strings.TrimSpace(reasoning) != "" {
-		msg += fmt.Sprintf("; %d bytes of it were reasoning: %s", len(reasoning), thinkingHint(ss.cfg))
+		msg += fmt.Sprintf("; %d bytes of it were reasoning: %s", len(reasoning), thinkingHint(ss.cfg, ss.dialect, ss.models[max(ss.next-1, 0)]))
 	}
 	return &truncatedError{msg}
 }
@@ -869,13 +870,67 @@ func nativeCut(resp ChatResponse, content string, herr error) string {
 	return fmt.Sprintf("%d tool call(s) that parse, but a reply cut at the limit may have cut the last one short or left calls out", n)
 }
 
-// thinkingHint says how to turn thinking off for the configured dialect.
-func thinkingHint(cfg Config) string {
+// thinkingHint says how to turn thinking off for the attempt's dialect d
+// and model: where no switch was sent, the exact provider value that sends
+// one.
+func thinkingHint(cfg Config, d dialect, model string) string {
 	if cfg.reasoning() != ReasoningOff {
 		return fmt.Sprintf("set %s=off to turn thinking off", EnvReasoning)
 	}
-	return fmt.Sprintf("thinking was asked to be off (%s=off) but the model thought anyway: set %s to the server's provider so its switch is sent, raise %s, or pick a model without thinking",
-		EnvReasoning, EnvProvider, EnvMaxTokens)
+	off := fmt.Sprintf("thinking was asked to be off (%s=off)", EnvReasoning)
+	if d.thinking != nil {
+		hint := fmt.Sprintf("%s and the %s dialect sent its switch, but the model thought anyway: raise %s, or pick a model that can stop thinking",
+			off, d.name, EnvMaxTokens)
+		if fam, name, ok := modelFamily(model); ok && cfg.provider() == ProviderAuto && fam == Provider(d.name) && detectProvider(cfg.BaseURL, "") == ProviderGeneric {
+			hint += fmt.Sprintf("; the switch is %s's own, chosen by the model's name: if the server is not %s's API, set %s to the server it runs on (%s)",
+				name, name, EnvProvider, strings.Join(providerValues(servers), ", "))
+		}
+		return hint
+	}
+	return fmt.Sprintf("%s but no thinking switch was sent (the %s dialect has none): %s", off, d.name, providerAdvice(cfg, model))
+}
+
+// servers are the providers that are servers a model runs on, whatever the model.
+var servers = []Provider{ProviderVLLM, ProviderLlamaCpp, ProviderOllama, ProviderLMStudio}
+
+// providerValues spells providers as LLM_COMMON_TOOL_SELECTION_PROVIDER takes them.
+func providerValues(ps []Provider) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = string(p)
+	}
+	return out
+}
+
+// providerAdvice names the exact LLM_COMMON_TOOL_SELECTION_PROVIDER value
+// that sends model a thinking switch: its family's provider, or the
+// provider a shared port's default names, or the values to choose from.
+func providerAdvice(cfg Config, model string) string {
+	if p, name, ok := modelFamily(model); ok {
+		if p == providerGPTOSS {
+			return fmt.Sprintf("set %s=auto: %s models are recognised by their name", EnvProvider, name)
+		}
+		return fmt.Sprintf("set %s=%s (the model is %s's), or to the server it runs on (%s)",
+			EnvProvider, p, name, strings.Join(providerValues(servers), ", "))
+	}
+	if u, err := url.Parse(cfg.BaseURL); err == nil && isLocalHost(strings.ToLower(u.Hostname())) {
+		switch u.Port() {
+		case "8000":
+			return fmt.Sprintf("set %s=vllm if this is vLLM (port 8000 is its default), or to the server it runs on (%s)",
+				EnvProvider, strings.Join(providerValues(servers), ", "))
+		case "8080":
+			return fmt.Sprintf("set %s=llamacpp if this is llama.cpp's server (port 8080 is its default), or to the server it runs on (%s)",
+				EnvProvider, strings.Join(providerValues(servers), ", "))
+		}
+	}
+	var withSwitch []Provider
+	for _, p := range providers {
+		c := Config{Provider: p}
+		if p != ProviderAuto && dialectFor(&c, model).thinking != nil {
+			withSwitch = append(withSwitch, p)
+		}
+	}
+	return fmt.Sprintf("set %s to the server's provider, one of %s", EnvProvider, strings.Join(providerValues(withSwitch), ", "))
 }
 
 // check resolves each call against the offered tools and validates its args.
