@@ -412,9 +412,15 @@ func modelFamily(model string) (provider Provider, name string, ok bool) {
 	if i := strings.LastIndexByte(m, '/'); i >= 0 { // "Qwen/Qwen3-8B", "models/gemini-2.5-flash"
 		m = m[i+1:]
 	}
-	for _, f := range modelFamilies {
-		if strings.HasPrefix(m, f.prefix) {
-			return f.provider, f.name, true
+	names := []string{m}
+	if vendor, rest, ok := strings.Cut(m, "."); ok && vendor != "" && strings.Trim(vendor, "abcdefghijklmnopqrstuvwxyz") == "" {
+		names = append(names, rest) // Amazon Bedrock's "openai.gpt-oss-120b-1:0", "deepseek.v3-v1:0"
+	}
+	for _, n := range names {
+		for _, f := range modelFamilies {
+			if strings.HasPrefix(n, f.prefix) {
+				return f.provider, f.name, true
+			}
 		}
 	}
 	return "", "", false

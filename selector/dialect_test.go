@@ -38,6 +38,7 @@ func TestDetectProvider(t *testing.T) {
 		{"https://api.kimi.com/coding/v1", "kimi-for-coding", ProviderMoonshot},
 		{"https://llm.example.com/v1", "kimi-k3", ProviderMoonshot}, // a known family at an unknown host: its switches, adapt-once behind them
 		{"https://llm.example.com/v1", "openai/gpt-oss-120b", providerGPTOSS},
+		{"https://bedrock-runtime.us-west-2.amazonaws.com/openai/v1", "openai.gpt-oss-120b-1:0", providerGPTOSS}, // Bedrock's vendor prefix
 		{"https://llm.example.com/v1", "models/gemini-2.5-flash", ProviderGemini},
 		{"https://llm.example.com/v1", "deepseek-ai/DeepSeek-V4-Flash", ProviderDeepSeek},
 		{"https://llm.example.com/v1", "glm-4-9b-chat", ProviderGeneric}, // GLM before 4.5 does not think

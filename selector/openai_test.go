@@ -368,3 +368,31 @@ type recorder struct {
 func (r *recorder) Header() http.Header         { return r.h }
 func (r *recorder) Write(b []byte) (int, error) { return r.buf.Write(b) }
 func (r *recorder) WriteHeader(int)             {}
+
+// Azure OpenAI's classic deployment URL is served in Azure's way, or refused
+// as a configuration error that shows the v1 form when it cannot be.
+func TestAzureClassicURL(t *testing.T) {
+	az, ok, err := azureClassic("https://res.openai.azure.com/openai/deployments/gpt-4o?api-version=2024-10-21")
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, azureDeployment{resource: "https://res.openai.azure.com", deployment: "gpt-4o", apiVersion: "2024-10-21"}, az)
+	for _, v1 := range []string{"https://res.openai.azure.com/openai/v1", "https://api.openai.com/v1", ""} {
+		_, ok, err = azureClassic(v1)
+		require.NoError(t, err)
+		assert.False(t, ok, v1)
+	}
+	for url, want := range map[string]string{
+		"https://res.openai.azure.com/openai/deployments/gpt-4o":          `needs its api-version (?api-version=2024-10-21); or use the v1 form https://res.openai.azure.com/openai/v1 with model "gpt-4o"`,
+		"https://res.openai.azure.com/openai/deployments/?api-version=1": "must name the deployment",
+	} {
+		cfg := Config{BaseURL: url, APIKey: "k"}
+		_, err := NewOpenAIClient(&cfg, nil)
+		require.Error(t, err, url)
+		assert.ErrorIs(t, err, ErrInvalidConfig)
+		assert.Contains(t, err.Error(), want)
+	}
+	// Named as another provider, the URL is taken as said.
+	cfg := Config{BaseURL: "https://res.openai.azure.com/openai/deployments/gpt-4o", APIKey: "k", Provider: ProviderGeneric}
+	_, err = NewOpenAIClient(&cfg, nil)
+	assert.NoError(t, err)
+}
