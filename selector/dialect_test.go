@@ -342,6 +342,13 @@ func TestTemperatureModes(t *testing.T) {
 	}{
 		{ProviderGeneric, "llama3", "", "send", `{}`},
 		{ProviderOpenAI, "o3-mini", "", "omit", `{"reasoning_effort":"low"}`},
+		{ProviderAzure, "o3-mini", "", "omit", `{"reasoning_effort":"low"}`},
+		{ProviderAzure, "gpt-4o-mini", "", "send", `{}`},
+		{ProviderGemini, "gemini-2.5-flash", "", "send", `{"reasoning_effort":"none"}`},
+		{ProviderGemini, "gemini-2.5-pro", ReasoningHigh, "send", `{"reasoning_effort":"high"}`},
+		{ProviderGemini, "gemini-2.5-flash", ReasoningProvider, "send", `{}`},
+		{providerGPTOSS, "gpt-oss-20b", "", "send", `{"reasoning_effort":"low"}`},
+		{providerGPTOSS, "gpt-oss-20b", ReasoningMedium, "send", `{"reasoning_effort":"medium"}`},
 		{ProviderMoonshot, "kimi-k3", "", "1", `{"reasoning_effort":"low"}`},
 		{ProviderMoonshot, "kimi-k3.1-pro", ReasoningHigh, "1", `{"reasoning_effort":"high"}`},
 		{ProviderMoonshot, "kimi-for-coding", "", "1", `{"reasoning_effort":"low"}`},

@@ -113,6 +113,7 @@ func parseFeed(data []byte) (resp ChatResponse, chatErr error, err error) {
 //	{"content":"...","usage":{"prompt_tokens":1,"completion_tokens":2}}
 //	{"tool_calls":[{"id":"c1","type":"function","function":{"name":"...","arguments":"{...}"}}]}
 //	{"error":{"kind":"timeout","message":"...","status_code":0}}
+//	{"error":{"kind":"http_status","message":"...","status_code":429,"body":{...},"retry_after":"30"}}
 //
 // or a whole OpenAI chat completion object ({"choices":[...],"usage":{...}};
 // no choices is an empty_choices failure). Tool calls may also be flat
