@@ -382,7 +382,7 @@ func TestAzureClassicURL(t *testing.T) {
 		assert.False(t, ok, v1)
 	}
 	for url, want := range map[string]string{
-		"https://res.openai.azure.com/openai/deployments/gpt-4o":          `needs its api-version (?api-version=2024-10-21); or use the v1 form https://res.openai.azure.com/openai/v1 with model "gpt-4o"`,
+		"https://res.openai.azure.com/openai/deployments/gpt-4o":         `needs its api-version (?api-version=2024-10-21); or use the v1 form https://res.openai.azure.com/openai/v1 with model "gpt-4o"`,
 		"https://res.openai.azure.com/openai/deployments/?api-version=1": "must name the deployment",
 	} {
 		cfg := Config{BaseURL: url, APIKey: "k"}
