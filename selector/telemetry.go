@@ -268,6 +268,9 @@ func (ss *Session) traceAttempt(a Attempt) {
 	}
 	ss.chatSpan = nil
 	defer s.End()
+	if len(a.Repaired) > 0 && s.IsRecording() {
+		s.SetAttributes(telemetry.Repaired.StringSlice(a.Repaired))
+	}
 	if a.OK || !s.IsRecording() {
 		return
 	}
