@@ -57,16 +57,17 @@ func NewOpenAIClient(config *Config, httpClient *http.Client) (ChatClient, error
 	if cfg.BaseURL != "" {
 		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	}
-	if p := cfg.provider(); p == ProviderAuto || p == ProviderAzure {
-		az, ok, err := azureClassic(cfg.BaseURL)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			oc = openai.DefaultAzureConfig(cfg.APIKey, az.resource)
-			oc.APIVersion = az.apiVersion
-			oc.AzureModelMapperFunc = func(string) string { return az.deployment }
-		}
+	// Azure's classic deployment URL is served in Azure's way whatever
+	// provider is named (the provider decides the request's fields; the URL
+	// can only be Azure's, and sent as written it could only answer 404).
+	az, ok, err := azureClassic(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		oc = openai.DefaultAzureConfig(cfg.APIKey, az.resource)
+		oc.APIVersion = az.apiVersion
+		oc.AzureModelMapperFunc = func(string) string { return az.deployment }
 	}
 	doer := &guardedDoer{client: &hc, limit: cfg.MaxResponseBytes}
 	oc.HTTPClient = doer

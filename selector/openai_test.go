@@ -391,8 +391,8 @@ func TestAzureClassicURL(t *testing.T) {
 		assert.ErrorIs(t, err, ErrInvalidConfig)
 		assert.Contains(t, err.Error(), want)
 	}
-	// Named as another provider, the URL is taken as said.
+	// Whatever provider is named: the URL can only be Azure's.
 	cfg := Config{BaseURL: "https://res.openai.azure.com/openai/deployments/gpt-4o", APIKey: "k", Provider: ProviderGeneric}
 	_, err = NewOpenAIClient(&cfg, nil)
-	assert.NoError(t, err)
+	assert.ErrorIs(t, err, ErrInvalidConfig)
 }
