@@ -302,7 +302,8 @@ int toolselect_session_begin(uint64_t selector, uint64_t registry, const char *r
  * object, an "error" in the body), or the failure to get one:
  *   {"error":{"kind":"transport|timeout|http_status|empty_choices|...","message":"...","status_code":429}}
  * an http_status failure may add "body" (the error body the client kept, as
- * JSON or text) and "retry_after" (its Retry-After header).
+ * JSON or text), "retry_after" (its Retry-After header) and "source" (what
+ * raised it, put before the message).
  * Result: the next action, {"action":"chat",...} (e.g. the fallback model) or
  * {"action":"done", ...the selection result...}. Feeding a session that is
  * done is TS_ERR_ARGUMENT. Close the session when done. */

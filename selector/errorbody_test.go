@@ -61,12 +61,12 @@ func TestClipMiddle(t *testing.T) {
 // as the Go transport reads it.
 func TestFeedErrorBody(t *testing.T) {
 	doc := `{"error":{"kind":"http_status","message":"Error code: 429","status_code":429,"retry_after":"12",
-		"body":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}}`
+		"body":{"message":"Rate limit reached","code":"rate_limit_exceeded"},"source":"RateLimitError"}}`
 	_, chatErr, err := parseFeed([]byte(doc))
 	require.NoError(t, err)
 	var ce *ChatError
 	require.ErrorAs(t, chatErr, &ce)
-	assert.Equal(t, "HTTP 429: Rate limit reached (rate_limit_exceeded) (retry after 12s)", ce.Message)
+	assert.Equal(t, "RateLimitError: HTTP 429: Rate limit reached (rate_limit_exceeded) (retry after 12s)", ce.Message)
 	assert.Equal(t, 12*time.Second, ce.RetryAfter)
 	_, chatErr, err = parseFeed([]byte(`{"error":{"kind":"http_status","message":"Error code: 502","status_code":502,"body":"<html><title>Bad Gateway</title></html>"}}`))
 	require.NoError(t, err)

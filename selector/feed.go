@@ -10,16 +10,19 @@ import (
 )
 
 // feedError is a driver's report of a failed chat:
-// {"kind","message","status_code","body","retry_after"}. For an HTTP status,
-// "body" is the error body the driver's client kept (JSON as sent, or its
-// text) and "retry_after" the Retry-After header: both are read by the one
-// error-body reader, as the Go transport reads them.
+// {"kind","message","status_code","body","retry_after","source"}. For an
+// HTTP status, "body" is the error body the driver's client kept (JSON as
+// sent, or its text) and "retry_after" the Retry-After header: both are read
+// by the one error-body reader, as the Go transport reads them, and the
+// message then starts with "source" (what raised it, e.g. the client's
+// exception type) when given.
 type feedError struct {
 	Kind       string          `json:"kind"`
 	Message    string          `json:"message"`
 	StatusCode int             `json:"status_code"`
 	Body       json.RawMessage `json:"body"`
 	RetryAfter string          `json:"retry_after"`
+	Source     string          `json:"source"`
 }
 
 // parseFeed reads a chat outcome given as JSON: the short form
@@ -63,7 +66,11 @@ func parseFeed(data []byte) (resp ChatResponse, chatErr error, err error) {
 					body = []byte(text) // the body as text
 				}
 				wait, ok := parseRetryAfter(fe.RetryAfter, time.Now())
-				return resp, httpFailure(fe.StatusCode, body, msg, wait, ok), nil
+				e := httpFailure(fe.StatusCode, body, msg, wait, ok)
+				if src := strings.TrimSpace(fe.Source); src != "" {
+					e.Message = clipMiddle(truncate(src, 64)+": "+e.Message, maxErrorMessage)
+				}
+				return resp, e, nil
 			}
 			return resp, &ChatError{Kind: k, StatusCode: fe.StatusCode, Message: msg}, nil
 		}

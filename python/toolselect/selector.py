@@ -556,6 +556,7 @@ def _client_error(e: BaseException) -> Dict[str, Any]:
         # failed_generation from them.
         body = getattr(e, "body", None)
         if body is not None:
+            out["source"] = type(e).__name__
             try:
                 json.dumps(body)
                 out["body"] = body
