@@ -193,7 +193,7 @@ int toolselect_config_schema(char **out);
  * the offer budget's ranking and "top_k"), "provider" (the provider dialect:
  * "auto", the default, decides from base_url's host, then the model name;
  * or "generic", "openai", "deepseek", "zai", "qwen", "vllm", "ollama",
- * "lmstudio", "llamacpp", "openrouter", "mistral", "moonshot"; any case),
+ * "lmstudio", "llamacpp", "openrouter", "mistral", "moonshot", "gemini", "azure"; any case),
  * "reasoning" ("off", the default: each dialect's lowest setting; "low",
  * "medium", "high"; "provider": send no reasoning control), "max_tokens"
  * (0-1000000; 0, the default, is the dialect's default limit: none for the
@@ -301,6 +301,9 @@ int toolselect_session_begin(uint64_t selector, uint64_t registry, const char *r
  * string or a list of parts, reasoning fields, arguments as a string or an
  * object, an "error" in the body), or the failure to get one:
  *   {"error":{"kind":"transport|timeout|http_status|empty_choices|...","message":"...","status_code":429}}
+ * an http_status failure may add "body" (the error body the client kept, as
+ * JSON or text), "retry_after" (its Retry-After header) and "source" (what
+ * raised it, put before the message).
  * Result: the next action, {"action":"chat",...} (e.g. the fallback model) or
  * {"action":"done", ...the selection result...}. Feeding a session that is
  * done is TS_ERR_ARGUMENT. Close the session when done. */

@@ -30,11 +30,14 @@ const (
 	ProviderOpenRouter Provider = "openrouter"
 	ProviderMistral    Provider = "mistral"
 	ProviderMoonshot   Provider = "moonshot"
+	ProviderGemini     Provider = "gemini"
+	ProviderAzure      Provider = "azure"
 )
 
 // Providers lists every Provider value, auto first.
 var providers = []Provider{ProviderAuto, ProviderGeneric, ProviderOpenAI, ProviderDeepSeek, ProviderZAI, ProviderQwen,
-	ProviderVLLM, ProviderOllama, ProviderLMStudio, ProviderLlamaCpp, ProviderOpenRouter, ProviderMistral, ProviderMoonshot}
+	ProviderVLLM, ProviderOllama, ProviderLMStudio, ProviderLlamaCpp, ProviderOpenRouter, ProviderMistral, ProviderMoonshot,
+	ProviderGemini, ProviderAzure}
 
 // Reasoning says how much a model may think before it selects
 // (Config.Reasoning, LLM_COMMON_TOOL_SELECTION_REASONING). Selection is a
@@ -174,7 +177,9 @@ func dialectFor(cfg *Config, model string) dialect {
 		}
 	}
 	switch p {
-	case ProviderOpenAI:
+	case ProviderOpenAI, ProviderAzure:
+		// Azure OpenAI serves OpenAI's models under OpenAI's request rules;
+		// what differs is the URL and the key's header (openai.go, azureClassic).
 		if isOpenAIReasoningModel(model) {
 			return dialect{name: "openai-reasoning", temperature: temperatureOmit, tokenField: "max_completion_tokens",
 				defaultLimit: reasoningRoom,
@@ -222,6 +227,29 @@ func dialectFor(cfg *Config, model string) dialect {
 		return dialect{name: string(p), tokenField: "max_tokens"}
 	case ProviderMoonshot:
 		return moonshotDialect(cfg.reasoning(), model)
+	case ProviderGemini:
+		// Gemini's OpenAI-compatible endpoint: 2.5 Flash and later think by
+		// default and count it against the limit; reasoning_effort "none"
+		// turns thinking off where the model can (2.5 Pro and the 3 series
+		// cannot: their 400 names thinking, and adapt-once drops the field).
+		return dialect{name: string(p), tokenField: "max_tokens",
+			thinking: func(level Reasoning, _ string) map[string]any {
+				if level == ReasoningOff {
+					return map[string]any{"reasoning_effort": "none"}
+				}
+				return map[string]any{"reasoning_effort": effort(level)}
+			}}
+	case providerGPTOSS:
+		// gpt-oss cannot stop reasoning; "low" is its least (the Harmony
+		// format's "Reasoning: low"), and servers that host it take the
+		// OpenAI field (vLLM, Ollama, Groq, OpenRouter).
+		return dialect{name: string(p), tokenField: "max_tokens",
+			thinking: func(level Reasoning, _ string) map[string]any {
+				if level == ReasoningOff {
+					return map[string]any{"reasoning_effort": "low"}
+				}
+				return map[string]any{"reasoning_effort": effort(level)}
+			}}
 	}
 	// ProviderGeneric, named or detected: the plain request, whatever the
 	// model is called. ProviderAuto already looked at the model name
@@ -286,19 +314,21 @@ func thinkingSwitch(withEffort bool) func(Reasoning, string) map[string]any {
 
 // hostProviders maps a base URL's host (or a parent domain of it) to its provider.
 var hostProviders = map[string]Provider{
-	"api.openai.com":              ProviderOpenAI,
-	"openai.azure.com":            ProviderOpenAI,
-	"api.deepseek.com":            ProviderDeepSeek,
-	"api.z.ai":                    ProviderZAI,
-	"open.bigmodel.cn":            ProviderZAI,
-	"dashscope.aliyuncs.com":      ProviderQwen,
-	"dashscope-intl.aliyuncs.com": ProviderQwen,
-	"dashscope-us.aliyuncs.com":   ProviderQwen,
-	"openrouter.ai":               ProviderOpenRouter,
-	"api.mistral.ai":              ProviderMistral,
-	"api.moonshot.ai":             ProviderMoonshot,
-	"api.moonshot.cn":             ProviderMoonshot,
-	"api.kimi.com":                ProviderMoonshot,
+	"api.openai.com":                    ProviderOpenAI,
+	"openai.azure.com":                  ProviderAzure,
+	"cognitiveservices.azure.com":       ProviderAzure,
+	"generativelanguage.googleapis.com": ProviderGemini,
+	"api.deepseek.com":                  ProviderDeepSeek,
+	"api.z.ai":                          ProviderZAI,
+	"open.bigmodel.cn":                  ProviderZAI,
+	"dashscope.aliyuncs.com":            ProviderQwen,
+	"dashscope-intl.aliyuncs.com":       ProviderQwen,
+	"dashscope-us.aliyuncs.com":         ProviderQwen,
+	"openrouter.ai":                     ProviderOpenRouter,
+	"api.mistral.ai":                    ProviderMistral,
+	"api.moonshot.ai":                   ProviderMoonshot,
+	"api.moonshot.cn":                   ProviderMoonshot,
+	"api.kimi.com":                      ProviderMoonshot,
 }
 
 // portProviders are local servers recognised by their documented default
@@ -306,9 +336,21 @@ var hostProviders = map[string]Provider{
 // 8080) decide nothing.
 var portProviders = map[string]Provider{"11434": ProviderOllama, "1234": ProviderLMStudio}
 
+// pathProviders are base URL paths only one provider uses, so that a
+// gateway or a tunnel in front of it is still recognised: Gemini's
+// OpenAI-compatible endpoint (/v1beta/openai) and Azure OpenAI's classic
+// deployment URL (/openai/deployments/NAME).
+var pathProviders = []struct {
+	part     string
+	provider Provider
+}{
+	{"/v1beta/openai", ProviderGemini},
+	{"/openai/deployments/", ProviderAzure},
+}
+
 // detectProvider is ProviderAuto: the base URL's host (an empty base URL is
-// api.openai.com), then its port for local servers; then the model name for
-// OpenAI's reasoning models; anything else is generic.
+// api.openai.com), then a path only one provider uses, then its port for
+// local servers; then the model name (detectModel); anything else is generic.
 func detectProvider(baseURL, model string) Provider {
 	if strings.TrimSpace(baseURL) == "" {
 		return ProviderOpenAI
@@ -328,17 +370,71 @@ func detectProvider(baseURL, model string) Provider {
 		}
 		h = parent
 	}
+	path := strings.ToLower(u.EscapedPath())
+	for _, pp := range pathProviders {
+		if strings.Contains(path+"/", pp.part) {
+			return pp.provider
+		}
+	}
 	if p, ok := portProviders[u.Port()]; ok && isLocalHost(host) {
 		return p
 	}
 	return detectModel(model)
 }
 
+// providerGPTOSS is the dialect of OpenAI's open-weight gpt-oss models,
+// which many servers host: reached by the model's name only (modelFamilies),
+// never a Provider a caller names.
+const providerGPTOSS Provider = "gpt-oss"
+
+// modelFamilies are the model families recognised by name where the endpoint
+// names no provider (a gateway, a proxy, a tunnel, a local server on a
+// shared port, a caller's own client whose base URL is unknown): a model
+// name starting with prefix (after any "org/" part, any case) gets that
+// provider's switches, and adapt-once drops a field the server refuses.
+// Sources in docs/providers.md ("How auto decides").
+var modelFamilies = []struct {
+	prefix   string
+	provider Provider
+	name     string // the family, in messages
+}{
+	{"deepseek", ProviderDeepSeek, "DeepSeek"},
+	{"glm-4.5", ProviderZAI, "GLM"}, {"glm-4.6", ProviderZAI, "GLM"}, {"glm-4.7", ProviderZAI, "GLM"}, {"glm-5", ProviderZAI, "GLM"},
+	{"qwen3", ProviderVLLM, "Qwen3"},
+	{"kimi-", ProviderMoonshot, "Kimi"},
+	{"gemini-", ProviderGemini, "Gemini"},
+	{"gpt-oss", providerGPTOSS, "gpt-oss"},
+}
+
+// modelFamily returns the family a model name clearly belongs to, if any.
+func modelFamily(model string) (provider Provider, name string, ok bool) {
+	m := strings.ToLower(strings.TrimSpace(model))
+	if i := strings.LastIndexByte(m, '/'); i >= 0 { // "Qwen/Qwen3-8B", "models/gemini-2.5-flash"
+		m = m[i+1:]
+	}
+	names := []string{m}
+	if vendor, rest, ok := strings.Cut(m, "."); ok && vendor != "" && strings.Trim(vendor, "abcdefghijklmnopqrstuvwxyz") == "" {
+		names = append(names, rest) // Amazon Bedrock's "openai.gpt-oss-120b-1:0", "deepseek.v3-v1:0"
+	}
+	for _, n := range names {
+		for _, f := range modelFamilies {
+			if strings.HasPrefix(n, f.prefix) {
+				return f.provider, f.name, true
+			}
+		}
+	}
+	return "", "", false
+}
+
 // detectModel is ProviderAuto for an endpoint that names nothing: OpenAI's
-// reasoning models by their name, anything else generic.
+// reasoning models and the known families (modelFamilies) by their name,
+// anything else generic.
 func detectModel(model string) Provider {
 	if isOpenAIReasoningModel(model) {
 		return ProviderOpenAI
+	}
+	if p, _, ok := modelFamily(model); ok {
+		return p
 	}
 	return ProviderGeneric
 }
@@ -506,6 +602,13 @@ func otherTokenField(f string) string {
 // SDKs' extra_body).
 var openAIRequestKeys = []string{"max_tokens", "max_completion_tokens", "reasoning_effort", "response_format"}
 
+// rememberable reports whether an adaptation a 400 asked for is remembered
+// for the base URL and model: not when the server accepted the field and the
+// model failed under it (json_validate_failed), which the next request may not.
+func rememberable(msg string) bool {
+	return !strings.Contains(strings.ToLower(msg), "json_validate_failed")
+}
+
 // adaptTo decides the adaptation a 400 asks for: the first field we sent
 // that the server's message names, changed in its documented way
 // (adaptationNames says what it changes). ok is false when the message
@@ -519,6 +622,12 @@ func adaptTo(msg string, req *ChatRequest, have adaptation) (adaptation, bool) {
 		if _, sent := req.Params[f]; sent && have&adaptTokenField == 0 && strings.Contains(m, f) {
 			return adaptTokenField, true
 		}
+	}
+	// Groq's json_validate_failed: JSON mode could not hold the model to
+	// JSON. The field is accepted, so dropping it is tried once and not
+	// remembered (rememberable says so); the reader finds the JSON itself.
+	if req.ResponseFormat != "" && have&adaptNoResponseFormat == 0 && strings.Contains(m, "json_validate_failed") {
+		return adaptNoResponseFormat, true
 	}
 	if req.ResponseFormat != "" && (strings.Contains(m, "response_format") || strings.Contains(m, "json_object") ||
 		strings.Contains(m, "json_schema") || strings.Contains(m, "response format")) {

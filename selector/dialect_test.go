@@ -22,7 +22,11 @@ func TestDetectProvider(t *testing.T) {
 	}{
 		{"", "gpt-4o-mini", ProviderOpenAI},
 		{"https://api.openai.com/v1", "o3-mini", ProviderOpenAI},
-		{"https://my-res.openai.azure.com/openai/v1", "gpt-5", ProviderOpenAI},
+		{"https://my-res.openai.azure.com/openai/v1", "gpt-5", ProviderAzure},
+		{"https://my-res.cognitiveservices.azure.com/openai/v1", "gpt-4o-mini", ProviderAzure},
+		{"http://127.0.0.1:9000/openai/deployments/gpt-4o?api-version=2024-10-21", "gpt-4o", ProviderAzure}, // the classic URL's path is Azure's own
+		{"https://generativelanguage.googleapis.com/v1beta/openai/", "gemini-2.5-flash", ProviderGemini},
+		{"http://127.0.0.1:9000/v1beta/openai", "x", ProviderGemini}, // a tunnel to Gemini: only Google uses the path
 		{"https://api.deepseek.com", "deepseek-v4-flash", ProviderDeepSeek},
 		{"https://api.z.ai/api/paas/v4", "glm-4.5-air", ProviderZAI},
 		{"https://open.bigmodel.cn/api/paas/v4", "glm-4.6", ProviderZAI},
@@ -32,13 +36,19 @@ func TestDetectProvider(t *testing.T) {
 		{"https://api.moonshot.ai/v1", "kimi-k2.6", ProviderMoonshot},
 		{"https://api.moonshot.cn/v1", "kimi-k3", ProviderMoonshot},
 		{"https://api.kimi.com/coding/v1", "kimi-for-coding", ProviderMoonshot},
-		{"https://llm.example.com/v1", "kimi-k3", ProviderGeneric}, // thinking is Moonshot's own field: by host only
+		{"https://llm.example.com/v1", "kimi-k3", ProviderMoonshot}, // a known family at an unknown host: its switches, adapt-once behind them
+		{"https://llm.example.com/v1", "openai/gpt-oss-120b", providerGPTOSS},
+		{"https://bedrock-runtime.us-west-2.amazonaws.com/openai/v1", "openai.gpt-oss-120b-1:0", providerGPTOSS}, // Bedrock's vendor prefix
+		{"https://llm.example.com/v1", "models/gemini-2.5-flash", ProviderGemini},
+		{"https://llm.example.com/v1", "deepseek-ai/DeepSeek-V4-Flash", ProviderDeepSeek},
+		{"https://llm.example.com/v1", "glm-4-9b-chat", ProviderGeneric}, // GLM before 4.5 does not think
+		{"https://llm.example.com/v1", "llama-3.3-70b", ProviderGeneric},
 		{"http://localhost:11434/v1", "qwen3:4b", ProviderOllama},
 		{"http://127.0.0.1:1234/v1", "qwen/qwen3-4b", ProviderLMStudio},
-		{"http://gpu-box:8000/v1", "Qwen/Qwen3-8B", ProviderGeneric},   // vLLM's port is shared: not guessed
-		{"https://llm.example.com/v1", "o4-mini", ProviderOpenAI},      // a gateway in front of OpenAI's reasoning model
-		{"https://llm.example.com/v1", "glm-4.5-air", ProviderGeneric}, // provider fields only to a provider known to take them
-		{"https://example.com:11434/v1", "x", ProviderGeneric},         // a public host on Ollama's port is not Ollama
+		{"http://gpu-box:8000/v1", "Qwen/Qwen3-8B", ProviderVLLM},  // the port decides nothing; the family does
+		{"https://llm.example.com/v1", "o4-mini", ProviderOpenAI},  // a gateway in front of OpenAI's reasoning model
+		{"https://llm.example.com/v1", "glm-4.5-air", ProviderZAI}, // the family's switch
+		{"https://example.com:11434/v1", "x", ProviderGeneric},     // a public host on Ollama's port is not Ollama
 	} {
 		assert.Equal(t, tc.want, detectProvider(tc.url, tc.model), "%s %s", tc.url, tc.model)
 	}
@@ -332,6 +342,13 @@ func TestTemperatureModes(t *testing.T) {
 	}{
 		{ProviderGeneric, "llama3", "", "send", `{}`},
 		{ProviderOpenAI, "o3-mini", "", "omit", `{"reasoning_effort":"low"}`},
+		{ProviderAzure, "o3-mini", "", "omit", `{"reasoning_effort":"low"}`},
+		{ProviderAzure, "gpt-4o-mini", "", "send", `{}`},
+		{ProviderGemini, "gemini-2.5-flash", "", "send", `{"reasoning_effort":"none"}`},
+		{ProviderGemini, "gemini-2.5-pro", ReasoningHigh, "send", `{"reasoning_effort":"high"}`},
+		{ProviderGemini, "gemini-2.5-flash", ReasoningProvider, "send", `{}`},
+		{providerGPTOSS, "gpt-oss-20b", "", "send", `{"reasoning_effort":"low"}`},
+		{providerGPTOSS, "gpt-oss-20b", ReasoningMedium, "send", `{"reasoning_effort":"medium"}`},
 		{ProviderMoonshot, "kimi-k3", "", "1", `{"reasoning_effort":"low"}`},
 		{ProviderMoonshot, "kimi-k3.1-pro", ReasoningHigh, "1", `{"reasoning_effort":"high"}`},
 		{ProviderMoonshot, "kimi-for-coding", "", "1", `{"reasoning_effort":"low"}`},
@@ -374,7 +391,7 @@ func TestTemperatureModes(t *testing.T) {
 // dialect; and each such selector learns for itself (issue 20's review).
 func TestOwnClientUnknownEndpoint(t *testing.T) {
 	own := &Config{OwnClient: true}
-	assert.Equal(t, "generic", dialectFor(own, "deepseek-v4-flash").name)
+	assert.Equal(t, "deepseek", dialectFor(own, "deepseek-v4-flash").name, "a known family by its name")
 	assert.Equal(t, "generic", dialectFor(own, "gpt-4o-mini").name)
 	assert.Equal(t, "openai-reasoning", dialectFor(own, "o3-mini").name)
 	assert.Equal(t, "openai", dialectFor(&Config{}, "gpt-4o-mini").name, "the built-in client's empty base URL is api.openai.com")

@@ -41,10 +41,14 @@ const (
 	// KindConfig: the request was refused before it was sent because of a
 	// setting (the message names it), e.g. by go-openai's own checks.
 	KindConfig FailureKind = "config"
+	// KindContentFilter: the provider's content filter stopped the reply
+	// (finish_reason "content_filter", or Gemini's "SAFETY", "RECITATION",
+	// ...); the message names the categories it flagged where it said.
+	KindContentFilter FailureKind = "content_filter"
 )
 
 // failureKinds lists every kind, in documentation order.
-var failureKinds = []FailureKind{KindTransport, KindTimeout, KindCanceled, KindHTTPStatus, KindResponseTooLarge, KindEmptyChoices, KindParse, KindValidation, KindSearch, KindTruncated, KindConfig}
+var failureKinds = []FailureKind{KindTransport, KindTimeout, KindCanceled, KindHTTPStatus, KindResponseTooLarge, KindEmptyChoices, KindParse, KindValidation, KindSearch, KindTruncated, KindConfig, KindContentFilter}
 
 // EmptyKind is the kind of a selection that ended with no calls without
 // asking a model (SelectionError.Kind, and "error.kind" in JSON). A selection that asked a
@@ -175,6 +179,10 @@ type Attempt struct {
 	// sent (e.g. "temperature: omitted"), or what earlier attempts on the same
 	// base URL and model had learned. It is not a fallback.
 	Adapted []string
+	// Repaired lists what the reader repaired in the model's JSON before it
+	// passed the calls contract: only "trailing commas removed: N" (commas
+	// before "}" or "]" outside strings). Nothing else is guessed.
+	Repaired []string
 }
 
 // Search is one search round: the model's words and the canonical names of
@@ -199,6 +207,7 @@ type attemptJSON struct {
 	UnansweredSearch string        `json:"unanswered_search,omitempty"`
 	Dialect          string        `json:"dialect,omitempty"`
 	Adapted          []string      `json:"adapted,omitempty"`
+	Repaired         []string      `json:"repaired,omitempty"`
 }
 
 // ErrorInfo is an error as JSON: {"kind","message"}.
@@ -215,7 +224,7 @@ func (a Attempt) MarshalJSON() ([]byte, error) {
 		LatencyMS:    float64(a.Latency.Microseconds()) / 1000,
 		PromptTokens: a.PromptTokens, CompletionTokens: a.CompletionTokens,
 		Rejected: a.Rejected, Searches: a.Searches, UnansweredSearch: a.UnansweredSearch,
-		Dialect: a.Dialect, Adapted: a.Adapted,
+		Dialect: a.Dialect, Adapted: a.Adapted, Repaired: a.Repaired,
 	}
 	if !a.OK {
 		j.Error = &ErrorInfo{Kind: string(a.Kind), Message: a.Message}
@@ -231,7 +240,8 @@ func (a *Attempt) UnmarshalJSON(data []byte) error {
 	}
 	*a = Attempt{Model: j.Model, OK: j.OK, Latency: time.Duration(j.LatencyMS * float64(time.Millisecond)),
 		PromptTokens: j.PromptTokens, CompletionTokens: j.CompletionTokens, Rejected: j.Rejected,
-		Searches: j.Searches, UnansweredSearch: j.UnansweredSearch, Dialect: j.Dialect, Adapted: j.Adapted}
+		Searches: j.Searches, UnansweredSearch: j.UnansweredSearch, Dialect: j.Dialect, Adapted: j.Adapted,
+		Repaired: j.Repaired}
 	if j.Error != nil {
 		a.Kind, a.Message = FailureKind(j.Error.Kind), j.Error.Message
 	}

@@ -158,6 +158,9 @@ type ChatResponse struct {
 	Reasoning string
 	// FinishReason is the choice's finish_reason ("stop", "length", ...).
 	FinishReason string
+	// Filtered lists the categories a content filter flagged, with their
+	// severity, where the provider says (Azure's content_filter_results).
+	Filtered []string
 }
 
 // ChatClient sends one chat completion. Implementations report failures with

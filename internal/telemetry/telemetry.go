@@ -74,6 +74,7 @@ const (
 
 	Dialect        = attribute.Key("toolselect.dialect")
 	Adapted        = attribute.Key("toolselect.adapted")
+	Repaired       = attribute.Key("toolselect.repaired")
 	Outcome        = attribute.Key("toolselect.outcome")
 	OfferSize      = attribute.Key("toolselect.offer.size")
 	OfferTokens    = attribute.Key("toolselect.offer.tokens")

@@ -549,6 +549,23 @@ def _client_error(e: BaseException) -> Dict[str, Any]:
     out: Dict[str, Any] = {"kind": kind, "message": f"{type(e).__name__}: {e}"}
     if isinstance(status, int):
         out["status_code"] = status
+    if kind == "http_status":
+        # The error body and Retry-After header as an OpenAI SDK error keeps
+        # them (``.body``, ``.response.headers``): the library's one
+        # error-body reader takes the message, code, retry delay and
+        # failed_generation from them.
+        body = getattr(e, "body", None)
+        if body is not None:
+            out["source"] = type(e).__name__
+            try:
+                json.dumps(body)
+                out["body"] = body
+            except (TypeError, ValueError):
+                out["body"] = str(body)
+        headers = getattr(getattr(e, "response", None), "headers", None)
+        retry = headers.get("retry-after") if headers is not None and hasattr(headers, "get") else None
+        if isinstance(retry, str) and retry.strip():
+            out["retry_after"] = retry.strip()
     return out
 
 
