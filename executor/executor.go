@@ -272,7 +272,7 @@ func (e *Executor) hydrate(ctx context.Context, c *Call) (*Invocation, Record, e
 	}
 	inv := &Invocation{ID: c.ID, Tool: name, Validated: entry.Validated(), entry: entry, binding: b, policy: policy}
 	rec.Validated = inv.Validated // from here on the schema, if any, is checked
-	runner, err := instantiate(entry, b, args)
+	runner, checked, err := instantiate(entry, b, args)
 	if err != nil && e.opts.Repairer != nil {
 		fixed, rerr := e.repair(ctx, entry, args, err)
 		if rerr != nil {
@@ -283,7 +283,7 @@ func (e *Executor) hydrate(ctx context.Context, c *Call) (*Invocation, Record, e
 		inv.OriginalArgs, inv.Repaired = rec.Args, true
 		args = fixed
 		rec.Args, rec.OriginalArgs, rec.Repaired = compactArgs(args), inv.OriginalArgs, true
-		runner, err = instantiate(entry, b, args)
+		runner, checked, err = instantiate(entry, b, args)
 		if err != nil {
 			ce := invalid(c, name, err)
 			ce.RepairAttempted = true
@@ -293,33 +293,37 @@ func (e *Executor) hydrate(ctx context.Context, c *Call) (*Invocation, Record, e
 	if err != nil {
 		return nil, rec, invalid(c, name, err)
 	}
-	inv.Args = rec.Args
+	// What runs, and what the audit names, is the validated value.
+	rec.Args = checked
+	inv.Args = checked
 	inv.runner = runner
 	return inv, rec, nil
 }
 
-// instantiate validates args and builds the runner.
-func instantiate(entry *registry.Entry, b *binding, args json.RawMessage) (func(ctx context.Context) (any, error), error) {
-	if err := entry.ValidateArgs(args); err != nil {
-		return nil, err
+// instantiate validates args and builds the runner. The handler or
+// constructor gets the validated value encoded again, never args itself,
+// which is returned for the audit trail.
+func instantiate(entry *registry.Entry, b *binding, args json.RawMessage) (func(ctx context.Context) (any, error), json.RawMessage, error) {
+	checked, err := entry.ParseArgs(args)
+	if err != nil {
+		return nil, nil, err
 	}
 	if b.handler != nil {
 		h := b.handler
-		a := append(json.RawMessage(nil), args...)
-		return func(ctx context.Context) (any, error) { return h(ctx, a) }, nil
+		return func(ctx context.Context) (any, error) { return h(ctx, append(json.RawMessage(nil), checked...)) }, checked, nil
 	}
-	r, err := b.constructor(append(json.RawMessage(nil), args...))
+	r, err := b.constructor(append(json.RawMessage(nil), checked...))
 	if err != nil {
 		var ve *registry.ValidationError
 		if errors.As(err, &ve) {
-			return nil, ve
+			return nil, nil, ve
 		}
-		return nil, &registry.ValidationError{Tool: entry.Name(), Violations: []registry.Violation{{Rule: "constructor", Message: err.Error()}}}
+		return nil, nil, &registry.ValidationError{Tool: entry.Name(), Violations: []registry.Violation{{Rule: "constructor", Message: err.Error()}}}
 	}
 	if r == nil {
-		return nil, &registry.ValidationError{Tool: entry.Name(), Violations: []registry.Violation{{Rule: "constructor", Message: "the constructor returned no runner"}}}
+		return nil, nil, &registry.ValidationError{Tool: entry.Name(), Violations: []registry.Violation{{Rule: "constructor", Message: "the constructor returned no runner"}}}
 	}
-	return r, nil
+	return r, checked, nil
 }
 
 // repair asks the Repairer once for corrected arguments.

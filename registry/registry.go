@@ -119,12 +119,22 @@ func (e *Entry) Required() []string {
 func (e *Entry) Seq() uint64 { return e.seq }
 
 // ValidateArgs checks a raw JSON argument document: it must be a JSON object
-// within the size and depth limits, and satisfy the tool's schema. The error,
-// if any, is a *ValidationError listing every violation.
+// within the size and depth limits, with no name twice in one object, and
+// satisfy the tool's schema. The error, if any, is a *ValidationError
+// listing every violation.
 func (e *Entry) ValidateArgs(raw []byte) error {
+	_, err := e.ParseArgs(raw)
+	return err
+}
+
+// ParseArgs checks raw as [Entry.ValidateArgs] does and returns the value it
+// checked, encoded again as compact JSON (members in the order given, numbers
+// as written, strings as decoded). Pass on this document, never raw: what runs is then what was
+// validated, whichever JSON parser reads it next.
+func (e *Entry) ParseArgs(raw []byte) (json.RawMessage, error) {
 	sch, err := e.schema()
 	if err != nil {
-		return schemaFailed(e.tool.Name, err)
+		return nil, schemaFailed(e.tool.Name, err)
 	}
 	return validateArgs(e.tool.Name, sch, raw, e.limits)
 }

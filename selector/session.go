@@ -954,11 +954,13 @@ func (ss *Session) check(raw []rawCall) (valid []ToolCall, rejected []DroppedCal
 				continue
 			}
 		}
-		if err := e.ValidateArgs(c.Args); err != nil {
+		checked, err := e.ParseArgs(c.Args)
+		if err != nil {
 			rejected = append(rejected, DroppedCall{Tool: c.Tool, Args: c.Args, Reason: DropInvalidArgs, Message: err.Error()})
 			continue
 		}
-		valid = append(valid, ToolCall{Tool: e.Name(), Args: c.Args, Reasoning: c.Reasoning})
+		// The call carries the value that was validated, not the model's bytes.
+		valid = append(valid, ToolCall{Tool: e.Name(), Args: checked, Reasoning: c.Reasoning})
 	}
 	return valid, rejected
 }
