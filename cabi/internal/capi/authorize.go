@@ -1,7 +1,6 @@
 package capi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -81,18 +80,13 @@ func RegistryAuthorize(h uint64, call []byte, callPresent bool, policy []byte, p
 		return *r
 	}
 	var c callJSON
-	if r := JSON("call_json", call, callPresent, &c); r != nil {
+	if r := Strict("call_json", call, callPresent, &c); r != nil {
 		return *r
 	}
 	var p policyJSON
 	if policyPresent {
-		if r := JSON("policy_json", policy, true, nil); r != nil {
+		if r := Strict("policy_json", policy, true, &p); r != nil {
 			return *r
-		}
-		dec := json.NewDecoder(bytes.NewReader(policy))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&p); err != nil {
-			return Fail(ErrArgument, "policy_json: %v", err)
 		}
 	}
 	if c.Tool == "" {

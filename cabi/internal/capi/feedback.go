@@ -1,9 +1,7 @@
 package capi
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"sync"
 
 	"github.com/toolselect/toolselect/rank/feedbackstore"
@@ -92,10 +90,8 @@ func SelectorAddFeedback(sel uint64, recJSON []byte, present bool) Result {
 		return Fail(ErrArgument, "the selector has no feedback store: set \"feedback\" in its config (LLM_COMMON_TOOL_SELECTION_FEEDBACK)")
 	}
 	var rec feedbackstore.Record
-	dec := json.NewDecoder(bytes.NewReader(recJSON))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rec); err != nil {
-		return Fail(ErrArgument, "feedback_json: %v", err)
+	if r := Strict("feedback_json", recJSON, true, &rec); r != nil {
+		return *r
 	}
 	var err error
 	if rec.Remove {
