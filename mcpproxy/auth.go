@@ -87,6 +87,8 @@ func (a *authConf) validate() error {
 		return fmt.Errorf("%w: a bearer token and OAuth are exclusive", ErrAuthConfig)
 	case a.Token == "" && a.OAuth == nil:
 		return fmt.Errorf("%w: neither a bearer token nor OAuth", ErrAuthConfig)
+	case a.Token != "" && strings.TrimSpace(a.Token) == "":
+		return fmt.Errorf("%w: the bearer token is only white space", ErrAuthConfig)
 	case a.OAuth != nil:
 		for name, v := range map[string]string{"issuer": a.OAuth.Issuer, "resource": a.OAuth.Resource} {
 			u, err := url.Parse(v)

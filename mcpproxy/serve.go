@@ -217,7 +217,9 @@ func (o *HTTPOptions) Validate() error { return o.auth().validate() }
 
 // CheckListen is what ListenAndServe checks before it listens on addr:
 // Validate, and that a non-loopback addr has Token, OAuth or
-// AllowUnauthenticated (ErrUnauthenticated otherwise).
+// AllowUnauthenticated (ErrUnauthenticated otherwise). A name such as
+// "localhost" passes here; ListenAndServe checks again the address it was
+// given (CheckBound), since a name may resolve to any address.
 func (o *HTTPOptions) CheckListen(addr string) error {
 	if err := o.Validate(); err != nil {
 		return err
@@ -226,6 +228,19 @@ func (o *HTTPOptions) CheckListen(addr string) error {
 		return fmt.Errorf("%w: %s", ErrUnauthenticated, addr)
 	}
 	return nil
+}
+
+// CheckBound is what ListenAndServe checks once it listens: without Token,
+// OAuth or AllowUnauthenticated, the bound address must be a loopback IP,
+// whatever name addr gave (ErrUnauthenticated otherwise).
+func (o *HTTPOptions) CheckBound(addr string, bound net.Addr) error {
+	if o.auth() != nil || (o != nil && o.AllowUnauthenticated) {
+		return nil
+	}
+	if tcp, ok := bound.(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%w: %s is bound to %s, which is not a loopback address", ErrUnauthenticated, addr, bound)
 }
 
 // isLoopback reports whether a listen address binds only loopback
@@ -335,6 +350,9 @@ func quoteHeader(s string) string {
 	}, s) + "\""
 }
 
+// listen is net.Listen; tests replace it to bind a name elsewhere.
+var listen = net.Listen
+
 // ListenAndServe serves HTTPHandler at path /mcp, and the Prometheus
 // metrics at /metrics behind the same Host/Origin check, on addr until ctx
 // is done, both behind opts.Token or opts.OAuth when set,
@@ -352,8 +370,12 @@ func (p *Proxy) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptio
 	if w := shortTokenWarning(o.Token); w != "" {
 		p.log.Warn("mcp: " + w)
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listen("tcp", addr)
 	if err != nil {
+		return err
+	}
+	if err := o.CheckBound(addr, ln.Addr()); err != nil {
+		ln.Close()
 		return err
 	}
 	if o.MaxBodyBytes <= 0 {

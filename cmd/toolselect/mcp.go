@@ -150,7 +150,13 @@ func (f *mcpFlags) authToken(env *cmdEnv) (string, error) {
 		}
 		return t, nil
 	}
-	return strings.TrimSpace(env.getenv(envAuthToken)), nil
+	raw := env.getenv(envAuthToken)
+	t := strings.TrimSpace(raw)
+	if t == "" && raw != "" {
+		// Set but blank is a mistake, not a wish for no authentication.
+		return "", fmt.Errorf("$%s holds only white space: give a token or unset it", envAuthToken)
+	}
+	return t, nil
 }
 
 func (f *mcpFlags) bind(fs *flag.FlagSet) {
