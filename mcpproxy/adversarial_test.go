@@ -2,10 +2,17 @@ package mcpproxy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolselect/toolselect/rank"
 )
 
 // Attacks on the HTTP front door and the proxy's names, each with the
@@ -52,6 +59,101 @@ func TestAdversarialBlankToken(t *testing.T) {
 	for _, tok := range []string{" ", "\t\n", "   \r\n"} {
 		if err := (&HTTPOptions{Token: tok}).Validate(); !errors.Is(err, ErrAuthConfig) {
 			t.Errorf("token %q: %v, want ErrAuthConfig", tok, err)
+		}
+	}
+}
+
+// Arguments naming a key twice never reach an upstream, by call_tool or by
+// a tool served in full; arguments that pass reach it as the value that was
+// validated, written again, never the client's bytes.
+func TestAdversarialDuplicateKeysThroughTheProxy(t *testing.T) {
+	p := startProxy(t, &Config{Upstreams: []Upstream{echoUpstream(t, "fs", "read_file")}, Keep: []string{"fs__read_file"}})
+	cs := connectMemory(t, p, "")
+	for _, doc := range []string{
+		`{"path":"/safe/x","path":"/etc/shadow"}`,
+		`{"path":"/etc/shadow","path":"/safe/x"}`, // encoding/json keeps the last, cJSON the first
+		`{"path":"/safe/x","p\u0061th":"/etc/shadow"}`,
+	} {
+		for name, args := range map[string]json.RawMessage{
+			rank.CallToolName: json.RawMessage(`{"name":"fs__read_file","arguments":` + doc + `}`),
+			"fs__read_file":   json.RawMessage(doc),
+		} {
+			res := call(t, cs, name, args)
+			if !res.IsError || !strings.Contains(text(res), "duplicateKey") || !strings.Contains(text(res), `the key \"path\" appears more than once`) {
+				t.Errorf("%s %s: %s", name, doc, text(res))
+			}
+		}
+	}
+	res := call(t, cs, "fs__read_file", json.RawMessage(` { "path" : "/safe/\u0078" , "note" : "a\u003cb" } `))
+	if res.IsError || text(res) != `{"path":"/safe/x","note":"a<b"}` {
+		t.Errorf("the upstream received %s, want the validated value re-encoded", text(res))
+	}
+	if st := p.Stats(context.Background()); st.Upstreams[0].Calls != 1 {
+		t.Errorf("the upstream was called %d times, want 1 (only the valid call)", st.Upstreams[0].Calls)
+	}
+}
+
+// Two upstreams whose names could join with their tools into one served
+// name are refused at start, naming both; a served name of an upstream whose
+// name ends in part of the separator splits back to that upstream, for
+// prompts and resources as for tools.
+func TestAdversarialCollidingNames(t *testing.T) {
+	for _, c := range []struct {
+		sep  string
+		a, b string
+	}{{"", "rug", "rug_"}, {"", "a_", "a"}, {"-x-", "a", "a-x"}, {".", "a", "a-"}} {
+		ups := []Upstream{{Name: c.a, Command: "x"}, {Name: c.b, Command: "x"}}
+		err := (&Config{Separator: c.sep, Upstreams: ups}).Validate()
+		if c.sep == "." { // "a." and "a-." begin neither one another
+			if err != nil {
+				t.Errorf("%q and %q with %q: %v", c.a, c.b, c.sep, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), strconv.Quote(c.a)) || !strings.Contains(err.Error(), strconv.Quote(c.b)) {
+			t.Errorf("%q and %q with separator %q: %v, want a refusal naming both", c.a, c.b, c.sep, err)
+		}
+		if _, err := New(&Config{Separator: c.sep, Upstreams: ups}, nil); err == nil {
+			t.Errorf("New accepts %q and %q", c.a, c.b)
+		}
+	}
+
+	up := testUpstream(t, "owls_")
+	up.Env["TOOLSELECT_TEST_VARIANT"] = "no-tools"
+	p := startProxy(t, &Config{Upstreams: []Upstream{up, echoUpstream(t, "rug_", "read_file")}})
+	cs := connectMemory(t, p, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "owls___greet"}); err != nil || len(got.Messages) != 1 {
+		t.Errorf("owls___greet: %v %v", got, err)
+	}
+	if read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "zoo://owls___animals/owl"}); err != nil || read.Contents[0].Text != "hoot" {
+		t.Errorf("zoo://owls___animals/owl: %v %v", read, err)
+	}
+	if res := call(t, cs, rank.CallToolName, map[string]any{"name": "rug___read_file", "arguments": map[string]any{"path": "/safe/a"}}); res.IsError {
+		t.Errorf("rug___read_file: %s", text(res))
+	}
+}
+
+// A tool that is not read-only and says nothing about destruction is
+// destructive (MCP's defaults): hidden and refused unless AllowDestructive.
+func TestAdversarialUnannotatedToolIsDestructive(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		p := startProxy(t, &Config{Upstreams: []Upstream{echoUpstream(t, "u", "!plain", "marked")}, AllowDestructive: allow})
+		e, ok := p.Registry().Get("u__plain")
+		if !ok || e.Def().Safe {
+			t.Fatalf("u__plain imported %v, safe %v: want unsafe", ok, ok && e.Def().Safe)
+		}
+		cs := connectMemory(t, p, "")
+		res := call(t, cs, rank.CallToolName, map[string]any{"name": "u__plain", "arguments": map[string]any{"path": "/safe/a"}})
+		if res.IsError == allow {
+			t.Errorf("allowDestructive %v: u__plain: %s", allow, text(res))
+		}
+		if found := find(t, cs, "echo the arguments received", 5); contains(found, "u__plain") != allow {
+			t.Errorf("allowDestructive %v: find_tool gave %v", allow, found)
+		}
+		if res := call(t, cs, rank.CallToolName, map[string]any{"name": "u__marked", "arguments": map[string]any{}}); res.IsError {
+			t.Errorf("u__marked (destructiveHint: false): %s", text(res))
 		}
 	}
 }

@@ -231,6 +231,9 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("%s: url must be http:// or https://", where)
 		}
 	}
+	if err := checkPrefixes(c.Upstreams, sep); err != nil {
+		return err
+	}
 	if c.Timeout < 0 {
 		return errors.New("timeout must not be negative")
 	}

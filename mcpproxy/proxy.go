@@ -170,7 +170,7 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 	}
 	if !p.topMode() {
 		p.server.AddTool(findToolDef(), p.handleMeta)
-		p.server.AddTool(callToolDef(), p.handleMeta)
+		p.server.AddTool(callToolDef(p.cfg.AllowDestructive), p.handleMeta)
 	}
 	p.server.AddResource(&mcp.Resource{
 		URI: StatsURI, Name: "stats", Title: "toolselect proxy statistics", MIMEType: "application/json",
@@ -289,7 +289,7 @@ func (p *Proxy) importTools(u *upstream, tools []*mcp.Tool) {
 	defs := make([]registry.Tool, 0, len(tools))
 	errs := make([]error, len(tools))
 	for i, mt := range tools {
-		t, err := toolFromMCP(u.cfg.Name+sep+mt.Name, u.cfg.Name, mt)
+		t, err := toolFromMCP(p.served(u, mt.Name), u.cfg.Name, mt)
 		if errs[i] = err; err == nil {
 			defs = append(defs, t)
 		}
@@ -428,14 +428,16 @@ func toolFromMCP(name, upstreamName string, mt *mcp.Tool) (registry.Tool, error)
 		}
 		t.Metadata["outputSchema"] = json.RawMessage(b)
 	}
+	// No annotations is MCP's defaults, a destructive tool (MCPAnnotations.Apply).
+	var ann *registry.MCPAnnotations
 	if a := mt.Annotations; a != nil {
-		ann := registry.MCPAnnotations{
+		ann = &registry.MCPAnnotations{
 			Title: a.Title, ReadOnlyHint: &a.ReadOnlyHint, DestructiveHint: a.DestructiveHint,
 			IdempotentHint: &a.IdempotentHint, OpenWorldHint: a.OpenWorldHint,
 		}
-		ann.Apply(&t)
 		t.Metadata["annotations"] = a
 	}
+	ann.Apply(&t)
 	return t, nil
 }
 
@@ -520,8 +522,8 @@ func (p *Proxy) warnUnmatchedKeep() {
 		p.mu.Lock()
 		_, held := p.held[name]
 		p.mu.Unlock()
-		upName, tool, _ := strings.Cut(name, sep)
-		switch u := p.byName[upName]; {
+		u, tool, _ := p.owner(name)
+		switch {
 		case held:
 			why = "it is held by its pin until approved (toolselect mcp pins list)"
 		case u != nil:
@@ -530,11 +532,11 @@ func (p *Proxy) warnUnmatchedKeep() {
 			u.mu.Unlock()
 			switch {
 			case down:
-				why = fmt.Sprintf("its upstream %q is not running; the tool is listed once it starts", upName)
+				why = fmt.Sprintf("its upstream %q is not running; the tool is listed once it starts", u.cfg.Name)
 			case refused:
-				why = fmt.Sprintf("upstream %q has it, but it was refused at import (see the stats)", upName)
+				why = fmt.Sprintf("upstream %q has it, but it was refused at import (see the stats)", u.cfg.Name)
 			default:
-				why = fmt.Sprintf("upstream %q lists no tool %q; check the spelling", upName, tool)
+				why = fmt.Sprintf("upstream %q lists no tool %q; check the spelling", u.cfg.Name, tool)
 			}
 		}
 		p.log.Warn("keep-list name matches no tool; it is not listed", "tool", name, "reason", why)

@@ -32,7 +32,7 @@ import (
 //	file:///srv/notes/a.txt               ->  file://fs__/srv/notes/a.txt
 //	urn:isbn:123                          ->  urn:books__isbn:123
 //
-// Upstream names never hold the separator, so the mapping is reversible.
+// The mapping is reversible (names.go: served and owner).
 var uriScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 
 func splitURI(uri string) (head, rest string, ok bool) {
@@ -53,7 +53,7 @@ func (p *Proxy) proxyURI(u *upstream, uri string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return head + u.cfg.Name + p.cfg.separator() + rest, true
+	return head + p.served(u, rest), true
 }
 
 // mapContent rewrites the resource URIs in an upstream's content (resource
@@ -82,12 +82,8 @@ func (p *Proxy) upstreamURI(uri string) (*upstream, string, bool) {
 	if !ok {
 		return nil, "", false
 	}
-	name, orig, ok := strings.Cut(rest, p.cfg.separator())
+	u, orig, ok := p.owner(rest)
 	if !ok {
-		return nil, "", false
-	}
-	u := p.byName[name]
-	if u == nil {
 		return nil, "", false
 	}
 	return u, head + orig, true
@@ -95,11 +91,7 @@ func (p *Proxy) upstreamURI(uri string) (*upstream, string, bool) {
 
 // upstreamPrompt maps a namespaced prompt name to its upstream and name.
 func (p *Proxy) upstreamPrompt(name string) (*upstream, string, bool) {
-	up, orig, ok := strings.Cut(name, p.cfg.separator())
-	if !ok || p.byName[up] == nil {
-		return nil, "", false
-	}
-	return p.byName[up], orig, true
+	return p.owner(name)
 }
 
 // importResources lists the upstream's resources and resource templates (if
@@ -206,7 +198,7 @@ func (p *Proxy) importPrompts(ctx context.Context, u *upstream, sess *mcp.Client
 	var names []string
 	for _, pr := range prompts {
 		c := *pr
-		c.Name = u.cfg.Name + p.cfg.separator() + pr.Name
+		c.Name = p.served(u, pr.Name)
 		if held[pinKey(registry.PinPrompt, c.Name)] {
 			continue // held by its pin until approved
 		}
