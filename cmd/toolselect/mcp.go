@@ -58,6 +58,7 @@ type mcpFlags struct {
 	maxBodyBytes                              int64
 	maxSessions                               int
 	readHeaderTimeout                         time.Duration
+	bodyTimeout, idleTimeout                  time.Duration
 }
 
 // listenAddr is the HTTP address the flags or the config file ask for ("" for stdio).
@@ -90,6 +91,8 @@ func (f *mcpFlags) bindHTTP(fs *flag.FlagSet) {
 	fs.Int64Var(&f.maxBodyBytes, "max-body-bytes", mcpproxy.DefaultMaxBodyBytes, "HTTP: a request body over `N` bytes gets 413")
 	fs.IntVar(&f.maxSessions, "max-sessions", mcpproxy.DefaultMaxSessions, "HTTP: at most `N` sessions open at once (the next initialize gets 503)")
 	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", mcpproxy.DefaultReadHeaderTimeout, "HTTP: cut off a client that has not sent its headers within `D`")
+	fs.DurationVar(&f.bodyTimeout, "body-timeout", mcpproxy.DefaultBodyTimeout, "HTTP: cut off a client that has not sent its request body within `D` of its headers")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", mcpproxy.DefaultIdleTimeout, "HTTP: close a kept-alive connection idle for `D`")
 }
 
 // httpFlagsSet names the HTTP front door's flags given on the command line.
@@ -110,7 +113,8 @@ func httpFlagsSet(fs *flag.FlagSet) []string {
 // environment: its authentication (checked here, before anything starts) and
 // its limits.
 func (f *mcpFlags) httpOptions(env *cmdEnv) (opts *mcpproxy.HTTPOptions, err error) {
-	opts = &mcpproxy.HTTPOptions{MaxBodyBytes: f.maxBodyBytes, MaxSessions: f.maxSessions, ReadHeaderTimeout: f.readHeaderTimeout}
+	opts = &mcpproxy.HTTPOptions{MaxBodyBytes: f.maxBodyBytes, MaxSessions: f.maxSessions, ReadHeaderTimeout: f.readHeaderTimeout,
+		BodyTimeout: f.bodyTimeout, IdleTimeout: f.idleTimeout}
 	if opts.Token, err = f.authToken(env); err != nil {
 		return nil, err
 	}
