@@ -148,7 +148,9 @@ int toolselect_registry_view(uint64_t registry, const char *format, char **out);
  * Result (TS_OK whether or not the arguments are valid):
  *   {"valid":true|false,"tool":"canonical name","validated":bool,
  *    "violations":[{"pointer":"/a","rule":"type","message":"..."}],"message":"..."}
- * Malformed JSON in args_json is a violation (rule "json"), not an error.
+ * Malformed JSON in args_json is a violation (rule "json"), not an error;
+ * so is a key given twice in one object (rule "duplicateKey", the pointer
+ * naming it), which parsers would read differently.
  * "validated" is false for a tool registered without a schema.
  * TS_ERR_NOT_FOUND for an unknown tool. */
 int toolselect_registry_validate(uint64_t registry, const char *tool, const char *args_json, char **out);
@@ -158,12 +160,14 @@ int toolselect_registry_validate(uint64_t registry, const char *tool, const char
  * policy_json (NULL: the defaults): {"allow_unsafe":false,"roles":[...],
  * "capabilities":[...],"approver":false}. Result, TS_OK either way:
  * {"allowed":true,"tool":CANONICAL,"args":{...},"policy":"schema","validated":true,
- *  "approval_required":false} — run it (asking the approver first when
+ *  "approval_required":false} — run it with these args (the validated value
+ * written again, never call_json's bytes; asking the approver first when
  * approval_required), and write the audit record; or {"allowed":false,"tool",
  * "outcome":"refused"|"invalid","rule":"unsafe"|"role"|"capability"|
  * "no_schema_read_only"|"approval_required"|"unknown_tool"|"invalid_args",
  * "message","violations":[...],"audit":{record}} — do not run it.
- * TS_ERR_ARGUMENT for malformed JSON or an unknown policy key. */
+ * TS_ERR_ARGUMENT for malformed JSON, or a key of call_json or policy_json
+ * that is unknown, in another case than written here, or given twice. */
 int toolselect_registry_authorize(uint64_t registry, const char *call_json, const char *policy_json, char **out);
 
 /* Release a registry handle. Result: {}. */
