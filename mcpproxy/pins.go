@@ -146,7 +146,7 @@ func (p *Proxy) promptPinDefs(u *upstream, prompts []*mcp.Prompt) []registry.Too
 	defs := make([]registry.Tool, 0, len(prompts))
 	for _, pr := range prompts {
 		args, _ := json.Marshal(map[string]any{"arguments": pr.Arguments})
-		defs = append(defs, pinDef(pinKey(registry.PinPrompt, u.cfg.Name+p.cfg.separator()+pr.Name), pr.Title, pr.Description, args))
+		defs = append(defs, pinDef(pinKey(registry.PinPrompt, p.served(u, pr.Name)), pr.Title, pr.Description, args))
 	}
 	return defs
 }

@@ -285,7 +285,6 @@ func (p *Proxy) importTools(u *upstream, tools []*mcp.Tool) {
 	p.importMu.Lock()
 	defer p.importMu.Unlock()
 	p.syncPinsLocked() // an approval made since the last look counts for this listing
-	sep := p.cfg.separator()
 	defs := make([]registry.Tool, 0, len(tools))
 	errs := make([]error, len(tools))
 	for i, mt := range tools {
@@ -314,7 +313,7 @@ func (p *Proxy) importTools(u *upstream, tools []*mcp.Tool) {
 			refused = append(refused, refusal{Tool: mt.Name, Reason: err.Error()})
 			continue
 		}
-		names = append(names, u.cfg.Name+sep+mt.Name)
+		names = append(names, p.served(u, mt.Name))
 	}
 	keep := map[string]bool{}
 	for _, n := range checked {
