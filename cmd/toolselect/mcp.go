@@ -374,6 +374,10 @@ func runMCP(env *cmdEnv, args []string) int {
 	err := p.ListenAndServe(ctx, cfg.Listen, opts, func(a net.Addr) {
 		fmt.Fprintf(env.stderr, "toolselect mcp: listening on http://%s/mcp\n", a)
 	})
+	if errors.Is(err, mcpproxy.ErrUnauthenticated) {
+		// The name given looked loopback; the address it bound is not.
+		return fail(env, "mcp", exitUsage, "%v; give --auth-token-file FILE (or $%s) or --oauth-issuer URL --oauth-resource URL, listen on 127.0.0.1, or pass --allow-unauthenticated", err, envAuthToken)
+	}
 	if err != nil {
 		return fail(env, "mcp", exitFailed, "%v", err)
 	}

@@ -54,8 +54,10 @@ func TestMCPStdioIgnoresTokenSettings(t *testing.T) {
 // everyone without a word.
 func TestMCPRefusesBlankToken(t *testing.T) {
 	catalog := filepath.Join("..", "..", "examples", "catalog.json")
-	r := execCLI(t, map[string]string{envAuthToken: " \t "}, "", "mcp", "--catalog", catalog, "--listen", "127.0.0.1:0")
-	if r.code != exitUsage || !strings.Contains(r.stderr, envAuthToken) || !strings.Contains(r.stderr, "white space") {
-		t.Fatalf("a blank $%s: exit %d: %s", envAuthToken, r.code, r.stderr)
+	for _, listen := range []string{"0.0.0.0:0", "127.0.0.1:0"} {
+		r := execCLI(t, map[string]string{envAuthToken: " \t "}, "", "mcp", "--catalog", catalog, "--listen", listen)
+		if r.code != exitUsage || !strings.Contains(r.stderr, envAuthToken) || !strings.Contains(r.stderr, "white space") {
+			t.Fatalf("a blank $%s, --listen %s: exit %d: %s", envAuthToken, listen, r.code, r.stderr)
+		}
 	}
 }
