@@ -197,7 +197,8 @@ int toolselect_config_schema(char **out);
  * the offer budget's ranking and "top_k"), "provider" (the provider dialect:
  * "auto", the default, decides from base_url's host, then the model name;
  * or "generic", "openai", "deepseek", "zai", "qwen", "vllm", "ollama",
- * "lmstudio", "llamacpp", "openrouter", "mistral", "moonshot", "gemini", "azure"; any case),
+ * "lmstudio", "llamacpp", "openrouter", "mistral", "moonshot", "gemini", "azure",
+ * "anthropic"; any case),
  * "reasoning" ("off", the default: each dialect's lowest setting; "low",
  * "medium", "high"; "provider": send no reasoning control), "max_tokens"
  * (0-1000000; 0, the default, is the dialect's default limit: none for the

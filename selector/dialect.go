@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -32,12 +33,13 @@ const (
 	ProviderMoonshot   Provider = "moonshot"
 	ProviderGemini     Provider = "gemini"
 	ProviderAzure      Provider = "azure"
+	ProviderAnthropic  Provider = "anthropic"
 )
 
 // Providers lists every Provider value, auto first.
 var providers = []Provider{ProviderAuto, ProviderGeneric, ProviderOpenAI, ProviderDeepSeek, ProviderZAI, ProviderQwen,
 	ProviderVLLM, ProviderOllama, ProviderLMStudio, ProviderLlamaCpp, ProviderOpenRouter, ProviderMistral, ProviderMoonshot,
-	ProviderGemini, ProviderAzure}
+	ProviderGemini, ProviderAzure, ProviderAnthropic}
 
 // Reasoning says how much a model may think before it selects
 // (Config.Reasoning, LLM_COMMON_TOOL_SELECTION_REASONING). Selection is a
@@ -239,6 +241,8 @@ func dialectFor(cfg *Config, model string) dialect {
 				}
 				return map[string]any{"reasoning_effort": effort(level)}
 			}}
+	case ProviderAnthropic:
+		return anthropicDialect(cfg.reasoning(), cfg.MaxTokens, model)
 	case providerGPTOSS:
 		// gpt-oss cannot stop reasoning; "low" is its least (the Harmony
 		// format's "Reasoning: low"), and servers that host it take the
@@ -297,6 +301,91 @@ func moonshotDialect(level Reasoning, model string) dialect {
 	return d
 }
 
+// Anthropic's extended thinking budgets (budget_tokens) per reasoning level:
+// 1024 is the least the API takes, and a budget must stay below max_tokens.
+var anthropicBudgets = map[Reasoning]int{ReasoningLow: 1024, ReasoningMedium: 4096, ReasoningHigh: 16384}
+
+// anthropicAnswerRoom is what a thinking request's default limit keeps for
+// the answer beyond the level's budget: 16384 + 4096 is within the output
+// maximum of every Claude model that thinks (Claude Opus 4's 32,000 the least).
+const anthropicAnswerRoom = 4096
+
+// anthropicDialect is Anthropic's OpenAI SDK compatibility layer
+// (api.anthropic.com/v1), whose rules depend on the Claude generation
+// (claudeVersion; docs/providers.md, sources in testdata/providers/anthropic-*).
+// reasoning_effort is ignored there; thinking is the documented extra_body
+// field:
+//
+//   - before Claude 5, Claude thinks only when asked: off sends nothing;
+//     Claude Opus 5 thinks by default, so off sends {"type":"disabled"}
+//     (Opus 5.5 cannot stop: its 400 names thinking, and adapt-once drops it);
+//   - low, medium and high send {"type":"enabled","budget_tokens":N} before
+//     Claude 4.6, and {"type":"adaptive"} from 4.6 on (4.7 and later refuse
+//     budgets), with a limit of the level's budget plus room for the answer
+//     (a configured limit stays; the budget is then half of it at most);
+//   - thinking takes temperature 1 only, and from Claude 4.7 on the
+//     temperature is refused outright, so it is omitted.
+//
+// A Claude name without a version gets the rules before 4.6; adapt-once
+// answers what they miss.
+func anthropicDialect(level Reasoning, maxTokens int, model string) dialect {
+	d := dialect{name: string(ProviderAnthropic), tokenField: "max_tokens"}
+	v, _ := claudeVersion(model)
+	budget, thinks := anthropicBudgets[level]
+	switch {
+	case thinks:
+		d.temperature = temperatureOne
+		d.defaultLimit = budget + anthropicAnswerRoom
+		if maxTokens > 0 {
+			budget = max(min(budget, maxTokens/2), anthropicBudgets[ReasoningLow])
+		}
+		thinking := map[string]any{"type": "enabled", "budget_tokens": budget}
+		if v >= 46 {
+			thinking = map[string]any{"type": "adaptive"}
+		}
+		d.thinking = func(Reasoning, string) map[string]any { return map[string]any{"thinking": thinking} }
+	case level == ReasoningOff && v >= 50:
+		d.thinking = func(Reasoning, string) map[string]any {
+			return map[string]any{"thinking": map[string]any{"type": "disabled"}}
+		}
+	}
+	if v >= 47 {
+		d.temperature = temperatureOmit
+	}
+	return d
+}
+
+// claudeVersion reads a Claude model name's generation as major*10+minor
+// (claude-opus-4-7 and claude-opus-4.7: 47; claude-3-7-sonnet-20250219: 37;
+// claude-opus-4-20250514: 40; claude-sonnet-5: 50), after any org/ or
+// vendor. part. ok is false for a name without one.
+func claudeVersion(model string) (v int, ok bool) {
+	m := strings.ToLower(model)
+	i := strings.Index(m, "claude-")
+	if i < 0 {
+		return 0, false
+	}
+	parts := strings.FieldsFunc(m[i+len("claude-"):], func(r rune) bool { return r == '-' || r == '.' || r == '@' || r == ':' })
+	small := func(s string) (int, bool) { // a version number, not a date
+		n, err := strconv.Atoi(s)
+		return n, err == nil && len(s) <= 2
+	}
+	for j, p := range parts {
+		major, isNum := small(p)
+		if !isNum {
+			continue
+		}
+		minor := 0
+		if j+1 < len(parts) {
+			if n, isMinor := small(parts[j+1]); isMinor && n < 10 {
+				minor = n
+			}
+		}
+		return major*10 + minor, true
+	}
+	return 0, false
+}
+
 // thinkingSwitch is DeepSeek's and Z.ai's {"thinking":{"type":"enabled|disabled"}};
 // withEffort adds reasoning_effort when thinking is on (DeepSeek).
 func thinkingSwitch(withEffort bool) func(Reasoning, string) map[string]any {
@@ -318,6 +407,7 @@ var hostProviders = map[string]Provider{
 	"openai.azure.com":                  ProviderAzure,
 	"cognitiveservices.azure.com":       ProviderAzure,
 	"generativelanguage.googleapis.com": ProviderGemini,
+	"api.anthropic.com":                 ProviderAnthropic,
 	"api.deepseek.com":                  ProviderDeepSeek,
 	"api.z.ai":                          ProviderZAI,
 	"open.bigmodel.cn":                  ProviderZAI,
@@ -404,6 +494,7 @@ var modelFamilies = []struct {
 	{"kimi-", ProviderMoonshot, "Kimi"},
 	{"gemini-", ProviderGemini, "Gemini"},
 	{"gpt-oss", providerGPTOSS, "gpt-oss"},
+	{"claude-", ProviderAnthropic, "Claude"},
 }
 
 // modelFamily returns the family a model name clearly belongs to, if any.

@@ -27,6 +27,10 @@ func TestDetectProvider(t *testing.T) {
 		{"http://127.0.0.1:9000/openai/deployments/gpt-4o?api-version=2024-10-21", "gpt-4o", ProviderAzure}, // the classic URL's path is Azure's own
 		{"https://generativelanguage.googleapis.com/v1beta/openai/", "gemini-2.5-flash", ProviderGemini},
 		{"http://127.0.0.1:9000/v1beta/openai", "x", ProviderGemini}, // a tunnel to Gemini: only Google uses the path
+		{"https://api.anthropic.com/v1/", "claude-sonnet-4-5", ProviderAnthropic},
+		{"https://llm.example.com/v1", "anthropic/claude-opus-4-7", ProviderAnthropic}, // Claude behind a gateway
+		{"https://llm.example.com/v1", "anthropic.claude-3-7-sonnet-20250219-v1:0", ProviderAnthropic},
+		{"https://openrouter.ai/api/v1", "anthropic/claude-sonnet-4.5", ProviderOpenRouter}, // the host wins
 		{"https://api.deepseek.com", "deepseek-v4-flash", ProviderDeepSeek},
 		{"https://api.z.ai/api/paas/v4", "glm-4.5-air", ProviderZAI},
 		{"https://open.bigmodel.cn/api/paas/v4", "glm-4.6", ProviderZAI},
@@ -358,6 +362,14 @@ func TestTemperatureModes(t *testing.T) {
 		{ProviderMoonshot, "kimi-k2.5", ReasoningProvider, "1", `{}`},
 		{ProviderMoonshot, "kimi-k2-0905-preview", "", "send", `{}`},
 		{ProviderMoonshot, "moonshot-v1-8k", "", "send", `{}`},
+		{ProviderAnthropic, "claude-sonnet-4-5", "", "send", `{}`}, // Claude thinks only when asked
+		{ProviderAnthropic, "claude-sonnet-4-5", ReasoningLow, "1", `{"thinking":{"type":"enabled","budget_tokens":1024}}`},
+		{ProviderAnthropic, "claude-3-7-sonnet-20250219", ReasoningHigh, "1", `{"thinking":{"type":"enabled","budget_tokens":16384}}`},
+		{ProviderAnthropic, "claude-opus-4-6", ReasoningMedium, "1", `{"thinking":{"type":"adaptive"}}`},
+		{ProviderAnthropic, "claude-opus-4-7", "", "omit", `{}`},
+		{ProviderAnthropic, "claude-opus-4-7", ReasoningLow, "omit", `{"thinking":{"type":"adaptive"}}`},
+		{ProviderAnthropic, "claude-opus-5", "", "omit", `{"thinking":{"type":"disabled"}}`}, // Opus 5 thinks by default
+		{ProviderAnthropic, "claude-opus-5", ReasoningProvider, "omit", `{}`},
 	} {
 		cfg := &Config{Provider: tc.provider, Reasoning: tc.reasoning, Temperature: 0.2}
 		req := &ChatRequest{Model: tc.model, Temperature: cfg.Temperature, ResponseFormat: "json_object"}
@@ -384,6 +396,29 @@ func TestTemperatureModes(t *testing.T) {
 		b, _ := json.Marshal(got)
 		assert.JSONEq(t, tc.thinking, string(b), "%s %s", tc.model, tc.reasoning)
 	}
+}
+
+// Claude's generation, as its names spell it, decides the Anthropic rules.
+func TestClaudeVersion(t *testing.T) {
+	for name, want := range map[string]int{
+		"claude-opus-4-7": 47, "claude-opus-4.7": 47, "anthropic/claude-opus-4-7": 47,
+		"claude-3-7-sonnet-20250219": 37, "claude-3-5-haiku-latest": 35, "claude-opus-4-20250514": 40,
+		"claude-sonnet-4-5-20250929": 45, "claude-haiku-4-5@20251001": 45, "anthropic.claude-opus-4-6-v1:0": 46,
+		"claude-sonnet-5": 50, "claude-opus-5-5": 55, "claude-instant-1.2": 12,
+	} {
+		v, ok := claudeVersion(name)
+		assert.True(t, ok, name)
+		assert.Equal(t, want, v, name)
+	}
+	_, ok := claudeVersion("claude-sonnet-latest")
+	assert.False(t, ok)
+	// A configured limit bounds the budget: half of it, at least the API's 1024.
+	d := anthropicDialect(ReasoningHigh, 6000, "claude-sonnet-4-5")
+	assert.Equal(t, map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": 3000}}, d.thinking(ReasoningHigh, ""))
+	limit, _ := tokenLimit(&Config{}, anthropicDialect(ReasoningMedium, 0, "claude-sonnet-4-5"))
+	assert.Equal(t, 4096+anthropicAnswerRoom, limit, "the budget plus room for the answer")
+	limit, _ = tokenLimit(&Config{}, anthropicDialect(ReasoningOff, 0, "claude-sonnet-4-5"))
+	assert.Zero(t, limit, "no thinking, no limit of its own")
 }
 
 // A caller's own client whose base URL is unknown (Config.OwnClient, no

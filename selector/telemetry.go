@@ -201,7 +201,8 @@ func serverPort(u *url.URL) int {
 
 // genAIProvider is gen_ai.provider.name for a dialect's provider: the GenAI
 // conventions' well-known value where one applies (they MUST be used:
-// "openai", "deepseek", "mistral_ai", "azure.ai.openai", "gcp.gemini"), else the
+// "openai", "deepseek", "mistral_ai", "azure.ai.openai", "gcp.gemini",
+// "anthropic"), else the
 // provider's own name. A server of unknown provider is spoken to through the
 // OpenAI chat API, and the conventions name "openai" the flavour of that
 // API, with server.address and the model telling the actual system apart.

@@ -313,7 +313,7 @@ StrPath = Union[str, "os.PathLike[str]"]
 Mode = Literal["json", "native"]
 #: The provider dialect (``ToolSelectionConfig.provider``; docs/providers.md).
 Provider = Literal["auto", "generic", "openai", "deepseek", "zai", "qwen", "vllm", "ollama", "lmstudio", "llamacpp",
-                   "openrouter", "mistral", "moonshot", "gemini", "azure"]
+                   "openrouter", "mistral", "moonshot", "gemini", "azure", "anthropic"]
 #: The reasoning level asked of the model (``ToolSelectionConfig.reasoning``).
 Reasoning = Literal["off", "low", "medium", "high", "provider"]
 
