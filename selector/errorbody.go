@@ -26,7 +26,11 @@ import (
 //     (Gemini, Vertex AI): the delay reaches ChatError.RetryAfter;
 //   - "failed_generation" (Groq: json_validate_failed, tool_use_failed): the
 //     model's words, clipped, in the message;
-//   - Azure's "innererror": the content filter's flagged categories.
+//   - Azure's "innererror": the content filter's flagged categories;
+//   - Anthropic's envelope, {"type":"error","error":{"type":"overloaded_error",
+//     "message":...},"request_id":...}: the error's type is its code (in
+//     other shapes a type is a class, "requests" or "BadRequestError", and
+//     says nothing the status does not).
 
 // errorBody is what a provider's error body says.
 type errorBody struct {
@@ -76,6 +80,14 @@ func readErrorBody(body []byte) errorBody {
 		}
 		if e := bytes.TrimSpace(m["error"]); len(e) > 0 && e[0] == '{' {
 			eb.readObject(e)
+			if eb.code == "" && jsonMessage(m["type"]) == "error" {
+				var o struct {
+					Type string `json:"type"`
+				}
+				if json.Unmarshal(e, &o) == nil {
+					eb.code = o.Type
+				}
+			}
 		} else if msg := jsonMessage(m["error"]); msg != "" {
 			eb.message = msg
 		} else {

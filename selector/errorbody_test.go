@@ -33,6 +33,12 @@ func TestReadErrorBody(t *testing.T) {
 		"content_filter_result":{"hate":{"filtered":true,"severity":"high"},"violence":{"filtered":false,"severity":"safe"},"jailbreak":{"filtered":true,"detected":true}}}}}`
 	assert.Equal(t, "The response was filtered (content_filter); flagged: hate (high), jailbreak", readErrorBody([]byte(azure)).text())
 
+	// Anthropic's envelope: the error's type is its code. Elsewhere a type is
+	// a class and stays out of the message.
+	anthropic := `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_011CSHoEeqs5C35K2UUqR7Fy"}`
+	assert.Equal(t, "Overloaded (overloaded_error)", readErrorBody([]byte(anthropic)).text())
+	assert.Equal(t, "Rate limit reached", readErrorBody([]byte(`{"error":{"message":"Rate limit reached","type":"requests"}}`)).text())
+
 	// The bare error object an OpenAI SDK keeps as .body, and an error in a 200.
 	assert.Equal(t, "slow down (rate_limit_exceeded)", serverMessage([]byte(`{"message":"slow down","code":"rate_limit_exceeded"}`)))
 	err := providerError(json.RawMessage(`{"message":"busy","code":503,"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"9s"}]}`))
