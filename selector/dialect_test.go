@@ -300,6 +300,7 @@ func TestDefaultTokenLimits(t *testing.T) {
 		{ProviderVLLM, "Qwen/Qwen3-8B", "max_tokens", 0},
 		{ProviderLMStudio, "qwen/qwen3-4b", "max_tokens", 0},
 		{ProviderMistral, "magistral-small", "max_tokens", 0},
+		{ProviderAnthropic, "claude-haiku-4-5", "max_tokens", 0}, // no thinking asked, no limit of its own
 	} {
 		for _, maxTokens := range []int{0, 700} {
 			cfg := &Config{Provider: tc.provider, MaxTokens: maxTokens}
