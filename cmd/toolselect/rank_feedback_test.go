@@ -13,11 +13,11 @@ import (
 )
 
 // `toolselect rank --queries ... --feedback ... --json` is a pure function of
-// its files (issue 25): run twice, and with 1 and 2 cores, the output is the
+// its files (a ranking can be replayed): run twice, and with 1 and 2 cores, the output is the
 // same byte for byte on the shared bfcl set with half its queries' gold tools
 // as past selections.
 func TestRankQueriesWithFeedbackIsDeterministic(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "data", "bfcl")
+	dir := filepath.Join("..", "..", "testdata", "sets", "bfcl")
 	if d := os.Getenv("TOOLSELECT_DATA"); d != "" {
 		dir = filepath.Join(d, "bfcl")
 	}

@@ -30,7 +30,7 @@ func peer(t *testing.T, name string) string {
 	}
 	p, err := exec.LookPath(name)
 	if err != nil {
-		t.Skipf("MCP peer %q not installed: npm ci ../shared/mcp-peers into DIR and set TOOLSELECT_MCP_PEERS=DIR", name)
+		t.Skipf("MCP peer %q not installed: npm ci testdata/mcp-peers into DIR and set TOOLSELECT_MCP_PEERS=DIR", name)
 	}
 	return p
 }
