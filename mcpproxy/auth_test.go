@@ -227,7 +227,7 @@ func TestAuthValidate(t *testing.T) {
 			t.Errorf("%+v: %v, want an ErrAuthConfig", o, err)
 		}
 	}
-	// Any non-empty token is accepted: the issue sets no minimum.
+	// Any non-empty token is accepted: its strength is the operator's to choose.
 	for _, o := range []*HTTPOptions{nil, {}, {Token: strings.Repeat("x", 20)}, {Token: "secret"}, {Token: "k"},
 		{OAuth: &OAuth{Issuer: "https://issuer.example", Resource: "https://x/mcp"}}} {
 		if err := o.Validate(); err != nil {

@@ -37,7 +37,7 @@ func TestRankPinsAndApprove(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "get_weather@") || !strings.Contains(r.stdout, "changed since pinned: description") {
 		t.Fatalf("pins list: %q %s", r.stdout, r.stderr)
 	}
-	r = execCLI(t, nil, "", "mcp", "pins", "approve", "get_weather", "--pins", pins) // as the issue writes it
+	r = execCLI(t, nil, "", "mcp", "pins", "approve", "get_weather", "--pins", pins) // as docs/cli.md writes it
 	if r.code != exitOK {
 		t.Fatalf("approve: %d %s", r.code, r.stderr)
 	}

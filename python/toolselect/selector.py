@@ -424,7 +424,7 @@ class ToolSelector:
 
     def _warn_toolselect(self, msg: str, *args: Any) -> None:
         """A WARNING on the ``toolselect`` logger, which names a raising
-        client whatever ``logger=`` is (issue 16), and on the caller's logger
+        client whatever ``logger=`` is (where operators look for it), and on the caller's logger
         too when one was given outside the ``toolselect`` tree (a child of
         it reaches ``toolselect`` by propagation already)."""
         self.log.warning(msg, *args)

@@ -1,4 +1,4 @@
-// Package hardening_test holds the reliability tests of issue 6: fault
+// Package hardening_test holds the reliability tests: fault
 // injection against the LLM endpoint (internal/testing/faultserver), load and
 // concurrency, and security. Short versions run in `go test`; the long ones
 // are selected with -long (or TOOLSELECT_LONG=1). See docs/hardening.md.
