@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -108,7 +109,7 @@ func TestBearerToken(t *testing.T) {
 		t.Fatalf("with the token: %v", err)
 	}
 	defer cs.Close()
-	if got := listNames(t, cs); !contains(got, "t__count") {
+	if got := listNames(t, cs); !slices.Contains(got, "t__count") {
 		t.Fatalf("tools/list with the token: %v", got)
 	}
 }
@@ -215,7 +216,7 @@ func TestOAuthResourceServer(t *testing.T) {
 		t.Fatalf("a token for this resource: %v", err)
 	}
 	defer cs.Close()
-	if got := listNames(t, cs); !contains(got, "t__count") {
+	if got := listNames(t, cs); !slices.Contains(got, "t__count") {
 		t.Fatalf("tools/list: %v", got)
 	}
 }

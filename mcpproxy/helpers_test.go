@@ -339,15 +339,6 @@ func listNames(t *testing.T, cs *mcp.ClientSession) []string {
 	return names
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // addTool adds a tool of the test upstream. The test tools harm nothing, and
 // say so (destructiveHint: false): a tool without annotations is destructive
 // by MCP's defaults, which the proxy hides unless AllowDestructive.

@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -165,5 +164,3 @@ func settle(d time.Duration, f func() bool) bool {
 	}
 	return f()
 }
-
-func contains(list []string, s string) bool { return slices.Contains(list, s) }
