@@ -159,7 +159,7 @@ func TestSplitThinkingBoundedWork(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
-		t.Fatal("splitThinking did not finish: unbounded scanning")
+		require.FailNow(t, "splitThinking did not finish: unbounded scanning")
 	}
 }
 
@@ -180,7 +180,7 @@ func TestCallsCandidatesBoundedWork(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
-		t.Fatal("parseReply did not finish: unbounded scanning")
+		require.FailNow(t, "parseReply did not finish: unbounded scanning")
 	}
 }
 
