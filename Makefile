@@ -29,7 +29,7 @@ vet:
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	@if ! command -v mypy >/dev/null; then echo "vet: mypy skipped: not installed (apt-get install -y mypy)"; else \
-	  set -x; mypy --python-version 3.9 --ignore-missing-imports --no-error-summary python/toolselect && \
+	  set -x; mypy --config-file python/pyproject.toml --no-error-summary python/toolselect && \
 	  mypy --strict --python-version 3.9 --follow-imports=silent --no-error-summary python/tests/typing_usage.py; fi
 
 test-go:
