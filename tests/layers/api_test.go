@@ -145,7 +145,8 @@ func TestAPIBudget(t *testing.T) {
 }
 
 // packageNames returns every exported name of the package in dir as a doc
-// link names it: "Name" for a top-level name, "Type.Method" for a method.
+// link names it: "Name" for a top-level name, "Type.Method" for a method,
+// "Type.Field" for a struct field.
 func packageNames(t *testing.T, dir string) map[string]bool {
 	t.Helper()
 	pkg := docPackage(t, dir)
@@ -172,6 +173,16 @@ func packageNames(t *testing.T, dir string) map[string]bool {
 		funcs(ty.Funcs)
 		for _, m := range ty.Methods {
 			names[ty.Name+"."+m.Name] = true
+		}
+		for _, spec := range ty.Decl.Specs {
+			ts := spec.(*ast.TypeSpec)
+			if st, ok := ts.Type.(*ast.StructType); ok && ts.Name.Name == ty.Name {
+				for _, f := range st.Fields.List {
+					for _, n := range f.Names {
+						names[ty.Name+"."+n.Name] = n.IsExported()
+					}
+				}
+			}
 		}
 	}
 	return names
