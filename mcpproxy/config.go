@@ -165,7 +165,7 @@ type Config struct {
 	PinsNew string `json:"pinsNew,omitempty"`
 }
 
-// The Config.PinsNew modes.
+// The [Config.PinsNew] modes.
 const (
 	pinsNewPin    = "pin"
 	pinsNewReview = "review"
