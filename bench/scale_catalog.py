@@ -9,7 +9,7 @@ tools are in the catalog. Copy c >= 1 of a tool is named NAME__vC and its
 schema gains one property of its own ("variant_C"), so no two tools share a
 schema text and sharing compiled schemas by content cannot carry the figures.
 The queries are every query of the given sets (there is no ToolBench set in
-../shared/data); they are written to DIR/queries.jsonl.
+testdata/sets); they are written to DIR/queries.jsonl.
 """
 import argparse, json, os, sys
 

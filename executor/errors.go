@@ -24,7 +24,7 @@ var (
 	ErrUnsafe = errors.New("unsafe tool not allowed")
 	// ErrRoleDenied: the tool lists roles and the caller holds none of them.
 	ErrRoleDenied = errors.New("caller holds none of the tool's roles")
-	// ErrCapability: the tool does not declare a capability the caller requires (Options.Capabilities).
+	// ErrCapability: the tool does not declare a capability the caller requires ([Options.Capabilities]).
 	ErrCapability = errors.New("tool lacks a capability the caller requires")
 	// ErrNotReadOnly: a schema-less tool in read-only mode does not declare the readOnly capability.
 	ErrNotReadOnly = errors.New("schema-less read-only tool is not declared readOnly")
@@ -32,7 +32,7 @@ var (
 	ErrApprovalRequired = errors.New("human approval required but no approver is configured")
 	// ErrApprovalDenied: the approver said no.
 	ErrApprovalDenied = errors.New("approval denied")
-	// ErrNoSelector: Resolve on an executor built without Options.Select.
+	// ErrNoSelector: Resolve on an executor built without [Options.Select].
 	ErrNoSelector = errors.New("no selector configured (set Options.Select)")
 	// ErrRepairDeclined: the ChatRepairer's model answered {"args": null}
 	// (a CallError's RepairErr).

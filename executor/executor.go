@@ -16,8 +16,8 @@ import (
 	"github.com/toolselect/toolselect/selector"
 )
 
-// defaultTimeout bounds one tool run when neither Options.Timeout nor
-// Options.ToolTimeouts says otherwise.
+// defaultTimeout bounds one tool run when neither [Options.Timeout] nor
+// [Options.ToolTimeouts] says otherwise.
 const defaultTimeout = 30 * time.Second
 
 // Handler runs a tool. args is a JSON object that has passed the tool's schema.
@@ -63,7 +63,7 @@ type Options struct {
 	ToolTimeouts map[string]time.Duration
 	// Audit receives one Record per call; nil discards them. It must be safe
 	// for concurrent use and not block for long (it runs on the call's path).
-	// SlogSink.Audit logs them.
+	// [SlogSink.Audit] logs them.
 	Audit func(ctx context.Context, r Record)
 	// Repairer proposes corrected arguments for an invalid call. The
 	// executor asks it at most once per call and validates its answer again

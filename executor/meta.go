@@ -59,9 +59,9 @@ func isMetaTool(name string) bool { return name == rank.FindToolName || name == 
 // tools (limit <= 0 means rank.DefaultFindLimit; at most rank.MaxFindLimit), best first.
 // Only tools this executor would run are considered: bound to a handler or
 // constructor and allowed by its policy (unsafe tools only with
-// Options.AllowUnsafe, role-restricted tools only for Options.Roles,
+// [Options.AllowUnsafe], role-restricted tools only for [Options.Roles],
 // schema-less tools only in a mode that can run). Ranking follows
-// Options.FindTool (rank's defaults otherwise: bm25, min score 0.05), so fewer
+// [Options.FindTool] (rank's defaults otherwise: bm25, min score 0.05), so fewer
 // than limit tools, or none, may come back.
 func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]FoundTool, error) {
 	if limit <= 0 {
@@ -111,7 +111,7 @@ func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]Fou
 // When the call did not run, err is the *CallError (as from Call) and the
 // Result carries, for the model, a MetaError as its Error text: the
 // violations of invalid arguments together with the schema to satisfy, or why
-// the tool is unknown or refused. Result.Content() is therefore always the
+// the tool is unknown or refused. [Result.Content] is therefore always the
 // text to hand back to the model.
 func (e *Executor) CallTool(ctx context.Context, name string, arguments json.RawMessage) (Result, error) {
 	return e.callTool(ctx, "", name, arguments)
@@ -159,7 +159,7 @@ func (e *Executor) suggest(ctx context.Context, ce *CallError, text string) stri
 // find_tool returns a Result whose Value is the []FoundTool; call_tool
 // returns what CallTool returns. Invalid meta-tool arguments (no query, a
 // limit out of range, no name) are an invalid *CallError whose Result
-// carries the MetaError, like call_tool's. In every case Result.Content() is
+// carries the MetaError, like call_tool's. In every case [Result.Content] is
 // the text to give the model; err says whether a tool ran.
 //
 // find_tool runs no tool and writes no audit record; call_tool's inner call

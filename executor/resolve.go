@@ -7,12 +7,12 @@ import (
 	"github.com/toolselect/toolselect/selector"
 )
 
-// Resolve turns a task into calls through Options.Select. The
+// Resolve turns a task into calls through [Options.Select]. The
 // request is completed so that the model is offered only what this executor
-// would run: Registry defaults to the executor's, Roles to Options.Roles
-// (the request's roles count only where Options.Roles holds them too),
-// Options.Capabilities are added to the request's, and unsafe tools are
-// offered only when Options.AllowUnsafe is set. Selection
+// would run: Registry defaults to the executor's, Roles to [Options.Roles]
+// (the request's roles count only where [Options.Roles] holds them too),
+// [Options.Capabilities] are added to the request's, and unsafe tools are
+// offered only when [Options.AllowUnsafe] is set. Selection
 // errors (e.g. a *selector.SelectionError, errors.Is selector.ErrFailClosed)
 // are returned unchanged, with no calls.
 func (e *Executor) Resolve(ctx context.Context, req selector.Request) ([]Call, error) {

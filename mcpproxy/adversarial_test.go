@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -155,7 +156,7 @@ func TestAdversarialUnannotatedToolIsDestructive(t *testing.T) {
 		if res.IsError == allow {
 			t.Errorf("allowDestructive %v: u__plain: %s", allow, text(res))
 		}
-		if found := find(t, cs, "echo the arguments received", 5); contains(found, "u__plain") != allow {
+		if found := find(t, cs, "echo the arguments received", 5); slices.Contains(found, "u__plain") != allow {
 			t.Errorf("allowDestructive %v: find_tool gave %v", allow, found)
 		}
 		if res := call(t, cs, rank.CallToolName, map[string]any{"name": "u__marked", "arguments": map[string]any{}}); res.IsError {

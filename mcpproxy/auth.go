@@ -18,8 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
-// authConf is who may use the HTTP front door (HTTPOptions.Token or
-// HTTPOptions.OAuth): a request that does not pass gets 401 with a
+// authConf is who may use the HTTP front door ([HTTPOptions.Token] or
+// [HTTPOptions.OAuth]): a request that does not pass gets 401 with a
 // WWW-Authenticate header and never reaches MCP (nor /metrics).
 type authConf struct {
 	Token string
@@ -71,11 +71,11 @@ const (
 // Errors of the HTTP front door's settings.
 var (
 	// ErrAuthConfig is matched by every error about an authentication
-	// setting (HTTPOptions.Token, HTTPOptions.OAuth).
+	// setting ([HTTPOptions.Token], [HTTPOptions.OAuth]).
 	ErrAuthConfig = errors.New("invalid authentication setting")
-	// ErrUnauthenticated: ListenAndServe (HTTPOptions.CheckListen) refuses
+	// ErrUnauthenticated: ListenAndServe ([HTTPOptions.CheckListen]) refuses
 	// a non-loopback address with neither Token nor OAuth, unless
-	// HTTPOptions.AllowUnauthenticated.
+	// [HTTPOptions.AllowUnauthenticated].
 	ErrUnauthenticated = errors.New("refusing to serve a non-loopback address without authentication")
 )
 

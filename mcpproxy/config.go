@@ -165,7 +165,7 @@ type Config struct {
 	PinsNew string `json:"pinsNew,omitempty"`
 }
 
-// The Config.PinsNew modes.
+// The [Config.PinsNew] modes.
 const (
 	pinsNewPin    = "pin"
 	pinsNewReview = "review"
@@ -195,7 +195,7 @@ var separatorRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 var upstreamNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
-// HasValidName reports whether u.Name is a name Config.Validate accepts: a
+// HasValidName reports whether u.Name is a name [Config.Validate] accepts: a
 // letter or digit, then up to 63 letters, digits, '_', '.' or '-'.
 func (u Upstream) HasValidName() bool { return upstreamNameRE.MatchString(u.Name) }
 

@@ -45,7 +45,7 @@ func Example() {
 
 // BenchmarkFindTool ranks the shared livemcpbench catalog (527 tools).
 func BenchmarkFindTool(b *testing.B) {
-	path := filepath.Join("..", "..", "shared", "data", "livemcpbench", "tools.jsonl")
+	path := filepath.Join("..", "testdata", "sets", "livemcpbench", "tools.jsonl")
 	if _, err := os.Stat(path); err != nil {
 		b.Skip("livemcpbench catalog not present")
 	}

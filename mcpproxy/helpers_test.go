@@ -193,7 +193,7 @@ func peerBin(t testing.TB, name string) string {
 	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
-	t.Skipf("MCP peer %q not installed: run `cp ../shared/mcp-peers/package*.json DIR && npm ci --prefix DIR` and set TOOLSELECT_MCP_PEERS=DIR (or put DIR/node_modules/.bin on PATH)", name)
+	t.Skipf("MCP peer %q not installed: run `cp testdata/mcp-peers/package*.json DIR && npm ci --prefix DIR` and set TOOLSELECT_MCP_PEERS=DIR (or put DIR/node_modules/.bin on PATH)", name)
 	return ""
 }
 
@@ -337,15 +337,6 @@ func listNames(t *testing.T, cs *mcp.ClientSession) []string {
 		names = append(names, tl.Name)
 	}
 	return names
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // addTool adds a tool of the test upstream. The test tools harm nothing, and

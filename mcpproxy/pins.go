@@ -15,7 +15,7 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-// Pinned definitions (Config.Pins; the check itself is registry.Pins): a
+// Pinned definitions ([Config.Pins]; the check itself is [registry.Pins]): a
 // tool whose definition differs from its pin is held, neither listed nor
 // findable, and a call to it is a tool error saying what changed and how to
 // approve it. Prompts, resources and resource templates are pinned too: a

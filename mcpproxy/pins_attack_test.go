@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -223,7 +224,7 @@ func TestPinsNewReviewHoldsWhatAppearsLater(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if prompts := promptNames(t, cs); contains(prompts, "t__zebra_prompt") {
+	if prompts := promptNames(t, cs); slices.Contains(prompts, "t__zebra_prompt") {
 		t.Fatalf("a new prompt is listed before review: %v", prompts)
 	}
 	for _, name := range []string{"t__zebra_stripes_counter", "t__zebra_prompt", "zoo://t__animals/zebra"} {
@@ -232,7 +233,7 @@ func TestPinsNewReviewHoldsWhatAppearsLater(t *testing.T) {
 	deadline = time.Now().Add(20 * time.Second)
 	for {
 		res := call(t, cs, "t__zebra_stripes_counter", map[string]any{})
-		if !res.IsError && contains(promptNames(t, cs), "t__zebra_prompt") {
+		if !res.IsError && slices.Contains(promptNames(t, cs), "t__zebra_prompt") {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -254,13 +255,13 @@ func TestPinsHoldChangedPromptsAndResources(t *testing.T) {
 	poisoned.Env["TOOLSELECT_TEST_VARIANT"] = "poisoned-prompt"
 	p := startProxy(t, &Config{Upstreams: []Upstream{poisoned}, Pins: pins})
 	cs := connectMemory(t, p, "")
-	if prompts := promptNames(t, cs); contains(prompts, "t__hello_prompt") {
+	if prompts := promptNames(t, cs); slices.Contains(prompts, "t__hello_prompt") {
 		t.Fatalf("a changed prompt is listed: %v", prompts)
 	}
 	if _, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "t__hello_prompt"}); err == nil {
 		t.Fatal("a changed prompt is served")
 	}
-	if uris := resourceURIs(t, cs); contains(uris, "zoo://t__animals/lion") {
+	if uris := resourceURIs(t, cs); slices.Contains(uris, "zoo://t__animals/lion") {
 		t.Fatalf("a changed resource is listed: %v", uris)
 	}
 	held := map[string]registry.PinCheck{}
@@ -276,7 +277,7 @@ func TestPinsHoldChangedPromptsAndResources(t *testing.T) {
 	approveFile(t, pins, "t__hello_prompt")
 	approveFile(t, pins, "zoo://t__animals/lion")
 	deadline := time.Now().Add(20 * time.Second)
-	for !contains(promptNames(t, cs), "t__hello_prompt") || !contains(resourceURIs(t, cs), "zoo://t__animals/lion") {
+	for !slices.Contains(promptNames(t, cs), "t__hello_prompt") || !slices.Contains(resourceURIs(t, cs), "zoo://t__animals/lion") {
 		if time.Now().After(deadline) {
 			t.Fatalf("approved, yet not listed: %v %v", promptNames(t, cs), resourceURIs(t, cs))
 		}

@@ -70,7 +70,7 @@ type Proxy struct {
 	pinsErr string
 	// others are the prompt and resource keys last checked per source (pins.go).
 	others map[otherSource][]string
-	// pinnedBefore: the first pinning is done (Config.PinsNew "review"
+	// pinnedBefore: the first pinning is done ([Config.PinsNew] "review"
 	// holds what is new from now on); recheckingPins: held tools are being
 	// checked against an edited pin file. Both under importMu.
 	pinnedBefore, recheckingPins bool

@@ -63,7 +63,7 @@ func TestRealPeers(t *testing.T) {
 		}
 		for q, want := range cases {
 			got := find(t, cs, q, 5)
-			if !contains(got, want) {
+			if !slices.Contains(got, want) {
 				t.Errorf("find_tool(%q) = %v, want %s among them", q, got, want)
 			}
 		}
@@ -221,7 +221,7 @@ func TestAllowDestructive(t *testing.T) {
 		{Name: "mem", Command: mem, Env: peerEnv(mem, map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "m.jsonl")})},
 	}})
 	cs := connectMemory(t, p, "")
-	if got := find(t, cs, "delete entities", 3); !contains(got, "mem.delete_entities") {
+	if got := find(t, cs, "delete entities", 3); !slices.Contains(got, "mem.delete_entities") {
 		t.Fatalf("find_tool = %v, want mem.delete_entities", got)
 	}
 	res := call(t, cs, rank.CallToolName, map[string]any{"name": "mem.delete_entities", "arguments": map[string]any{"entityNames": []string{"nobody"}}})
@@ -236,7 +236,7 @@ func TestExposeTop(t *testing.T) {
 	p := startProxy(t, &Config{Upstreams: ups[:2], Expose: Exposure{Mode: "top", TopK: 3, Query: "read a text file from disk"}})
 	cs := connectMemory(t, p, "")
 	names := listNames(t, cs)
-	if len(names) != 3 || contains(names, rank.FindToolName) || !contains(names, "filesystem__read_text_file") {
+	if len(names) != 3 || slices.Contains(names, rank.FindToolName) || !slices.Contains(names, "filesystem__read_text_file") {
 		t.Fatalf("tools/list = %v", names)
 	}
 	res := call(t, cs, "filesystem__read_text_file", map[string]any{"path": "relative/nowhere"})
@@ -251,7 +251,7 @@ func TestExposeTop(t *testing.T) {
 			t.Fatalf("%s in top mode: %v %s", name, err, text(res))
 		}
 		if me.Outcome != executor.OutcomeInvalid || !strings.Contains(me.Error, "lists only the tools that best fit its configured task (top 3") ||
-			strings.Contains(text(res), "not meta-tools") || !contains(me.DidYouMean, "filesystem__read_text_file") || len(me.DidYouMean) != 3 {
+			strings.Contains(text(res), "not meta-tools") || !slices.Contains(me.DidYouMean, "filesystem__read_text_file") || len(me.DidYouMean) != 3 {
 			t.Fatalf("%s in top mode: %s", name, text(res))
 		}
 	}
@@ -365,7 +365,7 @@ func TestCrashHangAndListChanged(t *testing.T) {
 	})
 
 	t.Run("list_changed refreshes the index", func(t *testing.T) {
-		if got := find(t, cs, "zebra stripes", 3); contains(got, "flaky__zebra_stripes_counter") {
+		if got := find(t, cs, "zebra stripes", 3); slices.Contains(got, "flaky__zebra_stripes_counter") {
 			t.Fatalf("tool present too early")
 		}
 		res := call(t, cs, rank.CallToolName, map[string]any{"name": "flaky__grow", "arguments": map[string]any{}})
@@ -377,7 +377,7 @@ func TestCrashHangAndListChanged(t *testing.T) {
 			_, kept := p.Registry().Get("flaky__grow")
 			return added && !kept
 		})
-		if got := find(t, cs, "zebra stripes", 3); !contains(got, "flaky__zebra_stripes_counter") {
+		if got := find(t, cs, "zebra stripes", 3); !slices.Contains(got, "flaky__zebra_stripes_counter") {
 			t.Fatalf("find_tool after list_changed = %v", got)
 		}
 		res = call(t, cs, rank.CallToolName, map[string]any{"name": "flaky__zebra_stripes_counter", "arguments": map[string]any{}})
@@ -542,7 +542,7 @@ func TestKeepListNameMatchingNoTool(t *testing.T) {
 	if strings.Contains(out, "tool=t__sleep ") {
 		t.Errorf("a keep-list name that matches was warned about:\n%s", out)
 	}
-	if names := listNames(t, connectMemory(t, p, "")); !contains(names, "t__sleep") || len(names) != 3 {
+	if names := listNames(t, connectMemory(t, p, "")); !slices.Contains(names, "t__sleep") || len(names) != 3 {
 		t.Fatalf("tools/list = %v", names)
 	}
 }

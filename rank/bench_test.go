@@ -20,7 +20,7 @@ func benchCatalog(b testing.TB, n int) ([]*registry.Entry, []string) {
 	b.Helper()
 	dir := os.Getenv("TOOLSELECT_DATA")
 	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "data")
+		dir = filepath.Join("..", "testdata", "sets")
 	}
 	var base []registry.Tool
 	var queries []string

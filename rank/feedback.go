@@ -11,7 +11,7 @@ import (
 
 // Learning from the selections served. A Feedback holds (task text, tool)
 // pairs: "this task needed this tool". It is a scorer of its own, fused with
-// the base scorer (bm25 by default) when Options.Feedback is set:
+// the base scorer (bm25 by default) when [Options.Feedback] is set:
 //
 //	sim(tool)  = the highest cosine similarity (idf-weighted terms) between
 //	             the query and a task the tool served; a tool counts only
@@ -47,7 +47,7 @@ type FeedbackOptions struct {
 	// nothing about a query (default 0.1).
 	Threshold float64
 	// Known, if set, reports whether a tool name exists; unknown names are
-	// ignored and counted (FeedbackStats.Unknown), which saves their memory.
+	// ignored and counted ([FeedbackStats.Unknown]), which saves their memory.
 	// nil accepts every name. Rankings do not depend on it: when scoring,
 	// a tool the ranked catalog does not hold is left out in any case.
 	Known func(name string) bool

@@ -75,7 +75,7 @@ type Options struct {
 	// requires (see prereq.go). They count in MaxCandidates.
 	NoPrerequisites bool
 	// Feedback, if set, fuses what past selections taught with the Scorer
-	// (see Feedback.Scorer); the scorer is then named "<scorer>+feedback".
+	// (see [Feedback.Scorer]); the scorer is then named "<scorer>+feedback".
 	Feedback *Feedback
 	// NoNameWords turns off reading names as words: joining adjacent query
 	// words the catalog knows as one ("git hub" -> github) and splitting
@@ -169,7 +169,7 @@ type Provenance struct {
 type Query struct {
 	Text  string
 	Debug bool
-	// NoMatched tells a scorer that Hit.Matched will not be read (the caller
+	// NoMatched tells a scorer that [Hit.Matched] will not be read (the caller
 	// asked for no reasons); a scorer may leave it empty.
 	NoMatched bool
 	// NoNameWords, NoNamespace and NoRelatedWords turn off the ways a
@@ -453,7 +453,7 @@ func (s *ranking) addScored(ctx context.Context, text string) error {
 	return nil
 }
 
-// score runs the scorer, within Options.Timeout if set, over the tools not
+// score runs the scorer, within [Options.Timeout] if set, over the tools not
 // yet picked; timedOut reports that the timeout, not ctx, ended it.
 func (s *ranking) score(ctx context.Context, text string, want int) (hits []Hit, timedOut bool, err error) {
 	sctx, cancel := ctx, context.CancelFunc(func() {})
@@ -544,7 +544,7 @@ func (s *ranking) addScoredPicks(scored []Pick) {
 	}
 }
 
-// addRelated adds the tools related to the picks so far (Options.Related).
+// addRelated adds the tools related to the picks so far ([Options.Related]).
 func (s *ranking) addRelated() {
 	eachRelated(s.c, s.o.Related, s.picks, func(pos int, from string) {
 		if s.taken[pos] || !s.keep(pos) {
@@ -556,7 +556,7 @@ func (s *ranking) addRelated() {
 }
 
 // eachRelated calls add with the catalog position of each tool that related
-// (Options.Related) lists for one of picks, and the pick's tool: picks in
+// ([Options.Related]) lists for one of picks, and the pick's tool: picks in
 // order, each list in order. Picks add appends are not visited.
 func eachRelated(c *Catalog, related map[string][]string, picks []Pick, add func(pos int, from string)) {
 	if len(related) == 0 {
@@ -571,7 +571,7 @@ func eachRelated(c *Catalog, related map[string][]string, picks []Pick, add func
 	}
 }
 
-// addAlwaysActive adds the Options.AlwaysActive tools.
+// addAlwaysActive adds the [Options.AlwaysActive] tools.
 func (s *ranking) addAlwaysActive() {
 	for _, name := range s.o.AlwaysActive {
 		pos, ok := s.c.Pos(name)
@@ -615,7 +615,7 @@ func scoreReason(scorer string, h Hit, e *registry.Entry) string {
 }
 
 // eligible applies the filters that run before scoring: the one
-// eligibility rule (registry.Eligibility), then Options.Filter.
+// eligibility rule ([registry.Eligibility]), then [Options.Filter].
 func eligible(e *registry.Entry, o *Options) bool {
 	el := registry.Eligibility{AllowUnsafe: o.AllowUnsafe, Roles: o.Roles, Capabilities: o.Capabilities}
 	return el.Allows(e) && (o.Filter == nil || o.Filter(e))

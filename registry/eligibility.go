@@ -16,7 +16,7 @@ type Eligibility struct {
 // Ineligible says why a tool is not eligible; "" means it is.
 type Ineligible string
 
-// The reasons Eligibility.Check gives.
+// The reasons [Eligibility.Check] gives.
 const (
 	IneligibleUnsafe     Ineligible = "unsafe"     // safe: false and AllowUnsafe unset
 	IneligibleRole       Ineligible = "role"       // the tool lists roles the caller holds none of

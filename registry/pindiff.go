@@ -10,7 +10,7 @@ import (
 const diffContext = 2
 
 // Diff shows what the definition waiting for approval changes in the pinned
-// one (of a PinCheck from Pins.Waiting), line by line over both written as indented JSON: "-" lines are the
+// one (of a PinCheck from [Pins.Waiting]), line by line over both written as indented JSON: "-" lines are the
 // pin's, "+" lines the pending definition's, "  " lines unchanged context
 // ("  ..." stands for the unchanged lines left out). A tool held for review
 // on first sight, or pinned before definitions were kept, shows its whole

@@ -87,7 +87,7 @@ func (s fileState) sameVersion(fi os.FileInfo) bool {
 }
 
 // pinFile is the file's content. Tools holds every entry under its key
-// (PinCheck.Key): a tool's name, or a prompt's or resource's kind and name, which
+// ([PinCheck.Key]): a tool's name, or a prompt's or resource's kind and name, which
 // the file keeps in maps of their own ("prompts", "resources",
 // "resourceTemplates").
 type pinFile struct {
@@ -102,7 +102,7 @@ const keySep = "\x00"
 
 // pinKey is the name a prompt, resource or resource template (kind, one of
 // the Pin... kinds; "" for a tool) is pinned and checked under
-// (PinCheck.Key): check it as a Tool of this name.
+// ([PinCheck.Key]): check it as a Tool of this name.
 func pinKey(kind, name string) string {
 	if kind == "" {
 		return name
@@ -231,7 +231,7 @@ const (
 	// tools are held for review (CheckWith's holdNew); held until approved.
 	PinUnreviewed PinStatus = "unreviewed"
 
-	// The kinds of definitions pinned besides tools (PinCheck.Kind).
+	// The kinds of definitions pinned besides tools ([PinCheck.Kind]).
 	PinPrompt           = "prompt"
 	PinResource         = "resource"
 	PinResourceTemplate = "resourceTemplate"
@@ -267,13 +267,13 @@ type PinCheck struct {
 	Seen    int             `json:"seen,omitempty"`
 }
 
-// newPinCheck is the check of the entry key (PinCheck.Key).
+// newPinCheck is the check of the entry key ([PinCheck.Key]).
 func newPinCheck(key string) PinCheck {
 	kind, name := splitpinKey(key)
 	return PinCheck{Tool: name, Kind: kind}
 }
 
-// Key is the key c's entry is pinned under (PinCheck.Key).
+// Key is the key c's entry is pinned under ([PinCheck.Key]).
 func (c PinCheck) Key() string { return pinKey(c.Kind, c.Tool) }
 
 // what names the entry in messages: tool "x", prompt "y"...
@@ -840,7 +840,7 @@ func (p *Pins) Approve(names ...string) (missing []string) {
 }
 
 // ApproveDefinition approves the definition of tool name whose hash is
-// sha256 (PinCheck.SHA256, shown by "pins list"), and only it: when another
+// sha256 ([PinCheck.SHA256], shown by "pins list"), and only it: when another
 // one waits, it is ErrStaleApproval naming the hash that waits. With sha256
 // "", it approves what waits only when exactly one definition waited since
 // the pin (a second one may have arrived after the person looked). It
@@ -924,7 +924,7 @@ func (p *Pins) Save() error {
 }
 
 // ApproveNamed approves what arg names, as "toolselect mcp pins approve"
-// takes it (PinCheck.ApproveArg): NAME@SHA256 approves that definition only
+// takes it ([PinCheck.ApproveArg]): NAME@SHA256 approves that definition only
 // (ApproveDefinition), NAME alone only the one definition that waited since
 // the pin; a prompt or resource is KIND:NAME (prompt:..., resource:...,
 // resourceTemplate:...). A name that is both a tool's and, read as

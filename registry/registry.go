@@ -38,15 +38,15 @@ var (
 	ErrExternalRef = errors.New("reference outside the schema document")
 	// ErrInvalidArgs is matched by every *ValidationError.
 	ErrInvalidArgs = errors.New("invalid arguments")
-	// ErrPinFileGone: Pins.Reload and Pins.Save found the pin file gone
+	// ErrPinFileGone: [Pins.Reload] and [Pins.Save] found the pin file gone
 	// since it was read; the pins read before stay in force and nothing is
 	// written until it is back, so a file renamed away for a moment never
 	// reads as "no pins".
 	ErrPinFileGone = errors.New("the pin file is gone since it was read")
-	// ErrNothingToApprove: Pins.ApproveDefinition found no definition of
+	// ErrNothingToApprove: [Pins.ApproveDefinition] found no definition of
 	// the tool waiting for approval.
 	ErrNothingToApprove = errors.New("nothing waits for approval")
-	// ErrStaleApproval: Pins.ApproveDefinition was given a hash that is not
+	// ErrStaleApproval: [Pins.ApproveDefinition] was given a hash that is not
 	// the definition waiting (it changed since it was reviewed), or a name
 	// alone when more than one definition waited since the pin.
 	ErrStaleApproval = errors.New("not the definition waiting for approval")

@@ -109,8 +109,8 @@ const (
 	thinkingRoom = 32768
 )
 
-// temperatureMode is a dialect's rule for the temperature: the three
-// modes, send, omit, or only 1.
+// temperatureMode is a dialect's rule for the temperature, one of the three
+// that providers follow: send, omit, or only 1.
 type temperatureMode uint8
 
 const (

@@ -191,7 +191,7 @@ func TestGoOpenAIChecksAreConfigErrors(t *testing.T) {
 
 // A provider the caller names is taken as said: an explicit generic sends
 // the plain request even for a model named like OpenAI's reasoning models,
-// while auto still recognises them (issue 20's review).
+// while auto still recognises them (the caller knows its endpoint best).
 func TestExplicitGenericIsGeneric(t *testing.T) {
 	for _, model := range []string{"o3-mini", "gpt-5-mini", "openai/o4-mini"} {
 		d := dialectFor(&Config{Provider: ProviderGeneric, BaseURL: "https://llm.example.com/v1"}, model)
@@ -424,7 +424,8 @@ func TestClaudeVersion(t *testing.T) {
 
 // A caller's own client whose base URL is unknown (Config.OwnClient, no
 // BaseURL): the model name decides, then generic, never api.openai.com's
-// dialect; and each such selector learns for itself (issue 20's review).
+// dialect; and each such selector learns for itself (two unknown endpoints
+// may behave differently).
 func TestOwnClientUnknownEndpoint(t *testing.T) {
 	own := &Config{OwnClient: true}
 	assert.Equal(t, "deepseek", dialectFor(own, "deepseek-v4-flash").name, "a known family by its name")
@@ -448,7 +449,7 @@ func TestOwnClientUnknownEndpoint(t *testing.T) {
 	assert.Equal(t, "https://api.deepseek.com", c.cfg.learnKey(), "a known endpoint is learned for by its URL")
 }
 
-// One vocabulary for adaptations (issue 20's review): what an attempt
+// One vocabulary for adaptations (so a log reads the same either way): what an attempt
 // records when it adapts is what a later attempt records when it starts
 // from what was learned, with "learned earlier: " in front (it was "token
 // limit field swapped" and "reasoning control: omitted" before).

@@ -25,7 +25,7 @@ import (
 func BenchmarkOffer(b *testing.B) {
 	dir := os.Getenv("TOOLSELECT_DATA")
 	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "data")
+		dir = filepath.Join("..", "testdata", "sets")
 	}
 	counter, err := rank.NewTokenCounter(rank.EncodingO200k)
 	if err != nil {

@@ -198,14 +198,12 @@ func TestParseRetryAfter(t *testing.T) {
 		"Sat, 21 Nov 2026 11:00:00 GMT": 0,                // in the past: no wait
 	} {
 		got, ok := parseRetryAfter(in, now)
-		if !ok || got != want {
-			t.Errorf("parseRetryAfter(%q) = %v, %v; want %v", in, got, ok, want)
-		}
+		assert.True(t, ok, "parseRetryAfter(%q) refused", in)
+		assert.Equal(t, want, got, "parseRetryAfter(%q)", in)
 	}
 	for _, in := range []string{"", "-5", "soon", "1.5"} {
-		if _, ok := parseRetryAfter(in, now); ok {
-			t.Errorf("parseRetryAfter(%q) accepted", in)
-		}
+		_, ok := parseRetryAfter(in, now)
+		assert.False(t, ok, "parseRetryAfter(%q) accepted", in)
 	}
 }
 

@@ -24,7 +24,7 @@ func TestParseReply(t *testing.T) {
 		{"extra keys ignored", `{"calls":[{"tool":"a","args":{},"id":7}],"note":"x"}`, []rawCall{{"a", []byte(`{}`), ""}}},
 		{"numbers kept verbatim", `{"calls":[{"tool":"a","args":{"n":12345678901234567890}}]}`, []rawCall{{"a", []byte(`{"n":12345678901234567890}`), ""}}},
 		{"empty calls", `{"calls":[]}`, []rawCall{}},
-		// Exactly one calls object among prose is read (issue 20): the
+		// Exactly one calls object among prose is read: the
 		// shapes models actually send.
 		{"prose before json", `Here: {"calls":[]}`, []rawCall{}},
 		{"trailing text", `{"calls":[{"tool":"a","args":{}}]} and more`, []rawCall{{"a", []byte(`{}`), ""}}},
@@ -105,9 +105,9 @@ func TestServerMessage(t *testing.T) {
 }
 
 // A think block is set aside only where a tag closes it outside the answer:
-// a "</think>" inside a JSON string of the answer closes nothing (issue 20's
-// review: the reply below was accepted before dialects and failed as parse
-// after them).
+// a "</think>" inside a JSON string of the answer closes nothing (the
+// reply below was accepted before dialects and once failed as parse after
+// them).
 func TestSplitThinking(t *testing.T) {
 	const mentions = `{"calls":[{"tool":"search","args":{"query":"what does </think> mean"}}]}`
 	for _, tc := range []struct{ name, content, answer, reasoning string }{
@@ -159,7 +159,7 @@ func TestSplitThinkingBoundedWork(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
-		t.Fatal("splitThinking did not finish: unbounded scanning")
+		require.FailNow(t, "splitThinking did not finish: unbounded scanning")
 	}
 }
 
@@ -180,7 +180,7 @@ func TestCallsCandidatesBoundedWork(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
-		t.Fatal("parseReply did not finish: unbounded scanning")
+		require.FailNow(t, "parseReply did not finish: unbounded scanning")
 	}
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/mcp-peers.sh - install the real MCP peers (reference servers, inspector,
-# conformance suite) pinned by ../shared/mcp-peers into a cache folder outside
+# conformance suite) pinned by testdata/mcp-peers into a cache folder outside
 # the repo, once, and print that folder. .ci/run and `make test` both use it.
 #
 #   TOOLSELECT_MCP_PEERS=$(bash tests/mcp-peers.sh)
@@ -10,7 +10,7 @@
 # on stderr, nothing on stdout) when the peers cannot be had: no pin file, no npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-src=../shared/mcp-peers
+src=testdata/mcp-peers
 peers=${TOOLSELECT_MCP_PEERS:-$HOME/.cache/toolselect-mcp-peers}
 if [ -d "$peers/node_modules/.bin" ] && { [ ! -f "$src/package-lock.json" ] || cmp -s "$src/package-lock.json" "$peers/package-lock.json"; }; then
 	echo "$peers"

@@ -16,7 +16,7 @@ import (
 func TestBenchScaleSmoke(t *testing.T) {
 	data := os.Getenv("TOOLSELECT_DATA")
 	if data == "" {
-		data = filepath.Join("..", "..", "..", "shared", "data")
+		data = filepath.Join("..", "..", "testdata", "sets")
 	}
 	if _, err := os.Stat(filepath.Join(data, "bfcl", "tools.jsonl")); err != nil {
 		t.Skipf("shared data not available: %v", err)

@@ -265,17 +265,12 @@ func TestSelectShowsFeedbackError(t *testing.T) {
 		Attempts: []selector.Attempt{{Model: "m", OK: true}}, FeedbackError: "feedback store: write /x: no space left on device"}
 	var b strings.Builder
 	printSelect(&b, out)
-	if !strings.Contains(b.String(), "not recorded as feedback: feedback store: write /x: no space left on device") {
-		t.Errorf("human output:\n%s", b.String())
-	}
+	assert.Contains(t, b.String(), "not recorded as feedback: feedback store: write /x: no space left on device", "human output")
 	j, _ := json.Marshal(out)
-	if !strings.Contains(string(j), `"feedback_error":"feedback store: write /x`) {
-		t.Errorf("json: %s", j)
-	}
+	assert.Contains(t, string(j), `"feedback_error":"feedback store: write /x`, "json")
 	out.FeedbackError = ""
-	if j, _ := json.Marshal(out); strings.Contains(string(j), "feedback_error") {
-		t.Errorf("json without an error: %s", j)
-	}
+	j, _ = json.Marshal(out)
+	assert.NotContains(t, string(j), "feedback_error", "json without an error")
 }
 
 // mcp stats on a terminal names the held tools (why, and the approval

@@ -28,7 +28,7 @@ func mcpPeer(t *testing.T, name string, args ...string) string {
 	if bin == "" {
 		p, err := exec.LookPath(name)
 		if err != nil {
-			t.Skipf("MCP peer %q not installed: npm ci ../shared/mcp-peers into DIR and set TOOLSELECT_MCP_PEERS=DIR", name)
+			t.Skipf("MCP peer %q not installed: npm ci testdata/mcp-peers into DIR and set TOOLSELECT_MCP_PEERS=DIR", name)
 		}
 		bin = p
 	}
@@ -131,7 +131,7 @@ func TestMCPStdioDrain(t *testing.T) {
 
 // TestMCPStatsCatalog measures the shared livemcpbench catalog offline.
 func TestMCPStatsCatalog(t *testing.T) {
-	path := filepath.Join("..", "..", "..", "shared", "data", "livemcpbench", "tools.jsonl")
+	path := filepath.Join("..", "..", "testdata", "sets", "livemcpbench", "tools.jsonl")
 	if !fileExists(path) {
 		t.Skipf("%s not present", path)
 	}

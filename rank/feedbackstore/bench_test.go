@@ -18,7 +18,7 @@ import (
 func BenchmarkLoad10k(b *testing.B) {
 	dir := os.Getenv("TOOLSELECT_DATA")
 	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "data")
+		dir = filepath.Join("..", "..", "testdata", "sets")
 	}
 	qs, err := rank.LoadQueries(filepath.Join(dir, cmp.Or(os.Getenv("TOOLSELECT_BENCH_SET"), "livemcpbench"), "queries.jsonl"))
 	if err != nil {

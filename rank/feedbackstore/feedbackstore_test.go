@@ -303,7 +303,7 @@ func TestLearnerRefusesWordlessQuery(t *testing.T) {
 }
 
 // A JSON Lines store and a Redis store holding the same records give the
-// same rankings, byte for byte (issue 25).
+// same rankings, byte for byte (the store is where records live, not what they mean).
 func TestFileAndRedisStoresRankAlike(t *testing.T) {
 	addr := redistest.Start(t)
 	reg := catalog(t)

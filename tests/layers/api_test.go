@@ -13,7 +13,7 @@ import (
 	"testing"
 )
 
-// libraryPackages are the packages an importer reads (issue 23): their
+// libraryPackages are the packages an importer reads: their
 // exported names are the front hall, counted as `go doc -short` lists them (a
 // const or var group is one entry, a constructor or typed const group under
 // its type is one entry each).
@@ -24,7 +24,7 @@ var libraryPackages = []string{
 // apiBudget is the most entries the seven packages may list together. It is
 // a ratchet: lower it whenever a change removes entries; raise it only where
 // a cut made the code write something twice.
-// It stands at issue 23's target, 170.
+// It stands at 170, from 274 before the packages' fronts were cut.
 const apiBudget = 170
 
 // docPackage reads the package in dir (its non-test files) as go doc does.
@@ -145,7 +145,8 @@ func TestAPIBudget(t *testing.T) {
 }
 
 // packageNames returns every exported name of the package in dir as a doc
-// link names it: "Name" for a top-level name, "Type.Method" for a method.
+// link names it: "Name" for a top-level name, "Type.Method" for a method,
+// "Type.Field" for a struct field.
 func packageNames(t *testing.T, dir string) map[string]bool {
 	t.Helper()
 	pkg := docPackage(t, dir)
@@ -172,6 +173,16 @@ func packageNames(t *testing.T, dir string) map[string]bool {
 		funcs(ty.Funcs)
 		for _, m := range ty.Methods {
 			names[ty.Name+"."+m.Name] = true
+		}
+		for _, spec := range ty.Decl.Specs {
+			ts := spec.(*ast.TypeSpec)
+			if st, ok := ts.Type.(*ast.StructType); ok && ts.Name.Name == ty.Name {
+				for _, f := range st.Fields.List {
+					for _, n := range f.Names {
+						names[ty.Name+"."+n.Name] = n.IsExported()
+					}
+				}
+			}
 		}
 	}
 	return names

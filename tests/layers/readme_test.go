@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -95,7 +96,7 @@ func TestReadmeArchitectureImports(t *testing.T) {
 			}
 		}
 		for p := range mentioned {
-			if isProjectPackage(p) && !imported[p] && !contains(pkgs, p) {
+			if isProjectPackage(p) && !imported[p] && !slices.Contains(pkgs, p) {
 				t.Errorf("README: the %s row lists `%s`, which it does not import", strings.TrimSpace(cells[1]), p)
 			}
 		}
@@ -148,15 +149,6 @@ func isProjectPackage(p string) bool {
 	files, _ := filepath.Glob(filepath.Join("..", "..", p, "*.go"))
 	for _, f := range files {
 		if !strings.HasSuffix(f, "_test.go") {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
 			return true
 		}
 	}

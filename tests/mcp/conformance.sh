@@ -19,7 +19,7 @@ if [[ -n "${TOOLSELECT_MCP_PEERS:-}" ]]; then
 fi
 for p in conformance mcp-server-everything node python3; do
   if ! command -v "$p" >/dev/null; then
-    msg="conformance.sh: $p not found: npm ci ../shared/mcp-peers into DIR and set TOOLSELECT_MCP_PEERS=DIR"
+    msg="conformance.sh: $p not found: npm ci testdata/mcp-peers into DIR and set TOOLSELECT_MCP_PEERS=DIR"
     if [[ "${TOOLSELECT_REQUIRE_PEERS:-}" == 1 ]]; then echo "$msg" >&2; exit 1; fi
     echo "SKIP $msg" >&2; exit 0
   fi
