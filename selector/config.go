@@ -171,8 +171,9 @@ type Config struct {
 	// FeedbackRecorder); rank/feedbackstore.OpenLearner opens one for the
 	// Feedback setting.
 	Recorder FeedbackRecorder `json:"-" validate:"-"`
-	// Logger receives attempt and decision records; nil means
-	// slog.Default(). slog.New(slog.DiscardHandler) discards them.
+	// Logger receives attempt and decision records; nil discards them, as
+	// a library should be quiet unless asked (pass slog.Default() to log
+	// where the program logs).
 	Logger *slog.Logger `json:"-" validate:"-"`
 	// OwnClient says that the caller's own client sends the requests
 	// (Sessions it drives, as Python's ToolSelector(client=...) does), to

@@ -37,7 +37,7 @@ func New(client ChatClient, cfg *Config) (*ToolSelector, error) {
 	}
 	s := &ToolSelector{client: client, cfg: c, log: c.Logger, prefilter: c.Prefilter, feedback: c.Recorder, ranker: c.Ranker, now: c.now}
 	if s.log == nil {
-		s.log = slog.Default()
+		s.log = slog.New(slog.DiscardHandler)
 	}
 	if s.now == nil {
 		s.now = time.Now
