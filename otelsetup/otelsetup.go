@@ -1,18 +1,3 @@
-// Package otelsetup installs OpenTelemetry's SDK from the standard OTEL_*
-// environment: OTLP exporters (http/protobuf or grpc) or the console, for
-// traces and metrics. The library packages (registry, rank, selector,
-// executor, mcpproxy) record through the OpenTelemetry API only, so a
-// program that imports them links neither the SDK nor gRPC; the command
-// line and the C library call [Setup], and a Go program that wants the same
-// reading of OTEL_* may call it too (or install its own providers instead).
-//
-//	stop, warnings := otelsetup.Setup(ctx, os.Getenv, os.Stderr)
-//	if warnings != nil {
-//		log.Print(warnings) // each unusable setting turned its signal off
-//	}
-//	defer stop(context.Background())
-//
-// With no OTEL_* variable set nothing is installed.
 package otelsetup
 
 import (
@@ -129,11 +114,11 @@ func (s signal) plan(getenv func(string) string) (p exportPlan, warnings []strin
 	return p, nil
 }
 
-// Enabled reports whether the environment asks for export at all: an OTLP
+// enabled reports whether the environment asks for export at all: an OTLP
 // endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or a per-signal one) or an exporter
 // other than "none" named in OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER,
 // and OTEL_SDK_DISABLED not "true".
-func Enabled(getenv func(string) string) bool {
+func enabled(getenv func(string) string) bool {
 	if telemetry.ParseBool(getenv("OTEL_SDK_DISABLED")) {
 		return false
 	}
@@ -171,7 +156,7 @@ func Flush(ctx context.Context) error {
 }
 
 // Setup installs OpenTelemetry SDK providers as the global ones for the
-// signals the environment asks to export (Enabled, and each signal's plan):
+// signals the environment asks to export (enabled, and each signal's plan):
 // OTLP exporters over http/protobuf (the default) or grpc, chosen per signal
 // by OTEL_EXPORTER_OTLP_TRACES_PROTOCOL / _METRICS_PROTOCOL or else
 // OTEL_EXPORTER_OTLP_PROTOCOL; console exporters writing JSON to stderr;
@@ -195,7 +180,7 @@ func Setup(ctx context.Context, getenv func(string) string, stderr io.Writer) (f
 	if v := strings.TrimSpace(getenv("OTEL_SDK_DISABLED")); v != "" && !telemetry.ParseBool(v) && !strings.EqualFold(v, "false") {
 		warnings = append(warnings, fmt.Sprintf("OTEL_SDK_DISABLED=%q is not a boolean (true or false); taken as false", v))
 	}
-	if shutdown != nil || !Enabled(getenv) {
+	if shutdown != nil || !enabled(getenv) {
 		return noop, warningsErr(warnings)
 	}
 	if stderr == nil {

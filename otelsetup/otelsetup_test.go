@@ -74,11 +74,11 @@ func TestPlan(t *testing.T) {
 }
 
 func TestEnabled(t *testing.T) {
-	assert.False(t, Enabled(env()))
-	assert.False(t, Enabled(env("OTEL_TRACES_EXPORTER", "none", "OTEL_METRICS_EXPORTER", "NONE")))
-	assert.True(t, Enabled(env("OTEL_TRACES_EXPORTER", "console")))
-	assert.True(t, Enabled(env("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://c")))
-	assert.False(t, Enabled(env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c", "OTEL_SDK_DISABLED", "TRUE")))
+	assert.False(t, enabled(env()))
+	assert.False(t, enabled(env("OTEL_TRACES_EXPORTER", "none", "OTEL_METRICS_EXPORTER", "NONE")))
+	assert.True(t, enabled(env("OTEL_TRACES_EXPORTER", "console")))
+	assert.True(t, enabled(env("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://c")))
+	assert.False(t, enabled(env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c", "OTEL_SDK_DISABLED", "TRUE")))
 }
 
 func TestServiceName(t *testing.T) {

@@ -6,9 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 
+	"github.com/toolselect/toolselect/modeltest"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 	"github.com/toolselect/toolselect/selector"
@@ -23,20 +22,18 @@ func exampleRegistry() *registry.Registry {
 	return reg
 }
 
-// Selecting calls through the go-openai adapter; here an httptest server
-// stands in for an OpenAI-compatible endpoint (OpenAI, GLM, Ollama, vLLM).
+// Selecting calls through the go-openai adapter; here the fake model of
+// package modeltest stands in for an OpenAI-compatible endpoint (OpenAI, GLM,
+// Ollama, vLLM).
 func ExampleToolSelector_SelectToolCalls() {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		reply := `{"calls":[{"tool":"get_weather","args":{"city":"Paris"},"reasoning":"the task asks for the weather"},` +
-			`{"tool":"launch_rockets","args":{}}]}`
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": reply}}},
-		})
-	}))
+	srv := modeltest.NewServer(modeltest.Reply{Calls: []modeltest.Call{
+		{Tool: "get_weather", Args: map[string]any{"city": "Paris"}, Reasoning: "the task asks for the weather"},
+		{Tool: "launch_rockets"},
+	}})
 	defer srv.Close()
 
 	var cfg selector.Config
-	cfg.BaseURL = srv.URL + "/v1"
+	cfg.BaseURL = srv.URL
 	cfg.FailOpen = true // drop the invented tool instead of failing the attempt
 	client, err := selector.NewOpenAIClient(&cfg, nil)
 	if err != nil {

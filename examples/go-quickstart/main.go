@@ -5,9 +5,9 @@
 //	go run ./examples/go-quickstart
 //
 // It uses the model endpoint in LLM_COMMON_TOOL_SELECTION_BASE_URL (or
-// OPENAI_BASE_URL) when one is set. Without one it starts the loopback fake
-// OpenAI-compatible server the tests use (internal/testing/faultserver, 127.0.0.1
-// only), which always answers get_weather for Paris, and says so.
+// OPENAI_BASE_URL) when one is set. Without one it starts the public fake
+// model (package modeltest: an OpenAI-compatible server on 127.0.0.1 only),
+// scripted to answer get_weather for Paris, and says so.
 package main
 
 import (
@@ -18,7 +18,7 @@ import (
 	"os"
 
 	"github.com/toolselect/toolselect/executor"
-	"github.com/toolselect/toolselect/internal/testing/faultserver"
+	"github.com/toolselect/toolselect/modeltest"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 	"github.com/toolselect/toolselect/selector"
@@ -50,19 +50,18 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 
 	// 3. The selector reads LLM_COMMON_TOOL_SELECTION_* (checked); without an
-	// endpoint, the loopback fake stands in.
+	// endpoint, the fake model stands in with one scripted reply.
 	cfg, err := selector.ConfigFromEnv()
 	if err != nil {
 		return err
 	}
 	if cfg.BaseURL == "" && cfg.APIKey == "" {
-		fake, err := faultserver.Start(faultserver.Options{})
-		if err != nil {
-			return err
-		}
+		fake := modeltest.NewServer(modeltest.Reply{Calls: []modeltest.Call{
+			{Tool: "get_weather", Args: map[string]any{"city": "Paris"}, Reasoning: "the task asks for the weather"},
+		}})
 		defer fake.Close()
 		cfg.BaseURL = fake.URL
-		fmt.Fprintln(out, "no model endpoint configured: using the loopback fake server (set LLM_COMMON_TOOL_SELECTION_BASE_URL for a real one)")
+		fmt.Fprintln(out, "no model endpoint configured: using the loopback fake model (set LLM_COMMON_TOOL_SELECTION_BASE_URL for a real one)")
 	}
 	client, err := selector.NewOpenAIClient(&cfg, nil)
 	if err != nil {
