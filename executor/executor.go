@@ -37,6 +37,9 @@ type Constructor func(args json.RawMessage) (run func(ctx context.Context) (any,
 type binding struct {
 	handler     Handler
 	constructor Constructor
+	// typed decodes the checked arguments into a handler's input
+	// type and returns the runner (AddTool).
+	typed func(entry *registry.Entry, args json.RawMessage) (func(ctx context.Context) (any, error), error)
 }
 
 // Options configures an Executor. A nil *Options means defaults: no unsafe
@@ -139,6 +142,36 @@ func (e *Executor) Register(t registry.Tool, h Handler) error {
 		return err
 	}
 	return e.bind(t.Name, &binding{handler: h})
+}
+
+// AddTool registers t in e's registry and binds h to it, as one step, with
+// the arguments typed: when t has no Parameters its schema is inferred from
+// In by [registry.SchemaFor] (struct tags give descriptions, required and
+// enums); a schema given in t is kept as written. Each call's arguments are
+// validated, then the value validated is decoded into an In for h (a value
+// In cannot hold is invalid arguments, with rule "decode"). h's Out is the
+// call's result and its error the tool's own failure, as for a [Handler].
+func AddTool[In, Out any](e *Executor, t registry.Tool, h func(ctx context.Context, in In) (Out, error)) error {
+	if h == nil {
+		return errors.New("AddTool: nil handler")
+	}
+	if !t.HasSchema() {
+		schema, err := registry.SchemaFor[In]()
+		if err != nil {
+			return fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+		t.Parameters = schema
+	}
+	if err := e.reg.Register(t); err != nil {
+		return err
+	}
+	return e.bind(t.Name, &binding{typed: func(entry *registry.Entry, args json.RawMessage) (func(ctx context.Context) (any, error), error) {
+		var in In
+		if err := entry.DecodeArgs(args, &in); err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) (any, error) { return h(ctx, in) }, nil
+	}})
 }
 
 func (e *Executor) bind(name string, b *binding) error {
@@ -307,6 +340,13 @@ func instantiate(entry *registry.Entry, b *binding, args json.RawMessage) (func(
 	checked, err := entry.ParseArgs(args)
 	if err != nil {
 		return nil, nil, err
+	}
+	if b.typed != nil {
+		r, err := b.typed(entry, checked) // decodes the checked document into the handler's type
+		if err != nil {
+			return nil, nil, err
+		}
+		return r, checked, nil
 	}
 	if b.handler != nil {
 		h := b.handler

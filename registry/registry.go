@@ -139,6 +139,20 @@ func (e *Entry) ParseArgs(raw []byte) (json.RawMessage, error) {
 	return validateArgs(e.tool.Name, sch, raw, e.limits)
 }
 
+// DecodeArgs checks raw as [Entry.ParseArgs] does and decodes the document
+// ParseArgs returns, the value that was validated, into the value into
+// points to (as json.Unmarshal would), so that a handler receives what was
+// checked. A value the schema accepts but into cannot hold (a fraction for
+// an int field, say) is a *ValidationError with rule "decode" at the field's
+// pointer.
+func (e *Entry) DecodeArgs(raw []byte, into any) error {
+	checked, err := e.ParseArgs(raw)
+	if err != nil {
+		return err
+	}
+	return decodeInto(e.tool.Name, checked, into)
+}
+
 // ValidateValue checks an already decoded JSON value against the schema alone
 // (no object or size rule). It is the path the JSON-Schema-Test-Suite runs through.
 func (e *Entry) ValidateValue(v any) error {

@@ -12,7 +12,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -32,10 +31,12 @@ func main() {
 }
 
 func run(ctx context.Context, out io.Writer) error {
-	// 1. One canonical definition per tool; the schema is kept as written.
+	// 1. One canonical definition per tool, registered with its handler: the
+	// schema is inferred from the handler's input type (a schema given in
+	// NewTool's third argument would be kept as written instead).
 	reg := registry.New(nil)
-	if err := reg.Register(registry.NewTool("get_weather", "Current weather for a city.",
-		json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`))); err != nil {
+	ex := executor.New(reg, nil)
+	if err := executor.AddTool(ex, registry.NewTool("get_weather", "Current weather for a city.", nil), getWeather); err != nil {
 		return err
 	}
 	task := "Should I take an umbrella in Paris? Check the weather."
@@ -86,16 +87,6 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 
 	// 4. The executor checks each call again and runs it.
-	ex := executor.New(reg, nil)
-	if err := ex.Handle("get_weather", func(ctx context.Context, args json.RawMessage) (any, error) {
-		var a struct{ City string }
-		if err := json.Unmarshal(args, &a); err != nil {
-			return nil, err
-		}
-		return fmt.Sprintf("light rain in %s, 14°C", a.City), nil
-	}); err != nil {
-		return err
-	}
 	for _, o := range ex.CallAll(ctx, executor.FromToolCalls(calls)) {
 		if o.Err != nil {
 			fmt.Fprintf(out, "run: %s refused: %v\n", o.Call.Tool, o.Err)
@@ -104,4 +95,15 @@ func run(ctx context.Context, out io.Writer) error {
 		fmt.Fprintf(out, "run: %s -> %s (%s)\n", o.Call.Tool, o.Result.Content(), o.Result.Outcome)
 	}
 	return nil
+}
+
+// weatherArgs are get_weather's arguments: the json tag names each one
+// (omitempty: optional), the jsonschema tag describes it.
+type weatherArgs struct {
+	City string `json:"city" jsonschema:"the city name"`
+}
+
+// getWeather is the tool: it gets its arguments checked and decoded.
+func getWeather(ctx context.Context, in weatherArgs) (string, error) {
+	return fmt.Sprintf("light rain in %s, 14°C", in.City), nil
 }

@@ -30,8 +30,9 @@ var publicPackages = append(libraryPackages[:len(libraryPackages):len(libraryPac
 // a ratchet: lower it whenever a change removes entries; raise it only where
 // a cut made the code write something twice.
 // It was 170 for the seven library packages; the fake model (modeltest, 6
-// entries) and the SDK set-up (otelsetup, 2) raise it by what they add.
-const apiBudget = 178
+// entries), the SDK set-up (otelsetup, 2) and typed tools (registry.SchemaFor,
+// executor.AddTool) raise it by what they add.
+const apiBudget = 180
 
 // docPackage reads the package in dir (its non-test files) as go doc does.
 func docPackage(t *testing.T, dir string) *doc.Package {

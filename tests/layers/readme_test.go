@@ -14,6 +14,7 @@ import (
 // README's architecture table calls it.
 var thirdParty = map[string]string{
 	"github.com/santhosh-tekuri/jsonschema":  "santhosh-tekuri/jsonschema",
+	"github.com/google/jsonschema-go":        "google/jsonschema-go",
 	"golang.org/x/text":                      "golang.org/x/text",
 	"github.com/kljensen/snowball":           "snowball",
 	"github.com/sashabaranov/go-openai":      "go-openai",
