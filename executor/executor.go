@@ -46,6 +46,10 @@ type binding struct {
 // tools, no roles, no approver, a 30 s timeout, no audit sink, no repair,
 // no selector.
 type Options struct {
+	// Caller is who runs the calls: the same value rank.Options.Caller and
+	// selector.Request.Caller take. AllowUnsafe, Roles and Capabilities below
+	// are shorthands for its fields and add to it.
+	Caller registry.Eligibility
 	// AllowUnsafe lets tools marked safe: false run.
 	AllowUnsafe bool
 	// Roles are the caller's roles; a tool that lists roles runs only for a caller holding one.
@@ -102,8 +106,11 @@ func New(reg *registry.Registry, opts *Options) *Executor {
 	e := &Executor{reg: reg, bindings: map[string]*binding{}}
 	if opts != nil {
 		e.opts = *opts
-		e.opts.Roles = append([]string(nil), opts.Roles...)
-		e.opts.Capabilities = append([]string(nil), opts.Capabilities...)
+		// The caller is read once, into the shorthand fields the policy reads.
+		el := opts.Caller.With(registry.Eligibility{AllowUnsafe: opts.AllowUnsafe, Roles: opts.Roles, Capabilities: opts.Capabilities})
+		e.opts.Caller, e.opts.AllowUnsafe = registry.Eligibility{}, el.AllowUnsafe
+		e.opts.Roles = append([]string(nil), el.Roles...)
+		e.opts.Capabilities = append([]string(nil), el.Capabilities...)
 		e.opts.ToolTimeouts = maps.Clone(opts.ToolTimeouts)
 	}
 	if e.opts.Timeout == 0 {

@@ -74,7 +74,7 @@ func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]Fou
 	if e.opts.FindTool != nil {
 		o = *e.opts.FindTool
 	}
-	o.AllowUnsafe, o.Roles, o.MaxCandidates = e.opts.AllowUnsafe, e.opts.Roles, limit
+	o.Caller, o.AllowUnsafe, o.Roles, o.MaxCandidates = registry.Eligibility{}, e.opts.AllowUnsafe, e.opts.Roles, limit
 	hidden := e.hiddenTools()
 	filter := o.Filter
 	o.Filter = func(en *registry.Entry) bool {

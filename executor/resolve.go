@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/toolselect/toolselect/registry"
 	"github.com/toolselect/toolselect/selector"
 )
 
@@ -22,6 +23,8 @@ func (e *Executor) Resolve(ctx context.Context, req selector.Request) ([]Call, e
 	if req.Registry == nil {
 		req.Registry = e.reg
 	}
+	el := req.Eligibility() // the request's Caller with its shorthands
+	req.Caller, req.AllowUnsafe, req.Roles, req.Capabilities = registry.Eligibility{}, el.AllowUnsafe, el.Roles, el.Capabilities
 	if req.Roles == nil {
 		req.Roles = e.opts.Roles
 	} else {

@@ -42,6 +42,10 @@ type Options struct {
 	// MinScore drops scored tools below it (default 0.05). A negative value
 	// keeps every tool with a score above zero.
 	MinScore float64
+	// Caller is who ranks: the same value the selector's Request.Caller and
+	// the executor's Options.Caller take. AllowUnsafe, Roles and
+	// Capabilities below are shorthands for its fields and add to it.
+	Caller registry.Eligibility
 	// AllowUnsafe lets tools marked safe=false be ranked.
 	AllowUnsafe bool
 	// Roles are the caller's roles; a tool that lists roles needs one of them.
@@ -101,6 +105,8 @@ func (o *Options) withDefaults() Options {
 	if o != nil {
 		v = *o
 	}
+	el := v.caller()
+	v.Caller, v.AllowUnsafe, v.Roles, v.Capabilities = registry.Eligibility{}, el.AllowUnsafe, el.Roles, el.Capabilities
 	if v.MaxCandidates <= 0 {
 		v.MaxCandidates = DefaultMaxCandidates
 	}
@@ -151,6 +157,9 @@ type Pick struct {
 	Reason     string          `json:"reason"`
 	Provenance Provenance      `json:"provenance"`
 	Entry      *registry.Entry `json:"-"`
+	// Hidden is set only on the picks Ranker.Hidden returns: why the
+	// caller's filters kept the tool out.
+	Hidden registry.Ineligible `json:"hidden,omitempty"`
 }
 
 // Provenance says how a pick came about.
@@ -614,8 +623,15 @@ func scoreReason(scorer string, h Hit, e *registry.Entry) string {
 	return s
 }
 
+// caller is o's Caller with its shorthand fields.
+func (o *Options) caller() registry.Eligibility {
+	return o.Caller.With(registry.Eligibility{AllowUnsafe: o.AllowUnsafe, Roles: o.Roles, Capabilities: o.Capabilities})
+}
+
 // eligible applies the filters that run before scoring: the one
-// eligibility rule ([registry.Eligibility]), then [Options.Filter].
+// eligibility rule ([registry.Eligibility]), then [Options.Filter]. o has
+// been through withDefaults, which folds [Options.Caller] into the
+// shorthand fields.
 func eligible(e *registry.Entry, o *Options) bool {
 	el := registry.Eligibility{AllowUnsafe: o.AllowUnsafe, Roles: o.Roles, Capabilities: o.Capabilities}
 	return el.Allows(e) && (o.Filter == nil || o.Filter(e))

@@ -278,9 +278,9 @@ func (s *ToolSelector) Begin(ctx context.Context, req Request) (*Session, error)
 }
 
 // Eligibility is the request's filter (registry.Eligibility, the one rule
-// rank and the executor apply too).
+// rank and the executor apply too): Caller with the shorthand fields.
 func (r *Request) Eligibility() registry.Eligibility {
-	return registry.Eligibility{AllowUnsafe: r.AllowUnsafe, Roles: r.Roles, Capabilities: r.Capabilities}
+	return r.Caller.With(registry.Eligibility{AllowUnsafe: r.AllowUnsafe, Roles: r.Roles, Capabilities: r.Capabilities})
 }
 
 // firstOffer decides the first request's tools: a Prefilter's pick; or with

@@ -42,6 +42,10 @@ type Request struct {
 	Query string `json:"query,omitempty"`
 	// Context is optional caller state, shown to the model as JSON.
 	Context map[string]any `json:"context,omitempty"`
+	// Caller is who asks: the same value rank.Options.Caller and
+	// executor.Options.Caller take. Roles, AllowUnsafe and Capabilities
+	// below are shorthands for its fields and add to it.
+	Caller registry.Eligibility `json:"-"`
 	// Roles the caller holds; a tool with roles is offered only to one of them.
 	Roles []string `json:"roles,omitempty"`
 	// AllowUnsafe lets tools marked safe=false be offered.
