@@ -62,6 +62,11 @@ type Options struct {
 	// for a human) and must return when ctx ends, with ctx.Err() or an error
 	// wrapping it.
 	Approver func(ctx context.Context, req ApprovalRequest) (Approval, error)
+	// Hint words what would let a refused call run, for CallError.Hint and
+	// its message, in the names of the program's own front door (a flag, a
+	// keyword argument); "" says nothing. nil: Go's words ("set
+	// Options.AllowUnsafe ..."). The MCP proxy names its flags here.
+	Hint func(rule Rule) string
 	// Timeout bounds each tool run (0: 30 s; negative: none).
 	Timeout time.Duration
 	// ToolTimeouts overrides Timeout for the tools it names (canonical
@@ -297,18 +302,18 @@ func (e *Executor) hydrate(ctx context.Context, c *Call) (*Invocation, Record, e
 	rec := Record{ID: c.ID, Tool: c.Tool, Args: compactArgs(args)}
 	entry, ok := e.reg.Lookup(c.Tool)
 	if !ok {
-		return nil, rec, invalid(c, c.Tool, fmt.Errorf("%w %q", registry.ErrUnknownTool, c.Tool))
+		return nil, rec, e.invalid(c, c.Tool, fmt.Errorf("%w %q", registry.ErrUnknownTool, c.Tool))
 	}
 	name := entry.Name()
 	rec.Tool = name
 	b := e.binding(name)
 	if b == nil {
-		return nil, rec, refused(c, name, fmt.Errorf("%w %q", ErrNoHandler, name))
+		return nil, rec, e.refused(c, name, fmt.Errorf("%w %q", ErrNoHandler, name))
 	}
 	policy, err := e.checkStatic(entry)
 	rec.Policy = policy
 	if err != nil {
-		return nil, rec, refused(c, name, err)
+		return nil, rec, e.refused(c, name, err)
 	}
 	inv := &Invocation{ID: c.ID, Tool: name, Validated: entry.Validated(), entry: entry, binding: b, policy: policy}
 	rec.Validated = inv.Validated // from here on the schema, if any, is checked
@@ -316,7 +321,7 @@ func (e *Executor) hydrate(ctx context.Context, c *Call) (*Invocation, Record, e
 	if err != nil && e.opts.Repairer != nil {
 		fixed, rerr := e.repair(ctx, entry, args, err)
 		if rerr != nil {
-			ce := invalid(c, name, err)
+			ce := e.invalid(c, name, err)
 			ce.RepairAttempted, ce.RepairErr = true, rerr
 			return nil, rec, ce
 		}
@@ -325,13 +330,13 @@ func (e *Executor) hydrate(ctx context.Context, c *Call) (*Invocation, Record, e
 		rec.Args, rec.OriginalArgs, rec.Repaired = compactArgs(args), inv.OriginalArgs, true
 		runner, checked, err = instantiate(entry, b, args)
 		if err != nil {
-			ce := invalid(c, name, err)
+			ce := e.invalid(c, name, err)
 			ce.RepairAttempted = true
 			return nil, rec, ce
 		}
 	}
 	if err != nil {
-		return nil, rec, invalid(c, name, err)
+		return nil, rec, e.invalid(c, name, err)
 	}
 	// What runs, and what the audit names, is the validated value.
 	rec.Args = checked
@@ -410,7 +415,7 @@ func (e *Executor) Run(ctx context.Context, inv *Invocation) (Result, error) {
 	// Static policy again: the invocation may come from another executor.
 	if policy, err := e.checkStatic(inv.entry); err != nil {
 		rec.Policy = policy
-		return done(Result{ID: inv.ID, Tool: inv.Tool}, refused(c, inv.Tool, err))
+		return done(Result{ID: inv.ID, Tool: inv.Tool}, e.refused(c, inv.Tool, err))
 	}
 	if needsApproval(inv.entry) {
 		req := ApprovalRequest{ID: inv.ID, Tool: inv.entry.Tool(), Args: append(json.RawMessage(nil), inv.Args...)}
@@ -420,7 +425,7 @@ func (e *Executor) Run(ctx context.Context, inv *Invocation) (Result, error) {
 			return done(Result{ID: inv.ID, Tool: inv.Tool}, &CallError{ID: inv.ID, Tool: inv.Tool, Outcome: OutcomeCanceled,
 				Err: fmt.Errorf("waiting for approval: %w", ctx.Err())})
 		case err != nil:
-			return done(Result{ID: inv.ID, Tool: inv.Tool}, refused(c, inv.Tool, fmt.Errorf("%w: the approver failed: %w", ErrApprovalDenied, err)))
+			return done(Result{ID: inv.ID, Tool: inv.Tool}, e.refused(c, inv.Tool, fmt.Errorf("%w: the approver failed: %w", ErrApprovalDenied, err)))
 		case !a.Approved:
 			msg := "denied"
 			if a.By != "" {
@@ -429,7 +434,7 @@ func (e *Executor) Run(ctx context.Context, inv *Invocation) (Result, error) {
 			if a.Reason != "" {
 				msg += ": " + a.Reason
 			}
-			return done(Result{ID: inv.ID, Tool: inv.Tool}, refused(c, inv.Tool, fmt.Errorf("%w: %s", ErrApprovalDenied, msg)))
+			return done(Result{ID: inv.ID, Tool: inv.Tool}, e.refused(c, inv.Tool, fmt.Errorf("%w: %s", ErrApprovalDenied, msg)))
 		}
 		rec.ApprovedBy = a.By
 		if rec.ApprovedBy == "" {

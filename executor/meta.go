@@ -119,8 +119,8 @@ func (e *Executor) CallTool(ctx context.Context, name string, arguments json.Raw
 
 func (e *Executor) callTool(ctx context.Context, id, name string, arguments json.RawMessage) (Result, error) {
 	if isMetaTool(name) {
-		ce := &CallError{ID: id, Tool: name, Outcome: OutcomeInvalid,
-			Err: fmt.Errorf("%w %q: call_tool runs catalog tools, not meta-tools", registry.ErrUnknownTool, name)}
+		ce := e.invalid(&Call{ID: id, Tool: name}, name,
+			fmt.Errorf("%w %q: call_tool runs catalog tools, not meta-tools", registry.ErrUnknownTool, name))
 		return e.metaFailure(id, name, ce), ce
 	}
 	res, err := e.Call(ctx, Call{ID: id, Tool: name, Args: arguments})
@@ -177,7 +177,7 @@ func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error)
 		args = unquoteArguments(args)
 	}
 	if err := entry.ValidateArgs(args); err != nil {
-		ce := invalid(&c, c.Tool, err)
+		ce := e.invalid(&c, c.Tool, err)
 		return e.metaArgsFailure(c, entry, ce, "fix the arguments of "+c.Tool+" and call it again"), true, ce
 	}
 	switch c.Tool {
@@ -187,12 +187,12 @@ func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error)
 			Limit int    `json:"limit"`
 		}
 		if err := json.Unmarshal(args, &a); err != nil {
-			ce := invalid(&c, c.Tool, err)
+			ce := e.invalid(&c, c.Tool, err)
 			return e.metaFailure(c.ID, c.Tool, ce), true, ce
 		}
 		if strings.TrimSpace(a.Query) == "" {
 			// An empty query ranks nothing: say so rather than return no tools.
-			ce := invalid(&c, c.Tool, &registry.ValidationError{Tool: c.Tool, Violations: []registry.Violation{
+			ce := e.invalid(&c, c.Tool, &registry.ValidationError{Tool: c.Tool, Violations: []registry.Violation{
 				{Pointer: "/query", Rule: "minLength", Message: "the query is empty: say in a few words what the tool should do"}}})
 			return e.metaArgsFailure(c, entry, ce, "say in a few words what the tool should do as the query and call find_tool again"), true, ce
 		}
@@ -207,7 +207,7 @@ func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error)
 			Arguments json.RawMessage `json:"arguments"`
 		}
 		if err := json.Unmarshal(args, &a); err != nil {
-			ce := invalid(&c, c.Tool, err)
+			ce := e.invalid(&c, c.Tool, err)
 			return e.metaFailure(c.ID, c.Tool, ce), true, ce
 		}
 		res, err := e.callTool(ctx, c.ID, a.Name, a.Arguments)
@@ -303,10 +303,10 @@ func unquoteArguments(args json.RawMessage) json.RawMessage {
 func (e *Executor) Allowed(name string) error {
 	entry, ok := e.reg.Lookup(name)
 	if !ok {
-		return invalid(&Call{Tool: name}, name, fmt.Errorf("%w %q", registry.ErrUnknownTool, name))
+		return e.invalid(&Call{Tool: name}, name, fmt.Errorf("%w %q", registry.ErrUnknownTool, name))
 	}
 	if err := e.refusal(entry, e.binding(entry.Name()) != nil); err != nil {
-		return refused(&Call{Tool: entry.Name()}, entry.Name(), err)
+		return e.refused(&Call{Tool: entry.Name()}, entry.Name(), err)
 	}
 	return nil
 }

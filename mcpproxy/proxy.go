@@ -135,6 +135,7 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 			AllowUnsafe: c.AllowDestructive,
 			Timeout:     c.timeout(),
 			FindTool:    o.FindTool,
+			Hint:        proxyHint,
 		}),
 		stats:   newRecorder(),
 		relay:   newRelay(),
@@ -689,3 +690,13 @@ func catalogOnly(name string) executor.Handler {
 }
 
 func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+// proxyHint words a refusal in the proxy's own settings: the flag of
+// `toolselect mcp` and the key of its configuration file, never the Go
+// executor's option names, which an MCP client has no way to set.
+func proxyHint(rule executor.Rule) string {
+	if rule == executor.RuleUnsafe {
+		return "the proxy runs destructive tools only when started with --allow-destructive (\"allowDestructive\": true in its configuration)"
+	}
+	return ""
+}

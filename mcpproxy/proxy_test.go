@@ -78,7 +78,7 @@ func TestRealPeers(t *testing.T) {
 			}
 		}
 		res := call(t, cs, rank.CallToolName, map[string]any{"name": "memory__delete_entities", "arguments": map[string]any{"entityNames": []string{"x"}}})
-		if !res.IsError || !strings.Contains(text(res), "unsafe tool not allowed") {
+		if !res.IsError || !strings.Contains(text(res), "unsafe tool not allowed") || !strings.Contains(text(res), "--allow-destructive") {
 			t.Fatalf("calling a destructive tool: %s", text(res))
 		}
 	})

@@ -80,13 +80,13 @@ func ExampleSelectionError() {
 	})
 	var se *selector.SelectionError
 	if errors.As(err, &se) {
-		fmt.Println(len(calls), errors.Is(err, selector.ErrFailClosed))
+		fmt.Println(len(calls), errors.Is(err, selector.ErrFailClosed), se.Kind)
 		for _, a := range se.Attempts {
 			fmt.Println(a.Model, a.Kind)
 		}
 	}
 	// Output:
-	// 0 true
+	// 0 true fail_closed
 	// primary parse
 	// fallback http_status
 }
@@ -164,3 +164,29 @@ func ExampleConfig_ranker() {
 	// get_weather weather forecast for a city
 	// no_eligible_tools
 }
+
+// A call of a registered tool the request did not offer is dropped with the
+// one reason that applied: here the tool is for admins and the caller is not
+// one (Rule "role"); NotInOffer would say the offer left an eligible tool out.
+func ExampleDroppedCall() {
+	reg := exampleRegistry()
+	admin := registry.NewTool("reset_password", "Reset a user's password.", json.RawMessage(`{"type":"object"}`))
+	admin.Roles = []string{"admin"}
+	_ = reg.Register(admin)
+	cfg := selector.Config{FailOpen: true} // return the valid calls and report the dropped ones
+	sel, _ := selector.New(scripted{selector.DefaultModel: `{"calls":[{"tool":"reset_password","args":{}}]}`}, &cfg)
+	res, err := sel.Select(context.Background(), selector.Request{
+		Task: selector.Task{Description: "Reset bob's password"}, Registry: reg,
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, d := range res.Dropped {
+		fmt.Println(d.Reason, d.Rule)
+		fmt.Println(d.Message)
+	}
+	// Output:
+	// not_offered role
+	// tool "reset_password" was not offered: it is for the roles [admin], and the caller holds none of them
+}
+

@@ -166,6 +166,7 @@ type Session struct {
 	user   string // the user prompt, before any search note
 
 	eligible []*registry.Entry
+	rule     registry.Eligibility // the request's caller, which decided eligible
 	// rank ranks the eligible tools for a query (the offer's and each
 	// search's); nil when the offer is every eligible tool.
 	rank   func(ctx context.Context, query string) ([]*registry.Entry, error)
@@ -240,7 +241,8 @@ func (s *ToolSelector) Begin(ctx context.Context, req Request) (*Session, error)
 	ss.feedback, ss.feedbackQuery = s.feedback, feedbackQuery(&req)
 
 	all := req.Registry.Entries()
-	eligible, excluded := req.Eligibility().Filter(all)
+	ss.rule = req.Eligibility()
+	eligible, excluded := ss.rule.Filter(all)
 	ss.eligible = eligible
 	if len(eligible) == 0 {
 		ss.cur = &offer{}
@@ -450,7 +452,7 @@ func (ss *Session) advance() {
 		return
 	}
 	ss.pending = nil
-	ss.finish(&Result{}, &SelectionError{Attempts: ss.attempts})
+	ss.finish(&Result{}, &SelectionError{Kind: EmptyFailClosed, Attempts: ss.attempts})
 }
 
 // warnTemperature says so when the dialect does not send the temperature
@@ -945,8 +947,9 @@ func (ss *Session) check(raw []rawCall) (valid []ToolCall, rejected []DroppedCal
 				// A provider-mapped name used in JSON mode still resolves to an offered tool.
 				e = known
 			case exists:
-				rejected = append(rejected, DroppedCall{Tool: c.Tool, Args: c.Args, Reason: DropNotOffered,
-					Message: fmt.Sprintf("tool %q was not offered (unsafe, not allowed for the caller's roles, lacking a required capability, or filtered out)", known.Name())})
+				why, msg := ss.notOffered(known)
+				rejected = append(rejected, DroppedCall{Tool: c.Tool, Args: c.Args, Reason: DropNotOffered, Rule: why,
+					Message: fmt.Sprintf("tool %q was not offered: %s", known.Name(), msg)})
 				continue
 			default:
 				rejected = append(rejected, DroppedCall{Tool: c.Tool, Args: c.Args, Reason: DropUnknownTool,
@@ -963,6 +966,27 @@ func (ss *Session) check(raw []rawCall) (valid []ToolCall, rejected []DroppedCal
 		valid = append(valid, ToolCall{Tool: e.Name(), Args: checked, Reasoning: c.Reasoning})
 	}
 	return valid, rejected
+}
+
+// notOffered says the one reason a registered tool was not in the offer:
+// the caller's eligibility rule (unsafe, role, capability) or, for an
+// eligible tool, that the offer was narrowed for the task.
+func (ss *Session) notOffered(e *registry.Entry) (string, string) {
+	t := e.Def()
+	switch why := ss.rule.Check(t); why {
+	case registry.IneligibleUnsafe:
+		return string(why), "it is marked unsafe and the request does not allow unsafe tools"
+	case registry.IneligibleRole:
+		return string(why), fmt.Sprintf("it is for the roles %v, and the caller holds none of them", t.Roles)
+	case registry.IneligibleCapability:
+		for _, c := range ss.rule.Capabilities {
+			if !t.HasCapability(c) {
+				return string(why), fmt.Sprintf("it does not declare the capability %q the request requires", c)
+			}
+		}
+		return string(why), "it lacks a capability the request requires"
+	}
+	return NotInOffer, fmt.Sprintf("the caller may use it, but only %d of the %d eligible tools were offered for this task and it was not among them", len(ss.cur.names), len(ss.eligible))
 }
 
 // echoable makes rejected calls safe to report in attempts, results and

@@ -30,9 +30,10 @@ var publicPackages = append(libraryPackages[:len(libraryPackages):len(libraryPac
 // a ratchet: lower it whenever a change removes entries; raise it only where
 // a cut made the code write something twice.
 // It was 170 for the seven library packages; the fake model (modeltest, 6
-// entries), the SDK set-up (otelsetup, 2) and typed tools (registry.SchemaFor,
-// executor.AddTool) raise it by what they add.
-const apiBudget = 180
+// entries), the SDK set-up (otelsetup, 2), typed tools (registry.SchemaFor,
+// executor.AddTool), refusal rules as data (executor.Rule and its constants)
+// and selector.NotInOffer raise it by what they add.
+const apiBudget = 183
 
 // docPackage reads the package in dir (its non-test files) as go doc does.
 func docPackage(t *testing.T, dir string) *doc.Package {
