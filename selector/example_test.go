@@ -189,4 +189,3 @@ func ExampleDroppedCall() {
 	// not_offered role
 	// tool "reset_password" was not offered: it is for the roles [admin], and the caller holds none of them
 }
-
