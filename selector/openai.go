@@ -74,6 +74,32 @@ func NewOpenAIClient(config *Config, httpClient *http.Client) (ChatClient, error
 	return &openAIClient{client: openai.NewClientWithConfig(oc), doer: doer, apiKey: cfg.APIKey}, nil
 }
 
+// unserved says, for a model this configuration sends to api.openai.com
+// (the endpoint an empty base URL means) that api.openai.com does not serve,
+// what is wrong and the two settings that fix it; "" when nothing is known
+// to be wrong. The default model (GLM) with no base URL is such a pair: the
+// selector warns when it is made (Config.Logger) and adds these words to
+// each attempt the server refuses. It is a warning, not an error: the
+// defaults must construct (bindings read them from ConfigSchema), and a
+// caller's own client (OwnClient) sends its requests where it likes.
+func (c Config) unserved(model string) string {
+	if c.OwnClient || !strings.HasPrefix(strings.ToLower(strings.TrimSpace(model)), "glm-") {
+		return ""
+	}
+	if base := strings.TrimSpace(c.BaseURL); base != "" {
+		u, err := url.Parse(base)
+		if err != nil || !strings.EqualFold(u.Hostname(), "api.openai.com") {
+			return ""
+		}
+	}
+	where := "unset, which means api.openai.com"
+	if strings.TrimSpace(c.BaseURL) != "" {
+		where = fmt.Sprintf("%q", c.BaseURL)
+	}
+	return fmt.Sprintf("the model %q is a Zhipu GLM model, which api.openai.com does not serve, and the base URL (%s or %s) is %s: set the base URL of a server that serves it (https://api.z.ai/api/paas/v4, https://open.bigmodel.cn/api/paas/v4, or your own), or set the model (%s / %s) to one the server has",
+		model, EnvBaseURL, EnvOpenAIBaseURL, where, EnvModel, EnvFallbackModel)
+}
+
 // azureDeployment is Azure OpenAI's classic deployment URL taken apart:
 // https://RES.openai.azure.com/openai/deployments/NAME?api-version=V.
 type azureDeployment struct {

@@ -611,6 +611,9 @@ func (ss *Session) Feed(ctx context.Context, resp ChatResponse, err error) Actio
 	}
 	if err != nil {
 		a.Kind, a.Message = classify(err)
+		if why := ss.cfg.unserved(req.Model); why != "" && a.Kind == KindHTTPStatus {
+			a.Message += " (" + why + ")"
+		}
 		return ss.fail(a)
 	}
 	raw, search, perr := ss.readReply(resp)
