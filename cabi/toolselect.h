@@ -259,8 +259,10 @@ int toolselect_selector_close(uint64_t selector, char **out);
 /* Record feedback by hand in the selector's "feedback" store:
  *   {"query":"...","tools":["name",...]}   ("remove":true withdraws the pair)
  * It is appended to the store and learned at once (with what other processes
- * appended). Result: {"pairs":N,"tools":N,"unknown":N,"evicted":N}. A selector
- * without a store, an empty query or no tools is TS_ERR_ARGUMENT. */
+ * appended). Result: {"pairs":N,"tools":N,"unknown":N,"evicted":N}, and for a
+ * removal "withdrawn":N, the pairs it matched. A selector without a store, an
+ * empty query, no tools, or a removal that matches no learned pair is
+ * TS_ERR_ARGUMENT. */
 int toolselect_selector_add_feedback(uint64_t selector, const char *feedback_json, char **out);
 
 /* ---- sans-I/O sessions: bring your own LLM client ------------------------ */

@@ -382,6 +382,25 @@ func (v *fbView) docFreq(term string, p []fbPosting) int {
 // holds must not outweigh every shared word.
 func idfOf(n float64, df int) float64 { return math.Log(1 + (n+1)/(float64(df)+1)) }
 
+// Holds returns how many of the pairs (query, tool) f holds: learned and not
+// since removed or pushed out by the per-tool cap. The query is matched
+// exactly, as Remove matches it.
+func (f *Feedback) Holds(query string, tools ...string) int {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	task := f.tasks[query]
+	if task == nil {
+		return 0
+	}
+	n := 0
+	for _, t := range slices.Compact(slices.Sorted(slices.Values(tools))) {
+		if slices.Contains(task.tools, t) {
+			n++
+		}
+	}
+	return n
+}
+
 // Remove forgets that query needed each of tools (an executor outcome
 // withdrew the selection). It returns how many pairs it forgot.
 func (f *Feedback) Remove(query string, tools ...string) (int, error) {

@@ -59,6 +59,11 @@ type Result struct {
 	// FeedbackError says why recording the selection as feedback failed
 	// (Config.Recorder); the calls stand.
 	FeedbackError string `json:"feedback_error,omitempty"`
+	// FeedbackQuery is the text a selection with calls is learned under (the
+	// task description and its sub-tasks, one per line, or the query): the
+	// value to withdraw it with (ToolSelector.Withdraw takes the Result
+	// itself). "" when no call was returned.
+	FeedbackQuery string `json:"feedback_query,omitempty"`
 }
 
 type chatJSON struct {

@@ -44,9 +44,15 @@ func (e *LineError) Error() string {
 // Unwrap returns the cause.
 func (e *LineError) Unwrap() error { return e.Err }
 
-// ErrMalformed is matched by a LineError whose record does not parse or is
-// not a valid feedback pair.
-var ErrMalformed = errors.New("malformed feedback record")
+// Sentinel errors.
+var (
+	// ErrMalformed is matched by a LineError whose record does not parse or
+	// is not a valid feedback pair.
+	ErrMalformed = errors.New("malformed feedback record")
+	// ErrNotRecorded is matched by a withdrawal that matches no learned
+	// pair (Learner.Withdraw): nothing was recorded under that text.
+	ErrNotRecorded = errors.New("nothing recorded to withdraw")
+)
 
 // parseRecord decodes and checks one stored record: a JSON object with
 // exactly the keys of Record, a non-empty query and at least one tool name.

@@ -88,8 +88,19 @@ func TestFileStoreRecordsAndReloads(t *testing.T) {
 		t.Errorf("reloaded: %q first", got)
 	}
 	// A withdrawal is appended and forgets the pair, here and on reload.
-	if err := l2.Withdraw(ctx, learned, []string{"get_forecast"}); err != nil {
-		t.Fatal(err)
+	if n, err := l2.Withdraw(ctx, learned, []string{"get_forecast"}); err != nil || n != 1 {
+		t.Fatalf("Withdraw = %d, %v; want 1 pair matched", n, err)
+	}
+	// Withdrawing again, or under another text, matches nothing: an error
+	// the caller sees, and nothing is written.
+	before, _ := os.ReadFile(path)
+	for _, q := range []string{learned, learned + " please"} {
+		if n, err := l2.Withdraw(ctx, q, []string{"get_forecast"}); !errors.Is(err, ErrNotRecorded) || n != 0 {
+			t.Errorf("Withdraw(%q) of nothing recorded = %d, %v; want ErrNotRecorded", q, n, err)
+		}
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Errorf("a withdrawal that matched nothing wrote to the store")
 	}
 	if st := l2.Feedback().Stats(); st.Pairs != 0 {
 		t.Errorf("after Withdraw: %+v", st)

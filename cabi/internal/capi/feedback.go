@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/rank/feedbackstore"
 	"github.com/toolselect/toolselect/selector"
 )
@@ -93,13 +94,17 @@ func SelectorAddFeedback(sel uint64, recJSON []byte, present bool) Result {
 	if r := Strict("feedback_json", recJSON, true, &rec); r != nil {
 		return *r
 	}
-	var err error
 	if rec.Remove {
-		err = l.Withdraw(context.Background(), rec.Query, rec.Tools)
-	} else {
-		err = l.Record(context.Background(), rec.Query, rec.Tools)
+		n, err := l.Withdraw(context.Background(), rec.Query, rec.Tools)
+		if err != nil {
+			return Fail(ErrArgument, "feedback_json: %v", err)
+		}
+		return Ok(struct {
+			rank.FeedbackStats
+			Withdrawn int `json:"withdrawn"`
+		}{l.Feedback().Stats(), n})
 	}
-	if err != nil {
+	if err := l.Record(context.Background(), rec.Query, rec.Tools); err != nil {
 		return Fail(ErrArgument, "feedback_json: %v", err)
 	}
 	return Ok(l.Feedback().Stats())
