@@ -86,4 +86,3 @@ func (s *ToolSelector) Withdraw(ctx context.Context, res *Result, tools ...strin
 	}
 	return w.Withdraw(ctx, res.FeedbackQuery, tools)
 }
-
