@@ -60,7 +60,7 @@ type CallError struct {
 	// Rule names the sentinel Err wraps, as data ("" for a canceled call).
 	Rule Rule
 	// Hint says what would let the call run, in the words of the front door
-	// that refused it (Options.Hint; Go's by default), or "".
+	// that refused it ([Options.Hint]; Go's by default), or "".
 	Hint string
 }
 
@@ -88,7 +88,7 @@ func (e *CallError) Unwrap() error { return e.Err }
 // capabilities, no-schema modes): err is the sentinel it matches
 // ([ErrUnsafe], [ErrRoleDenied], ...) and reason says what about the tool
 // broke the rule. How to let it run is the CallError's Hint, worded by the
-// front door (Options.Hint); a front door with names of its own reaches the
+// front door ([Options.Hint]); a front door with names of its own reaches the
 // bare reason through errors.As with an interface{ PolicyReason() string }.
 type policyRefusal struct {
 	err    error
@@ -122,7 +122,7 @@ func (e *Executor) invalid(c *Call, tool string, err error) *CallError {
 }
 
 // worded sets the error's Rule, from the sentinel it wraps, and the Hint
-// this executor's front door gives for it (Options.Hint, else Go's words).
+// this executor's front door gives for it ([Options.Hint], else Go's words).
 func (e *Executor) worded(ce *CallError) *CallError {
 	for _, r := range rules {
 		if errors.Is(ce.Err, r.err) {
@@ -139,7 +139,7 @@ func (e *Executor) worded(ce *CallError) *CallError {
 }
 
 // Rule names the rule a call broke: the refusal or invalidity a *CallError
-// carries as data (CallError.Rule), so that each front door (a Go program,
+// carries as data ([CallError.Rule]), so that each front door (a Go program,
 // the MCP proxy, the C library and Python) words it in its own names.
 type Rule string
 

@@ -62,10 +62,10 @@ type Options struct {
 	// for a human) and must return when ctx ends, with ctx.Err() or an error
 	// wrapping it.
 	Approver func(ctx context.Context, req ApprovalRequest) (Approval, error)
-	// Hint words what would let a refused call run, for CallError.Hint and
+	// Hint words what would let a refused call run, for [CallError.Hint] and
 	// its message, in the names of the program's own front door (a flag, a
 	// keyword argument); "" says nothing. nil: Go's words ("set
-	// Options.AllowUnsafe ..."). The MCP proxy names its flags here.
+	// [Options.AllowUnsafe] ..."). The MCP proxy names its flags here.
 	Hint func(rule Rule) string
 	// Timeout bounds each tool run (0: 30 s; negative: none).
 	Timeout time.Duration

@@ -6,10 +6,10 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-// Hidden returns the tools the caller's filters (Options.Caller and its
+// Hidden returns the tools the caller's filters ([Options.Caller] and its
 // shorthands: unsafe tools, roles, capabilities) kept out of picks, the
 // picks Rank returned for the same input and opts, that would otherwise
-// have been among them: each with Pick.Hidden saying why (the reason
+// have been among them: each with [Pick.Hidden] saying why (the reason
 // registry.Eligibility.Check gives), in the order an unfiltered ranking
 // puts them. A caller who forgot a role sees here what it cost. With nothing
 // filtered out of the catalog it ranks nothing again and returns nil.

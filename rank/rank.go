@@ -43,7 +43,7 @@ type Options struct {
 	// keeps every tool with a score above zero.
 	MinScore float64
 	// Caller is who ranks: the same value the selector's Request.Caller and
-	// the executor's Options.Caller take. AllowUnsafe, Roles and
+	// the executor's [Options.Caller] take. AllowUnsafe, Roles and
 	// Capabilities below are shorthands for its fields and add to it.
 	Caller registry.Eligibility
 	// AllowUnsafe lets tools marked safe=false be ranked.
@@ -157,7 +157,7 @@ type Pick struct {
 	Reason     string          `json:"reason"`
 	Provenance Provenance      `json:"provenance"`
 	Entry      *registry.Entry `json:"-"`
-	// Hidden is set only on the picks Ranker.Hidden returns: why the
+	// Hidden is set only on the picks [Ranker.Hidden] returns: why the
 	// caller's filters kept the tool out.
 	Hidden registry.Ineligible `json:"hidden,omitempty"`
 }
