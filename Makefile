@@ -32,7 +32,7 @@ vet:
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	@if ! command -v mypy >/dev/null; then echo "vet: mypy skipped: not installed (apt-get install -y mypy; make test installs it when run as root)"; else \
-	  set -x; mypy --python-version 3.9 --ignore-missing-imports --no-error-summary python/toolselect && \
+	  set -x; mypy --config-file python/pyproject.toml --no-error-summary python/toolselect && \
 	  mypy --strict --python-version 3.9 --follow-imports=silent --no-error-summary python/tests/typing_usage.py; fi
 
 test-go:
@@ -94,7 +94,7 @@ test-cgocheck2:
 	GOEXPERIMENT=cgocheck2 $(GO) build -buildmode=c-shared -o .cache/cgocheck2/libtoolselect.so ./cabi
 	cd python && TOOLSELECT_LIBRARY=$(CURDIR)/.cache/cgocheck2/libtoolselect.so TOOLSELECT_SKIP_WHEEL_TEST=1 $(PYTHON) -m unittest discover -s tests -t .
 
-# The long versions of the hardening suite (issue 6): the fault table through Go
+# The long versions of the hardening suite: the fault table through Go
 # and Python, 1,000 concurrent selections with and without the race detector,
 # 10 minutes per fuzz target, the 100k round-trip leak check. Takes about two hours.
 RELIABILITY_FUZZ_SECONDS ?= 600

@@ -2,7 +2,7 @@
 """Whole-process cost of loading feedback: `toolselect eval` on the same
 catalog and queries, without and with --feedback FILE of N lines, run
 alternately in one session; prints the median wall and CPU (user+sys) time
-of each and the ratios (the issue's target: under 2x with 10,000 lines).
+of each and the ratios (the target: under 2x with 10,000 lines).
 On a shared machine the CPU ratio is the steadier one. (The evaluated
 queries are among the learned ones, so quality here means nothing.)
 

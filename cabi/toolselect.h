@@ -148,7 +148,9 @@ int toolselect_registry_view(uint64_t registry, const char *format, char **out);
  * Result (TS_OK whether or not the arguments are valid):
  *   {"valid":true|false,"tool":"canonical name","validated":bool,
  *    "violations":[{"pointer":"/a","rule":"type","message":"..."}],"message":"..."}
- * Malformed JSON in args_json is a violation (rule "json"), not an error.
+ * Malformed JSON in args_json is a violation (rule "json"), not an error;
+ * so is a key given twice in one object (rule "duplicateKey", the pointer
+ * naming it), which parsers would read differently.
  * "validated" is false for a tool registered without a schema.
  * TS_ERR_NOT_FOUND for an unknown tool. */
 int toolselect_registry_validate(uint64_t registry, const char *tool, const char *args_json, char **out);
@@ -158,12 +160,14 @@ int toolselect_registry_validate(uint64_t registry, const char *tool, const char
  * policy_json (NULL: the defaults): {"allow_unsafe":false,"roles":[...],
  * "capabilities":[...],"approver":false}. Result, TS_OK either way:
  * {"allowed":true,"tool":CANONICAL,"args":{...},"policy":"schema","validated":true,
- *  "approval_required":false} — run it (asking the approver first when
+ *  "approval_required":false} — run it with these args (the validated value
+ * written again, never call_json's bytes; asking the approver first when
  * approval_required), and write the audit record; or {"allowed":false,"tool",
  * "outcome":"refused"|"invalid","rule":"unsafe"|"role"|"capability"|
  * "no_schema_read_only"|"approval_required"|"unknown_tool"|"invalid_args",
  * "message","violations":[...],"audit":{record}} — do not run it.
- * TS_ERR_ARGUMENT for malformed JSON or an unknown policy key. */
+ * TS_ERR_ARGUMENT for malformed JSON, or a key of call_json or policy_json
+ * that is unknown, in another case than written here, or given twice. */
 int toolselect_registry_authorize(uint64_t registry, const char *call_json, const char *policy_json, char **out);
 
 /* Release a registry handle. Result: {}. */
@@ -193,7 +197,8 @@ int toolselect_config_schema(char **out);
  * the offer budget's ranking and "top_k"), "provider" (the provider dialect:
  * "auto", the default, decides from base_url's host, then the model name;
  * or "generic", "openai", "deepseek", "zai", "qwen", "vllm", "ollama",
- * "lmstudio", "llamacpp", "openrouter", "mistral", "moonshot"; any case),
+ * "lmstudio", "llamacpp", "openrouter", "mistral", "moonshot", "gemini", "azure",
+ * "anthropic"; any case),
  * "reasoning" ("off", the default: each dialect's lowest setting; "low",
  * "medium", "high"; "provider": send no reasoning control), "max_tokens"
  * (0-1000000; 0, the default, is the dialect's default limit: none for the
@@ -254,8 +259,10 @@ int toolselect_selector_close(uint64_t selector, char **out);
 /* Record feedback by hand in the selector's "feedback" store:
  *   {"query":"...","tools":["name",...]}   ("remove":true withdraws the pair)
  * It is appended to the store and learned at once (with what other processes
- * appended). Result: {"pairs":N,"tools":N,"unknown":N,"evicted":N}. A selector
- * without a store, an empty query or no tools is TS_ERR_ARGUMENT. */
+ * appended). Result: {"pairs":N,"tools":N,"unknown":N,"evicted":N}, and for a
+ * removal "withdrawn":N, the pairs it matched. A selector without a store, an
+ * empty query, no tools, or a removal that matches no learned pair is
+ * TS_ERR_ARGUMENT. */
 int toolselect_selector_add_feedback(uint64_t selector, const char *feedback_json, char **out);
 
 /* ---- sans-I/O sessions: bring your own LLM client ------------------------ */
@@ -301,6 +308,9 @@ int toolselect_session_begin(uint64_t selector, uint64_t registry, const char *r
  * string or a list of parts, reasoning fields, arguments as a string or an
  * object, an "error" in the body), or the failure to get one:
  *   {"error":{"kind":"transport|timeout|http_status|empty_choices|...","message":"...","status_code":429}}
+ * an http_status failure may add "body" (the error body the client kept, as
+ * JSON or text), "retry_after" (its Retry-After header) and "source" (what
+ * raised it, put before the message).
  * Result: the next action, {"action":"chat",...} (e.g. the fallback model) or
  * {"action":"done", ...the selection result...}. Feeding a session that is
  * done is TS_ERR_ARGUMENT. Close the session when done. */

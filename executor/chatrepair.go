@@ -12,7 +12,7 @@ import (
 	"github.com/toolselect/toolselect/selector"
 )
 
-// ChatRepairer repairs arguments (Options.Repairer = its RepairArgs) by asking a chat model, through the selector's
+// ChatRepairer repairs arguments ([Options.Repairer] = its RepairArgs) by asking a chat model, through the selector's
 // ChatClient, to correct invalid arguments. It shows the model the tool's
 // description and schema, the arguments and every violation, and expects
 // {"args": {...}} back (JSON mode, optionally in a Markdown fence):

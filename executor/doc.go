@@ -14,7 +14,7 @@
 //
 // A tool's own failure (its error, a panic, a timeout) is a Result with
 // IsError set; a call that was refused or invalid is a *CallError. Every call
-// produces exactly one audit Record, delivered to Options.Audit.
+// produces exactly one audit Record, delivered to [Options.Audit].
 //
 // Policy, in the order it is applied:
 //

@@ -24,7 +24,7 @@ var (
 	ErrUnsafe = errors.New("unsafe tool not allowed")
 	// ErrRoleDenied: the tool lists roles and the caller holds none of them.
 	ErrRoleDenied = errors.New("caller holds none of the tool's roles")
-	// ErrCapability: the tool does not declare a capability the caller requires (Options.Capabilities).
+	// ErrCapability: the tool does not declare a capability the caller requires ([Options.Capabilities]).
 	ErrCapability = errors.New("tool lacks a capability the caller requires")
 	// ErrNotReadOnly: a schema-less tool in read-only mode does not declare the readOnly capability.
 	ErrNotReadOnly = errors.New("schema-less read-only tool is not declared readOnly")
@@ -32,7 +32,7 @@ var (
 	ErrApprovalRequired = errors.New("human approval required but no approver is configured")
 	// ErrApprovalDenied: the approver said no.
 	ErrApprovalDenied = errors.New("approval denied")
-	// ErrNoSelector: Resolve on an executor built without Options.Select.
+	// ErrNoSelector: Resolve on an executor built without [Options.Select].
 	ErrNoSelector = errors.New("no selector configured (set Options.Select)")
 	// ErrRepairDeclined: the ChatRepairer's model answered {"args": null}
 	// (a CallError's RepairErr).
@@ -57,12 +57,20 @@ type CallError struct {
 	RepairErr error
 	// Err is the cause; it wraps one of the sentinels.
 	Err error
+	// Rule names the sentinel Err wraps, as data ("" for a canceled call).
+	Rule Rule
+	// Hint says what would let the call run, in the words of the front door
+	// that refused it ([Options.Hint]; Go's by default), or "".
+	Hint string
 }
 
 // Error says which call failed, how, and why.
 func (e *CallError) Error() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "call of tool %q %s: %v", e.Tool, e.Outcome, e.Err)
+	if e.Hint != "" {
+		fmt.Fprintf(&sb, " (%s)", e.Hint)
+	}
 	if e.RepairAttempted {
 		sb.WriteString(" (after one repair attempt")
 		if e.RepairErr != nil {
@@ -78,45 +86,95 @@ func (e *CallError) Unwrap() error { return e.Err }
 
 // policyRefusal is a refusal by the static policy (unsafe, roles,
 // capabilities, no-schema modes): err is the sentinel it matches
-// ([ErrUnsafe], [ErrRoleDenied], ...), reason says what about the tool broke
-// the rule, and hint, if any, how to let it run in this package's names
-// ([Options.AllowUnsafe]). A front door with names of its own (the C ABI's
-// callers, Python's keywords) reaches the reason through errors.As with an
-// interface{ PolicyReason() string } and words its own hint from the sentinel.
+// ([ErrUnsafe], [ErrRoleDenied], ...) and reason says what about the tool
+// broke the rule. How to let it run is the CallError's Hint, worded by the
+// front door ([Options.Hint]); a front door with names of its own reaches the
+// bare reason through errors.As with an interface{ PolicyReason() string }.
 type policyRefusal struct {
 	err    error
 	reason string
-	hint   string
 }
 
-// Error is the sentinel's text, the reason and the hint in parentheses.
-func (r *policyRefusal) Error() string {
-	s := r.err.Error() + ": " + r.reason
-	if r.hint != "" {
-		s += " (" + r.hint + ")"
-	}
-	return s
-}
+// Error is the sentinel's text and the reason.
+func (r *policyRefusal) Error() string { return r.err.Error() + ": " + r.reason }
 
 // Unwrap returns the sentinel.
 func (r *policyRefusal) Unwrap() error { return r.err }
 
-// PolicyReason is the reason without the hint.
+// PolicyReason is the reason, without any hint.
 func (r *policyRefusal) PolicyReason() string { return r.reason }
 
-func refusal(err error, hint, format string, args ...any) *policyRefusal {
-	return &policyRefusal{err: err, reason: fmt.Sprintf(format, args...), hint: hint}
+func refusal(err error, format string, args ...any) *policyRefusal {
+	return &policyRefusal{err: err, reason: fmt.Sprintf(format, args...)}
 }
 
-func refused(c *Call, tool string, err error) *CallError {
-	return &CallError{ID: c.ID, Tool: tool, Outcome: OutcomeRefused, Err: err}
+func (e *Executor) refused(c *Call, tool string, err error) *CallError {
+	return e.worded(&CallError{ID: c.ID, Tool: tool, Outcome: OutcomeRefused, Err: err})
 }
 
-func invalid(c *Call, tool string, err error) *CallError {
+func (e *Executor) invalid(c *Call, tool string, err error) *CallError {
 	ce := &CallError{ID: c.ID, Tool: tool, Outcome: OutcomeInvalid, Err: err}
 	var ve *registry.ValidationError
 	if errors.As(err, &ve) {
 		ce.Violations = ve.Violations
 	}
+	return e.worded(ce)
+}
+
+// worded sets the error's Rule, from the sentinel it wraps, and the Hint
+// this executor's front door gives for it ([Options.Hint], else Go's words).
+func (e *Executor) worded(ce *CallError) *CallError {
+	for _, r := range rules {
+		if errors.Is(ce.Err, r.err) {
+			ce.Rule = r.rule
+			break
+		}
+	}
+	if e.opts.Hint != nil {
+		ce.Hint = e.opts.Hint(ce.Rule)
+	} else {
+		ce.Hint = goHints[ce.Rule]
+	}
 	return ce
+}
+
+// Rule names the rule a call broke: the refusal or invalidity a *CallError
+// carries as data ([CallError.Rule]), so that each front door (a Go program,
+// the MCP proxy, the C library and Python) words it in its own names.
+type Rule string
+
+// The rules, one per sentinel error.
+const (
+	RuleUnknownTool      Rule = "unknown_tool"        // ErrUnknownTool
+	RuleInvalidArgs      Rule = "invalid_args"        // ErrInvalidArgs
+	RuleNoHandler        Rule = "no_handler"          // ErrNoHandler
+	RuleUnsafe           Rule = "unsafe"              // ErrUnsafe
+	RuleRole             Rule = "role"                // ErrRoleDenied
+	RuleCapability       Rule = "capability"          // ErrCapability
+	RuleNoSchemaReadOnly Rule = "no_schema_read_only" // ErrNotReadOnly
+	RuleApprovalRequired Rule = "approval_required"   // ErrApprovalRequired
+	RuleApprovalDenied   Rule = "approval_denied"     // ErrApprovalDenied
+)
+
+// rules maps each sentinel to its rule.
+var rules = []struct {
+	err  error
+	rule Rule
+}{
+	{ErrUnknownTool, RuleUnknownTool},
+	{ErrInvalidArgs, RuleInvalidArgs},
+	{ErrNoHandler, RuleNoHandler},
+	{ErrUnsafe, RuleUnsafe},
+	{ErrRoleDenied, RuleRole},
+	{ErrCapability, RuleCapability},
+	{ErrNotReadOnly, RuleNoSchemaReadOnly},
+	{ErrApprovalRequired, RuleApprovalRequired},
+	{ErrApprovalDenied, RuleApprovalDenied},
+}
+
+// goHints are the Go program's words: what to set for a refused call to run.
+var goHints = map[Rule]string{
+	RuleUnsafe:           "set Options.AllowUnsafe to run it",
+	RuleRole:             "give the caller one of them in Options.Caller.Roles (or Options.Roles)",
+	RuleApprovalRequired: "set Options.Approver to ask for approval",
 }

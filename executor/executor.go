@@ -16,8 +16,8 @@ import (
 	"github.com/toolselect/toolselect/selector"
 )
 
-// defaultTimeout bounds one tool run when neither Options.Timeout nor
-// Options.ToolTimeouts says otherwise.
+// defaultTimeout bounds one tool run when neither [Options.Timeout] nor
+// [Options.ToolTimeouts] says otherwise.
 const defaultTimeout = 30 * time.Second
 
 // Handler runs a tool. args is a JSON object that has passed the tool's schema.
@@ -37,12 +37,19 @@ type Constructor func(args json.RawMessage) (run func(ctx context.Context) (any,
 type binding struct {
 	handler     Handler
 	constructor Constructor
+	// typed decodes the checked arguments into a handler's input
+	// type and returns the runner (AddTool).
+	typed func(entry *registry.Entry, args json.RawMessage) (func(ctx context.Context) (any, error), error)
 }
 
 // Options configures an Executor. A nil *Options means defaults: no unsafe
 // tools, no roles, no approver, a 30 s timeout, no audit sink, no repair,
 // no selector.
 type Options struct {
+	// Caller is who runs the calls: the same value rank.Options.Caller and
+	// selector.Request.Caller take. AllowUnsafe, Roles and Capabilities below
+	// are shorthands for its fields and add to it.
+	Caller registry.Eligibility
 	// AllowUnsafe lets tools marked safe: false run.
 	AllowUnsafe bool
 	// Roles are the caller's roles; a tool that lists roles runs only for a caller holding one.
@@ -55,6 +62,11 @@ type Options struct {
 	// for a human) and must return when ctx ends, with ctx.Err() or an error
 	// wrapping it.
 	Approver func(ctx context.Context, req ApprovalRequest) (Approval, error)
+	// Hint words what would let a refused call run, for [CallError.Hint] and
+	// its message, in the names of the program's own front door (a flag, a
+	// keyword argument); "" says nothing. nil: Go's words ("set
+	// [Options.AllowUnsafe] ..."). The MCP proxy names its flags here.
+	Hint func(rule Rule) string
 	// Timeout bounds each tool run (0: 30 s; negative: none).
 	Timeout time.Duration
 	// ToolTimeouts overrides Timeout for the tools it names (canonical
@@ -63,7 +75,7 @@ type Options struct {
 	ToolTimeouts map[string]time.Duration
 	// Audit receives one Record per call; nil discards them. It must be safe
 	// for concurrent use and not block for long (it runs on the call's path).
-	// SlogSink.Audit logs them.
+	// [SlogSink.Audit] logs them.
 	Audit func(ctx context.Context, r Record)
 	// Repairer proposes corrected arguments for an invalid call. The
 	// executor asks it at most once per call and validates its answer again
@@ -99,8 +111,11 @@ func New(reg *registry.Registry, opts *Options) *Executor {
 	e := &Executor{reg: reg, bindings: map[string]*binding{}}
 	if opts != nil {
 		e.opts = *opts
-		e.opts.Roles = append([]string(nil), opts.Roles...)
-		e.opts.Capabilities = append([]string(nil), opts.Capabilities...)
+		// The caller is read once, into the shorthand fields the policy reads.
+		el := opts.Caller.With(registry.Eligibility{AllowUnsafe: opts.AllowUnsafe, Roles: opts.Roles, Capabilities: opts.Capabilities})
+		e.opts.Caller, e.opts.AllowUnsafe = registry.Eligibility{}, el.AllowUnsafe
+		e.opts.Roles = append([]string(nil), el.Roles...)
+		e.opts.Capabilities = append([]string(nil), el.Capabilities...)
 		e.opts.ToolTimeouts = maps.Clone(opts.ToolTimeouts)
 	}
 	if e.opts.Timeout == 0 {
@@ -139,6 +154,36 @@ func (e *Executor) Register(t registry.Tool, h Handler) error {
 		return err
 	}
 	return e.bind(t.Name, &binding{handler: h})
+}
+
+// AddTool registers t in e's registry and binds h to it, as one step, with
+// the arguments typed: when t has no Parameters its schema is inferred from
+// In by [registry.SchemaFor] (struct tags give descriptions, required and
+// enums); a schema given in t is kept as written. Each call's arguments are
+// validated, then the value validated is decoded into an In for h (a value
+// In cannot hold is invalid arguments, with rule "decode"). h's Out is the
+// call's result and its error the tool's own failure, as for a [Handler].
+func AddTool[In, Out any](e *Executor, t registry.Tool, h func(ctx context.Context, in In) (Out, error)) error {
+	if h == nil {
+		return errors.New("AddTool: nil handler")
+	}
+	if !t.HasSchema() {
+		schema, err := registry.SchemaFor[In]()
+		if err != nil {
+			return fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+		t.Parameters = schema
+	}
+	if err := e.reg.Register(t); err != nil {
+		return err
+	}
+	return e.bind(t.Name, &binding{typed: func(entry *registry.Entry, args json.RawMessage) (func(ctx context.Context) (any, error), error) {
+		var in In
+		if err := entry.DecodeArgs(args, &in); err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) (any, error) { return h(ctx, in) }, nil
+	}})
 }
 
 func (e *Executor) bind(name string, b *binding) error {
@@ -257,69 +302,80 @@ func (e *Executor) hydrate(ctx context.Context, c *Call) (*Invocation, Record, e
 	rec := Record{ID: c.ID, Tool: c.Tool, Args: compactArgs(args)}
 	entry, ok := e.reg.Lookup(c.Tool)
 	if !ok {
-		return nil, rec, invalid(c, c.Tool, fmt.Errorf("%w %q", registry.ErrUnknownTool, c.Tool))
+		return nil, rec, e.invalid(c, c.Tool, fmt.Errorf("%w %q", registry.ErrUnknownTool, c.Tool))
 	}
 	name := entry.Name()
 	rec.Tool = name
 	b := e.binding(name)
 	if b == nil {
-		return nil, rec, refused(c, name, fmt.Errorf("%w %q", ErrNoHandler, name))
+		return nil, rec, e.refused(c, name, fmt.Errorf("%w %q", ErrNoHandler, name))
 	}
 	policy, err := e.checkStatic(entry)
 	rec.Policy = policy
 	if err != nil {
-		return nil, rec, refused(c, name, err)
+		return nil, rec, e.refused(c, name, err)
 	}
 	inv := &Invocation{ID: c.ID, Tool: name, Validated: entry.Validated(), entry: entry, binding: b, policy: policy}
 	rec.Validated = inv.Validated // from here on the schema, if any, is checked
-	runner, err := instantiate(entry, b, args)
+	runner, checked, err := instantiate(entry, b, args)
 	if err != nil && e.opts.Repairer != nil {
 		fixed, rerr := e.repair(ctx, entry, args, err)
 		if rerr != nil {
-			ce := invalid(c, name, err)
+			ce := e.invalid(c, name, err)
 			ce.RepairAttempted, ce.RepairErr = true, rerr
 			return nil, rec, ce
 		}
 		inv.OriginalArgs, inv.Repaired = rec.Args, true
 		args = fixed
 		rec.Args, rec.OriginalArgs, rec.Repaired = compactArgs(args), inv.OriginalArgs, true
-		runner, err = instantiate(entry, b, args)
+		runner, checked, err = instantiate(entry, b, args)
 		if err != nil {
-			ce := invalid(c, name, err)
+			ce := e.invalid(c, name, err)
 			ce.RepairAttempted = true
 			return nil, rec, ce
 		}
 	}
 	if err != nil {
-		return nil, rec, invalid(c, name, err)
+		return nil, rec, e.invalid(c, name, err)
 	}
-	inv.Args = rec.Args
+	// What runs, and what the audit names, is the validated value.
+	rec.Args = checked
+	inv.Args = checked
 	inv.runner = runner
 	return inv, rec, nil
 }
 
-// instantiate validates args and builds the runner.
-func instantiate(entry *registry.Entry, b *binding, args json.RawMessage) (func(ctx context.Context) (any, error), error) {
-	if err := entry.ValidateArgs(args); err != nil {
-		return nil, err
+// instantiate validates args and builds the runner. The handler or
+// constructor gets the validated value encoded again, never args itself,
+// which is returned for the audit trail.
+func instantiate(entry *registry.Entry, b *binding, args json.RawMessage) (func(ctx context.Context) (any, error), json.RawMessage, error) {
+	checked, err := entry.ParseArgs(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	if b.typed != nil {
+		r, err := b.typed(entry, checked) // decodes the checked document into the handler's type
+		if err != nil {
+			return nil, nil, err
+		}
+		return r, checked, nil
 	}
 	if b.handler != nil {
 		h := b.handler
-		a := append(json.RawMessage(nil), args...)
-		return func(ctx context.Context) (any, error) { return h(ctx, a) }, nil
+		return func(ctx context.Context) (any, error) { return h(ctx, append(json.RawMessage(nil), checked...)) }, checked, nil
 	}
-	r, err := b.constructor(append(json.RawMessage(nil), args...))
+	r, err := b.constructor(append(json.RawMessage(nil), checked...))
 	if err != nil {
 		var ve *registry.ValidationError
 		if errors.As(err, &ve) {
-			return nil, ve
+			return nil, nil, ve
 		}
-		return nil, &registry.ValidationError{Tool: entry.Name(), Violations: []registry.Violation{{Rule: "constructor", Message: err.Error()}}}
+		return nil, nil, &registry.ValidationError{Tool: entry.Name(), Violations: []registry.Violation{{Rule: "constructor", Message: err.Error()}}}
 	}
 	if r == nil {
-		return nil, &registry.ValidationError{Tool: entry.Name(), Violations: []registry.Violation{{Rule: "constructor", Message: "the constructor returned no runner"}}}
+		return nil, nil, &registry.ValidationError{Tool: entry.Name(), Violations: []registry.Violation{{Rule: "constructor", Message: "the constructor returned no runner"}}}
 	}
-	return r, nil
+	return r, checked, nil
 }
 
 // repair asks the Repairer once for corrected arguments.
@@ -359,7 +415,7 @@ func (e *Executor) Run(ctx context.Context, inv *Invocation) (Result, error) {
 	// Static policy again: the invocation may come from another executor.
 	if policy, err := e.checkStatic(inv.entry); err != nil {
 		rec.Policy = policy
-		return done(Result{ID: inv.ID, Tool: inv.Tool}, refused(c, inv.Tool, err))
+		return done(Result{ID: inv.ID, Tool: inv.Tool}, e.refused(c, inv.Tool, err))
 	}
 	if needsApproval(inv.entry) {
 		req := ApprovalRequest{ID: inv.ID, Tool: inv.entry.Tool(), Args: append(json.RawMessage(nil), inv.Args...)}
@@ -369,7 +425,7 @@ func (e *Executor) Run(ctx context.Context, inv *Invocation) (Result, error) {
 			return done(Result{ID: inv.ID, Tool: inv.Tool}, &CallError{ID: inv.ID, Tool: inv.Tool, Outcome: OutcomeCanceled,
 				Err: fmt.Errorf("waiting for approval: %w", ctx.Err())})
 		case err != nil:
-			return done(Result{ID: inv.ID, Tool: inv.Tool}, refused(c, inv.Tool, fmt.Errorf("%w: the approver failed: %w", ErrApprovalDenied, err)))
+			return done(Result{ID: inv.ID, Tool: inv.Tool}, e.refused(c, inv.Tool, fmt.Errorf("%w: the approver failed: %w", ErrApprovalDenied, err)))
 		case !a.Approved:
 			msg := "denied"
 			if a.By != "" {
@@ -378,7 +434,7 @@ func (e *Executor) Run(ctx context.Context, inv *Invocation) (Result, error) {
 			if a.Reason != "" {
 				msg += ": " + a.Reason
 			}
-			return done(Result{ID: inv.ID, Tool: inv.Tool}, refused(c, inv.Tool, fmt.Errorf("%w: %s", ErrApprovalDenied, msg)))
+			return done(Result{ID: inv.ID, Tool: inv.Tool}, e.refused(c, inv.Tool, fmt.Errorf("%w: %s", ErrApprovalDenied, msg)))
 		}
 		rec.ApprovedBy = a.By
 		if rec.ApprovedBy == "" {

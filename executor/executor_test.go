@@ -536,7 +536,7 @@ func TestHumanApproval(t *testing.T) {
 	})
 	t.Run("schema tools never wait for approval", func(t *testing.T) {
 		ap := func(context.Context, executor.ApprovalRequest) (executor.Approval, error) {
-			t.Fatal("approver called for a schema tool")
+			require.FailNow(t, "approver called for a schema tool")
 			return executor.Approval{}, nil
 		}
 		ex, _ := fixture(t, &executor.Options{Approver: ap})

@@ -59,9 +59,9 @@ func isMetaTool(name string) bool { return name == rank.FindToolName || name == 
 // tools (limit <= 0 means rank.DefaultFindLimit; at most rank.MaxFindLimit), best first.
 // Only tools this executor would run are considered: bound to a handler or
 // constructor and allowed by its policy (unsafe tools only with
-// Options.AllowUnsafe, role-restricted tools only for Options.Roles,
+// [Options.AllowUnsafe], role-restricted tools only for [Options.Roles],
 // schema-less tools only in a mode that can run). Ranking follows
-// Options.FindTool (rank's defaults otherwise: bm25, min score 0.05), so fewer
+// [Options.FindTool] (rank's defaults otherwise: bm25, min score 0.05), so fewer
 // than limit tools, or none, may come back.
 func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]FoundTool, error) {
 	if limit <= 0 {
@@ -74,7 +74,7 @@ func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]Fou
 	if e.opts.FindTool != nil {
 		o = *e.opts.FindTool
 	}
-	o.AllowUnsafe, o.Roles, o.MaxCandidates = e.opts.AllowUnsafe, e.opts.Roles, limit
+	o.Caller, o.AllowUnsafe, o.Roles, o.MaxCandidates = registry.Eligibility{}, e.opts.AllowUnsafe, e.opts.Roles, limit
 	hidden := e.hiddenTools()
 	filter := o.Filter
 	o.Filter = func(en *registry.Entry) bool {
@@ -111,7 +111,7 @@ func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]Fou
 // When the call did not run, err is the *CallError (as from Call) and the
 // Result carries, for the model, a MetaError as its Error text: the
 // violations of invalid arguments together with the schema to satisfy, or why
-// the tool is unknown or refused. Result.Content() is therefore always the
+// the tool is unknown or refused. [Result.Content] is therefore always the
 // text to hand back to the model.
 func (e *Executor) CallTool(ctx context.Context, name string, arguments json.RawMessage) (Result, error) {
 	return e.callTool(ctx, "", name, arguments)
@@ -119,8 +119,8 @@ func (e *Executor) CallTool(ctx context.Context, name string, arguments json.Raw
 
 func (e *Executor) callTool(ctx context.Context, id, name string, arguments json.RawMessage) (Result, error) {
 	if isMetaTool(name) {
-		ce := &CallError{ID: id, Tool: name, Outcome: OutcomeInvalid,
-			Err: fmt.Errorf("%w %q: call_tool runs catalog tools, not meta-tools", registry.ErrUnknownTool, name)}
+		ce := e.invalid(&Call{ID: id, Tool: name}, name,
+			fmt.Errorf("%w %q: call_tool runs catalog tools, not meta-tools", registry.ErrUnknownTool, name))
 		return e.metaFailure(id, name, ce), ce
 	}
 	res, err := e.Call(ctx, Call{ID: id, Tool: name, Args: arguments})
@@ -159,7 +159,7 @@ func (e *Executor) suggest(ctx context.Context, ce *CallError, text string) stri
 // find_tool returns a Result whose Value is the []FoundTool; call_tool
 // returns what CallTool returns. Invalid meta-tool arguments (no query, a
 // limit out of range, no name) are an invalid *CallError whose Result
-// carries the MetaError, like call_tool's. In every case Result.Content() is
+// carries the MetaError, like call_tool's. In every case [Result.Content] is
 // the text to give the model; err says whether a tool ran.
 //
 // find_tool runs no tool and writes no audit record; call_tool's inner call
@@ -177,7 +177,7 @@ func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error)
 		args = unquoteArguments(args)
 	}
 	if err := entry.ValidateArgs(args); err != nil {
-		ce := invalid(&c, c.Tool, err)
+		ce := e.invalid(&c, c.Tool, err)
 		return e.metaArgsFailure(c, entry, ce, "fix the arguments of "+c.Tool+" and call it again"), true, ce
 	}
 	switch c.Tool {
@@ -187,12 +187,12 @@ func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error)
 			Limit int    `json:"limit"`
 		}
 		if err := json.Unmarshal(args, &a); err != nil {
-			ce := invalid(&c, c.Tool, err)
+			ce := e.invalid(&c, c.Tool, err)
 			return e.metaFailure(c.ID, c.Tool, ce), true, ce
 		}
 		if strings.TrimSpace(a.Query) == "" {
 			// An empty query ranks nothing: say so rather than return no tools.
-			ce := invalid(&c, c.Tool, &registry.ValidationError{Tool: c.Tool, Violations: []registry.Violation{
+			ce := e.invalid(&c, c.Tool, &registry.ValidationError{Tool: c.Tool, Violations: []registry.Violation{
 				{Pointer: "/query", Rule: "minLength", Message: "the query is empty: say in a few words what the tool should do"}}})
 			return e.metaArgsFailure(c, entry, ce, "say in a few words what the tool should do as the query and call find_tool again"), true, ce
 		}
@@ -207,7 +207,7 @@ func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error)
 			Arguments json.RawMessage `json:"arguments"`
 		}
 		if err := json.Unmarshal(args, &a); err != nil {
-			ce := invalid(&c, c.Tool, err)
+			ce := e.invalid(&c, c.Tool, err)
 			return e.metaFailure(c.ID, c.Tool, ce), true, ce
 		}
 		res, err := e.callTool(ctx, c.ID, a.Name, a.Arguments)
@@ -303,10 +303,10 @@ func unquoteArguments(args json.RawMessage) json.RawMessage {
 func (e *Executor) Allowed(name string) error {
 	entry, ok := e.reg.Lookup(name)
 	if !ok {
-		return invalid(&Call{Tool: name}, name, fmt.Errorf("%w %q", registry.ErrUnknownTool, name))
+		return e.invalid(&Call{Tool: name}, name, fmt.Errorf("%w %q", registry.ErrUnknownTool, name))
 	}
 	if err := e.refusal(entry, e.binding(entry.Name()) != nil); err != nil {
-		return refused(&Call{Tool: entry.Name()}, entry.Name(), err)
+		return e.refused(&Call{Tool: entry.Name()}, entry.Name(), err)
 	}
 	return nil
 }

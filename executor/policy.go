@@ -35,14 +35,14 @@ func (e *Executor) checkStatic(entry *registry.Entry) (string, error) {
 	}
 	switch (registry.Eligibility{AllowUnsafe: e.opts.AllowUnsafe, Roles: e.opts.Roles, Capabilities: e.opts.Capabilities}).Check(t) {
 	case registry.IneligibleUnsafe:
-		return "unsafe", refusal(ErrUnsafe, "set Options.AllowUnsafe to run it", "%q is marked unsafe", t.Name)
+		return "unsafe", refusal(ErrUnsafe, "%q is marked unsafe", t.Name)
 	case registry.IneligibleRole:
 		if !t.Safe {
 			policy += ",unsafe-allowed"
 		}
-		return policy, refusal(ErrRoleDenied, "", "%q requires one of the roles %v", t.Name, t.Roles)
+		return policy, refusal(ErrRoleDenied, "%q requires one of the roles %v", t.Name, t.Roles)
 	case registry.IneligibleCapability:
-		return "capability", refusal(ErrCapability, "", "%q declares %v, the caller requires %v", t.Name, t.Capabilities, e.opts.Capabilities)
+		return "capability", refusal(ErrCapability, "%q declares %v, the caller requires %v", t.Name, t.Capabilities, e.opts.Capabilities)
 	}
 	if !t.Safe {
 		policy += ",unsafe-allowed"
@@ -51,16 +51,16 @@ func (e *Executor) checkStatic(entry *registry.Entry) (string, error) {
 		switch t.NoSchemaMode {
 		case registry.NoSchemaReadOnly:
 			if !t.ReadOnly() {
-				return policy, refusal(ErrNotReadOnly, "", "%q has no schema and may run only as read-only, but does not declare the %q capability", t.Name, registry.CapabilityReadOnly)
+				return policy, refusal(ErrNotReadOnly, "%q has no schema and may run only as read-only, but does not declare the %q capability", t.Name, registry.CapabilityReadOnly)
 			}
 		case registry.NoSchemaHumanApproval:
 			if e.opts.Approver == nil {
-				return policy, refusal(ErrApprovalRequired, "", "%q has no schema and runs only with a human's approval", t.Name)
+				return policy, refusal(ErrApprovalRequired, "%q has no schema and runs only with a human's approval", t.Name)
 			}
 		case registry.NoSchemaFull:
 		default:
 			// The registry refuses this; fail closed should it ever happen.
-			return policy, refusal(ErrNotReadOnly, "", "%q has no schema and no valid mode for running without one", t.Name)
+			return policy, refusal(ErrNotReadOnly, "%q has no schema and no valid mode for running without one", t.Name)
 		}
 	}
 	return policy, nil

@@ -6,7 +6,7 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-// RepairRequest is what Options.Repairer is shown: the tool, the arguments as
+// RepairRequest is what [Options.Repairer] is shown: the tool, the arguments as
 // received and every violation found in them.
 type RepairRequest struct {
 	Tool        string          // canonical name

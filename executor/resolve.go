@@ -4,15 +4,16 @@ import (
 	"context"
 	"slices"
 
+	"github.com/toolselect/toolselect/registry"
 	"github.com/toolselect/toolselect/selector"
 )
 
-// Resolve turns a task into calls through Options.Select. The
+// Resolve turns a task into calls through [Options.Select]. The
 // request is completed so that the model is offered only what this executor
-// would run: Registry defaults to the executor's, Roles to Options.Roles
-// (the request's roles count only where Options.Roles holds them too),
-// Options.Capabilities are added to the request's, and unsafe tools are
-// offered only when Options.AllowUnsafe is set. Selection
+// would run: Registry defaults to the executor's, Roles to [Options.Roles]
+// (the request's roles count only where [Options.Roles] holds them too),
+// [Options.Capabilities] are added to the request's, and unsafe tools are
+// offered only when [Options.AllowUnsafe] is set. Selection
 // errors (e.g. a *selector.SelectionError, errors.Is selector.ErrFailClosed)
 // are returned unchanged, with no calls.
 func (e *Executor) Resolve(ctx context.Context, req selector.Request) ([]Call, error) {
@@ -22,6 +23,8 @@ func (e *Executor) Resolve(ctx context.Context, req selector.Request) ([]Call, e
 	if req.Registry == nil {
 		req.Registry = e.reg
 	}
+	el := req.Eligibility() // the request's Caller with its shorthands
+	req.Caller, req.AllowUnsafe, req.Roles, req.Capabilities = registry.Eligibility{}, el.AllowUnsafe, el.Roles, el.Capabilities
 	if req.Roles == nil {
 		req.Roles = e.opts.Roles
 	} else {

@@ -203,7 +203,7 @@ func TestChatRepairer(t *testing.T) {
 		})
 	}
 	// With the selector's Config the repair request speaks its dialect
-	// (issue 20's review: it sent temperature 0 to reasoning models).
+	// (it once sent temperature 0 to reasoning models, which refuse it).
 	t.Run("speaks the selector's dialect", func(t *testing.T) {
 		for _, tc := range []struct {
 			cfg            selector.Config

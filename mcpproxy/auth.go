@@ -4,10 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -18,8 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
-// authConf is who may use the HTTP front door (HTTPOptions.Token or
-// HTTPOptions.OAuth): a request that does not pass gets 401 with a
+// authConf is who may use the HTTP front door ([HTTPOptions.Token] or
+// [HTTPOptions.OAuth]): a request that does not pass gets 401 with a
 // WWW-Authenticate header and never reaches MCP (nor /metrics).
 type authConf struct {
 	Token string
@@ -64,16 +64,18 @@ const (
 	DefaultMaxBodyBytes      = 4 << 20 // a request body over this gets 413
 	DefaultMaxSessions       = 256     // sessions open at once; the next initialize gets 503
 	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultBodyTimeout       = 30 * time.Second // a request body not sent in full by then is cut off
+	DefaultIdleTimeout       = 2 * time.Minute  // a kept-alive connection without a request is closed
 )
 
 // Errors of the HTTP front door's settings.
 var (
 	// ErrAuthConfig is matched by every error about an authentication
-	// setting (HTTPOptions.Token, HTTPOptions.OAuth).
+	// setting ([HTTPOptions.Token], [HTTPOptions.OAuth]).
 	ErrAuthConfig = errors.New("invalid authentication setting")
-	// ErrUnauthenticated: ListenAndServe (HTTPOptions.CheckListen) refuses
+	// ErrUnauthenticated: ListenAndServe ([HTTPOptions.CheckListen]) refuses
 	// a non-loopback address with neither Token nor OAuth, unless
-	// HTTPOptions.AllowUnauthenticated.
+	// [HTTPOptions.AllowUnauthenticated].
 	ErrUnauthenticated = errors.New("refusing to serve a non-loopback address without authentication")
 )
 
@@ -87,6 +89,8 @@ func (a *authConf) validate() error {
 		return fmt.Errorf("%w: a bearer token and OAuth are exclusive", ErrAuthConfig)
 	case a.Token == "" && a.OAuth == nil:
 		return fmt.Errorf("%w: neither a bearer token nor OAuth", ErrAuthConfig)
+	case a.Token != "" && strings.TrimSpace(a.Token) == "":
+		return fmt.Errorf("%w: the bearer token is only white space", ErrAuthConfig)
 	case a.OAuth != nil:
 		for name, v := range map[string]string{"issuer": a.OAuth.Issuer, "resource": a.OAuth.Resource} {
 			u, err := url.Parse(v)
@@ -98,61 +102,77 @@ func (a *authConf) validate() error {
 	return nil
 }
 
-// verifier returns the token check of a.
-func (a *authConf) verifier() auth.TokenVerifier {
-	if a.OAuth == nil {
-		want := sha256.Sum256([]byte(a.Token))
-		return func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-			got := sha256.Sum256([]byte(token)) // equal lengths: the comparison leaks nothing of the token's length
-			if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-				return nil, fmt.Errorf("%w: wrong bearer token", auth.ErrInvalidToken)
-			}
-			return &auth.TokenInfo{UserID: "token"}, nil
+// tokenVerifier is the bearer-token check (Token mode).
+func (a *authConf) tokenVerifier() auth.TokenVerifier {
+	want := sha256.Sum256([]byte(a.Token))
+	return func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		got := sha256.Sum256([]byte(token)) // equal lengths: the comparison leaks nothing of the token's length
+		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+			return nil, fmt.Errorf("%w: wrong bearer token", auth.ErrInvalidToken)
 		}
+		return &auth.TokenInfo{UserID: "token"}, nil
 	}
-	in := &introspector{o: a.OAuth}
-	return in.verify
 }
 
 // middleware wraps next with the authentication, and serves the Protected
-// Resource Metadata in OAuth mode.
-func (a *authConf) middleware(next http.Handler) http.Handler {
-	opts := &auth.RequireBearerTokenOptions{AllowMissingExpiration: a.OAuth == nil, ClockSkew: 30 * time.Second}
+// Resource Metadata in OAuth mode. A 401 or 429 closes the connection, so
+// a client refused cannot keep it open. In OAuth mode a token not already
+// checked is introspected only within the client address's allowance
+// (429 beyond it), and log gets the reasons introspection failed, which
+// the caller, not yet authenticated, never sees.
+func (a *authConf) middleware(next http.Handler, log *slog.Logger) http.Handler {
+	opts := &auth.RequireBearerTokenOptions{AllowMissingExpiration: a.OAuth == nil, ClockSkew: clockSkew}
 	var prm http.Handler
+	var in *introspector
+	verifier := a.tokenVerifier()
 	if a.OAuth != nil {
 		opts.Scopes = a.OAuth.Scopes
 		opts.ResourceMetadataURL = prmURL(a.OAuth.Resource)
 		prm = auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 			Resource: a.OAuth.Resource, AuthorizationServers: []string{a.OAuth.Issuer},
 			ScopesSupported: a.OAuth.Scopes, BearerMethodsSupported: []string{"header"}, ResourceName: "toolselect MCP proxy"})
+		in = newIntrospector(a.OAuth, log)
+		verifier = in.verify
 	}
-	guarded := auth.RequireBearerToken(a.verifier(), opts)(next)
+	guarded := auth.RequireBearerToken(verifier, opts)(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if prm != nil && strings.HasPrefix(r.URL.Path, "/.well-known/oauth-protected-resource") {
 			prm.ServeHTTP(w, r)
 			return
 		}
-		if a.OAuth == nil {
-			// The SDK writes WWW-Authenticate only when it has parameters:
-			// every 401 names the scheme.
-			w = challengeOn401{w}
+		w = closeOnRefusal{w, a.OAuth == nil}
+		if in != nil && !in.admit(r) {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "Too Many Requests: too many tokens to check from this address; try again later", http.StatusTooManyRequests)
+			return
 		}
 		guarded.ServeHTTP(w, r)
 	})
 }
 
-// challengeOn401 adds a Bearer challenge to a 401 that has none.
-type challengeOn401 struct{ http.ResponseWriter }
+// clockSkew is the tolerance on a token's exp and nbf.
+const clockSkew = 30 * time.Second
 
-func (c challengeOn401) WriteHeader(code int) {
-	if code == http.StatusUnauthorized && c.Header().Get("WWW-Authenticate") == "" {
+// closeOnRefusal closes the connection after a 401 or 429, and in bearer-token
+// mode adds the Bearer challenge that the SDK writes only when it has
+// parameters: every 401 names the scheme.
+type closeOnRefusal struct {
+	http.ResponseWriter
+	challenge bool
+}
+
+func (c closeOnRefusal) WriteHeader(code int) {
+	if code == http.StatusUnauthorized || code == http.StatusTooManyRequests {
+		c.Header().Set("Connection", "close")
+	}
+	if c.challenge && code == http.StatusUnauthorized && c.Header().Get("WWW-Authenticate") == "" {
 		c.Header().Set("WWW-Authenticate", `Bearer realm="toolselect"`)
 	}
 	c.ResponseWriter.WriteHeader(code)
 }
 
 // Unwrap gives http.ResponseController the writer underneath (flushing, for streams).
-func (c challengeOn401) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+func (c closeOnRefusal) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // prmURL is where the Protected Resource Metadata of resource is served
 // (RFC 9728 §3: the well-known path inserted before the resource's path).
@@ -166,110 +186,43 @@ func prmURL(resource string) string {
 	return u.String()
 }
 
-// introspector checks tokens with the issuer's introspection endpoint.
-type introspector struct {
-	o        *OAuth
-	mu       sync.Mutex
-	endpoint string
-}
-
-func (in *introspector) client() *http.Client {
-	if in.o.HTTPClient != nil {
-		return in.o.HTTPClient
-	}
-	return &http.Client{Timeout: 10 * time.Second}
-}
-
-// endpointURL reads the introspection endpoint from the issuer's metadata, once.
-func (in *introspector) endpointURL(ctx context.Context) (string, error) {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if in.endpoint != "" {
-		return in.endpoint, nil
-	}
-	meta, err := auth.GetAuthServerMetadata(ctx, in.o.Issuer, in.client())
-	if err != nil {
-		return "", fmt.Errorf("reading the issuer's metadata: %w", err)
-	}
-	if meta == nil || meta.IntrospectionEndpoint == "" {
-		return "", fmt.Errorf("the issuer %s publishes no introspection_endpoint", in.o.Issuer)
-	}
-	in.endpoint = meta.IntrospectionEndpoint
-	return in.endpoint, nil
-}
-
-// verify is the OAuth TokenVerifier: the token must be active, issued by the
-// issuer, for this resource (audience), and not expired.
-func (in *introspector) verify(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-	ep, err := in.endpointURL(ctx)
-	if err != nil {
-		return nil, err
-	}
-	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep, strings.NewReader(form.Encode()))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	if in.o.ClientID != "" {
-		req.SetBasicAuth(url.QueryEscape(in.o.ClientID), url.QueryEscape(in.o.ClientSecret))
-	}
-	resp, err := in.client().Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("token introspection: %w", err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("token introspection: HTTP %d", resp.StatusCode)
-	}
-	var ir struct {
-		Active bool            `json:"active"`
-		Scope  string          `json:"scope"`
-		Exp    int64           `json:"exp"`
-		Sub    string          `json:"sub"`
-		Iss    string          `json:"iss"`
-		Aud    json.RawMessage `json:"aud"`
-	}
-	if err := json.Unmarshal(body, &ir); err != nil {
-		return nil, fmt.Errorf("token introspection: not JSON: %w", err)
-	}
-	if !ir.Active {
-		return nil, fmt.Errorf("%w: the token is not active", auth.ErrInvalidToken)
-	}
-	if ir.Iss != "" && strings.TrimSuffix(ir.Iss, "/") != strings.TrimSuffix(in.o.Issuer, "/") {
-		return nil, fmt.Errorf("%w: issued by %q, not %q", auth.ErrInvalidToken, ir.Iss, in.o.Issuer)
-	}
-	var aud []string
-	if len(ir.Aud) > 0 && ir.Aud[0] == '"' {
-		var one string
-		_ = json.Unmarshal(ir.Aud, &one)
-		aud = []string{one}
-	} else {
-		_ = json.Unmarshal(ir.Aud, &aud)
-	}
-	if !oauthex.MatchesResource(aud, in.o.Resource) {
-		return nil, fmt.Errorf("%w: the token's audience %v does not name this server (%s)", auth.ErrInvalidToken, aud, in.o.Resource)
-	}
-	info := &auth.TokenInfo{UserID: ir.Sub, Scopes: strings.Fields(ir.Scope)}
-	if ir.Exp > 0 {
-		info.Expiration = time.Unix(ir.Exp, 0)
-	}
-	return info, nil
-}
-
 // limitBody answers 413 to a body over max bytes (a declared Content-Length
-// at once; an undeclared one when reading passes the limit).
-func limitBody(max int64, next http.Handler) http.Handler {
+// at once; an undeclared one when reading passes the limit), and gives the
+// client timeout to send the body: the connection's read deadline, lifted
+// once the whole body has been read so that a streamed response is not cut.
+func limitBody(max int64, timeout time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > max {
 			http.Error(w, fmt.Sprintf("Request Entity Too Large: the body is %d bytes, over the limit of %d", r.ContentLength, max), http.StatusRequestEntityTooLarge)
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, max)
+		body := http.MaxBytesReader(w, r.Body, max)
+		if r.ContentLength != 0 && timeout > 0 {
+			rc := http.NewResponseController(w)
+			if rc.SetReadDeadline(time.Now().Add(timeout)) == nil {
+				body = &deadlineBody{ReadCloser: body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+			}
+		}
+		r.Body = body
 		next.ServeHTTP(w, r)
 	})
+}
+
+// deadlineBody lifts the read deadline once the whole body has been read.
+// Only then: after a timeout or another error the server discards what is
+// left of the body, and that must stay bounded too.
+type deadlineBody struct {
+	io.ReadCloser
+	lift func()
+	once sync.Once
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.once.Do(b.lift)
+	}
+	return n, err
 }
 
 // capSessions answers 503 to a request that would open a session (no

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -108,7 +109,7 @@ func TestBearerToken(t *testing.T) {
 		t.Fatalf("with the token: %v", err)
 	}
 	defer cs.Close()
-	if got := listNames(t, cs); !contains(got, "t__count") {
+	if got := listNames(t, cs); !slices.Contains(got, "t__count") {
 		t.Fatalf("tools/list with the token: %v", got)
 	}
 }
@@ -215,7 +216,7 @@ func TestOAuthResourceServer(t *testing.T) {
 		t.Fatalf("a token for this resource: %v", err)
 	}
 	defer cs.Close()
-	if got := listNames(t, cs); !contains(got, "t__count") {
+	if got := listNames(t, cs); !slices.Contains(got, "t__count") {
 		t.Fatalf("tools/list: %v", got)
 	}
 }
@@ -227,7 +228,7 @@ func TestAuthValidate(t *testing.T) {
 			t.Errorf("%+v: %v, want an ErrAuthConfig", o, err)
 		}
 	}
-	// Any non-empty token is accepted: the issue sets no minimum.
+	// Any non-empty token is accepted: its strength is the operator's to choose.
 	for _, o := range []*HTTPOptions{nil, {}, {Token: strings.Repeat("x", 20)}, {Token: "secret"}, {Token: "k"},
 		{OAuth: &OAuth{Issuer: "https://issuer.example", Resource: "https://x/mcp"}}} {
 		if err := o.Validate(); err != nil {

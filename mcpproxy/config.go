@@ -155,7 +155,21 @@ type Config struct {
 	// characters or an HTML comment (flagged in stats and the pin file
 	// either way), until approved. Needs Pins.
 	StrictDescriptions bool `json:"strictDescriptions,omitempty"`
+	// PinsNew says what becomes of a tool, prompt or resource first seen
+	// after the first pinning: "pin" (the default, also "") pins it and
+	// serves it; "review" holds it, as a changed tool is held, until
+	// approved. The first pinning is the proxy's start with a pin file that
+	// holds nothing yet; with one that holds pins, everything new is held.
+	// Names with confusable or mixed-script characters are flagged either
+	// way. Needs Pins.
+	PinsNew string `json:"pinsNew,omitempty"`
 }
+
+// The [Config.PinsNew] modes.
+const (
+	pinsNewPin    = "pin"
+	pinsNewReview = "review"
+)
 
 // separator returns the configured or default separator.
 func (c *Config) separator() string {
@@ -181,7 +195,7 @@ var separatorRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 var upstreamNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
-// HasValidName reports whether u.Name is a name Config.Validate accepts: a
+// HasValidName reports whether u.Name is a name [Config.Validate] accepts: a
 // letter or digit, then up to 63 letters, digits, '_', '.' or '-'.
 func (u Upstream) HasValidName() bool { return upstreamNameRE.MatchString(u.Name) }
 
@@ -217,8 +231,20 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("%s: url must be http:// or https://", where)
 		}
 	}
+	if err := checkPrefixes(c.Upstreams, sep); err != nil {
+		return err
+	}
 	if c.Timeout < 0 {
 		return errors.New("timeout must not be negative")
+	}
+	switch c.PinsNew {
+	case "", pinsNewPin:
+	case pinsNewReview:
+		if c.Pins == "" {
+			return errors.New("pinsNew \"review\" needs a pin file (pins)")
+		}
+	default:
+		return fmt.Errorf("pinsNew %q is not %q or %q", c.PinsNew, pinsNewPin, pinsNewReview)
 	}
 	switch c.Expose.Mode {
 	case "", ExposeMeta:

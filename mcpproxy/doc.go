@@ -13,8 +13,8 @@
 // messages and cancellation of a call.
 //
 // It is built on the official Go SDK (github.com/modelcontextprotocol/go-sdk):
-// Proxy.Server returns the *mcp.Server, Proxy.ServeStdio runs it over stdio
-// (draining in-flight replies when stdin closes) and Proxy.HTTPHandler serves
+// [Proxy.Server] returns the *mcp.Server, [Proxy.ServeStdio] runs it over stdio
+// (draining in-flight replies when stdin closes) and [Proxy.HTTPHandler] serves
 // streamable HTTP for every protocol version the SDK speaks, with DNS
 // rebinding protection.
 //

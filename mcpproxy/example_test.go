@@ -20,8 +20,8 @@ func Example() {
 	defer os.RemoveAll(dir)
 	catalog := filepath.Join(dir, "tools.json")
 	_ = os.WriteFile(catalog, []byte(`{"tools":[
- {"name":"weather__forecast","description":"Weather forecast for a city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}},
- {"name":"files__read","description":"Read a text file","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}
+ {"name":"weather__forecast","description":"Weather forecast for a city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"annotations":{"readOnlyHint":true}},
+ {"name":"files__read","description":"Read a text file","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]},"annotations":{"readOnlyHint":true}}
 ]}`), 0o600)
 
 	p, err := mcpproxy.New(&mcpproxy.Config{Catalogs: []string{catalog}}, nil)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +39,7 @@ func TestHTTPProtocolVersions(t *testing.T) {
 				t.Fatalf("negotiated %s, want %s", got, version)
 			}
 			names := listNames(t, cs)
-			if len(names) != 3 || !contains(names, "t__count") {
+			if len(names) != 3 || !slices.Contains(names, "t__count") {
 				t.Fatalf("tools/list = %v", names)
 			}
 			if got := find(t, cs, "sleep milliseconds", 1); len(got) != 1 || got[0] != "t__sleep" {

@@ -26,9 +26,13 @@ func findToolDef() *mcp.Tool {
 	}
 }
 
-func callToolDef() *mcp.Tool {
+// callToolDef says call_tool is destructive exactly when the proxy runs
+// destructive tools (a tool that says nothing is destructive to its
+// clients, MCP's default).
+func callToolDef(allowDestructive bool) *mcp.Tool {
 	t := metaTool(rank.CallToolName)
-	return &mcp.Tool{Name: t.Name, Title: "Call a tool", Description: t.Description, InputSchema: t.Parameters}
+	return &mcp.Tool{Name: t.Name, Title: "Call a tool", Description: t.Description, InputSchema: t.Parameters,
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: &allowDestructive, OpenWorldHint: new(true)}}
 }
 
 // metaTool returns rank's definition of the meta-tool name. The built-in

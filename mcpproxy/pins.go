@@ -1,20 +1,31 @@
 package mcpproxy
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/toolselect/toolselect/registry"
 )
 
-// Pinned definitions (Config.Pins; the check itself is registry.Pins): a
+// Pinned definitions ([Config.Pins]; the check itself is [registry.Pins]): a
 // tool whose definition differs from its pin is held, neither listed nor
 // findable, and a call to it is a tool error saying what changed and how to
-// approve it. Stats, the log and /metrics name every held and flagged tool.
+// approve it. Prompts, resources and resource templates are pinned too: a
+// held one is not listed (nor, a prompt, served). With Config.PinsNew
+// "review", what appears after the first pinning is held as well. Stats,
+// the log and /metrics name every held and flagged definition.
+//
+// A pin file that vanishes or no longer reads once loaded changes nothing:
+// the pins read before stay in force (held stays held), the log says so
+// once, and the file is read again when it is back.
 //
 // An approval (toolselect mcp pins approve, or an edit of the file) reaches
 // a running proxy: the file is read again when it changed, before a call, a
@@ -26,13 +37,21 @@ import (
 const pinPollInterval = time.Second
 
 // heldTool is a held tool: why, and its definition and source, kept to serve
-// it when approved.
+// it when approved. A held prompt or resource (check.Kind set) is served by
+// listing its upstream's prompts or resources again.
 type heldTool struct {
 	check registry.PinCheck
 	def   registry.Tool
 	up    *upstream // nil for a catalog tool
 	// catalog is the catalog file of a catalog tool.
 	catalog string
+}
+
+// otherSource is an upstream's prompts (registry.PinPrompt) or resources
+// and resource templates (registry.PinResource).
+type otherSource struct {
+	up   *upstream
+	kind string
 }
 
 // loadPins reads the configured pin file.
@@ -49,7 +68,20 @@ func (p *Proxy) loadPins() error {
 		return err
 	}
 	p.pins = pins
+	// The first pinning is this start when the file holds nothing yet.
+	p.pinnedBefore = !pins.Empty()
+	p.others = map[otherSource][]string{}
 	return nil
+}
+
+// pinPolicy is what a check holds now besides changed definitions: flagged
+// ones (strict) and new ones (holdNew). The caller holds importMu.
+func (p *Proxy) pinPolicy() (strict, holdNew bool) {
+	// A held tool whose entry the file no longer has (a file put back
+	// from an older copy, an entry deleted) stays held: rechecking, a
+	// missing entry is new and is held for review.
+	hold := p.recheckingPins || p.cfg.PinsNew == pinsNewReview && p.pinnedBefore
+	return p.cfg.StrictDescriptions, hold
 }
 
 // holdTools checks tools (all from up, or from the catalog file) against
@@ -60,29 +92,7 @@ func (p *Proxy) holdTools(tools []registry.Tool, up *upstream, catalog string) m
 	if p.pins == nil || len(tools) == 0 {
 		return nil
 	}
-	checks := make([]registry.PinCheck, len(tools))
-	// Save merges with the file, and gives up a change to an entry the file
-	// changed meanwhile (an approval): the tools are checked again against
-	// the merged pins until nothing changes.
-	for range 3 {
-		changed := false
-		for i, t := range tools {
-			c, ch, err := p.pins.Check(t, p.cfg.StrictDescriptions)
-			if err != nil {
-				// A definition that cannot be hashed cannot be vouched for.
-				p.log.Warn("mcp tool held: its definition cannot be pinned", "tool", t.Name, "error", err)
-				c = registry.PinCheck{Tool: t.Name, Status: registry.PinChanged, Changed: []string{"unhashable"}, Held: true}
-			}
-			checks[i], changed = c, changed || ch
-		}
-		if !changed {
-			break
-		}
-		if err := p.pins.Save(); err != nil {
-			p.log.Error("mcp pins: the pin file could not be written", "file", p.pins.Path(), "error", err)
-			break
-		}
-	}
+	checks := p.checkPins(tools)
 	held := map[string]bool{}
 	for i, t := range tools {
 		if p.record(checks[i], &heldTool{check: checks[i], def: t, up: up, catalog: catalog}) {
@@ -92,35 +102,151 @@ func (p *Proxy) holdTools(tools []registry.Tool, up *upstream, catalog string) m
 	return held
 }
 
-// record notes what a pin check said of a tool and reports whether it is held.
+// holdOthers is holdTools for an upstream's prompts or resources (src),
+// each given as a registry.Tool named by its pin key (pinKey); what it held
+// before and no longer sees is forgotten. It reports the keys held.
+func (p *Proxy) holdOthers(src otherSource, defs []registry.Tool) map[string]bool {
+	if p.pins == nil {
+		return nil
+	}
+	p.importMu.Lock()
+	defer p.importMu.Unlock()
+	p.mu.Lock()
+	before := p.others[src]
+	keys := make([]string, len(defs))
+	for i, d := range defs {
+		keys[i] = d.Name
+	}
+	p.others[src] = keys
+	p.mu.Unlock()
+	var gone []string
+	for _, k := range before {
+		if !slices.Contains(keys, k) {
+			gone = append(gone, k)
+		}
+	}
+	p.forget(gone)
+	if len(defs) == 0 {
+		return nil
+	}
+	checks := p.checkPins(defs)
+	held := map[string]bool{}
+	for i, d := range defs {
+		if p.record(checks[i], &heldTool{check: checks[i], def: d, up: src.up}) {
+			held[d.Name] = true
+		}
+	}
+	return held
+}
+
+// promptPinDefs are the pinned definitions of an upstream's prompts, as
+// served: name, title, description and every argument's name, title and
+// description.
+func (p *Proxy) promptPinDefs(u *upstream, prompts []*mcp.Prompt) []registry.Tool {
+	defs := make([]registry.Tool, 0, len(prompts))
+	for _, pr := range prompts {
+		args, _ := json.Marshal(map[string]any{"arguments": pr.Arguments})
+		defs = append(defs, pinDef(pinKey(registry.PinPrompt, p.served(u, pr.Name)), pr.Title, pr.Description, args))
+	}
+	return defs
+}
+
+// resourcePinDefs are the pinned definitions of an upstream's resources
+// and templates under their proxy URIs: name, title, description, URI and
+// MIME type (not the size or annotations, which change with the content;
+// the content itself is never pinned).
+func (p *Proxy) resourcePinDefs(u *upstream, resources []*mcp.Resource, templates []*mcp.ResourceTemplate) []registry.Tool {
+	var defs []registry.Tool
+	for _, r := range resources {
+		if uri, ok := p.proxyURI(u, r.URI); ok {
+			b, _ := json.Marshal(map[string]any{"uri": r.URI, "name": r.Name, "mimeType": r.MIMEType})
+			defs = append(defs, pinDef(pinKey(registry.PinResource, uri), r.Title, r.Description, b))
+		}
+	}
+	for _, t := range templates {
+		if tmpl, ok := p.proxyURI(u, t.URITemplate); ok {
+			b, _ := json.Marshal(map[string]any{"uriTemplate": t.URITemplate, "name": t.Name, "mimeType": t.MIMEType})
+			defs = append(defs, pinDef(pinKey(registry.PinResourceTemplate, tmpl), t.Title, t.Description, b))
+		}
+	}
+	return defs
+}
+
+// pinKey is the key a prompt or resource (kind) is pinned and held under.
+func pinKey(kind, name string) string { return registry.PinCheck{Kind: kind, Tool: name}.Key() }
+
+// pinDef is a prompt's or resource's definition as the pins check it.
+func pinDef(key, title, desc string, def json.RawMessage) registry.Tool {
+	t := registry.NewTool(key, desc, def)
+	if title != "" {
+		t.Metadata = map[string]any{"title": title}
+	}
+	return t
+}
+
+// checkPins checks definitions against their pins and saves the pin file
+// once when it changed. The caller holds importMu.
+func (p *Proxy) checkPins(tools []registry.Tool) []registry.PinCheck {
+	strict, holdNew := p.pinPolicy()
+	checks := make([]registry.PinCheck, len(tools))
+	// Save merges with the file, and gives up a change to an entry the file
+	// changed meanwhile (an approval): the tools are checked again against
+	// the merged pins until nothing changes.
+	for range 3 {
+		changed := false
+		for i, t := range tools {
+			c, ch, err := p.pins.CheckWith(t, strict, holdNew)
+			if err != nil {
+				// A definition that cannot be hashed cannot be vouched for.
+				p.log.Warn("mcp tool held: its definition cannot be pinned", "tool", c.Tool, "error", err)
+				c.Status, c.Changed, c.Held = registry.PinChanged, []string{"unhashable"}, true
+			}
+			checks[i], changed = c, changed || ch
+		}
+		if !changed {
+			break
+		}
+		if err := p.pins.Save(); err != nil {
+			p.log.Error("mcp pins: the pin file could not be written; the pins stay in force here and are written when it can be", "file", p.pins.Path(), "error", err)
+			break
+		}
+	}
+	return checks
+}
+
+// record notes what a pin check said of a tool (or prompt or resource) and
+// reports whether it is held.
 func (p *Proxy) record(c registry.PinCheck, h *heldTool) bool {
-	name := c.Tool
+	key, what := c.Key(), "tool"
+	if c.Kind != "" {
+		what = c.Kind
+	}
 	p.mu.Lock()
 	if len(c.Flags) > 0 {
-		if _, seen := p.flagged[name]; !seen {
-			p.log.Warn("mcp tool description flagged", "tool", name, "flags", c.Flags)
+		if _, seen := p.flagged[key]; !seen {
+			p.log.Warn("mcp "+what+" description flagged", "tool", c.Tool, "flags", c.Flags)
 		}
-		p.flagged[name] = c
+		p.flagged[key] = c
 	} else {
-		delete(p.flagged, name)
+		delete(p.flagged, key)
 	}
 	if !c.Held {
-		if _, was := p.held[name]; was {
-			p.log.Info("mcp tool approved: served again", "tool", name)
+		if _, was := p.held[key]; was {
+			p.log.Info("mcp "+what+" approved: served again", "tool", c.Tool)
 		}
-		delete(p.held, name)
+		delete(p.held, key)
 		p.mu.Unlock()
 		return false
 	}
-	if _, was := p.held[name]; !was {
-		p.log.Warn("mcp tool held", "tool", name, "status", c.Status, "changed", c.Changed, "flags", c.Flags,
-			"approve", "toolselect mcp pins approve "+name+" --pins "+p.pins.Path())
+	if _, was := p.held[key]; !was {
+		p.log.Warn("mcp "+what+" held", "tool", c.Tool, "status", c.Status, "changed", c.Changed, "flags", c.Flags,
+			"approve", "toolselect mcp pins approve "+c.ApproveArg()+" --pins "+p.pins.Path())
 	}
-	p.held[name] = h
+	p.held[key] = h
 	p.mu.Unlock()
 	// A tool imported before its change is withdrawn now.
-	if _, ok := p.reg.Get(name); ok {
-		p.reg.Unregister(name)
+	if _, ok := p.reg.Get(key); ok && c.Kind == "" {
+		p.reg.Unregister(key)
 	}
 	return true
 }
@@ -147,11 +273,19 @@ func (p *Proxy) syncPins() {
 	if n == 0 {
 		return
 	}
-	// Reading the file again is a stat when it did not change: done before
-	// queueing behind imports, so requests made while a tool is held do
-	// not wait on each other.
+	p.pollPins()
+}
+
+// pollPins reads the pin file again if it changed, and acts on it. Reading
+// the file again is a stat when it did not change: done before queueing
+// behind imports, so requests made while a tool is held do not wait on
+// each other.
+func (p *Proxy) pollPins() {
 	edited, err := p.pins.Reload()
-	if err == nil && !edited {
+	p.mu.Lock()
+	failing := p.pinsErr != ""
+	p.mu.Unlock()
+	if err == nil && !edited && !failing {
 		return
 	}
 	p.importMu.Lock()
@@ -170,8 +304,11 @@ func (p *Proxy) syncPinsLocked() {
 	p.applyPins(edited, err)
 }
 
-// applyPins acts on a Reload of the pin file: a read error is warned about
-// once; an edit re-checks every held tool. The caller holds importMu.
+// applyPins acts on a Reload of the pin file: a read error (the file gone,
+// unreadable, not a pin file, writable by others) is warned about once and
+// changes nothing; the file reading again is said, and what was pinned
+// meanwhile is written; an edit re-checks every held tool. The caller
+// holds importMu.
 func (p *Proxy) applyPins(edited bool, err error) {
 	if err != nil {
 		p.mu.Lock()
@@ -179,26 +316,43 @@ func (p *Proxy) applyPins(edited bool, err error) {
 		p.pinsErr = err.Error()
 		p.mu.Unlock()
 		if warn {
-			p.log.Warn("mcp pins: the pin file cannot be read again; the pins read before stay in force", "file", p.pins.Path(), "error", err)
+			p.log.Warn("mcp pins: the pin file cannot be read again; the pins read before stay in force (held tools stay held) until it reads again", "file", p.pins.Path(), "error", err)
 		}
 		return
 	}
 	p.mu.Lock()
+	recovered := p.pinsErr != ""
 	p.pinsErr = ""
+	p.mu.Unlock()
+	if recovered {
+		p.log.Info("mcp pins: the pin file reads again", "file", p.pins.Path())
+		if err := p.pins.Save(); err != nil {
+			p.log.Error("mcp pins: the pin file could not be written", "file", p.pins.Path(), "error", err)
+		}
+	}
 	if !edited {
-		p.mu.Unlock()
 		return
 	}
+	p.recheckingPins = true
+	defer func() { p.recheckingPins = false }()
 	type source struct {
 		up      *upstream
 		catalog string
 	}
 	groups := map[source][]registry.Tool{}
+	others := map[otherSource][]*heldTool{}
+	p.mu.Lock()
 	for _, h := range p.held {
+		if h.check.Kind != "" {
+			s := otherSource{h.up, otherKind(h.check.Kind)}
+			others[s] = append(others[s], h)
+			continue
+		}
 		s := source{h.up, h.catalog}
 		groups[s] = append(groups[s], h.def)
 	}
 	p.mu.Unlock()
+	p.releaseOthers(others)
 	if len(groups) == 0 {
 		return
 	}
@@ -240,9 +394,44 @@ func (p *Proxy) applyPins(edited bool, err error) {
 	}
 }
 
-// watchPins looks at the pin file once a pinPollInterval while a tool is
-// held, so an approval reaches the agent's tools/list without a request
-// first; it ends when the proxy closes.
+// releaseOthers checks held prompts and resources against the pins just
+// read and, for each upstream and kind with one released, lists them again
+// in the background (which serves them). The caller holds importMu.
+func (p *Proxy) releaseOthers(others map[otherSource][]*heldTool) {
+	for src, hs := range others {
+		defs := make([]registry.Tool, len(hs))
+		for i, h := range hs {
+			defs[i] = h.def
+		}
+		checks := p.checkPins(defs)
+		released := false
+		for i, c := range checks {
+			released = !p.record(c, hs[i]) || released
+		}
+		if !released || src.up == nil || p.life.Err() != nil {
+			continue
+		}
+		relist := src.up.refreshPrompts
+		if src.kind == registry.PinResource {
+			relist = src.up.refreshResources
+		}
+		p.bg.Go(relist)
+	}
+}
+
+// otherKind is the otherSource kind of a pin kind: resource templates are
+// listed with resources.
+func otherKind(kind string) string {
+	if kind == registry.PinResourceTemplate {
+		return registry.PinResource
+	}
+	return kind
+}
+
+// watchPins looks at the pin file once a pinPollInterval (a stat when it
+// did not change), so an approval reaches the agent's tools/list without a
+// request first and a pin file that vanishes is said at once; it ends when
+// the proxy closes.
 func (p *Proxy) watchPins() {
 	tick := time.NewTicker(pinPollInterval)
 	defer tick.Stop()
@@ -251,9 +440,37 @@ func (p *Proxy) watchPins() {
 		case <-p.life.Done():
 			return
 		case <-tick.C:
-			p.syncPins()
+			p.pollPins()
 		}
 	}
+}
+
+// checkPromptText scans the texts of a prompt's messages (what the model
+// reads, filled in by the upstream on each get, so never pinned) for
+// hidden text: flagged, it is logged, and refused under strict
+// descriptions.
+func (p *Proxy) checkPromptText(name string, res *mcp.GetPromptResult) error {
+	var texts []string
+	if res.Description != "" {
+		texts = append(texts, res.Description)
+	}
+	for _, m := range res.Messages {
+		if m == nil {
+			continue
+		}
+		if t, ok := m.Content.(*mcp.TextContent); ok {
+			texts = append(texts, t.Text)
+		}
+	}
+	flags := p.pins.TextFlags(texts...)
+	if len(flags) == 0 {
+		return nil
+	}
+	p.log.Warn("mcp prompt text flagged", "prompt", name, "flags", flags)
+	if p.cfg.StrictDescriptions {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("prompt %q is refused: its text carries %s (strict descriptions)", name, strings.Join(flags, ", "))}
+	}
+	return nil
 }
 
 // heldResult is the tool error a call to a held tool gets; nil when name is not held.
@@ -267,7 +484,7 @@ func (p *Proxy) heldResult(name string) *mcp.CallToolResult {
 	c := h.check
 	msg := c.Message(p.pins.Path())
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}},
-		StructuredContent: map[string]any{"error": msg, "tool": name, "outcome": "held", "changed": c.Changed, "flags": c.Flags}}
+		StructuredContent: map[string]any{"error": msg, "tool": name, "outcome": "held", "changed": c.Changed, "flags": c.Flags, "sha256": c.SHA256}}
 }
 
 // pinStats lists the held and flagged tools.

@@ -5,6 +5,7 @@ import (
 	"github.com/toolselect/toolselect/rank"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ func TestPinsHoldARugPullAcrossRestarts(t *testing.T) {
 	clean := testUpstream(t, "t")
 	p := startProxy(t, &Config{Upstreams: []Upstream{clean}, Pins: pins})
 	cs := connectMemory(t, p, "")
-	if got := find(t, cs, "how many sleep calls reached", 3); !contains(got, "t__count") {
+	if got := find(t, cs, "how many sleep calls reached", 3); !slices.Contains(got, "t__count") {
 		t.Fatalf("first run: find_tool %v", got)
 	}
 	p.Close()
@@ -35,10 +36,10 @@ func TestPinsHoldARugPullAcrossRestarts(t *testing.T) {
 	poisoned.Env["TOOLSELECT_TEST_VARIANT"] = "poisoned"
 	p2 := startProxy(t, &Config{Upstreams: []Upstream{poisoned}, Pins: pins, Keep: []string{"t__count"}})
 	cs2 := connectMemory(t, p2, "")
-	if got := listNames(t, cs2); contains(got, "t__count") {
+	if got := listNames(t, cs2); slices.Contains(got, "t__count") {
 		t.Fatalf("a held tool is listed: %v", got)
 	}
-	if got := find(t, cs2, "how many sleep calls reached", 5); contains(got, "t__count") {
+	if got := find(t, cs2, "how many sleep calls reached", 5); slices.Contains(got, "t__count") {
 		t.Fatalf("a held tool is findable: %v", got)
 	}
 	for _, res := range []*mcp.CallToolResult{
@@ -46,7 +47,7 @@ func TestPinsHoldARugPullAcrossRestarts(t *testing.T) {
 		call(t, cs2, rank.CallToolName, map[string]any{"name": "t__count", "arguments": map[string]any{}}),
 	} {
 		if !res.IsError || !strings.Contains(text(res), "changed since it was pinned (description differ)") ||
-			!strings.Contains(text(res), "toolselect mcp pins approve t__count --pins "+pins) {
+			!strings.Contains(text(res), "toolselect mcp pins approve t__count@") || !strings.Contains(text(res), " --pins "+pins) {
 			t.Fatalf("a call to the held tool: %s", text(res))
 		}
 	}
@@ -105,10 +106,10 @@ func TestPinsApprovalReachesARunningProxy(t *testing.T) {
 
 	approvePins(t, pins, "t__count")
 
-	if got := listNames(t, cs); !contains(got, "t__count") {
+	if got := listNames(t, cs); !slices.Contains(got, "t__count") {
 		t.Fatalf("approved, yet not listed: %v", got)
 	}
-	if got := find(t, cs, "how many sleep calls reached", 5); !contains(got, "t__count") {
+	if got := find(t, cs, "how many sleep calls reached", 5); !slices.Contains(got, "t__count") {
 		t.Fatalf("approved, yet not findable: %v", got)
 	}
 	for _, res := range []*mcp.CallToolResult{

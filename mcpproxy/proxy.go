@@ -68,7 +68,14 @@ type Proxy struct {
 	held    map[string]*heldTool
 	flagged map[string]registry.PinCheck
 	pinsErr string
-	relay   *relay
+	// others are the prompt and resource keys last checked per source (pins.go).
+	others map[otherSource][]string
+	// pinnedBefore: the first pinning is done ([Config.PinsNew] "review"
+	// holds what is new from now on); recheckingPins: held tools are being
+	// checked against an edited pin file. Both under importMu.
+	pinnedBefore, recheckingPins bool
+
+	relay *relay
 	// importMu serialises changes to the imported tools: imports (at
 	// connect and after list_changed), catalog loads, and the release of
 	// held tools an approval lets through.
@@ -128,6 +135,7 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 			AllowUnsafe: c.AllowDestructive,
 			Timeout:     c.timeout(),
 			FindTool:    o.FindTool,
+			Hint:        proxyHint,
 		}),
 		stats:   newRecorder(),
 		relay:   newRelay(),
@@ -163,7 +171,7 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 	}
 	if !p.topMode() {
 		p.server.AddTool(findToolDef(), p.handleMeta)
-		p.server.AddTool(callToolDef(), p.handleMeta)
+		p.server.AddTool(callToolDef(p.cfg.AllowDestructive), p.handleMeta)
 	}
 	p.server.AddResource(&mcp.Resource{
 		URI: StatsURI, Name: "stats", Title: "toolselect proxy statistics", MIMEType: "application/json",
@@ -211,6 +219,7 @@ func (p *Proxy) Start(ctx context.Context) error {
 	}
 	wg.Wait()
 	p.importMu.Lock()
+	p.pinnedBefore = true // what appears from now on is new since the first pinning
 	p.syncExposed(ctx)
 	p.warnUnmatchedKeep()
 	p.importMu.Unlock()
@@ -277,11 +286,10 @@ func (p *Proxy) importTools(u *upstream, tools []*mcp.Tool) {
 	p.importMu.Lock()
 	defer p.importMu.Unlock()
 	p.syncPinsLocked() // an approval made since the last look counts for this listing
-	sep := p.cfg.separator()
 	defs := make([]registry.Tool, 0, len(tools))
 	errs := make([]error, len(tools))
 	for i, mt := range tools {
-		t, err := toolFromMCP(u.cfg.Name+sep+mt.Name, u.cfg.Name, mt)
+		t, err := toolFromMCP(p.served(u, mt.Name), u.cfg.Name, mt)
 		if errs[i] = err; err == nil {
 			defs = append(defs, t)
 		}
@@ -306,7 +314,7 @@ func (p *Proxy) importTools(u *upstream, tools []*mcp.Tool) {
 			refused = append(refused, refusal{Tool: mt.Name, Reason: err.Error()})
 			continue
 		}
-		names = append(names, u.cfg.Name+sep+mt.Name)
+		names = append(names, p.served(u, mt.Name))
 	}
 	keep := map[string]bool{}
 	for _, n := range checked {
@@ -412,14 +420,24 @@ func toolFromMCP(name, upstreamName string, mt *mcp.Tool) (registry.Tool, error)
 	if mt.Title != "" {
 		t.Metadata["title"] = mt.Title
 	}
+	if mt.OutputSchema != nil {
+		// Pinned with the rest of the definition (registry.Pins).
+		b, err := json.Marshal(mt.OutputSchema)
+		if err != nil {
+			return registry.Tool{}, fmt.Errorf("output schema does not encode: %w", err)
+		}
+		t.Metadata["outputSchema"] = json.RawMessage(b)
+	}
+	// No annotations is MCP's defaults, a destructive tool (MCPAnnotations.Apply).
+	var ann *registry.MCPAnnotations
 	if a := mt.Annotations; a != nil {
-		ann := registry.MCPAnnotations{
+		ann = &registry.MCPAnnotations{
 			Title: a.Title, ReadOnlyHint: &a.ReadOnlyHint, DestructiveHint: a.DestructiveHint,
 			IdempotentHint: &a.IdempotentHint, OpenWorldHint: a.OpenWorldHint,
 		}
-		ann.Apply(&t)
 		t.Metadata["annotations"] = a
 	}
+	ann.Apply(&t)
 	return t, nil
 }
 
@@ -504,8 +522,8 @@ func (p *Proxy) warnUnmatchedKeep() {
 		p.mu.Lock()
 		_, held := p.held[name]
 		p.mu.Unlock()
-		upName, tool, _ := strings.Cut(name, sep)
-		switch u := p.byName[upName]; {
+		u, tool, _ := p.owner(name)
+		switch {
 		case held:
 			why = "it is held by its pin until approved (toolselect mcp pins list)"
 		case u != nil:
@@ -514,11 +532,11 @@ func (p *Proxy) warnUnmatchedKeep() {
 			u.mu.Unlock()
 			switch {
 			case down:
-				why = fmt.Sprintf("its upstream %q is not running; the tool is listed once it starts", upName)
+				why = fmt.Sprintf("its upstream %q is not running; the tool is listed once it starts", u.cfg.Name)
 			case refused:
-				why = fmt.Sprintf("upstream %q has it, but it was refused at import (see the stats)", upName)
+				why = fmt.Sprintf("upstream %q has it, but it was refused at import (see the stats)", u.cfg.Name)
 			default:
-				why = fmt.Sprintf("upstream %q lists no tool %q; check the spelling", upName, tool)
+				why = fmt.Sprintf("upstream %q lists no tool %q; check the spelling", u.cfg.Name, tool)
 			}
 		}
 		p.log.Warn("keep-list name matches no tool; it is not listed", "tool", name, "reason", why)
@@ -672,3 +690,13 @@ func catalogOnly(name string) executor.Handler {
 }
 
 func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+// proxyHint words a refusal in the proxy's own settings: the flag of
+// `toolselect mcp` and the key of its configuration file, never the Go
+// executor's option names, which an MCP client has no way to set.
+func proxyHint(rule executor.Rule) string {
+	if rule == executor.RuleUnsafe {
+		return "the proxy runs destructive tools only when started with --allow-destructive (\"allowDestructive\": true in its configuration)"
+	}
+	return ""
+}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolselect/toolselect/registry"
 )
 
 // What the proxy relays besides tools: upstream resources, resource
@@ -30,7 +32,7 @@ import (
 //	file:///srv/notes/a.txt               ->  file://fs__/srv/notes/a.txt
 //	urn:isbn:123                          ->  urn:books__isbn:123
 //
-// Upstream names never hold the separator, so the mapping is reversible.
+// The mapping is reversible (names.go: served and owner).
 var uriScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 
 func splitURI(uri string) (head, rest string, ok bool) {
@@ -51,7 +53,7 @@ func (p *Proxy) proxyURI(u *upstream, uri string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return head + u.cfg.Name + p.cfg.separator() + rest, true
+	return head + p.served(u, rest), true
 }
 
 // mapContent rewrites the resource URIs in an upstream's content (resource
@@ -80,12 +82,8 @@ func (p *Proxy) upstreamURI(uri string) (*upstream, string, bool) {
 	if !ok {
 		return nil, "", false
 	}
-	name, orig, ok := strings.Cut(rest, p.cfg.separator())
+	u, orig, ok := p.owner(rest)
 	if !ok {
-		return nil, "", false
-	}
-	u := p.byName[name]
-	if u == nil {
 		return nil, "", false
 	}
 	return u, head + orig, true
@@ -93,11 +91,7 @@ func (p *Proxy) upstreamURI(uri string) (*upstream, string, bool) {
 
 // upstreamPrompt maps a namespaced prompt name to its upstream and name.
 func (p *Proxy) upstreamPrompt(name string) (*upstream, string, bool) {
-	up, orig, ok := strings.Cut(name, p.cfg.separator())
-	if !ok || p.byName[up] == nil {
-		return nil, "", false
-	}
-	return p.byName[up], orig, true
+	return p.owner(name)
 }
 
 // importResources lists the upstream's resources and resource templates (if
@@ -125,10 +119,14 @@ func (p *Proxy) importResources(ctx context.Context, u *upstream, sess *mcp.Clie
 			templates = append(templates, t)
 		}
 	}
+	held := p.holdOthers(otherSource{u, registry.PinResource}, p.resourcePinDefs(u, resources, templates))
 	var uris, tmpls []string
 	for _, r := range resources {
 		c := *r
 		uri, ok := p.proxyURI(u, r.URI)
+		if ok && held[pinKey(registry.PinResource, uri)] {
+			continue // held by its pin until approved
+		}
 		if !ok {
 			p.log.Warn("mcp upstream resource left out: its URI has no scheme to namespace it under", "upstream", u.cfg.Name, "uri", r.URI)
 			continue
@@ -144,6 +142,9 @@ func (p *Proxy) importResources(ctx context.Context, u *upstream, sess *mcp.Clie
 	for _, t := range templates {
 		c := *t
 		tmpl, ok := p.proxyURI(u, t.URITemplate)
+		if ok && held[pinKey(registry.PinResourceTemplate, tmpl)] {
+			continue // held by its pin until approved
+		}
 		if !ok {
 			p.log.Warn("mcp upstream resource template left out: it has no scheme to namespace it under", "upstream", u.cfg.Name, "uriTemplate", t.URITemplate)
 			continue
@@ -193,10 +194,14 @@ func (p *Proxy) importPrompts(ctx context.Context, u *upstream, sess *mcp.Client
 			prompts = append(prompts, pr)
 		}
 	}
+	held := p.holdOthers(otherSource{u, registry.PinPrompt}, p.promptPinDefs(u, prompts))
 	var names []string
 	for _, pr := range prompts {
 		c := *pr
-		c.Name = u.cfg.Name + p.cfg.separator() + pr.Name
+		c.Name = p.served(u, pr.Name)
+		if held[pinKey(registry.PinPrompt, c.Name)] {
+			continue // held by its pin until approved
+		}
 		p.server.AddPrompt(&c, p.getPrompt)
 		names = append(names, c.Name)
 	}
@@ -298,7 +303,8 @@ func onUpstream[R any](ctx context.Context, p *Proxy, u *upstream, r relayed, ca
 		failUpstream(ctx, span, err)
 		if ctx.Err() == nil && connectionLost(err) {
 			u.awaitEnd(ctx, sess) // so that its last stderr line is in
-			return zero, fmt.Errorf("upstream %q went down during %s: %w%s; it restarts on next use", u.cfg.Name, r.method, err, u.stderr.hint())
+			u.p.log.Warn("mcp upstream went down during a request", "upstream", u.cfg.Name, "method", r.method, "stderr", u.stderr.last())
+			return zero, publicError(fmt.Errorf("upstream %q went down during %s: %w; it restarts on next use", u.cfg.Name, r.method, err))
 		}
 		return zero, upstreamErr(u, err)
 	}
@@ -312,7 +318,7 @@ func upstreamErr(u *upstream, err error) error {
 	if errors.As(err, &je) {
 		return &jsonrpc.Error{Code: je.Code, Message: "upstream " + strconv.Quote(u.cfg.Name) + ": " + je.Message, Data: je.Data}
 	}
-	return fmt.Errorf("upstream %q: %w", u.cfg.Name, err)
+	return publicError(fmt.Errorf("upstream %q: %w", u.cfg.Name, err))
 }
 
 // getPrompt gets a namespaced prompt from its upstream.
@@ -333,6 +339,9 @@ func (p *Proxy) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.
 		if m != nil {
 			p.mapContent(u, []mcp.Content{m.Content})
 		}
+	}
+	if err := p.checkPromptText(req.Params.Name, res); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

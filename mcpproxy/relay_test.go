@@ -340,7 +340,7 @@ func TestListChangedRelayed(t *testing.T) {
 		t.Fatalf("%d tools/list_changed before any tool changed", tools)
 	}
 
-	if got := find(t, cs, "zebra stripes", 3); contains(got, "t__zebra_stripes_counter") {
+	if got := find(t, cs, "zebra stripes", 3); slices.Contains(got, "t__zebra_stripes_counter") {
 		t.Fatalf("find_tool found the tool before it was added: %v", got)
 	}
 	if res := call(t, cs, rank.CallToolName, map[string]any{"name": "t__grow", "arguments": map[string]any{}}); res.IsError {
@@ -351,7 +351,7 @@ func TestListChangedRelayed(t *testing.T) {
 	if names := listNames(t, cs); !slices.Equal(names, []string{rank.CallToolName, rank.FindToolName}) && !slices.Equal(names, []string{rank.FindToolName, rank.CallToolName}) {
 		t.Fatalf("tools/list after list_changed = %v, want the meta-tools", names)
 	}
-	if got := find(t, cs, "zebra stripes", 3); !contains(got, "t__zebra_stripes_counter") {
+	if got := find(t, cs, "zebra stripes", 3); !slices.Contains(got, "t__zebra_stripes_counter") {
 		t.Fatalf("find_tool after the relayed list_changed = %v, want t__zebra_stripes_counter", got)
 	}
 	got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "t__zebra_prompt"})

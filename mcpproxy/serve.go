@@ -200,6 +200,14 @@ type HTTPOptions struct {
 	// ReadHeaderTimeout cuts off a client that has not sent its headers in
 	// time (default DefaultReadHeaderTimeout, 10 s).
 	ReadHeaderTimeout time.Duration
+	// BodyTimeout cuts off a client that has not sent its whole request
+	// body in time after its headers (default DefaultBodyTimeout, 30 s).
+	// It bounds the body only: a response streamed afterwards (SSE) may
+	// last as long as it needs.
+	BodyTimeout time.Duration
+	// IdleTimeout closes a kept-alive connection on which no request
+	// arrives in time (default DefaultIdleTimeout, 2 minutes).
+	IdleTimeout time.Duration
 }
 
 // auth returns the authentication o asks for; nil when none.
@@ -217,7 +225,9 @@ func (o *HTTPOptions) Validate() error { return o.auth().validate() }
 
 // CheckListen is what ListenAndServe checks before it listens on addr:
 // Validate, and that a non-loopback addr has Token, OAuth or
-// AllowUnauthenticated (ErrUnauthenticated otherwise).
+// AllowUnauthenticated (ErrUnauthenticated otherwise). A name such as
+// "localhost" passes here; ListenAndServe checks again the address it was
+// given (CheckBound), since a name may resolve to any address.
 func (o *HTTPOptions) CheckListen(addr string) error {
 	if err := o.Validate(); err != nil {
 		return err
@@ -226,6 +236,19 @@ func (o *HTTPOptions) CheckListen(addr string) error {
 		return fmt.Errorf("%w: %s", ErrUnauthenticated, addr)
 	}
 	return nil
+}
+
+// CheckBound is what ListenAndServe checks once it listens: without Token,
+// OAuth or AllowUnauthenticated, the bound address must be a loopback IP,
+// whatever name addr gave (ErrUnauthenticated otherwise).
+func (o *HTTPOptions) CheckBound(addr string, bound net.Addr) error {
+	if o.auth() != nil || (o != nil && o.AllowUnauthenticated) {
+		return nil
+	}
+	if tcp, ok := bound.(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%w: %s is bound to %s, which is not a loopback address", ErrUnauthenticated, addr, bound)
 }
 
 // isLoopback reports whether a listen address binds only loopback
@@ -335,11 +358,14 @@ func quoteHeader(s string) string {
 	}, s) + "\""
 }
 
+// listen is net.Listen; tests replace it to bind a name elsewhere.
+var listen = net.Listen
+
 // ListenAndServe serves HTTPHandler at path /mcp, and the Prometheus
 // metrics at /metrics behind the same Host/Origin check, on addr until ctx
 // is done, both behind opts.Token or opts.OAuth when set,
-// with a request body limit, a cap on open sessions and a header read
-// timeout (HTTPOptions). ready, if not nil, receives the bound address
+// with a request body limit, a cap on open sessions, header and body read
+// timeouts and an idle timeout (HTTPOptions). ready, if not nil, receives the bound address
 // (useful with port 0).
 func (p *Proxy) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptions, ready func(net.Addr)) error {
 	var o HTTPOptions
@@ -352,8 +378,12 @@ func (p *Proxy) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptio
 	if w := shortTokenWarning(o.Token); w != "" {
 		p.log.Warn("mcp: " + w)
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listen("tcp", addr)
 	if err != nil {
+		return err
+	}
+	if err := o.CheckBound(addr, ln.Addr()); err != nil {
+		ln.Close()
 		return err
 	}
 	if o.MaxBodyBytes <= 0 {
@@ -365,14 +395,20 @@ func (p *Proxy) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptio
 	if o.ReadHeaderTimeout <= 0 {
 		o.ReadHeaderTimeout = DefaultReadHeaderTimeout
 	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = DefaultBodyTimeout
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", p.capSessions(o.MaxSessions, p.HTTPHandler(&o)))
 	mux.Handle("GET /metrics", o.checkHost(p.MetricsHandler()))
 	var h http.Handler = mux
 	if a := o.auth(); a != nil {
-		h = a.middleware(h)
+		h = a.middleware(h, p.log)
 	}
-	srv := &http.Server{Handler: limitBody(o.MaxBodyBytes, h), ReadHeaderTimeout: o.ReadHeaderTimeout}
+	srv := &http.Server{Handler: limitBody(o.MaxBodyBytes, o.BodyTimeout, h), ReadHeaderTimeout: o.ReadHeaderTimeout, IdleTimeout: o.IdleTimeout}
 	if ready != nil {
 		ready(ln.Addr())
 	}

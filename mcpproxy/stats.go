@@ -109,7 +109,7 @@ type OpStats struct {
 	MeanMs float64 `json:"meanMs"`
 }
 
-// callOutcomes are the keys of Stats.CallTool.Outcomes, all of them always
+// callOutcomes are the keys of [Stats.CallTool].Outcomes, all of them always
 // present: the executor's vocabulary (executor.Outcome).
 var callOutcomes = []executor.Outcome{
 	executor.OutcomeOK, executor.OutcomeToolError, executor.OutcomeTimeout,

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -160,7 +161,7 @@ func (u *upstream) connect(ctx context.Context) error {
 	})
 	sess, err := client.Connect(ctx, t, nil)
 	if err != nil {
-		return u.fail(fmt.Errorf("connecting: %w%s", err, u.stderr.hint()))
+		return u.fail(fmt.Errorf("connecting: %w", err))
 	}
 	if r := sess.InitializeResult(); r != nil && r.ServerInfo != nil {
 		u.mu.Lock()
@@ -174,7 +175,7 @@ func (u *upstream) connect(ctx context.Context) error {
 	if caps := sessCaps(sess); caps != nil && caps.Tools != nil {
 		if tools, err = listAll(ctx, sess); err != nil {
 			sess.Close()
-			return u.fail(fmt.Errorf("listing tools: %w%s", err, u.stderr.hint()))
+			return u.fail(fmt.Errorf("listing tools: %w", err))
 		}
 	}
 	u.mu.Lock()
@@ -190,13 +191,16 @@ func (u *upstream) connect(ctx context.Context) error {
 	return nil
 }
 
+// fail marks the upstream down for err. What clients and the model can
+// read (the error, the stats' lastError) is public: no URL query string or
+// user info, no stderr; the log has the upstream's last stderr line too.
 func (u *upstream) fail(err error) error {
+	err = publicError(fmt.Errorf("upstream %q: %w", u.cfg.Name, err))
 	u.mu.Lock()
 	u.state = StateDown
-	u.lastErr = err.Error()
+	u.lastErr = strings.TrimPrefix(err.Error(), fmt.Sprintf("upstream %q: ", u.cfg.Name))
 	u.mu.Unlock()
-	err = fmt.Errorf("upstream %q: %w", u.cfg.Name, err)
-	u.p.log.Warn("mcp upstream unavailable", "upstream", u.cfg.Name, "error", err)
+	u.p.log.Warn("mcp upstream unavailable", "upstream", u.cfg.Name, "error", err, "stderr", u.stderr.last())
 	return err
 }
 
@@ -214,12 +218,12 @@ func (u *upstream) watch(sess *mcp.ClientSession) {
 	u.crashes++
 	msg := "the connection closed"
 	if err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
-		msg = "the connection closed: " + err.Error()
+		msg = "the connection closed: " + publicText(err.Error())
 	}
-	u.lastErr = msg + u.stderr.hint()
+	u.lastErr = msg
 	u.lastTry = time.Time{} // restart right away on next use
 	u.mu.Unlock()
-	u.p.log.Warn("mcp upstream went down; it restarts on next use", "upstream", u.cfg.Name, "error", msg)
+	u.p.log.Warn("mcp upstream went down; it restarts on next use", "upstream", u.cfg.Name, "error", msg, "stderr", u.stderr.last())
 }
 
 // drop closes a session believed to be hung, so the next use restarts it.
@@ -337,10 +341,11 @@ func (u *upstream) call(ctx context.Context, tool string, args []byte) (*mcp.Cal
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case connectionLost(err) || sess != u.current():
-		u.awaitEnd(ctx, sess) // so that its last stderr line is in
-		return nil, fmt.Errorf("upstream %q went down during the call to %q: %w%s; it restarts on next use", u.cfg.Name, tool, err, u.stderr.hint())
+		u.awaitEnd(ctx, sess) // so that its last stderr line is in the log
+		u.p.log.Warn("mcp upstream went down during a call", "upstream", u.cfg.Name, "tool", tool, "stderr", u.stderr.last())
+		return nil, publicError(fmt.Errorf("upstream %q went down during the call to %q: %w; it restarts on next use", u.cfg.Name, tool, err))
 	}
-	return nil, fmt.Errorf("upstream %q refused the call to %q: %w", u.cfg.Name, tool, err)
+	return nil, publicError(fmt.Errorf("upstream %q refused the call to %q: %w", u.cfg.Name, tool, err))
 }
 
 // connectionLost reports whether err says the upstream's connection is
@@ -447,19 +452,49 @@ func (w *tailWriter) reset() {
 	w.mu.Unlock()
 }
 
-// hint returns the last stderr line, formatted for an error message.
-func (w *tailWriter) hint() string {
+// last returns the last line the child wrote to stderr, for the log only:
+// it is the upstream's own text, which may hold anything (secrets it
+// printed, words chosen to steer a model), so it never goes into an error a
+// client or the model reads. URL query strings and user info are redacted
+// (publicText) and the line is cut at 300 bytes.
+func (w *tailWriter) last() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	s := strings.TrimSpace(string(w.buf))
-	if s == "" {
-		return ""
-	}
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
 		s = s[i+1:]
 	}
 	if len(s) > 300 {
 		s = s[:300]
 	}
-	return " (last stderr line: " + strings.TrimSpace(s) + ")"
+	return publicText(strings.TrimSpace(s))
 }
+
+// urlSecrets matches a URL's user info, query string and fragment.
+var urlSecrets = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://)([^/\s"'@<>]*@)?([^\s"'?#<>]*)([?#][^\s"'<>]*)?`)
+
+// publicText removes from s what a client or the model must not read of an
+// upstream's address: a URL's query string and fragment (tokens and API
+// keys travel there) and its user info, leaving "?..." where a query was.
+func publicText(s string) string {
+	return urlSecrets.ReplaceAllStringFunc(s, func(m string) string {
+		sub := urlSecrets.FindStringSubmatch(m)
+		out := sub[1] + sub[3]
+		if sub[4] != "" {
+			out += "?..."
+		}
+		return out
+	})
+}
+
+// publicError is err with its text made public (publicText); errors.Is and
+// errors.As still see err.
+func publicError(err error) error { return &redacted{msg: publicText(err.Error()), err: err} }
+
+type redacted struct {
+	msg string
+	err error
+}
+
+func (r *redacted) Error() string { return r.msg }
+func (r *redacted) Unwrap() error { return r.err }

@@ -99,7 +99,7 @@ func (s *BM25) index(c *Catalog) (*bm25View, error) {
 	return v.(*bm25View), nil
 }
 
-// prepare builds the index of c (Ranker.Prepare).
+// prepare builds the index of c ([Ranker.Prepare]).
 func (s *BM25) prepare(c *Catalog) error {
 	_, err := s.index(c)
 	return err

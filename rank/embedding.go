@@ -309,7 +309,7 @@ func (h *Hybrid) lexical() *BM25 {
 	return h.BM25
 }
 
-// prepare builds the bm25 half's index (Ranker.Prepare); the embeddings are
+// prepare builds the bm25 half's index ([Ranker.Prepare]); the embeddings are
 // fetched on the first query, which may go to a remote service.
 func (h *Hybrid) prepare(c *Catalog) error { return h.lexical().prepare(c) }
 

@@ -11,7 +11,7 @@ import (
 
 // Learning from the selections served. A Feedback holds (task text, tool)
 // pairs: "this task needed this tool". It is a scorer of its own, fused with
-// the base scorer (bm25 by default) when Options.Feedback is set:
+// the base scorer (bm25 by default) when [Options.Feedback] is set:
 //
 //	sim(tool)  = the highest cosine similarity (idf-weighted terms) between
 //	             the query and a task the tool served; a tool counts only
@@ -47,7 +47,7 @@ type FeedbackOptions struct {
 	// nothing about a query (default 0.1).
 	Threshold float64
 	// Known, if set, reports whether a tool name exists; unknown names are
-	// ignored and counted (FeedbackStats.Unknown), which saves their memory.
+	// ignored and counted ([FeedbackStats.Unknown]), which saves their memory.
 	// nil accepts every name. Rankings do not depend on it: when scoring,
 	// a tool the ranked catalog does not hold is left out in any case.
 	Known func(name string) bool
@@ -381,6 +381,25 @@ func (v *fbView) docFreq(term string, p []fbPosting) int {
 // idfOf is a smoothed idf: with few learned tasks, a query word no task
 // holds must not outweigh every shared word.
 func idfOf(n float64, df int) float64 { return math.Log(1 + (n+1)/(float64(df)+1)) }
+
+// Holds returns how many of the pairs (query, tool) f holds: learned and not
+// since removed or pushed out by the per-tool cap. The query is matched
+// exactly, as Remove matches it.
+func (f *Feedback) Holds(query string, tools ...string) int {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	task := f.tasks[query]
+	if task == nil {
+		return 0
+	}
+	n := 0
+	for _, t := range slices.Compact(slices.Sorted(slices.Values(tools))) {
+		if slices.Contains(task.tools, t) {
+			n++
+		}
+	}
+	return n
+}
 
 // Remove forgets that query needed each of tools (an executor outcome
 // withdrew the selection). It returns how many pairs it forgot.

@@ -42,7 +42,7 @@ func replayed(t testing.TB, ops []FeedbackOp, procs int, known func(string) bool
 }
 
 // Rankings with feedback are a pure function of the catalog, the feedback
-// log in its order and the query (issue 25): the same log replayed with 1, 2
+// log in its order and the query (so a ranking can be replayed): the same log replayed with 1, 2
 // and 8 workers, or learned pair by pair with Add, gives the same rankings,
 // byte for byte, on every query of the data sets (the learned half
 // and the unseen half).

@@ -23,3 +23,15 @@ func ExampleFeedback() {
 	// 1 <nil> 1
 	// weather__get_forecast bm25+feedback
 }
+
+// Holds says how many of the pairs a withdrawal would match: the query as
+// it was learned, exactly.
+func ExampleFeedback_Holds() {
+	fb := rank.NewFeedback(nil)
+	_, _ = fb.Add("will it snow during my ski trip", "get_forecast", "book_hotel")
+	fmt.Println(fb.Holds("will it snow during my ski trip", "get_forecast", "send_email"))
+	fmt.Println(fb.Holds("will it snow on my ski trip", "get_forecast"))
+	// Output:
+	// 1
+	// 0
+}

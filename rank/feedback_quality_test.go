@@ -52,7 +52,7 @@ func feedbackSplit(t testing.TB, name string, byHash bool, fo *FeedbackOptions) 
 	return without, with, float64(hit) / float64(n)
 }
 
-// TestFeedbackSplit is the measurement: feedback must lose nothing
+// TestFeedbackSplit measures what feedback is for: it must lose nothing
 // (R@10 within 0.005) on any split, and gain (R@10 and NDCG@10) on a split
 // where most gold tools were learned. The table rows it logs are in
 // docs/rank.md. TOOLSELECT_FEEDBACK_GRID=bfcl,livemcpbench logs

@@ -12,7 +12,7 @@ type feedbackScorer struct {
 	fb   *Feedback
 }
 
-// prepare builds the base scorer's index (Ranker.Prepare).
+// prepare builds the base scorer's index ([Ranker.Prepare]).
 func (s *feedbackScorer) prepare(c *Catalog) error { return prepareScorer(s.base, c) }
 
 // Scorer returns base fused with f (see the package comment of feedback.go):

@@ -55,7 +55,7 @@ func (Keyword) state(c *Catalog) (*keywordState, error) {
 	return v.(*keywordState), nil
 }
 
-// prepare builds the state of c (Ranker.Prepare).
+// prepare builds the state of c ([Ranker.Prepare]).
 func (k Keyword) prepare(c *Catalog) error {
 	_, err := k.state(c)
 	return err

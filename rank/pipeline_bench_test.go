@@ -6,7 +6,7 @@ import (
 )
 
 // Benchmarks of the whole rank and step pipelines on a data set (the
-// split of rank and step into named steps was measured with them, issue 23):
+// split of rank and step into named steps was measured with them):
 //
 //	go test ./rank -run '^$' -bench 'RankPipeline|StepTools' -benchmem
 

@@ -50,7 +50,7 @@ func TestPrerequisitesDerived(t *testing.T) {
 		pos, _ := c.Pos(tool)
 		var out []string
 		for _, p := range pre.prereqsOf(pos) {
-			out = append(out, c.Entries()[p.pos].Name()+"("+joinParams(p.params)+")")
+			out = append(out, c.Entries()[p.pos].Name()+"("+strings.Join(p.params, ",")+")")
 		}
 		return out
 	}
@@ -94,14 +94,12 @@ func TestPrerequisitesFromIndex(t *testing.T) {
 			t.Fatalf("%s: from text %v, from index %v", c.Entries()[pos].Name(), a, b)
 		}
 		for i := range a {
-			if a[i].pos != b[i].pos || joinParams(a[i].params) != joinParams(b[i].params) {
+			if a[i].pos != b[i].pos || !slices.Equal(a[i].params, b[i].params) {
 				t.Errorf("%s: from text %v, from index %v", c.Entries()[pos].Name(), a, b)
 			}
 		}
 	}
 }
-
-func joinParams(ps []string) string { return strings.Join(ps, ",") }
 
 func TestRankAddsPrerequisites(t *testing.T) {
 	ctx := context.Background()
@@ -171,7 +169,7 @@ func TestPrerequisitesSkipChosenParameters(t *testing.T) {
 	}
 	c := newCatalog(reg.Entries())
 	pre := prerequisites(c).prereqsOf(0)
-	if len(pre) != 1 || joinParams(pre[0].params) != "document_id" {
+	if len(pre) != 1 || strings.Join(pre[0].params, ",") != "document_id" {
 		t.Errorf("prerequisites %v, want list_operations for document_id only", pre)
 	}
 }

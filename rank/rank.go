@@ -42,6 +42,10 @@ type Options struct {
 	// MinScore drops scored tools below it (default 0.05). A negative value
 	// keeps every tool with a score above zero.
 	MinScore float64
+	// Caller is who ranks: the same value the selector's Request.Caller and
+	// the executor's [Options.Caller] take. AllowUnsafe, Roles and
+	// Capabilities below are shorthands for its fields and add to it.
+	Caller registry.Eligibility
 	// AllowUnsafe lets tools marked safe=false be ranked.
 	AllowUnsafe bool
 	// Roles are the caller's roles; a tool that lists roles needs one of them.
@@ -75,7 +79,7 @@ type Options struct {
 	// requires (see prereq.go). They count in MaxCandidates.
 	NoPrerequisites bool
 	// Feedback, if set, fuses what past selections taught with the Scorer
-	// (see Feedback.Scorer); the scorer is then named "<scorer>+feedback".
+	// (see [Feedback.Scorer]); the scorer is then named "<scorer>+feedback".
 	Feedback *Feedback
 	// NoNameWords turns off reading names as words: joining adjacent query
 	// words the catalog knows as one ("git hub" -> github) and splitting
@@ -101,6 +105,8 @@ func (o *Options) withDefaults() Options {
 	if o != nil {
 		v = *o
 	}
+	el := v.caller()
+	v.Caller, v.AllowUnsafe, v.Roles, v.Capabilities = registry.Eligibility{}, el.AllowUnsafe, el.Roles, el.Capabilities
 	if v.MaxCandidates <= 0 {
 		v.MaxCandidates = DefaultMaxCandidates
 	}
@@ -151,6 +157,9 @@ type Pick struct {
 	Reason     string          `json:"reason"`
 	Provenance Provenance      `json:"provenance"`
 	Entry      *registry.Entry `json:"-"`
+	// Hidden is set only on the picks [Ranker.Hidden] returns: why the
+	// caller's filters kept the tool out.
+	Hidden registry.Ineligible `json:"hidden,omitempty"`
 }
 
 // Provenance says how a pick came about.
@@ -169,7 +178,7 @@ type Provenance struct {
 type Query struct {
 	Text  string
 	Debug bool
-	// NoMatched tells a scorer that Hit.Matched will not be read (the caller
+	// NoMatched tells a scorer that [Hit.Matched] will not be read (the caller
 	// asked for no reasons); a scorer may leave it empty.
 	NoMatched bool
 	// NoNameWords, NoNamespace and NoRelatedWords turn off the ways a
@@ -453,7 +462,7 @@ func (s *ranking) addScored(ctx context.Context, text string) error {
 	return nil
 }
 
-// score runs the scorer, within Options.Timeout if set, over the tools not
+// score runs the scorer, within [Options.Timeout] if set, over the tools not
 // yet picked; timedOut reports that the timeout, not ctx, ended it.
 func (s *ranking) score(ctx context.Context, text string, want int) (hits []Hit, timedOut bool, err error) {
 	sctx, cancel := ctx, context.CancelFunc(func() {})
@@ -544,7 +553,7 @@ func (s *ranking) addScoredPicks(scored []Pick) {
 	}
 }
 
-// addRelated adds the tools related to the picks so far (Options.Related).
+// addRelated adds the tools related to the picks so far ([Options.Related]).
 func (s *ranking) addRelated() {
 	eachRelated(s.c, s.o.Related, s.picks, func(pos int, from string) {
 		if s.taken[pos] || !s.keep(pos) {
@@ -556,7 +565,7 @@ func (s *ranking) addRelated() {
 }
 
 // eachRelated calls add with the catalog position of each tool that related
-// (Options.Related) lists for one of picks, and the pick's tool: picks in
+// ([Options.Related]) lists for one of picks, and the pick's tool: picks in
 // order, each list in order. Picks add appends are not visited.
 func eachRelated(c *Catalog, related map[string][]string, picks []Pick, add func(pos int, from string)) {
 	if len(related) == 0 {
@@ -571,7 +580,7 @@ func eachRelated(c *Catalog, related map[string][]string, picks []Pick, add func
 	}
 }
 
-// addAlwaysActive adds the Options.AlwaysActive tools.
+// addAlwaysActive adds the [Options.AlwaysActive] tools.
 func (s *ranking) addAlwaysActive() {
 	for _, name := range s.o.AlwaysActive {
 		pos, ok := s.c.Pos(name)
@@ -614,8 +623,15 @@ func scoreReason(scorer string, h Hit, e *registry.Entry) string {
 	return s
 }
 
+// caller is o's Caller with its shorthand fields.
+func (o *Options) caller() registry.Eligibility {
+	return o.Caller.With(registry.Eligibility{AllowUnsafe: o.AllowUnsafe, Roles: o.Roles, Capabilities: o.Capabilities})
+}
+
 // eligible applies the filters that run before scoring: the one
-// eligibility rule (registry.Eligibility), then Options.Filter.
+// eligibility rule ([registry.Eligibility]), then [Options.Filter]. o has
+// been through withDefaults, which folds [Options.Caller] into the
+// shorthand fields.
 func eligible(e *registry.Entry, o *Options) bool {
 	el := registry.Eligibility{AllowUnsafe: o.AllowUnsafe, Roles: o.Roles, Capabilities: o.Capabilities}
 	return el.Allows(e) && (o.Filter == nil || o.Filter(e))

@@ -113,9 +113,9 @@ func (r *Ranker) StepTools(ctx context.Context, turns []Turn, opts *StepOptions)
 //     conversation did not already pick (Source "tool-result"); the rest to
 //     the conversation's best. A ranking that finds too few leaves its places
 //     to the other.
-//  2. Tools related to those (Options.Related).
+//  2. Tools related to those ([Options.Related]).
 //  3. Tools called in the last KeepCalled steps (Source "called").
-//  4. Options.AlwaysActive tools.
+//  4. [Options.AlwaysActive] tools.
 //
 // So a multi-step workflow reaches tools the first message never mentioned:
 // what a tool returns steers the next step. Filters (unsafe, roles,
@@ -304,7 +304,7 @@ func (s *stepPicks) addExtra(taken map[int]bool, pos int, reason string, source 
 		Provenance: Provenance{Scorer: s.scorerName, Source: source, RelatedTo: relatedTo}})
 }
 
-// addRelated adds the tools related to the scored picks (Options.Related).
+// addRelated adds the tools related to the scored picks ([Options.Related]).
 func (s *stepPicks) addRelated(taken map[int]bool) {
 	eachRelated(s.c, s.o.Related, s.picks, func(pos int, from string) {
 		s.addExtra(taken, pos, "related to "+from, SourceRelated, from)
@@ -320,7 +320,7 @@ func (s *stepPicks) addCalled(taken map[int]bool, r *Ranker, turns []Turn, keepC
 	}
 }
 
-// addAlwaysActive adds the Options.AlwaysActive tools.
+// addAlwaysActive adds the [Options.AlwaysActive] tools.
 func (s *stepPicks) addAlwaysActive(taken map[int]bool) {
 	for _, name := range s.o.AlwaysActive {
 		if pos, ok := s.c.Pos(name); ok {
@@ -329,7 +329,7 @@ func (s *stepPicks) addAlwaysActive(taken map[int]bool) {
 	}
 }
 
-// numberRanks sets each pick's 1-based Provenance.Rank.
+// numberRanks sets each pick's 1-based [Provenance.Rank].
 func (s *stepPicks) numberRanks() {
 	for i := range s.picks {
 		s.picks[i].Provenance.Rank = i + 1

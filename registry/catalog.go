@@ -292,21 +292,36 @@ type MCPAnnotations struct {
 	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
 }
 
-// Apply maps the hints onto a tool: an explicit destructiveHint (on a tool not
-// marked read-only) makes it unsafe, readOnlyHint adds the readOnly capability.
-// Absent hints leave the tool safe: the MCP default for destructiveHint is
-// "true", but applied literally it would mark nearly every real tool unsafe,
-// so only an explicit declaration counts.
+// Destructive reports whether the hints make a tool destructive, with the
+// MCP specification's defaults for what they leave out (ToolAnnotations:
+// readOnlyHint false, destructiveHint true, the latter meaningful only when
+// the tool is not read-only): a tool is destructive unless it says
+// readOnlyHint: true or destructiveHint: false. No annotations at all is
+// destructive too.
+func (a *MCPAnnotations) Destructive() bool {
+	if a == nil {
+		return true
+	}
+	if a.ReadOnlyHint != nil && *a.ReadOnlyHint {
+		return false
+	}
+	return a.DestructiveHint == nil || *a.DestructiveHint
+}
+
+// Apply maps the hints onto a tool: a destructive one (Destructive, which
+// follows the MCP defaults: not read-only and no destructiveHint: false)
+// becomes unsafe, readOnlyHint adds the readOnly capability, and the title
+// goes into the metadata. A nil *MCPAnnotations is a tool that gave none.
 func (a *MCPAnnotations) Apply(t *Tool) {
+	if a.Destructive() {
+		t.Safe = false
+	}
 	if a == nil {
 		return
 	}
 	readOnly := a.ReadOnlyHint != nil && *a.ReadOnlyHint
 	if readOnly && !t.ReadOnly() {
 		t.Capabilities = append(t.Capabilities, CapabilityReadOnly)
-	}
-	if !readOnly && a.DestructiveHint != nil && *a.DestructiveHint {
-		t.Safe = false
 	}
 	if a.Title != "" {
 		if t.Metadata == nil {

@@ -74,7 +74,8 @@ func TestParseCatalogFormats(t *testing.T) {
 				{"clock", "Current time.", emptyParams},
 			} {
 				got := tools[i]
-				if got.Name != want.name || got.Description != want.desc || compact(t, got.Parameters) != want.params || !got.Safe {
+				if got.Name != want.name || got.Description != want.desc || compact(t, got.Parameters) != want.params || got.Safe != (c.format != registry.FormatMCP) {
+					// An MCP tool without annotations is destructive: MCP's defaults.
 					t.Errorf("tool %d = %+v", i, got)
 				}
 			}
@@ -123,7 +124,7 @@ func TestParseCatalogMCPAnnotations(t *testing.T) {
 		{true, true, "Read"},
 		{true, true, ""}, // read-only wins: a tool that modifies nothing destroys nothing
 		{true, false, ""},
-		{true, false, ""},
+		{false, false, ""}, // MCP's defaults: not read-only, so destructive unless it says otherwise
 	}
 	for i, w := range want {
 		tl := tools[i]

@@ -15,7 +15,8 @@
 //     OpenAI, Anthropic and MCP catalogs.
 //   - [Registry.Lookup] resolves a canonical or provider-mapped name to an
 //     [Entry]; [Entry.ValidateArgs] checks arguments (a [ValidationError]
-//     lists every [Violation]).
+//     lists every [Violation]) and [Entry.ParseArgs] returns the checked
+//     value written again, the document to pass on.
 //   - [Eligibility] is the one safety, role and capability rule that ranking,
 //     selection and the executor apply.
 //   - [Pins] holds tool definitions pinned on first sight ([LoadPins],

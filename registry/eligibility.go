@@ -1,9 +1,13 @@
 package registry
 
+import "slices"
+
 // Eligibility is the one rule for which tools a caller may be offered,
 // ranked or run: the rank filters, the selector's offer and the executor's
-// policy all apply it (and nothing else re-implements it). The zero value
-// allows every safe tool that lists no roles.
+// policy all apply it (and nothing else re-implements it). It is also the
+// one value that describes the caller to all three: rank.Options.Caller,
+// selector.Request.Caller and executor.Options.Caller take it. The zero
+// value allows every safe tool that lists no roles.
 type Eligibility struct {
 	// AllowUnsafe lets tools marked safe: false through.
 	AllowUnsafe bool
@@ -16,7 +20,7 @@ type Eligibility struct {
 // Ineligible says why a tool is not eligible; "" means it is.
 type Ineligible string
 
-// The reasons Eligibility.Check gives.
+// The reasons [Eligibility.Check] gives.
 const (
 	IneligibleUnsafe     Ineligible = "unsafe"     // safe: false and AllowUnsafe unset
 	IneligibleRole       Ineligible = "role"       // the tool lists roles the caller holds none of
@@ -38,6 +42,31 @@ func (el Eligibility) Check(t *Tool) Ineligible {
 		}
 	}
 	return ""
+}
+
+// With returns the caller el and other describe together: unsafe tools
+// allowed when either allows them, the roles of both and the capabilities
+// of both, each once. rank, the selector and the executor each take one
+// caller value (their Caller field) and read it With their shorthand fields
+// (AllowUnsafe, Roles, Capabilities), so either way of saying it counts.
+func (el Eligibility) With(other Eligibility) Eligibility {
+	union := func(a, b []string) []string {
+		if len(b) == 0 {
+			return a
+		}
+		out := slices.Clip(a)
+		for _, s := range b {
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return Eligibility{
+		AllowUnsafe:  el.AllowUnsafe || other.AllowUnsafe,
+		Roles:        union(el.Roles, other.Roles),
+		Capabilities: union(el.Capabilities, other.Capabilities),
+	}
 }
 
 // Allows reports whether the entry is eligible.

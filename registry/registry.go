@@ -38,6 +38,18 @@ var (
 	ErrExternalRef = errors.New("reference outside the schema document")
 	// ErrInvalidArgs is matched by every *ValidationError.
 	ErrInvalidArgs = errors.New("invalid arguments")
+	// ErrPinFileGone: [Pins.Reload] and [Pins.Save] found the pin file gone
+	// since it was read; the pins read before stay in force and nothing is
+	// written until it is back, so a file renamed away for a moment never
+	// reads as "no pins".
+	ErrPinFileGone = errors.New("the pin file is gone since it was read")
+	// ErrNothingToApprove: [Pins.ApproveDefinition] found no definition of
+	// the tool waiting for approval.
+	ErrNothingToApprove = errors.New("nothing waits for approval")
+	// ErrStaleApproval: [Pins.ApproveDefinition] was given a hash that is not
+	// the definition waiting (it changed since it was reviewed), or a name
+	// alone when more than one definition waited since the pin.
+	ErrStaleApproval = errors.New("not the definition waiting for approval")
 )
 
 // Entry is a registered tool: its canonical definition and compiled validator.
@@ -107,14 +119,38 @@ func (e *Entry) Required() []string {
 func (e *Entry) Seq() uint64 { return e.seq }
 
 // ValidateArgs checks a raw JSON argument document: it must be a JSON object
-// within the size and depth limits, and satisfy the tool's schema. The error,
-// if any, is a *ValidationError listing every violation.
+// within the size and depth limits, with no name twice in one object, and
+// satisfy the tool's schema. The error, if any, is a *ValidationError
+// listing every violation.
 func (e *Entry) ValidateArgs(raw []byte) error {
+	_, err := e.ParseArgs(raw)
+	return err
+}
+
+// ParseArgs checks raw as [Entry.ValidateArgs] does and returns the value it
+// checked, encoded again as compact JSON (members in the order given, numbers
+// as written, strings as decoded). Pass on this document, never raw: what runs is then what was
+// validated, whichever JSON parser reads it next.
+func (e *Entry) ParseArgs(raw []byte) (json.RawMessage, error) {
 	sch, err := e.schema()
 	if err != nil {
-		return schemaFailed(e.tool.Name, err)
+		return nil, schemaFailed(e.tool.Name, err)
 	}
 	return validateArgs(e.tool.Name, sch, raw, e.limits)
+}
+
+// DecodeArgs checks raw as [Entry.ParseArgs] does and decodes the document
+// ParseArgs returns, the value that was validated, into the value into
+// points to (as json.Unmarshal would), so that a handler receives what was
+// checked. A value the schema accepts but into cannot hold (a fraction for
+// an int field, say) is a *ValidationError with rule "decode" at the field's
+// pointer.
+func (e *Entry) DecodeArgs(raw []byte, into any) error {
+	checked, err := e.ParseArgs(raw)
+	if err != nil {
+		return err
+	}
+	return decodeInto(e.tool.Name, checked, into)
 }
 
 // ValidateValue checks an already decoded JSON value against the schema alone

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -52,30 +53,38 @@ func (e *ValidationError) Error() string {
 // Is makes errors.Is(err, ErrInvalidArgs) true.
 func (e *ValidationError) Is(target error) bool { return target == ErrInvalidArgs }
 
-// validateArgs checks one raw argument document against a compiled schema.
-// sch may be nil for a schema-less tool: then only the document's shape is checked.
-func validateArgs(tool string, sch *jsonschema.Schema, raw []byte, lim Limits) error {
-	fail := func(rule, msg string) error {
-		return &ValidationError{Tool: tool, Violations: []Violation{{Pointer: "", Rule: rule, Message: msg}}}
+// validateArgs checks one raw argument document against a compiled schema
+// and returns the value it checked, encoded again (reencode). sch may be nil for a schema-less tool:
+// then only the document's shape is checked.
+func validateArgs(tool string, sch *jsonschema.Schema, raw []byte, lim Limits) (json.RawMessage, error) {
+	fail := func(pointer, rule, msg string) error {
+		return &ValidationError{Tool: tool, Violations: []Violation{{Pointer: pointer, Rule: rule, Message: msg}}}
 	}
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		raw = []byte("{}")
 	}
 	if len(raw) > lim.MaxArgsBytes {
-		return fail("maxBytes", fmt.Sprintf("the arguments are %d bytes, over the limit of %d", len(raw), lim.MaxArgsBytes))
+		return nil, fail("", "maxBytes", fmt.Sprintf("the arguments are %d bytes, over the limit of %d", len(raw), lim.MaxArgsBytes))
 	}
 	v, err := decodeJSON(raw)
 	if err != nil {
-		return fail("json", "the arguments are not valid JSON: "+err.Error())
+		return nil, fail("", "json", "the arguments are not valid JSON: "+err.Error())
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return fail("type", "the arguments must be a JSON object, got "+jsonscan.Kind(raw))
+		return nil, fail("", "type", "the arguments must be a JSON object, got "+jsonscan.Kind(raw))
 	}
 	if deeperThan(v, lim.MaxArgsDepth) {
-		return fail("maxDepth", fmt.Sprintf("the arguments nest deeper than %d levels", lim.MaxArgsDepth))
+		return nil, fail("", "maxDepth", fmt.Sprintf("the arguments nest deeper than %d levels", lim.MaxArgsDepth))
 	}
-	return validateValue(tool, sch, v)
+	checked, pointer, key, dup := reencode(raw)
+	if dup {
+		return nil, fail(pointer, "duplicateKey", fmt.Sprintf("the key %q appears more than once in one object; give it once", key))
+	}
+	if err := validateValue(tool, sch, v); err != nil {
+		return nil, err
+	}
+	return checked, nil
 }
 
 // validateValue checks an already decoded value (numbers as json.Number or float64).

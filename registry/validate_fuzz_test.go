@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -41,6 +42,8 @@ func FuzzValidateSchemaArgs(f *testing.F) {
 		{`{"type":"object"}`, `{} {}`},
 		{`{"type":"object"}`, `[]`},
 		{`{"type":"object"}`, ``},
+		{`{"type":"object","properties":{"path":{"pattern":"^/safe/"}}}`, `{"path":"/safe/x","path":"/etc/shadow"}`},
+		{`{"type":"object"}`, `{"a":[{"k":1,"\u006b":2}],"s":"\ud800\u2028<&>"}`},
 		{`{"type":"object"}`, `{"a":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`},
 		{`true`, `{}`}, {`{}`, `{}`}, {`[]`, `{}`}, {`{"type":5}`, `{}`}, {`{"$ref":"#/nope"}`, `{}`}, {`{"$ref":"#"}`, `{}`},
 	} {
@@ -101,12 +104,29 @@ func FuzzValidateSchemaArgs(f *testing.F) {
 		var ve *registry.ValidationError
 		if errors.As(err, &ve) && len(ve.Violations) == 1 {
 			switch ve.Violations[0].Rule {
-			case "json", "maxBytes", "maxDepth":
+			case "json", "maxBytes", "maxDepth", "duplicateKey":
 				return
 			}
 		}
 		if vv := e.ValidateValue(v); (vv == nil) != (err == nil) {
 			t.Fatalf("ValidateArgs says %s but ValidateValue says %s", msg(err), msg(vv))
+		}
+		// What is passed on is the value that was checked, compact.
+		if err == nil {
+			checked, perr := e.ParseArgs(args)
+			if perr != nil {
+				t.Fatalf("ParseArgs refuses what ValidateArgs accepts: %v", perr)
+			}
+			var buf bytes.Buffer
+			if json.Compact(&buf, checked) != nil || !bytes.Equal(buf.Bytes(), checked) {
+				t.Fatalf("ParseArgs gave %q, not compact JSON", checked)
+			}
+			d := json.NewDecoder(bytes.NewReader(checked))
+			d.UseNumber()
+			var back any
+			if d.Decode(&back) != nil || !reflect.DeepEqual(back, v) {
+				t.Fatalf("ParseArgs gave %q, which is not the checked value %v", checked, v)
+			}
 		}
 	})
 }

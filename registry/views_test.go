@@ -10,9 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/toolselect/toolselect/registry"
 )
 
@@ -207,7 +204,9 @@ func TestParseFormat(t *testing.T) {
 func TestProviderNameCollision(t *testing.T) {
 	r := registry.New(nil)
 	for _, n := range []string{"a.b", "a b", "a_b"} {
-		require.NoError(t, r.Register(registry.NewTool(n, "d", json.RawMessage(`{"type":"object"}`))))
+		if err := r.Register(registry.NewTool(n, "d", json.RawMessage(`{"type":"object"}`))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	seen := map[string]string{}
 	for _, n := range []string{"a.b", "a b", "a_b"} {
@@ -217,9 +216,17 @@ func TestProviderNameCollision(t *testing.T) {
 		}
 		seen[p] = n
 		e, ok := r.Lookup(p)
-		require.True(t, ok, p)
-		assert.Equal(t, n, e.Name())
+		if !ok {
+			t.Fatalf("%q (mapped from %q) does not resolve", p, n)
+		}
+		if e.Name() != n {
+			t.Errorf("%q resolves to %q, want %q", p, e.Name(), n)
+		}
 	}
-	assert.Equal(t, "a_b", r.ProviderName(registry.FormatOpenAI, "a_b"), "a valid name is never changed")
-	assert.True(t, strings.HasPrefix(r.ProviderName(registry.FormatOpenAI, "a.b"), "a_b_"), "the taken stem gets a hash suffix")
+	if got := r.ProviderName(registry.FormatOpenAI, "a_b"); got != "a_b" {
+		t.Errorf("a valid name is never changed: a_b became %q", got)
+	}
+	if got := r.ProviderName(registry.FormatOpenAI, "a.b"); !strings.HasPrefix(got, "a_b_") {
+		t.Errorf("the taken stem gets a hash suffix: a.b became %q", got)
+	}
 }

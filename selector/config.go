@@ -142,7 +142,7 @@ type Config struct {
 	// carries and how a reply is read. The zero value is ProviderAuto (the
 	// constructors store "auto" as ""; JSON writes "auto"), which decides from the base URL's host, then the model name; a server
 	// it does not recognise gets the generic OpenAI-compatible dialect.
-	Provider Provider `json:"provider" validate:"omitempty,oneof=auto generic openai deepseek zai qwen vllm ollama lmstudio llamacpp openrouter mistral moonshot"`
+	Provider Provider `json:"provider" validate:"omitempty,oneof=auto generic openai deepseek zai qwen vllm ollama lmstudio llamacpp openrouter mistral moonshot gemini azure anthropic"`
 	// Reasoning is how much the model may think before it selects:
 	// ReasoningOff (the zero value; "off" is stored as "") maps to each dialect's lowest
 	// setting; low, medium, high ask for more; ReasoningProvider sends nothing.
@@ -171,8 +171,9 @@ type Config struct {
 	// FeedbackRecorder); rank/feedbackstore.OpenLearner opens one for the
 	// Feedback setting.
 	Recorder FeedbackRecorder `json:"-" validate:"-"`
-	// Logger receives attempt and decision records; nil means
-	// slog.Default(). slog.New(slog.DiscardHandler) discards them.
+	// Logger receives attempt and decision records; nil discards them, as
+	// a library should be quiet unless asked (pass slog.Default() to log
+	// where the program logs).
 	Logger *slog.Logger `json:"-" validate:"-"`
 	// OwnClient says that the caller's own client sends the requests
 	// (Sessions it drives, as Python's ToolSelector(client=...) does), to
@@ -337,7 +338,7 @@ var configFields = map[string]fieldInfo{
 	"OfferTokens":      {EnvOfferTokens, "an integer number of tokens from 1 to 10000000", false},
 	"TopK":             {EnvTopK, "an integer from 1 to 1000", false},
 	"MaxSearches":      {EnvMaxSearches, "an integer from 0 (no search round) to 10", false},
-	"Provider":         {EnvProvider, "one of auto, generic, openai, deepseek, zai, qwen, vllm, ollama, lmstudio, llamacpp, openrouter, mistral, moonshot", false},
+	"Provider":         {EnvProvider, "one of auto, generic, openai, deepseek, zai, qwen, vllm, ollama, lmstudio, llamacpp, openrouter, mistral, moonshot, gemini, azure, anthropic", false},
 	"Reasoning":        {EnvReasoning, "one of off, low, medium, high, provider", false},
 	"MaxTokens":        {EnvMaxTokens, "an integer number of tokens from 0 (the dialect's default) to 1000000", false},
 }

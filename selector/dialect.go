@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -30,11 +31,15 @@ const (
 	ProviderOpenRouter Provider = "openrouter"
 	ProviderMistral    Provider = "mistral"
 	ProviderMoonshot   Provider = "moonshot"
+	ProviderGemini     Provider = "gemini"
+	ProviderAzure      Provider = "azure"
+	ProviderAnthropic  Provider = "anthropic"
 )
 
 // Providers lists every Provider value, auto first.
 var providers = []Provider{ProviderAuto, ProviderGeneric, ProviderOpenAI, ProviderDeepSeek, ProviderZAI, ProviderQwen,
-	ProviderVLLM, ProviderOllama, ProviderLMStudio, ProviderLlamaCpp, ProviderOpenRouter, ProviderMistral, ProviderMoonshot}
+	ProviderVLLM, ProviderOllama, ProviderLMStudio, ProviderLlamaCpp, ProviderOpenRouter, ProviderMistral, ProviderMoonshot,
+	ProviderGemini, ProviderAzure, ProviderAnthropic}
 
 // Reasoning says how much a model may think before it selects
 // (Config.Reasoning, LLM_COMMON_TOOL_SELECTION_REASONING). Selection is a
@@ -104,8 +109,8 @@ const (
 	thinkingRoom = 32768
 )
 
-// temperatureMode is a dialect's rule for the temperature: the three
-// modes, send, omit, or only 1.
+// temperatureMode is a dialect's rule for the temperature, one of the three
+// that providers follow: send, omit, or only 1.
 type temperatureMode uint8
 
 const (
@@ -174,7 +179,9 @@ func dialectFor(cfg *Config, model string) dialect {
 		}
 	}
 	switch p {
-	case ProviderOpenAI:
+	case ProviderOpenAI, ProviderAzure:
+		// Azure OpenAI serves OpenAI's models under OpenAI's request rules;
+		// what differs is the URL and the key's header (openai.go, azureClassic).
 		if isOpenAIReasoningModel(model) {
 			return dialect{name: "openai-reasoning", temperature: temperatureOmit, tokenField: "max_completion_tokens",
 				defaultLimit: reasoningRoom,
@@ -222,6 +229,31 @@ func dialectFor(cfg *Config, model string) dialect {
 		return dialect{name: string(p), tokenField: "max_tokens"}
 	case ProviderMoonshot:
 		return moonshotDialect(cfg.reasoning(), model)
+	case ProviderGemini:
+		// Gemini's OpenAI-compatible endpoint: 2.5 Flash and later think by
+		// default and count it against the limit; reasoning_effort "none"
+		// turns thinking off where the model can (2.5 Pro and the 3 series
+		// cannot: their 400 names thinking, and adapt-once drops the field).
+		return dialect{name: string(p), tokenField: "max_tokens",
+			thinking: func(level Reasoning, _ string) map[string]any {
+				if level == ReasoningOff {
+					return map[string]any{"reasoning_effort": "none"}
+				}
+				return map[string]any{"reasoning_effort": effort(level)}
+			}}
+	case ProviderAnthropic:
+		return anthropicDialect(cfg.reasoning(), cfg.MaxTokens, model)
+	case providerGPTOSS:
+		// gpt-oss cannot stop reasoning; "low" is its least (the Harmony
+		// format's "Reasoning: low"), and servers that host it take the
+		// OpenAI field (vLLM, Ollama, Groq, OpenRouter).
+		return dialect{name: string(p), tokenField: "max_tokens",
+			thinking: func(level Reasoning, _ string) map[string]any {
+				if level == ReasoningOff {
+					return map[string]any{"reasoning_effort": "low"}
+				}
+				return map[string]any{"reasoning_effort": effort(level)}
+			}}
 	}
 	// ProviderGeneric, named or detected: the plain request, whatever the
 	// model is called. ProviderAuto already looked at the model name
@@ -269,6 +301,91 @@ func moonshotDialect(level Reasoning, model string) dialect {
 	return d
 }
 
+// Anthropic's extended thinking budgets (budget_tokens) per reasoning level:
+// 1024 is the least the API takes, and a budget must stay below max_tokens.
+var anthropicBudgets = map[Reasoning]int{ReasoningLow: 1024, ReasoningMedium: 4096, ReasoningHigh: 16384}
+
+// anthropicAnswerRoom is what a thinking request's default limit keeps for
+// the answer beyond the level's budget: 16384 + 4096 is within the output
+// maximum of every Claude model that thinks (Claude Opus 4's 32,000 the least).
+const anthropicAnswerRoom = 4096
+
+// anthropicDialect is Anthropic's OpenAI SDK compatibility layer
+// (api.anthropic.com/v1), whose rules depend on the Claude generation
+// (claudeVersion; docs/providers.md, sources in testdata/providers/anthropic-*).
+// reasoning_effort is ignored there; thinking is the documented extra_body
+// field:
+//
+//   - before Claude 5, Claude thinks only when asked: off sends nothing;
+//     Claude Opus 5 thinks by default, so off sends {"type":"disabled"}
+//     (Opus 5.5 cannot stop: its 400 names thinking, and adapt-once drops it);
+//   - low, medium and high send {"type":"enabled","budget_tokens":N} before
+//     Claude 4.6, and {"type":"adaptive"} from 4.6 on (4.7 and later refuse
+//     budgets), with a limit of the level's budget plus room for the answer
+//     (a configured limit stays; the budget is then half of it at most);
+//   - thinking takes temperature 1 only, and from Claude 4.7 on the
+//     temperature is refused outright, so it is omitted.
+//
+// A Claude name without a version gets the rules before 4.6; adapt-once
+// answers what they miss.
+func anthropicDialect(level Reasoning, maxTokens int, model string) dialect {
+	d := dialect{name: string(ProviderAnthropic), tokenField: "max_tokens"}
+	v, _ := claudeVersion(model)
+	budget, thinks := anthropicBudgets[level]
+	switch {
+	case thinks:
+		d.temperature = temperatureOne
+		d.defaultLimit = budget + anthropicAnswerRoom
+		if maxTokens > 0 {
+			budget = max(min(budget, maxTokens/2), anthropicBudgets[ReasoningLow])
+		}
+		thinking := map[string]any{"type": "enabled", "budget_tokens": budget}
+		if v >= 46 {
+			thinking = map[string]any{"type": "adaptive"}
+		}
+		d.thinking = func(Reasoning, string) map[string]any { return map[string]any{"thinking": thinking} }
+	case level == ReasoningOff && v >= 50:
+		d.thinking = func(Reasoning, string) map[string]any {
+			return map[string]any{"thinking": map[string]any{"type": "disabled"}}
+		}
+	}
+	if v >= 47 {
+		d.temperature = temperatureOmit
+	}
+	return d
+}
+
+// claudeVersion reads a Claude model name's generation as major*10+minor
+// (claude-opus-4-7 and claude-opus-4.7: 47; claude-3-7-sonnet-20250219: 37;
+// claude-opus-4-20250514: 40; claude-sonnet-5: 50), after any org/ or
+// vendor. part. ok is false for a name without one.
+func claudeVersion(model string) (v int, ok bool) {
+	m := strings.ToLower(model)
+	i := strings.Index(m, "claude-")
+	if i < 0 {
+		return 0, false
+	}
+	parts := strings.FieldsFunc(m[i+len("claude-"):], func(r rune) bool { return r == '-' || r == '.' || r == '@' || r == ':' })
+	small := func(s string) (int, bool) { // a version number, not a date
+		n, err := strconv.Atoi(s)
+		return n, err == nil && len(s) <= 2
+	}
+	for j, p := range parts {
+		major, isNum := small(p)
+		if !isNum {
+			continue
+		}
+		minor := 0
+		if j+1 < len(parts) {
+			if n, isMinor := small(parts[j+1]); isMinor && n < 10 {
+				minor = n
+			}
+		}
+		return major*10 + minor, true
+	}
+	return 0, false
+}
+
 // thinkingSwitch is DeepSeek's and Z.ai's {"thinking":{"type":"enabled|disabled"}};
 // withEffort adds reasoning_effort when thinking is on (DeepSeek).
 func thinkingSwitch(withEffort bool) func(Reasoning, string) map[string]any {
@@ -286,19 +403,22 @@ func thinkingSwitch(withEffort bool) func(Reasoning, string) map[string]any {
 
 // hostProviders maps a base URL's host (or a parent domain of it) to its provider.
 var hostProviders = map[string]Provider{
-	"api.openai.com":              ProviderOpenAI,
-	"openai.azure.com":            ProviderOpenAI,
-	"api.deepseek.com":            ProviderDeepSeek,
-	"api.z.ai":                    ProviderZAI,
-	"open.bigmodel.cn":            ProviderZAI,
-	"dashscope.aliyuncs.com":      ProviderQwen,
-	"dashscope-intl.aliyuncs.com": ProviderQwen,
-	"dashscope-us.aliyuncs.com":   ProviderQwen,
-	"openrouter.ai":               ProviderOpenRouter,
-	"api.mistral.ai":              ProviderMistral,
-	"api.moonshot.ai":             ProviderMoonshot,
-	"api.moonshot.cn":             ProviderMoonshot,
-	"api.kimi.com":                ProviderMoonshot,
+	"api.openai.com":                    ProviderOpenAI,
+	"openai.azure.com":                  ProviderAzure,
+	"cognitiveservices.azure.com":       ProviderAzure,
+	"generativelanguage.googleapis.com": ProviderGemini,
+	"api.anthropic.com":                 ProviderAnthropic,
+	"api.deepseek.com":                  ProviderDeepSeek,
+	"api.z.ai":                          ProviderZAI,
+	"open.bigmodel.cn":                  ProviderZAI,
+	"dashscope.aliyuncs.com":            ProviderQwen,
+	"dashscope-intl.aliyuncs.com":       ProviderQwen,
+	"dashscope-us.aliyuncs.com":         ProviderQwen,
+	"openrouter.ai":                     ProviderOpenRouter,
+	"api.mistral.ai":                    ProviderMistral,
+	"api.moonshot.ai":                   ProviderMoonshot,
+	"api.moonshot.cn":                   ProviderMoonshot,
+	"api.kimi.com":                      ProviderMoonshot,
 }
 
 // portProviders are local servers recognised by their documented default
@@ -306,9 +426,21 @@ var hostProviders = map[string]Provider{
 // 8080) decide nothing.
 var portProviders = map[string]Provider{"11434": ProviderOllama, "1234": ProviderLMStudio}
 
+// pathProviders are base URL paths only one provider uses, so that a
+// gateway or a tunnel in front of it is still recognised: Gemini's
+// OpenAI-compatible endpoint (/v1beta/openai) and Azure OpenAI's classic
+// deployment URL (/openai/deployments/NAME).
+var pathProviders = []struct {
+	part     string
+	provider Provider
+}{
+	{"/v1beta/openai", ProviderGemini},
+	{"/openai/deployments/", ProviderAzure},
+}
+
 // detectProvider is ProviderAuto: the base URL's host (an empty base URL is
-// api.openai.com), then its port for local servers; then the model name for
-// OpenAI's reasoning models; anything else is generic.
+// api.openai.com), then a path only one provider uses, then its port for
+// local servers; then the model name (detectModel); anything else is generic.
 func detectProvider(baseURL, model string) Provider {
 	if strings.TrimSpace(baseURL) == "" {
 		return ProviderOpenAI
@@ -328,17 +460,72 @@ func detectProvider(baseURL, model string) Provider {
 		}
 		h = parent
 	}
+	path := strings.ToLower(u.EscapedPath())
+	for _, pp := range pathProviders {
+		if strings.Contains(path+"/", pp.part) {
+			return pp.provider
+		}
+	}
 	if p, ok := portProviders[u.Port()]; ok && isLocalHost(host) {
 		return p
 	}
 	return detectModel(model)
 }
 
+// providerGPTOSS is the dialect of OpenAI's open-weight gpt-oss models,
+// which many servers host: reached by the model's name only (modelFamilies),
+// never a Provider a caller names.
+const providerGPTOSS Provider = "gpt-oss"
+
+// modelFamilies are the model families recognised by name where the endpoint
+// names no provider (a gateway, a proxy, a tunnel, a local server on a
+// shared port, a caller's own client whose base URL is unknown): a model
+// name starting with prefix (after any "org/" part, any case) gets that
+// provider's switches, and adapt-once drops a field the server refuses.
+// Sources in docs/providers.md ("How auto decides").
+var modelFamilies = []struct {
+	prefix   string
+	provider Provider
+	name     string // the family, in messages
+}{
+	{"deepseek", ProviderDeepSeek, "DeepSeek"},
+	{"glm-4.5", ProviderZAI, "GLM"}, {"glm-4.6", ProviderZAI, "GLM"}, {"glm-4.7", ProviderZAI, "GLM"}, {"glm-5", ProviderZAI, "GLM"},
+	{"qwen3", ProviderVLLM, "Qwen3"},
+	{"kimi-", ProviderMoonshot, "Kimi"},
+	{"gemini-", ProviderGemini, "Gemini"},
+	{"gpt-oss", providerGPTOSS, "gpt-oss"},
+	{"claude-", ProviderAnthropic, "Claude"},
+}
+
+// modelFamily returns the family a model name clearly belongs to, if any.
+func modelFamily(model string) (provider Provider, name string, ok bool) {
+	m := strings.ToLower(strings.TrimSpace(model))
+	if i := strings.LastIndexByte(m, '/'); i >= 0 { // "Qwen/Qwen3-8B", "models/gemini-2.5-flash"
+		m = m[i+1:]
+	}
+	names := []string{m}
+	if vendor, rest, ok := strings.Cut(m, "."); ok && vendor != "" && strings.Trim(vendor, "abcdefghijklmnopqrstuvwxyz") == "" {
+		names = append(names, rest) // Amazon Bedrock's "openai.gpt-oss-120b-1:0", "deepseek.v3-v1:0"
+	}
+	for _, n := range names {
+		for _, f := range modelFamilies {
+			if strings.HasPrefix(n, f.prefix) {
+				return f.provider, f.name, true
+			}
+		}
+	}
+	return "", "", false
+}
+
 // detectModel is ProviderAuto for an endpoint that names nothing: OpenAI's
-// reasoning models by their name, anything else generic.
+// reasoning models and the known families (modelFamilies) by their name,
+// anything else generic.
 func detectModel(model string) Provider {
 	if isOpenAIReasoningModel(model) {
 		return ProviderOpenAI
+	}
+	if p, _, ok := modelFamily(model); ok {
+		return p
 	}
 	return ProviderGeneric
 }
@@ -506,6 +693,13 @@ func otherTokenField(f string) string {
 // SDKs' extra_body).
 var openAIRequestKeys = []string{"max_tokens", "max_completion_tokens", "reasoning_effort", "response_format"}
 
+// rememberable reports whether an adaptation a 400 asked for is remembered
+// for the base URL and model: not when the server accepted the field and the
+// model failed under it (json_validate_failed), which the next request may not.
+func rememberable(msg string) bool {
+	return !strings.Contains(strings.ToLower(msg), "json_validate_failed")
+}
+
 // adaptTo decides the adaptation a 400 asks for: the first field we sent
 // that the server's message names, changed in its documented way
 // (adaptationNames says what it changes). ok is false when the message
@@ -519,6 +713,12 @@ func adaptTo(msg string, req *ChatRequest, have adaptation) (adaptation, bool) {
 		if _, sent := req.Params[f]; sent && have&adaptTokenField == 0 && strings.Contains(m, f) {
 			return adaptTokenField, true
 		}
+	}
+	// Groq's json_validate_failed: JSON mode could not hold the model to
+	// JSON. The field is accepted, so dropping it is tried once and not
+	// remembered (rememberable says so); the reader finds the JSON itself.
+	if req.ResponseFormat != "" && have&adaptNoResponseFormat == 0 && strings.Contains(m, "json_validate_failed") {
+		return adaptNoResponseFormat, true
 	}
 	if req.ResponseFormat != "" && (strings.Contains(m, "response_format") || strings.Contains(m, "json_object") ||
 		strings.Contains(m, "json_schema") || strings.Contains(m, "response format")) {

@@ -22,7 +22,15 @@ func TestDetectProvider(t *testing.T) {
 	}{
 		{"", "gpt-4o-mini", ProviderOpenAI},
 		{"https://api.openai.com/v1", "o3-mini", ProviderOpenAI},
-		{"https://my-res.openai.azure.com/openai/v1", "gpt-5", ProviderOpenAI},
+		{"https://my-res.openai.azure.com/openai/v1", "gpt-5", ProviderAzure},
+		{"https://my-res.cognitiveservices.azure.com/openai/v1", "gpt-4o-mini", ProviderAzure},
+		{"http://127.0.0.1:9000/openai/deployments/gpt-4o?api-version=2024-10-21", "gpt-4o", ProviderAzure}, // the classic URL's path is Azure's own
+		{"https://generativelanguage.googleapis.com/v1beta/openai/", "gemini-2.5-flash", ProviderGemini},
+		{"http://127.0.0.1:9000/v1beta/openai", "x", ProviderGemini}, // a tunnel to Gemini: only Google uses the path
+		{"https://api.anthropic.com/v1/", "claude-sonnet-4-5", ProviderAnthropic},
+		{"https://llm.example.com/v1", "anthropic/claude-opus-4-7", ProviderAnthropic}, // Claude behind a gateway
+		{"https://llm.example.com/v1", "anthropic.claude-3-7-sonnet-20250219-v1:0", ProviderAnthropic},
+		{"https://openrouter.ai/api/v1", "anthropic/claude-sonnet-4.5", ProviderOpenRouter}, // the host wins
 		{"https://api.deepseek.com", "deepseek-v4-flash", ProviderDeepSeek},
 		{"https://api.z.ai/api/paas/v4", "glm-4.5-air", ProviderZAI},
 		{"https://open.bigmodel.cn/api/paas/v4", "glm-4.6", ProviderZAI},
@@ -32,13 +40,19 @@ func TestDetectProvider(t *testing.T) {
 		{"https://api.moonshot.ai/v1", "kimi-k2.6", ProviderMoonshot},
 		{"https://api.moonshot.cn/v1", "kimi-k3", ProviderMoonshot},
 		{"https://api.kimi.com/coding/v1", "kimi-for-coding", ProviderMoonshot},
-		{"https://llm.example.com/v1", "kimi-k3", ProviderGeneric}, // thinking is Moonshot's own field: by host only
+		{"https://llm.example.com/v1", "kimi-k3", ProviderMoonshot}, // a known family at an unknown host: its switches, adapt-once behind them
+		{"https://llm.example.com/v1", "openai/gpt-oss-120b", providerGPTOSS},
+		{"https://bedrock-runtime.us-west-2.amazonaws.com/openai/v1", "openai.gpt-oss-120b-1:0", providerGPTOSS}, // Bedrock's vendor prefix
+		{"https://llm.example.com/v1", "models/gemini-2.5-flash", ProviderGemini},
+		{"https://llm.example.com/v1", "deepseek-ai/DeepSeek-V4-Flash", ProviderDeepSeek},
+		{"https://llm.example.com/v1", "glm-4-9b-chat", ProviderGeneric}, // GLM before 4.5 does not think
+		{"https://llm.example.com/v1", "llama-3.3-70b", ProviderGeneric},
 		{"http://localhost:11434/v1", "qwen3:4b", ProviderOllama},
 		{"http://127.0.0.1:1234/v1", "qwen/qwen3-4b", ProviderLMStudio},
-		{"http://gpu-box:8000/v1", "Qwen/Qwen3-8B", ProviderGeneric},   // vLLM's port is shared: not guessed
-		{"https://llm.example.com/v1", "o4-mini", ProviderOpenAI},      // a gateway in front of OpenAI's reasoning model
-		{"https://llm.example.com/v1", "glm-4.5-air", ProviderGeneric}, // provider fields only to a provider known to take them
-		{"https://example.com:11434/v1", "x", ProviderGeneric},         // a public host on Ollama's port is not Ollama
+		{"http://gpu-box:8000/v1", "Qwen/Qwen3-8B", ProviderVLLM},  // the port decides nothing; the family does
+		{"https://llm.example.com/v1", "o4-mini", ProviderOpenAI},  // a gateway in front of OpenAI's reasoning model
+		{"https://llm.example.com/v1", "glm-4.5-air", ProviderZAI}, // the family's switch
+		{"https://example.com:11434/v1", "x", ProviderGeneric},     // a public host on Ollama's port is not Ollama
 	} {
 		assert.Equal(t, tc.want, detectProvider(tc.url, tc.model), "%s %s", tc.url, tc.model)
 	}
@@ -177,7 +191,7 @@ func TestGoOpenAIChecksAreConfigErrors(t *testing.T) {
 
 // A provider the caller names is taken as said: an explicit generic sends
 // the plain request even for a model named like OpenAI's reasoning models,
-// while auto still recognises them (issue 20's review).
+// while auto still recognises them (the caller knows its endpoint best).
 func TestExplicitGenericIsGeneric(t *testing.T) {
 	for _, model := range []string{"o3-mini", "gpt-5-mini", "openai/o4-mini"} {
 		d := dialectFor(&Config{Provider: ProviderGeneric, BaseURL: "https://llm.example.com/v1"}, model)
@@ -286,6 +300,7 @@ func TestDefaultTokenLimits(t *testing.T) {
 		{ProviderVLLM, "Qwen/Qwen3-8B", "max_tokens", 0},
 		{ProviderLMStudio, "qwen/qwen3-4b", "max_tokens", 0},
 		{ProviderMistral, "magistral-small", "max_tokens", 0},
+		{ProviderAnthropic, "claude-haiku-4-5", "max_tokens", 0}, // no thinking asked, no limit of its own
 	} {
 		for _, maxTokens := range []int{0, 700} {
 			cfg := &Config{Provider: tc.provider, MaxTokens: maxTokens}
@@ -332,6 +347,13 @@ func TestTemperatureModes(t *testing.T) {
 	}{
 		{ProviderGeneric, "llama3", "", "send", `{}`},
 		{ProviderOpenAI, "o3-mini", "", "omit", `{"reasoning_effort":"low"}`},
+		{ProviderAzure, "o3-mini", "", "omit", `{"reasoning_effort":"low"}`},
+		{ProviderAzure, "gpt-4o-mini", "", "send", `{}`},
+		{ProviderGemini, "gemini-2.5-flash", "", "send", `{"reasoning_effort":"none"}`},
+		{ProviderGemini, "gemini-2.5-pro", ReasoningHigh, "send", `{"reasoning_effort":"high"}`},
+		{ProviderGemini, "gemini-2.5-flash", ReasoningProvider, "send", `{}`},
+		{providerGPTOSS, "gpt-oss-20b", "", "send", `{"reasoning_effort":"low"}`},
+		{providerGPTOSS, "gpt-oss-20b", ReasoningMedium, "send", `{"reasoning_effort":"medium"}`},
 		{ProviderMoonshot, "kimi-k3", "", "1", `{"reasoning_effort":"low"}`},
 		{ProviderMoonshot, "kimi-k3.1-pro", ReasoningHigh, "1", `{"reasoning_effort":"high"}`},
 		{ProviderMoonshot, "kimi-for-coding", "", "1", `{"reasoning_effort":"low"}`},
@@ -341,6 +363,14 @@ func TestTemperatureModes(t *testing.T) {
 		{ProviderMoonshot, "kimi-k2.5", ReasoningProvider, "1", `{}`},
 		{ProviderMoonshot, "kimi-k2-0905-preview", "", "send", `{}`},
 		{ProviderMoonshot, "moonshot-v1-8k", "", "send", `{}`},
+		{ProviderAnthropic, "claude-sonnet-4-5", "", "send", `{}`}, // Claude thinks only when asked
+		{ProviderAnthropic, "claude-sonnet-4-5", ReasoningLow, "1", `{"thinking":{"type":"enabled","budget_tokens":1024}}`},
+		{ProviderAnthropic, "claude-3-7-sonnet-20250219", ReasoningHigh, "1", `{"thinking":{"type":"enabled","budget_tokens":16384}}`},
+		{ProviderAnthropic, "claude-opus-4-6", ReasoningMedium, "1", `{"thinking":{"type":"adaptive"}}`},
+		{ProviderAnthropic, "claude-opus-4-7", "", "omit", `{}`},
+		{ProviderAnthropic, "claude-opus-4-7", ReasoningLow, "omit", `{"thinking":{"type":"adaptive"}}`},
+		{ProviderAnthropic, "claude-opus-5", "", "omit", `{"thinking":{"type":"disabled"}}`}, // Opus 5 thinks by default
+		{ProviderAnthropic, "claude-opus-5", ReasoningProvider, "omit", `{}`},
 	} {
 		cfg := &Config{Provider: tc.provider, Reasoning: tc.reasoning, Temperature: 0.2}
 		req := &ChatRequest{Model: tc.model, Temperature: cfg.Temperature, ResponseFormat: "json_object"}
@@ -369,12 +399,36 @@ func TestTemperatureModes(t *testing.T) {
 	}
 }
 
+// Claude's generation, as its names spell it, decides the Anthropic rules.
+func TestClaudeVersion(t *testing.T) {
+	for name, want := range map[string]int{
+		"claude-opus-4-7": 47, "claude-opus-4.7": 47, "anthropic/claude-opus-4-7": 47,
+		"claude-3-7-sonnet-20250219": 37, "claude-3-5-haiku-latest": 35, "claude-opus-4-20250514": 40,
+		"claude-sonnet-4-5-20250929": 45, "claude-haiku-4-5@20251001": 45, "anthropic.claude-opus-4-6-v1:0": 46,
+		"claude-sonnet-5": 50, "claude-opus-5-5": 55, "claude-instant-1.2": 12,
+	} {
+		v, ok := claudeVersion(name)
+		assert.True(t, ok, name)
+		assert.Equal(t, want, v, name)
+	}
+	_, ok := claudeVersion("claude-sonnet-latest")
+	assert.False(t, ok)
+	// A configured limit bounds the budget: half of it, at least the API's 1024.
+	d := anthropicDialect(ReasoningHigh, 6000, "claude-sonnet-4-5")
+	assert.Equal(t, map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": 3000}}, d.thinking(ReasoningHigh, ""))
+	limit, _ := tokenLimit(&Config{}, anthropicDialect(ReasoningMedium, 0, "claude-sonnet-4-5"))
+	assert.Equal(t, 4096+anthropicAnswerRoom, limit, "the budget plus room for the answer")
+	limit, _ = tokenLimit(&Config{}, anthropicDialect(ReasoningOff, 0, "claude-sonnet-4-5"))
+	assert.Zero(t, limit, "no thinking, no limit of its own")
+}
+
 // A caller's own client whose base URL is unknown (Config.OwnClient, no
 // BaseURL): the model name decides, then generic, never api.openai.com's
-// dialect; and each such selector learns for itself (issue 20's review).
+// dialect; and each such selector learns for itself (two unknown endpoints
+// may behave differently).
 func TestOwnClientUnknownEndpoint(t *testing.T) {
 	own := &Config{OwnClient: true}
-	assert.Equal(t, "generic", dialectFor(own, "deepseek-v4-flash").name)
+	assert.Equal(t, "deepseek", dialectFor(own, "deepseek-v4-flash").name, "a known family by its name")
 	assert.Equal(t, "generic", dialectFor(own, "gpt-4o-mini").name)
 	assert.Equal(t, "openai-reasoning", dialectFor(own, "o3-mini").name)
 	assert.Equal(t, "openai", dialectFor(&Config{}, "gpt-4o-mini").name, "the built-in client's empty base URL is api.openai.com")
@@ -395,7 +449,7 @@ func TestOwnClientUnknownEndpoint(t *testing.T) {
 	assert.Equal(t, "https://api.deepseek.com", c.cfg.learnKey(), "a known endpoint is learned for by its URL")
 }
 
-// One vocabulary for adaptations (issue 20's review): what an attempt
+// One vocabulary for adaptations (so a log reads the same either way): what an attempt
 // records when it adapts is what a later attempt records when it starts
 // from what was learned, with "learned earlier: " in front (it was "token
 // limit field swapped" and "reasoning control: omitted" before).

@@ -42,7 +42,8 @@
 // Configuration: [New] takes a [*Config] whose zero fields mean the defaults;
 // [ConfigFromEnv] reads the LLM_COMMON_TOOL_SELECTION_* variables,
 // [ConfigFromJSON] the JSON form (each starting from the Default* constants),
-// and [ConfigSchema] describes every setting for other languages. Records of each
-// attempt and decision go to log/slog (Config.Logger); selections that
-// return calls are recorded with Config.Recorder ([FeedbackRecorder]).
+// and [ConfigSchema] describes every setting for other languages. Records of
+// each attempt and decision go to log/slog when [Config].Logger is set (nil
+// logs nothing); selections that return calls are recorded with
+// Config.Recorder ([FeedbackRecorder]).
 package selector

@@ -41,19 +41,26 @@ const (
 	// KindConfig: the request was refused before it was sent because of a
 	// setting (the message names it), e.g. by go-openai's own checks.
 	KindConfig FailureKind = "config"
+	// KindContentFilter: the provider's content filter stopped the reply
+	// (finish_reason "content_filter", or Gemini's "SAFETY", "RECITATION",
+	// ...); the message names the categories it flagged where it said.
+	KindContentFilter FailureKind = "content_filter"
 )
 
 // failureKinds lists every kind, in documentation order.
-var failureKinds = []FailureKind{KindTransport, KindTimeout, KindCanceled, KindHTTPStatus, KindResponseTooLarge, KindEmptyChoices, KindParse, KindValidation, KindSearch, KindTruncated, KindConfig}
+var failureKinds = []FailureKind{KindTransport, KindTimeout, KindCanceled, KindHTTPStatus, KindResponseTooLarge, KindEmptyChoices, KindParse, KindValidation, KindSearch, KindTruncated, KindConfig, KindContentFilter}
 
-// EmptyKind is the kind of a selection that ended with no calls without
-// asking a model (SelectionError.Kind, and "error.kind" in JSON). A selection that asked a
-// model and failed has kind "fail_closed"; one where the model chose no call
-// has no error at all.
+// EmptyKind is the kind of a selection that ended with no calls and not by
+// the model's choice (SelectionError.Kind, and "error.kind" in JSON): every
+// attempt failed ([EmptyFailClosed]), or no model was asked. One where the
+// model chose no call has no error at all.
 type EmptyKind string
 
-// The kinds of a selection that asked no model.
+// The kinds of a selection that returned no calls by no choice of the model.
 const (
+	// EmptyFailClosed: a model was asked and every attempt failed
+	// (SelectionError.Attempts says how each did).
+	EmptyFailClosed EmptyKind = "fail_closed"
 	// EmptyNoEligibleTools: no registered tool passed the request's safety,
 	// role and capability filters (or the registry is empty).
 	EmptyNoEligibleTools EmptyKind = "no_eligible_tools"
@@ -124,14 +131,19 @@ type DropReason string
 const (
 	// DropUnknownTool: the model named a tool the registry does not have.
 	DropUnknownTool DropReason = "unknown_tool"
-	// DropNotOffered: the tool exists but was not offered (unsafe, role- or
-	// capability-excluded, or filtered out by the prefilter).
+	// DropNotOffered: the tool exists but was not offered; DroppedCall.Rule
+	// says the one reason that applied (unsafe, role, capability, or
+	// NotInOffer) and the message says it in words.
 	DropNotOffered DropReason = "not_offered"
 	// DropInvalidArgs: the args failed the tool's schema.
 	DropInvalidArgs DropReason = "invalid_args"
 	// DropMaxCalls: a valid call beyond Config.MaxCalls.
 	DropMaxCalls DropReason = "max_calls"
 )
+
+// NotInOffer is the DroppedCall.Rule of a tool the caller may be offered
+// that this request's offer, narrowed for the task, left out.
+const NotInOffer = "not_in_offer"
 
 // DroppedCall is a call the selector did not return, and why.
 type DroppedCall struct {
@@ -141,6 +153,10 @@ type DroppedCall struct {
 	Args json.RawMessage `json:"args"`
 	// Reason classifies the drop.
 	Reason DropReason `json:"reason"`
+	// Rule is, for DropNotOffered, the one reason the tool was not offered:
+	// "unsafe", "role" or "capability" (the caller's eligibility rule,
+	// registry.Ineligible), or NotInOffer.
+	Rule string `json:"rule,omitempty"`
 	// Message explains it (for invalid args: every violation with its JSON pointer).
 	Message string `json:"message"`
 }
@@ -175,6 +191,10 @@ type Attempt struct {
 	// sent (e.g. "temperature: omitted"), or what earlier attempts on the same
 	// base URL and model had learned. It is not a fallback.
 	Adapted []string
+	// Repaired lists what the reader repaired in the model's JSON before it
+	// passed the calls contract: only "trailing commas removed: N" (commas
+	// before "}" or "]" outside strings). Nothing else is guessed.
+	Repaired []string
 }
 
 // Search is one search round: the model's words and the canonical names of
@@ -199,6 +219,7 @@ type attemptJSON struct {
 	UnansweredSearch string        `json:"unanswered_search,omitempty"`
 	Dialect          string        `json:"dialect,omitempty"`
 	Adapted          []string      `json:"adapted,omitempty"`
+	Repaired         []string      `json:"repaired,omitempty"`
 }
 
 // ErrorInfo is an error as JSON: {"kind","message"}.
@@ -215,7 +236,7 @@ func (a Attempt) MarshalJSON() ([]byte, error) {
 		LatencyMS:    float64(a.Latency.Microseconds()) / 1000,
 		PromptTokens: a.PromptTokens, CompletionTokens: a.CompletionTokens,
 		Rejected: a.Rejected, Searches: a.Searches, UnansweredSearch: a.UnansweredSearch,
-		Dialect: a.Dialect, Adapted: a.Adapted,
+		Dialect: a.Dialect, Adapted: a.Adapted, Repaired: a.Repaired,
 	}
 	if !a.OK {
 		j.Error = &ErrorInfo{Kind: string(a.Kind), Message: a.Message}
@@ -231,7 +252,8 @@ func (a *Attempt) UnmarshalJSON(data []byte) error {
 	}
 	*a = Attempt{Model: j.Model, OK: j.OK, Latency: time.Duration(j.LatencyMS * float64(time.Millisecond)),
 		PromptTokens: j.PromptTokens, CompletionTokens: j.CompletionTokens, Rejected: j.Rejected,
-		Searches: j.Searches, UnansweredSearch: j.UnansweredSearch, Dialect: j.Dialect, Adapted: j.Adapted}
+		Searches: j.Searches, UnansweredSearch: j.UnansweredSearch, Dialect: j.Dialect, Adapted: j.Adapted,
+		Repaired: j.Repaired}
 	if j.Error != nil {
 		a.Kind, a.Message = FailureKind(j.Error.Kind), j.Error.Message
 	}
@@ -239,14 +261,16 @@ func (a *Attempt) UnmarshalJSON(data []byte) error {
 }
 
 // SelectionError is returned when a selection ends with no calls and not by
-// the model's choice: every attempt failed (Kind ""; Attempts lists them), or
-// no model was asked because there was nothing to offer (Kind is
-// EmptyNoEligibleTools or EmptyNoRankedTools, Message says why, Attempts is
-// empty). errors.Is(err, ErrFailClosed) is always true, and errors.Is with
-// ErrNoEligibleTools or ErrNoRankedTools matches the kind.
+// the model's choice: every attempt failed (Kind EmptyFailClosed; Attempts
+// lists them), or no model was asked because there was nothing to offer
+// (Kind is EmptyNoEligibleTools or EmptyNoRankedTools, Message says why,
+// Attempts is empty). errors.Is(err, ErrFailClosed) is always true, and
+// errors.Is with ErrNoEligibleTools or ErrNoRankedTools matches the kind.
 type SelectionError struct {
 	Attempts []Attempt
-	// Kind is "" when attempts failed, else one of the Empty* kinds.
+	// Kind is always set: EmptyFailClosed when attempts failed, else the
+	// Empty* kind of the selection that asked no model. (A SelectionError
+	// built by hand with no Kind reads as EmptyFailClosed.)
 	Kind EmptyKind
 	// Message explains a Kind (counts of registered and excluded tools).
 	Message string
@@ -255,7 +279,7 @@ type SelectionError struct {
 // Error lists every attempt: model, kind, message, latency; or the kind and
 // message of a selection that asked no model.
 func (e *SelectionError) Error() string {
-	if e.Kind != "" {
+	if e.Kind != "" && e.Kind != EmptyFailClosed {
 		return ErrFailClosed.Error() + ": " + string(e.Kind) + ": " + e.Message
 	}
 	if len(e.Attempts) == 0 {

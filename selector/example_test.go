@@ -6,9 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 
+	"github.com/toolselect/toolselect/modeltest"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 	"github.com/toolselect/toolselect/selector"
@@ -23,20 +22,18 @@ func exampleRegistry() *registry.Registry {
 	return reg
 }
 
-// Selecting calls through the go-openai adapter; here an httptest server
-// stands in for an OpenAI-compatible endpoint (OpenAI, GLM, Ollama, vLLM).
+// Selecting calls through the go-openai adapter; here the fake model of
+// package modeltest stands in for an OpenAI-compatible endpoint (OpenAI, GLM,
+// Ollama, vLLM).
 func ExampleToolSelector_SelectToolCalls() {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		reply := `{"calls":[{"tool":"get_weather","args":{"city":"Paris"},"reasoning":"the task asks for the weather"},` +
-			`{"tool":"launch_rockets","args":{}}]}`
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": reply}}},
-		})
-	}))
+	srv := modeltest.NewServer(modeltest.Reply{Calls: []modeltest.Call{
+		{Tool: "get_weather", Args: map[string]any{"city": "Paris"}, Reasoning: "the task asks for the weather"},
+		{Tool: "launch_rockets"},
+	}})
 	defer srv.Close()
 
 	var cfg selector.Config
-	cfg.BaseURL = srv.URL + "/v1"
+	cfg.BaseURL = srv.URL
 	cfg.FailOpen = true // drop the invented tool instead of failing the attempt
 	client, err := selector.NewOpenAIClient(&cfg, nil)
 	if err != nil {
@@ -83,13 +80,13 @@ func ExampleSelectionError() {
 	})
 	var se *selector.SelectionError
 	if errors.As(err, &se) {
-		fmt.Println(len(calls), errors.Is(err, selector.ErrFailClosed))
+		fmt.Println(len(calls), errors.Is(err, selector.ErrFailClosed), se.Kind)
 		for _, a := range se.Attempts {
 			fmt.Println(a.Model, a.Kind)
 		}
 	}
 	// Output:
-	// 0 true
+	// 0 true fail_closed
 	// primary parse
 	// fallback http_status
 }
@@ -166,4 +163,29 @@ func ExampleConfig_ranker() {
 	// after the search: [get_weather]
 	// get_weather weather forecast for a city
 	// no_eligible_tools
+}
+
+// A call of a registered tool the request did not offer is dropped with the
+// one reason that applied: here the tool is for admins and the caller is not
+// one (Rule "role"); NotInOffer would say the offer left an eligible tool out.
+func ExampleDroppedCall() {
+	reg := exampleRegistry()
+	admin := registry.NewTool("reset_password", "Reset a user's password.", json.RawMessage(`{"type":"object"}`))
+	admin.Roles = []string{"admin"}
+	_ = reg.Register(admin)
+	cfg := selector.Config{FailOpen: true} // return the valid calls and report the dropped ones
+	sel, _ := selector.New(scripted{selector.DefaultModel: `{"calls":[{"tool":"reset_password","args":{}}]}`}, &cfg)
+	res, err := sel.Select(context.Background(), selector.Request{
+		Task: selector.Task{Description: "Reset bob's password"}, Registry: reg,
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, d := range res.Dropped {
+		fmt.Println(d.Reason, d.Rule)
+		fmt.Println(d.Message)
+	}
+	// Output:
+	// not_offered role
+	// tool "reset_password" was not offered: it is for the roles [admin], and the caller holds none of them
 }

@@ -6,13 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
-// feedError is a driver's report of a failed chat: {"kind","message","status_code"}.
+// feedError is a driver's report of a failed chat:
+// {"kind","message","status_code","body","retry_after","source"}. For an
+// HTTP status, "body" is the error body the driver's client kept (JSON as
+// sent, or its text) and "retry_after" the Retry-After header: both are read
+// by the one error-body reader, as the Go transport reads them, and the
+// message then starts with "source" (what raised it, e.g. the client's
+// exception type) when given.
 type feedError struct {
-	Kind       string `json:"kind"`
-	Message    string `json:"message"`
-	StatusCode int    `json:"status_code"`
+	Kind       string          `json:"kind"`
+	Message    string          `json:"message"`
+	StatusCode int             `json:"status_code"`
+	Body       json.RawMessage `json:"body"`
+	RetryAfter string          `json:"retry_after"`
+	Source     string          `json:"source"`
 }
 
 // parseFeed reads a chat outcome given as JSON: the short form
@@ -48,6 +58,19 @@ func parseFeed(data []byte) (resp ChatResponse, chatErr error, err error) {
 			msg := fe.Message
 			if msg == "" {
 				msg = "the driver reported a failure without a message"
+			}
+			if k == KindHTTPStatus && fe.StatusCode >= 400 && (len(fe.Body) > 0 || fe.RetryAfter != "") {
+				body := []byte(fe.Body)
+				var text string
+				if json.Unmarshal(fe.Body, &text) == nil {
+					body = []byte(text) // the body as text
+				}
+				wait, ok := parseRetryAfter(fe.RetryAfter, time.Now())
+				e := httpFailure(fe.StatusCode, body, msg, wait, ok)
+				if src := strings.TrimSpace(fe.Source); src != "" {
+					e.Message = clipMiddle(truncate(src, 64)+": "+e.Message, maxErrorMessage)
+				}
+				return resp, e, nil
 			}
 			return resp, &ChatError{Kind: k, StatusCode: fe.StatusCode, Message: msg}, nil
 		}
@@ -97,6 +120,7 @@ func parseFeed(data []byte) (resp ChatResponse, chatErr error, err error) {
 //	{"content":"...","usage":{"prompt_tokens":1,"completion_tokens":2}}
 //	{"tool_calls":[{"id":"c1","type":"function","function":{"name":"...","arguments":"{...}"}}]}
 //	{"error":{"kind":"timeout","message":"...","status_code":0}}
+//	{"error":{"kind":"http_status","message":"...","status_code":429,"body":{...},"retry_after":"30"}}
 //
 // or a whole OpenAI chat completion object ({"choices":[...],"usage":{...}};
 // no choices is an empty_choices failure). Tool calls may also be flat

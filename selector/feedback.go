@@ -2,7 +2,9 @@ package selector
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 )
 
@@ -32,7 +34,11 @@ func feedbackQuery(req *Request) string {
 // with calls. A recorder's failure does not undo the selection: it is logged
 // and reported in Result.FeedbackError.
 func (ss *Session) recordFeedback(r *Result) {
-	if ss.feedback == nil || len(r.Calls) == 0 {
+	if len(r.Calls) == 0 {
+		return
+	}
+	r.FeedbackQuery = ss.feedbackQuery
+	if ss.feedback == nil {
 		return
 	}
 	tools := make([]string, 0, len(r.Calls))
@@ -48,4 +54,35 @@ func (ss *Session) recordFeedback(r *Result) {
 		ss.log.LogAttrs(ss.ctx, slog.LevelWarn, "tool selection: recording feedback failed",
 			slog.String("error", r.FeedbackError))
 	}
+}
+
+// feedbackWithdrawer is a FeedbackRecorder that can take a record back
+// (rank/feedbackstore's Learner is one).
+type feedbackWithdrawer interface {
+	Withdraw(ctx context.Context, query string, tools []string) (int, error)
+}
+
+// Withdraw takes back what the selection res taught the recorder
+// (Config.Recorder): the pairs of its FeedbackQuery and each of tools, or of
+// every tool its calls named when tools are not given, typically because
+// running a call failed or was refused. It returns how many recorded pairs
+// matched; a withdrawal that matches none is an error (the recorder's, e.g.
+// feedbackstore.ErrNotRecorded), as is a selection that returned no calls or
+// a selector whose recorder cannot withdraw.
+func (s *ToolSelector) Withdraw(ctx context.Context, res *Result, tools ...string) (int, error) {
+	if res == nil || res.FeedbackQuery == "" {
+		return 0, fmt.Errorf("%w: the selection returned no calls, so it taught nothing to withdraw", ErrBadRequest)
+	}
+	w, ok := s.feedback.(feedbackWithdrawer)
+	if !ok {
+		return 0, fmt.Errorf("%w: the selector's recorder (Config.Recorder, or the Feedback setting) cannot withdraw a selection", ErrBadRequest)
+	}
+	if len(tools) == 0 {
+		for _, c := range res.Calls {
+			if !slices.Contains(tools, c.Tool) {
+				tools = append(tools, c.Tool)
+			}
+		}
+	}
+	return w.Withdraw(ctx, res.FeedbackQuery, tools)
 }

@@ -6,11 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"net"
 	"net/http"
-	"regexp"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -58,19 +57,100 @@ func NewOpenAIClient(config *Config, httpClient *http.Client) (ChatClient, error
 	if cfg.BaseURL != "" {
 		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	}
+	// Azure's classic deployment URL is served in Azure's way whatever
+	// provider is named (the provider decides the request's fields; the URL
+	// can only be Azure's, and sent as written it could only answer 404).
+	az, ok, err := azureClassic(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		oc = openai.DefaultAzureConfig(cfg.APIKey, az.resource)
+		oc.APIVersion = az.apiVersion
+		oc.AzureModelMapperFunc = func(string) string { return az.deployment }
+	}
 	doer := &guardedDoer{client: &hc, limit: cfg.MaxResponseBytes}
 	oc.HTTPClient = doer
 	return &openAIClient{client: openai.NewClientWithConfig(oc), doer: doer, apiKey: cfg.APIKey}, nil
 }
 
-// retryAfterKey holds a *retryAfter in a request's context: the guarded doer
-// records there the Retry-After of a failed response, which go-openai's
-// errors do not carry.
-type retryAfterKey struct{}
+// unserved says, for a model this configuration sends to api.openai.com
+// (the endpoint an empty base URL means) that api.openai.com does not serve,
+// what is wrong and the two settings that fix it; "" when nothing is known
+// to be wrong. The default model (GLM) with no base URL is such a pair: the
+// selector warns when it is made (Config.Logger) and adds these words to
+// each attempt the server refuses. It is a warning, not an error: the
+// defaults must construct (bindings read them from ConfigSchema), and a
+// caller's own client (OwnClient) sends its requests where it likes.
+func (c Config) unserved(model string) string {
+	if c.OwnClient || !strings.HasPrefix(strings.ToLower(strings.TrimSpace(model)), "glm-") {
+		return ""
+	}
+	if base := strings.TrimSpace(c.BaseURL); base != "" {
+		u, err := url.Parse(base)
+		if err != nil || !strings.EqualFold(u.Hostname(), "api.openai.com") {
+			return ""
+		}
+	}
+	where := "unset, which means api.openai.com"
+	if strings.TrimSpace(c.BaseURL) != "" {
+		where = fmt.Sprintf("%q", c.BaseURL)
+	}
+	return fmt.Sprintf("the model %q is a Zhipu GLM model, which api.openai.com does not serve, and the base URL (%s or %s) is %s: set the base URL of a server that serves it (https://api.z.ai/api/paas/v4, https://open.bigmodel.cn/api/paas/v4, or your own), or set the model (%s / %s) to one the server has",
+		model, EnvBaseURL, EnvOpenAIBaseURL, where, EnvModel, EnvFallbackModel)
+}
 
-type retryAfter struct {
-	d  time.Duration
-	ok bool
+// azureDeployment is Azure OpenAI's classic deployment URL taken apart:
+// https://RES.openai.azure.com/openai/deployments/NAME?api-version=V.
+type azureDeployment struct {
+	resource   string // the URL up to /openai/deployments
+	deployment string
+	apiVersion string
+}
+
+// azureClassic reads a base URL of Azure OpenAI's classic form, which the
+// go-openai client serves in Azure's way (its Azure configuration): the
+// deployment in the path, api-version in the query, the key in the api-key
+// header. Every request goes to the URL's deployment, whatever the model
+// (the request's model names the dialect only). ok is false for any other
+// URL (the v1 form, .../openai/v1, is taken as it is); a classic URL
+// without api-version is a configuration error that shows the v1 form.
+// Sources: learn.microsoft.com/azure/ai-foundry/openai/reference (classic),
+// .../api-version-lifecycle (v1), go-openai's config.go (DefaultAzureConfig).
+func azureClassic(baseURL string) (azureDeployment, bool, error) {
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	if err != nil || baseURL == "" {
+		return azureDeployment{}, false, nil
+	}
+	const marker = "/openai/deployments/"
+	i := strings.Index(strings.ToLower(u.Path), marker)
+	if i < 0 {
+		return azureDeployment{}, false, nil
+	}
+	name, _, _ := strings.Cut(strings.Trim(u.Path[i+len(marker):], "/"), "/")
+	version := u.Query().Get("api-version")
+	v1 := u.Scheme + "://" + u.Host + u.Path[:i] + "/openai/v1"
+	switch {
+	case name == "":
+		return azureDeployment{}, false, configErr("BaseURL", baseURL,
+			fmt.Sprintf("an Azure OpenAI deployment URL must name the deployment (/openai/deployments/NAME?api-version=...); or use the v1 form %s with the deployment's name as the model", v1))
+	case version == "":
+		return azureDeployment{}, false, configErr("BaseURL", baseURL,
+			fmt.Sprintf("an Azure OpenAI deployment URL needs its api-version (?api-version=2024-10-21); or use the v1 form %s with model %q", v1, name))
+	}
+	return azureDeployment{resource: u.Scheme + "://" + u.Host + u.Path[:i], deployment: name, apiVersion: version}, true, nil
+}
+
+// failedKey holds a *failedReply in a request's context: the guarded doer
+// records there what go-openai's errors do not carry of a failed response:
+// its Retry-After header and its whole body (go-openai keeps only the
+// fields of OpenAI's error object, and no body at all when it decodes one).
+type failedKey struct{}
+
+type failedReply struct {
+	retryAfter time.Duration
+	hasRetry   bool
+	body       []byte
 }
 
 // maxRetryAfter caps what a server may ask for.
@@ -152,7 +232,7 @@ func (c *openAIClient) Chat(ctx context.Context, req ChatRequest) (ChatResponse,
 		}})
 	}
 	start := time.Now()
-	ra := &retryAfter{}
+	ra := &failedReply{}
 	ov := &bodyOverlay{set: map[string]json.RawMessage{}}
 	if !req.OmitTemperature {
 		ov.set["temperature"] = json.RawMessage(strconv.FormatFloat(req.Temperature, 'f', -1, 64))
@@ -163,7 +243,7 @@ func (c *openAIClient) Chat(ctx context.Context, req ChatRequest) (ChatResponse,
 	for k, v := range req.ExtraBody {
 		ov.set[k] = v
 	}
-	rctx := context.WithValue(context.WithValue(ctx, overlayKey{}, ov), retryAfterKey{}, ra)
+	rctx := context.WithValue(context.WithValue(ctx, overlayKey{}, ov), failedKey{}, ra)
 	_, err := c.client.CreateChatCompletion(rctx, creq)
 	if err != nil {
 		return ChatResponse{}, c.chatError(ctx, err, req.Model, time.Since(start), ra)
@@ -175,7 +255,7 @@ func (c *openAIClient) Chat(ctx context.Context, req ChatRequest) (ChatResponse,
 	if err != nil {
 		var ce *ChatError
 		if errors.As(err, &ce) {
-			ce.Message = truncate(redact(ce.Message, c.apiKey), 1024)
+			ce.Message = clipMiddle(redact(ce.Message, c.apiKey), maxErrorMessage)
 		}
 		return out, err
 	}
@@ -208,21 +288,18 @@ var goOpenAIChecks = []struct {
 // never the API key. *openai.RequestError is checked before *openai.APIError:
 // an Ollama-style {"error":"..."} body arrives as a RequestError wrapping an
 // empty APIError.
-func (c *openAIClient) chatError(ctx context.Context, err error, model string, elapsed time.Duration, ra *retryAfter) error {
+func (c *openAIClient) chatError(ctx context.Context, err error, model string, elapsed time.Duration, ra *failedReply) error {
 	mk := func(kind FailureKind, status int, msg string, cause error) error {
-		return &ChatError{Kind: kind, StatusCode: status, Message: truncate(redact(msg, c.apiKey), 1024), Err: cause}
+		return &ChatError{Kind: kind, StatusCode: status, Message: clipMiddle(redact(msg, c.apiKey), maxErrorMessage), Err: cause}
 	}
-	// An HTTP failure says how long the server asked to wait, if it did, at
-	// the end of the message; the server's words are cut to make room.
-	status := func(code int, msg string) error {
-		text := statusText(code, redact(msg, c.apiKey))
-		if ra == nil || !ra.ok {
-			return mk(KindHTTPStatus, code, text, nil)
+	// An HTTP failure is read from the body the doer kept (redacted before
+	// it is cut: a cut inside the key would leave a prefix that redaction
+	// no longer recognises), with the wait the server asked for.
+	status := func(code int, body []byte, fallback string) error {
+		if len(ra.body) > 0 {
+			body = ra.body
 		}
-		suffix := fmt.Sprintf(" (retry after %s)", ra.d)
-		e := mk(KindHTTPStatus, code, truncate(text, 1024-len(suffix)-len("…"))+suffix, nil).(*ChatError)
-		e.RetryAfter = ra.d
-		return e
+		return httpFailure(code, []byte(redact(string(body), c.apiKey)), redact(fallback, c.apiKey), ra.retryAfter, ra.hasRetry)
 	}
 	var (
 		reqErr *openai.RequestError
@@ -243,15 +320,13 @@ func (c *openAIClient) chatError(ctx context.Context, err error, model string, e
 		}
 		return mk(KindResponseTooLarge, 0, msg, ErrResponseTooLarge)
 	case errors.As(err, &reqErr):
-		// Redact before serverMessage cuts the body: a cut inside the key
-		// would leave a prefix that redaction no longer recognises.
-		msg := serverMessage([]byte(redact(string(reqErr.Body), c.apiKey)))
-		if msg == "" && errors.As(reqErr.Err, &apiErr) {
-			msg = apiErr.Message
+		fallback := ""
+		if errors.As(reqErr.Err, &apiErr) {
+			fallback = apiErr.Message
 		}
-		return status(reqErr.HTTPStatusCode, msg)
+		return status(reqErr.HTTPStatusCode, reqErr.Body, fallback)
 	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode > 0:
-		return status(apiErr.HTTPStatusCode, apiErr.Message)
+		return status(apiErr.HTTPStatusCode, nil, apiErr.Message)
 	case errors.Is(err, context.Canceled) && !errors.Is(context.Cause(ctx), context.DeadlineExceeded):
 		return mk(KindCanceled, 0, "the caller canceled the request", context.Canceled)
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
@@ -263,88 +338,6 @@ func (c *openAIClient) chatError(ctx context.Context, err error, model string, e
 		return mk(KindTransport, 0, "the response is not a chat completion: "+err.Error(), nil)
 	}
 	return mk(KindTransport, 0, err.Error(), nil)
-}
-
-func statusText(code int, msg string) string {
-	msg = strings.TrimSpace(msg)
-	if msg == "" {
-		msg = http.StatusText(code)
-	}
-	return fmt.Sprintf("HTTP %d: %s", code, msg)
-}
-
-var (
-	titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
-	dropRE  = regexp.MustCompile(`(?is)<(script|style|head)[^>]*>.*?</(script|style|head)>`)
-	tagRE   = regexp.MustCompile(`(?s)<[^>]*>`)
-	spaceRE = regexp.MustCompile(`\s+`)
-)
-
-// serverMessage extracts the server's own message from an error body:
-// {"error":"..."} (Ollama), {"error":{"message":"..."}} (OpenAI),
-// {"message":"..."} (vLLM), {"detail":...} (FastAPI), HTML pages (title and
-// text), or plain text.
-func serverMessage(body []byte) string {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		return ""
-	}
-	if body[0] == '{' {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(body, &m) == nil {
-			if msg := jsonMessage(m["error"]); msg != "" {
-				return msg
-			}
-			for _, k := range []string{"message", "detail", "error_description", "msg"} {
-				if msg := jsonMessage(m[k]); msg != "" {
-					return msg
-				}
-			}
-		}
-		return truncate(string(body), 512)
-	}
-	s := string(body)
-	if strings.Contains(s, "<") && strings.Contains(s, ">") {
-		title := ""
-		if t := titleRE.FindStringSubmatch(s); t != nil {
-			title = strings.TrimSpace(html.UnescapeString(spaceRE.ReplaceAllString(t[1], " ")))
-		}
-		s = dropRE.ReplaceAllString(s, " ")
-		s = tagRE.ReplaceAllString(s, " ")
-		s = strings.TrimSpace(spaceRE.ReplaceAllString(html.UnescapeString(s), " "))
-		if title != "" && !strings.HasPrefix(s, title) {
-			s = strings.TrimSpace(title + ": " + s)
-		}
-	} else {
-		s = strings.TrimSpace(spaceRE.ReplaceAllString(s, " "))
-	}
-	return truncate(s, 512)
-}
-
-// jsonMessage reads a message from a JSON value: a string, an object with a
-// "message" (or "msg"/"detail"), or anything else compacted.
-func jsonMessage(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || isNull(raw) {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return strings.TrimSpace(s)
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) == nil {
-		for _, k := range []string{"message", "msg", "detail"} {
-			if msg := jsonMessage(m[k]); msg != "" {
-				return msg
-			}
-		}
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) == nil {
-		return truncate(buf.String(), 512)
-	}
-	return ""
 }
 
 // guardedDoer is the HTTP layer under go-openai: it puts the dialect's
@@ -379,16 +372,25 @@ func (d *guardedDoer) Do(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode >= 400 {
-		if ra, ok := req.Context().Value(retryAfterKey{}).(*retryAfter); ok {
-			ra.d, ra.ok = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-		}
+	failed, _ := req.Context().Value(failedKey{}).(*failedReply)
+	if resp.StatusCode >= 400 && failed != nil {
+		failed.retryAfter, failed.hasRetry = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
 	if resp.ContentLength > d.limit {
 		resp.Body.Close()
 		return nil, &tooLargeError{limit: d.limit, length: resp.ContentLength}
 	}
 	resp.Body = &limitedBody{rc: resp.Body, left: d.limit, limit: d.limit}
+	if resp.StatusCode >= 400 && failed != nil {
+		// Kept for the one error-body reader, and handed on to go-openai.
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		failed.body = body
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+	}
 	if ov != nil && resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()

@@ -198,14 +198,12 @@ func TestParseRetryAfter(t *testing.T) {
 		"Sat, 21 Nov 2026 11:00:00 GMT": 0,                // in the past: no wait
 	} {
 		got, ok := parseRetryAfter(in, now)
-		if !ok || got != want {
-			t.Errorf("parseRetryAfter(%q) = %v, %v; want %v", in, got, ok, want)
-		}
+		assert.True(t, ok, "parseRetryAfter(%q) refused", in)
+		assert.Equal(t, want, got, "parseRetryAfter(%q)", in)
 	}
 	for _, in := range []string{"", "-5", "soon", "1.5"} {
-		if _, ok := parseRetryAfter(in, now); ok {
-			t.Errorf("parseRetryAfter(%q) accepted", in)
-		}
+		_, ok := parseRetryAfter(in, now)
+		assert.False(t, ok, "parseRetryAfter(%q) accepted", in)
 	}
 }
 
@@ -227,7 +225,7 @@ func TestWireRetryAfterOnChatError(t *testing.T) {
 	assert.Equal(t, 3*time.Second, ce.RetryAfter)
 	assert.Equal(t, "HTTP 429: slow down (retry after 3s)", ce.Message)
 
-	// A long server message is cut, the wait is kept.
+	// A long server message is cut in the middle, its end and the wait are kept.
 	ws = newWire(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 		w.Header().Set("Retry-After", "3")
 		writeJSON(w, 503, map[string]any{"error": map[string]any{"message": strings.Repeat("busy ", 400)}})
@@ -237,8 +235,9 @@ func TestWireRetryAfterOnChatError(t *testing.T) {
 	require.NoError(t, err)
 	_, err = client.Chat(context.Background(), ChatRequest{Model: "m", Messages: []Message{{Role: "user", Content: "hi"}}})
 	require.ErrorAs(t, err, &ce)
-	assert.LessOrEqual(t, len(ce.Message), 1024+len("…"))
-	assert.True(t, strings.HasSuffix(ce.Message, "… (retry after 3s)"), ce.Message)
+	assert.LessOrEqual(t, len(ce.Message), 1024)
+	assert.Contains(t, ce.Message, " … ")
+	assert.True(t, strings.HasSuffix(ce.Message, "busy (retry after 3s)"), ce.Message)
 }
 
 func TestWireTransportError(t *testing.T) {
@@ -367,3 +366,31 @@ type recorder struct {
 func (r *recorder) Header() http.Header         { return r.h }
 func (r *recorder) Write(b []byte) (int, error) { return r.buf.Write(b) }
 func (r *recorder) WriteHeader(int)             {}
+
+// Azure OpenAI's classic deployment URL is served in Azure's way, or refused
+// as a configuration error that shows the v1 form when it cannot be.
+func TestAzureClassicURL(t *testing.T) {
+	az, ok, err := azureClassic("https://res.openai.azure.com/openai/deployments/gpt-4o?api-version=2024-10-21")
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, azureDeployment{resource: "https://res.openai.azure.com", deployment: "gpt-4o", apiVersion: "2024-10-21"}, az)
+	for _, v1 := range []string{"https://res.openai.azure.com/openai/v1", "https://api.openai.com/v1", ""} {
+		_, ok, err = azureClassic(v1)
+		require.NoError(t, err)
+		assert.False(t, ok, v1)
+	}
+	for url, want := range map[string]string{
+		"https://res.openai.azure.com/openai/deployments/gpt-4o":         `needs its api-version (?api-version=2024-10-21); or use the v1 form https://res.openai.azure.com/openai/v1 with model "gpt-4o"`,
+		"https://res.openai.azure.com/openai/deployments/?api-version=1": "must name the deployment",
+	} {
+		cfg := Config{BaseURL: url, APIKey: "k"}
+		_, err := NewOpenAIClient(&cfg, nil)
+		require.Error(t, err, url)
+		assert.ErrorIs(t, err, ErrInvalidConfig)
+		assert.Contains(t, err.Error(), want)
+	}
+	// Whatever provider is named: the URL can only be Azure's.
+	cfg := Config{BaseURL: "https://res.openai.azure.com/openai/deployments/gpt-4o", APIKey: "k", Provider: ProviderGeneric}
+	_, err = NewOpenAIClient(&cfg, nil)
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+}

@@ -55,25 +55,84 @@ func stripFence(s string) string {
 // followed by prose: it is read when the whole reply is not the contract.
 // Two or more candidates stay a parse error (never guess).
 func parseReply(content string) ([]rawCall, string, error) {
-	calls, search, err := parseContract(content)
+	calls, search, _, err := readCalls(content)
+	return calls, search, err
+}
+
+// readCalls is parseReply, with the one repair it makes: trailing commas
+// before "}" or "]" outside JSON strings (dropTrailingCommas) are removed
+// from an object that is not valid JSON without them; repaired counts them.
+// The repaired object must still be the contract. Nothing else is guessed.
+func readCalls(content string) (calls []rawCall, search string, repaired int, err error) {
+	calls, search, err = parseContract(content)
 	if err == nil || strings.TrimSpace(content) == "" {
-		return calls, search, err
+		return calls, search, 0, err
+	}
+	if body := stripFence(content); strings.HasPrefix(body, "{") && objectEnd(body, 0) == len(body) {
+		if fixed, n := dropTrailingCommas(body); n > 0 {
+			if c, s, e := parseContract(fixed); e == nil {
+				return c, s, n, nil
+			}
+		}
 	}
 	cands, searched := callsCandidates(content)
 	if !searched {
-		return nil, "", parseErrorf("the reply has too many unbalanced braces to look for one JSON object with \"calls\" in it; want {\"calls\":[...]}")
+		return nil, "", 0, parseErrorf("the reply has too many unbalanced braces to look for one JSON object with \"calls\" in it; want {\"calls\":[...]}")
 	}
 	switch len(cands) {
 	case 0:
-		return nil, "", err
+		return nil, "", 0, err
 	case 1:
-		if strings.TrimSpace(stripFence(content)) == cands[0] {
-			return nil, "", err // the whole reply is that object: its own error stands
+		if strings.TrimSpace(stripFence(content)) == cands[0].text {
+			return nil, "", 0, err // the whole reply is that object: its own error stands
 		}
-		return parseContract(cands[0])
+		calls, search, err = parseContract(cands[0].json)
+		if err != nil {
+			return nil, "", 0, err
+		}
+		return calls, search, cands[0].repaired, nil
 	default:
-		return nil, "", parseErrorf("the reply holds %d JSON objects with \"calls\"; want exactly one (toolselect does not guess which)", len(cands))
+		return nil, "", 0, parseErrorf("the reply holds %d JSON objects with \"calls\"; want exactly one (toolselect does not guess which)", len(cands))
 	}
+}
+
+// dropTrailingCommas removes each comma of the object s (starting at its
+// "{") that is followed, past white space, by "}" or "]", outside JSON
+// strings: {"city": "Paris",} -> {"city": "Paris"}. It returns the result
+// and how many it removed.
+func dropTrailingCommas(s string) (string, int) {
+	var b strings.Builder
+	n, inStr, esc := 0, false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == ',':
+			j := i + 1
+			for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {
+				j++
+			}
+			if j < len(s) && (s[j] == '}' || s[j] == ']') {
+				n++
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	if n == 0 {
+		return s, 0
+	}
+	return b.String(), n
 }
 
 // parseContract reads a reply that is exactly the contract (optionally fenced).

@@ -256,7 +256,7 @@ func FuzzParseFeed(f *testing.F) {
 		{`{"error":{"kind":"http_status","message":"","status_code":429}}`, true},
 		{`{"error":{"kind":"bogus"}}`, false},
 		{`{"nothing":1}`, false}, {`[]`, false}, {`{"content":5}`, false},
-		// Provider shapes (issue 20): content parts, reasoning, errors in a 200, truncation, think blocks.
+		// Provider shapes: content parts, reasoning, errors in a 200, truncation, think blocks.
 		{`{"choices":[{"message":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"hm"}]},{"type":"text","text":"{"calls":[]}"}]}}]}`, false},
 		{`{"choices":[{"message":{"content":"","reasoning_content":"thinking..."},"finish_reason":"length"}],"usage":{"completion_tokens":9}}`, false},
 		{`{"error":{"message":"No endpoints found","code":404}}`, false},

@@ -24,7 +24,7 @@ func TestParseReply(t *testing.T) {
 		{"extra keys ignored", `{"calls":[{"tool":"a","args":{},"id":7}],"note":"x"}`, []rawCall{{"a", []byte(`{}`), ""}}},
 		{"numbers kept verbatim", `{"calls":[{"tool":"a","args":{"n":12345678901234567890}}]}`, []rawCall{{"a", []byte(`{"n":12345678901234567890}`), ""}}},
 		{"empty calls", `{"calls":[]}`, []rawCall{}},
-		// Exactly one calls object among prose is read (issue 20): the
+		// Exactly one calls object among prose is read: the
 		// shapes models actually send.
 		{"prose before json", `Here: {"calls":[]}`, []rawCall{}},
 		{"trailing text", `{"calls":[{"tool":"a","args":{}}]} and more`, []rawCall{{"a", []byte(`{}`), ""}}},
@@ -105,9 +105,9 @@ func TestServerMessage(t *testing.T) {
 }
 
 // A think block is set aside only where a tag closes it outside the answer:
-// a "</think>" inside a JSON string of the answer closes nothing (issue 20's
-// review: the reply below was accepted before dialects and failed as parse
-// after them).
+// a "</think>" inside a JSON string of the answer closes nothing (the
+// reply below was accepted before dialects and once failed as parse after
+// them).
 func TestSplitThinking(t *testing.T) {
 	const mentions = `{"calls":[{"tool":"search","args":{"query":"what does </think> mean"}}]}`
 	for _, tc := range []struct{ name, content, answer, reasoning string }{
@@ -121,6 +121,16 @@ func TestSplitThinking(t *testing.T) {
 		{"json, then a lone tag", "{\"calls\":[]}\n</think>\n{\"calls\":[{\"tool\":\"a\"}]}", "\n{\"calls\":[{\"tool\":\"a\"}]}", "{\"calls\":[]}\n"},
 		{"opening tag never closed", "<think>still thinking " + mentions, "", "still thinking " + mentions},
 		{"no tag", `{"calls":[]}`, `{"calls":[]}`, ""},
+		{"reasoning block with a draft", "<reasoning>draft {\"calls\":[]}</reasoning>{\"calls\":[{\"tool\":\"a\"}]}", "{\"calls\":[{\"tool\":\"a\"}]}", "draft {\"calls\":[]}"},
+		{"thinking block", "<thinking>pick a</thinking>\n{\"calls\":[]}", "\n{\"calls\":[]}", "pick a"},
+		{"harmony with its tokens", "<|channel|>analysis<|message|>draft {\"calls\":[]}<|end|><|start|>assistant<|channel|>final<|message|>{\"calls\":[{\"tool\":\"a\"}]}<|return|>",
+			"{\"calls\":[{\"tool\":\"a\"}]}", "draft {\"calls\":[]}\n"},
+		{"harmony commentary with a recipient", "<|channel|>commentary to=functions.a <|constrain|>json<|message|>{\"x\":1}<|call|><|channel|>final<|message|>{\"calls\":[]}",
+			"{\"calls\":[]}", "{\"x\":1}\n"},
+		{"harmony without a final channel", "<|channel|>analysis<|message|>still thinking", "", "still thinking\n"},
+		{"harmony with its tokens stripped", "analysisThe user wants a. {\"calls\":[]}assistantfinal{\"calls\":[{\"tool\":\"a\"}]}",
+			"{\"calls\":[{\"tool\":\"a\"}]}", "analysisThe user wants a. {\"calls\":[]}"},
+		{"a reply that names the word analysis", `analysis: {"calls":[]}`, `analysis: {"calls":[]}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			answer, reasoning := splitThinking(tc.content)
@@ -149,7 +159,7 @@ func TestSplitThinkingBoundedWork(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
-		t.Fatal("splitThinking did not finish: unbounded scanning")
+		require.FailNow(t, "splitThinking did not finish: unbounded scanning")
 	}
 }
 
@@ -170,6 +180,37 @@ func TestCallsCandidatesBoundedWork(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
-		t.Fatal("parseReply did not finish: unbounded scanning")
+		require.FailNow(t, "parseReply did not finish: unbounded scanning")
+	}
+}
+
+// Trailing commas before "}" or "]" outside strings are the one repair; a
+// comma inside a string is the answer's own, and nothing else is guessed.
+func TestTrailingCommaRepair(t *testing.T) {
+	for _, tc := range []struct {
+		name, content, args string
+		repaired            int
+	}{
+		{"object", `{"calls":[{"tool":"a","args":{"city":"Paris",}},]}`, `{"city":"Paris"}`, 2},
+		{"fenced, with white space", "```json\n{\"calls\":[{\"tool\":\"a\",\"args\":{\"city\":\"Paris\" ,\n}}\n]}\n```", `{"city":"Paris"}`, 1},
+		{"among prose", `Here you are: {"calls":[{"tool":"a","args":{"q":"x, }",},}]} hope it helps`, `{"q":"x, }"}`, 2},
+		{"valid JSON is not touched", `{"calls":[{"tool":"a","args":{"q":"a,]"}}]}`, `{"q":"a,]"}`, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls, _, repaired, err := readCalls(tc.content)
+			require.NoError(t, err)
+			require.Len(t, calls, 1)
+			assert.Equal(t, tc.args, string(calls[0].Args))
+			assert.Equal(t, tc.repaired, repaired)
+		})
+	}
+	for _, bad := range []string{
+		`{'calls':[]}`,                            // single quotes
+		`{"calls":[{"tool":"a",,"args":{}}]}`,     // a doubled comma is not trailing
+		`{"calls":[{"tool":"a" "args":{}}]}`,      // a missing comma
+		`{"calls":[{"tool":"a",}],}{"calls":[],}`, // two candidates stay two
+	} {
+		_, _, _, err := readCalls(bad)
+		assert.Error(t, err, bad)
 	}
 }

@@ -214,7 +214,7 @@ func notOffered(t *testing.T, reg *registry.Registry, offered []string) string {
 			return e.Name()
 		}
 	}
-	t.Fatal("every tool was offered")
+	require.FailNow(t, "every tool was offered")
 	return ""
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/toolselect/toolselect/rank"
 )
 
-// providersDir holds one file per provider behaviour (issue 20), replayed here
+// providersDir holds one file per provider behaviour, replayed here
 // through the real go-openai client, and by the CLI and Python tests.
 const providersDir = "../testdata/providers"
 
@@ -71,13 +71,19 @@ func TestProviderDialects(t *testing.T) {
 			checkCase(t, c, srv, res, err)
 			if len(c.Expect.Adapted) > 0 {
 				// Remembered for the base URL and model: the next selection
-				// sends the adapted request at once.
+				// sends the adapted request at once, unless the case says
+				// the adaptation is tried once and forgotten.
 				before := len(srv.Requests())
 				res, err = s.Select(context.Background(), testRequest(t))
 				require.NoError(t, err)
-				assert.Len(t, srv.Requests(), before+1, "an adaptation is remembered")
 				require.NotEmpty(t, res.Attempts)
-				assert.Contains(t, strings.Join(res.Attempts[0].Adapted, ";"), "learned earlier")
+				if c.Expect.Forgotten {
+					assert.Len(t, srv.Requests(), before+requestsOf(c), "a forgotten adaptation is tried again")
+					assert.Equal(t, c.Expect.Adapted, res.Attempts[0].Adapted)
+				} else {
+					assert.Len(t, srv.Requests(), before+1, "an adaptation is remembered")
+					assert.Contains(t, strings.Join(res.Attempts[0].Adapted, ";"), "learned earlier")
+				}
 			}
 		}
 	})
@@ -123,6 +129,16 @@ func checkCase(t *testing.T, c providerreplica.Case, srv *providerreplica.Server
 	}
 	assert.Equal(t, c.Expect.Dialect, last.Dialect)
 	assert.Equal(t, c.Expect.Adapted, last.Adapted)
+	assert.Equal(t, c.Expect.Repaired, last.Repaired)
+}
+
+// requestsOf is how many requests a case's selection sends (its
+// expect.requests, 1 when unset).
+func requestsOf(c providerreplica.Case) int {
+	if c.Expect.Requests == nil {
+		return 1
+	}
+	return *c.Expect.Requests
 }
 
 // The same cases through the sans-I/O session, fed the completions as a
@@ -179,8 +195,17 @@ func driveOnce(t *testing.T, baseURL string, act Action) []byte {
 	raw, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	if resp.StatusCode >= 400 {
-		msg := serverMessage(raw)
-		out, _ := json.Marshal(map[string]any{"error": map[string]any{"kind": "http_status", "message": msg, "status_code": resp.StatusCode}})
+		// As an OpenAI SDK's error keeps it: its text, the body, the header.
+		e := map[string]any{"kind": "http_status", "message": "Error code: " + resp.Status, "status_code": resp.StatusCode}
+		if json.Valid(raw) {
+			e["body"] = json.RawMessage(raw)
+		} else {
+			e["body"] = string(raw)
+		}
+		if ra := resp.Header.Get("Retry-After"); ra != "" {
+			e["retry_after"] = ra
+		}
+		out, _ := json.Marshal(map[string]any{"error": e})
 		return out
 	}
 	if !json.Valid(raw) {

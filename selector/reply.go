@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -27,15 +26,17 @@ import (
 //     (llama.cpp builds that return objects);
 //   - a body streamed as server-sent events although none was asked for:
 //     its deltas are put back together;
-//   - "finish_reason" and "usage" are kept.
+//   - "finish_reason" and "usage" are kept, and the categories a content
+//     filter flagged ("content_filter_results", Azure).
 
 // wireCompletion is a chat completion as providers write it, read leniently.
 type wireCompletion struct {
 	Choices *[]struct {
-		Message      *replyMessage   `json:"message"`
-		Delta        *replyMessage   `json:"delta"`
-		FinishReason *string         `json:"finish_reason"`
-		Error        json.RawMessage `json:"error"`
+		Message      *replyMessage              `json:"message"`
+		Delta        *replyMessage              `json:"delta"`
+		FinishReason *string                    `json:"finish_reason"`
+		Error        json.RawMessage            `json:"error"`
+		Filter       map[string]json.RawMessage `json:"content_filter_results"`
 	} `json:"choices"`
 	Usage *struct {
 		PromptTokens     int `json:"prompt_tokens"`
@@ -111,6 +112,7 @@ func (c *wireCompletion) response() (ChatResponse, error) {
 	if ch.FinishReason != nil {
 		out.FinishReason = *ch.FinishReason
 	}
+	out.Filtered = flaggedCategories(ch.Filter)
 	m := ch.Message
 	if m == nil {
 		m = ch.Delta
@@ -219,39 +221,6 @@ func contentText(raw json.RawMessage) (text, thinking string, err error) {
 	return "", "", fmt.Errorf("want a string or a list of parts, got %s", jsonKindOf(raw))
 }
 
-// providerError reads an "error" member of a 200 body: nil when absent or
-// null, else a *ChatError of kind http_status carrying the provider's
-// message and code (a numeric code from 100 to 599 is the status; others are
-// quoted in the message, and the status is 200).
-func providerError(raw json.RawMessage) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || isNull(raw) || string(raw) == "{}" || string(raw) == `""` {
-		return nil
-	}
-	msg := jsonMessage(raw)
-	status, code := 200, ""
-	var e struct {
-		Code json.RawMessage `json:"code"`
-	}
-	if json.Unmarshal(raw, &e) == nil && len(e.Code) > 0 && !isNull(e.Code) {
-		if n, err := strconv.Atoi(strings.Trim(string(e.Code), `"`)); err == nil && n >= 100 && n <= 599 {
-			status = n
-		} else {
-			code = strings.Trim(string(e.Code), `"`)
-		}
-	}
-	if msg == "" {
-		msg = "the provider reported an error without a message"
-	}
-	text := fmt.Sprintf("HTTP 200 with an error in the body: %s", msg)
-	if status != 200 {
-		text = fmt.Sprintf("HTTP 200 with an error in the body (code %d): %s", status, msg)
-	} else if code != "" {
-		text = fmt.Sprintf("HTTP 200 with an error in the body (code %s): %s", code, msg)
-	}
-	return &ChatError{Kind: KindHTTPStatus, StatusCode: status, Message: truncate(text, 1024)}
-}
-
 // isEventStream reports whether a body is server-sent events ("data: ..." lines).
 func isEventStream(body []byte) bool {
 	return bytes.HasPrefix(body, []byte("data:")) || bytes.HasPrefix(body, []byte("event:")) || bytes.HasPrefix(body, []byte(":"))
@@ -301,6 +270,9 @@ func readStream(body []byte) (ChatResponse, error) {
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			out.FinishReason = *ch.FinishReason
+		}
+		if f := flaggedCategories(ch.Filter); len(f) > 0 {
+			out.Filtered = f
 		}
 		m := ch.Delta
 		if m == nil {
@@ -374,46 +346,130 @@ func jsonKindOf(raw json.RawMessage) string {
 
 // The answer inside a reply's text (JSON mode).
 
-// splitThinking sets aside a leading think block ("<think>...</think>"), or
-// the text up to a lone "</think>" (Qwen3's templates open the block in the
-// prompt, so the reply holds only the closing tag). It returns the answer
-// and the reasoning set aside. An opening tag that is never closed means the
-// whole reply is reasoning (cut off, or thinking without an answer).
+// reasoningWrappers are the ways a model's reasoning arrives in the content
+// ahead of its answer, one table (sources in docs/providers.md, "Reading
+// replies"): a leading block between open and close is reasoning; where
+// lone is set, so is the text up to a closing tag with no opening one
+// (Qwen3's templates open the block in the prompt). Harmony's channels
+// (gpt-oss) are read by splitHarmony.
+var reasoningWrappers = []struct {
+	open, close string
+	lone        bool
+}{
+	{"<think>", "</think>", true},          // Qwen3, DeepSeek-R1 and others behind vLLM, Cerebras, Ollama
+	{"<thinking>", "</thinking>", false},   // Claude-style chain of thought before a tool call
+	{"<reasoning>", "</reasoning>", false}, // gpt-oss on Amazon Bedrock
+}
+
+// splitThinking sets aside the reasoning ahead of the answer: a leading
+// block of one of the reasoningWrappers, the text up to a lone closing
+// "</think>", or Harmony's analysis and commentary channels (splitHarmony).
+// It returns the answer and the reasoning set aside. An opening tag that is
+// never closed means the whole reply is reasoning (cut off, or thinking
+// without an answer). Drafts inside the reasoning are never candidates.
 //
 // A closing tag inside a JSON object of the reply (a string of the answer
 // itself, as in {"calls":[{"tool":"search","args":{"query":"what does
 // </think> mean"}}]}) closes nothing: only a tag outside every well-formed
-// JSON object counts (closingThink). So a reply that begins as JSON, bare or
+// JSON object counts (closingTag). So a reply that begins as JSON, bare or
 // in a fence, is never split inside one of its strings.
 func splitThinking(content string) (answer, reasoning string) {
 	s := strings.TrimLeft(content, " \t\r\n")
-	const open, closeTag = "<think>", "</think>"
-	if rest, ok := strings.CutPrefix(s, open); ok {
-		if i := closingThink(rest); i >= 0 {
-			return rest[i+len(closeTag):], rest[:i]
-		}
-		return "", rest
+	if a, r, ok := splitHarmony(s); ok {
+		return a, r
 	}
-	if i := closingThink(s); i >= 0 && !strings.Contains(s[:i], open) {
-		return s[i+len(closeTag):], s[:i]
+	for _, w := range reasoningWrappers {
+		if rest, ok := strings.CutPrefix(s, w.open); ok {
+			if i := closingTag(rest, w.close); i >= 0 {
+				return rest[i+len(w.close):], rest[:i]
+			}
+			return "", rest
+		}
+	}
+	for _, w := range reasoningWrappers {
+		if !w.lone {
+			continue
+		}
+		if i := closingTag(s, w.close); i >= 0 && !strings.Contains(s[:i], w.open) {
+			return s[i+len(w.close):], s[:i]
+		}
 	}
 	return content, ""
 }
 
-// closingThink returns the index of the first "</think>" in s that lies
-// outside every well-formed JSON object of s, or -1. An object counts when
-// its braces balance (outside its strings) and it is valid JSON; a stray
-// brace of prose reasoning does not hide the tag.
+// Harmony's special tokens (github.com/openai/harmony, docs/format.md).
+const (
+	harmonyChannel = "<|channel|>"
+	harmonyMessage = "<|message|>"
+	harmonyStart   = "<|start|>"
+)
+
+// harmonyEnds end a Harmony message.
+var harmonyEnds = []string{"<|end|>", "<|return|>", "<|call|>", harmonyStart, harmonyChannel}
+
+// splitHarmony reads a reply in OpenAI's Harmony format, as gpt-oss writes it
+// when a server passes it through: with its special tokens
+// ("<|channel|>analysis<|message|>...<|end|><|start|>assistant<|channel|>final<|message|>{...}"),
+// or with them stripped ("analysis...assistantfinal{...}"). The final
+// channel is the answer; analysis and commentary are reasoning. ok is false
+// for a reply that is not Harmony.
+func splitHarmony(s string) (answer, reasoning string, ok bool) {
+	if strings.HasPrefix(s, harmonyChannel) || strings.HasPrefix(s, harmonyStart) {
+		var rb strings.Builder
+		final, found := "", false
+		for rest := s; ; {
+			i := strings.Index(rest, harmonyChannel)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(harmonyChannel):]
+			header, body, hasBody := strings.Cut(rest, harmonyMessage)
+			if !hasBody {
+				break
+			}
+			end := len(body)
+			for _, e := range harmonyEnds {
+				if j := strings.Index(body, e); j >= 0 && j < end {
+					end = j
+				}
+			}
+			name, _, _ := strings.Cut(strings.TrimSpace(header), " ")
+			if name, _, _ = strings.Cut(name, "<|"); name == "final" {
+				final, found = body[:end], true
+			} else {
+				rb.WriteString(body[:end])
+				rb.WriteString("\n")
+			}
+			rest = body[end:]
+		}
+		if !found {
+			return "", rb.String(), true
+		}
+		return final, rb.String(), true
+	}
+	// The tokens stripped: the channel names run into the text.
+	const final = "assistantfinal"
+	if strings.HasPrefix(s, "analysis") || strings.HasPrefix(s, "commentary") {
+		if i := closingTag(s, final); i >= 0 {
+			return s[i+len(final):], s[:i], true
+		}
+	}
+	return "", "", false
+}
+
+// closingTag returns the index of the first tag in s that lies outside
+// every well-formed JSON object of s, or -1. An object counts when its
+// braces balance (outside its strings) and it is valid JSON; a stray brace
+// of prose reasoning does not hide the tag.
 //
 // Looking for the end of an object from each brace is quadratic in the worst
 // case (a reply of unbalanced braces): the bytes scanned are bounded by a
 // budget, past which the first tag counts, as a plain search would have it.
-func closingThink(s string) int {
-	const closeTag = "</think>"
+func closingTag(s, tag string) int {
 	budget := 16*len(s) + 4096
 	from := 0
 	for {
-		i := strings.Index(s[from:], closeTag)
+		i := strings.Index(s[from:], tag)
 		if i < 0 {
 			return -1
 		}
@@ -448,14 +504,23 @@ func closingThink(s string) int {
 	}
 }
 
+// candidate is one JSON object holding "calls" among a reply's text: the
+// text as written, and the JSON read (the text, or it with trailing commas
+// removed: repaired counts them).
+type candidate struct {
+	text, json string
+	repaired   int
+}
+
 // callsCandidates returns every top-level JSON object in s (outside JSON
-// strings, balanced braces) that decodes as an object with a "calls" member.
+// strings, balanced braces) that decodes as an object with a "calls" member,
+// as written or once its trailing commas are removed (dropTrailingCommas).
 //
 // Looking for the end of an object from each brace is quadratic in the worst
 // case (a reply of many unbalanced braces, up to the body limit): the bytes
 // scanned are bounded by a budget, and a reply that exhausts it reports
 // ok=false, a parse failure, rather than a guess from a partial search.
-func callsCandidates(s string) (out []string, ok bool) {
+func callsCandidates(s string) (out []candidate, ok bool) {
 	budget := 16*len(s) + 4096
 	for i := 0; i < len(s); i++ {
 		if s[i] != '{' {
@@ -470,11 +535,17 @@ func callsCandidates(s string) (out []string, ok bool) {
 			continue
 		}
 		budget -= end - i
-		cand := s[i:end]
+		c := candidate{text: s[i:end], json: s[i:end]}
 		var top map[string]json.RawMessage
-		if json.Unmarshal([]byte(cand), &top) == nil {
+		err := json.Unmarshal([]byte(c.json), &top)
+		if err != nil {
+			if fixed, n := dropTrailingCommas(c.text); n > 0 && json.Unmarshal([]byte(fixed), &top) == nil {
+				c.json, c.repaired, err = fixed, n, nil
+			}
+		}
+		if err == nil {
 			if _, ok := top["calls"]; ok {
-				out = append(out, cand)
+				out = append(out, c)
 			}
 			i = end - 1 // an object's members are not candidates of their own
 		}

@@ -37,7 +37,12 @@ func New(client ChatClient, cfg *Config) (*ToolSelector, error) {
 	}
 	s := &ToolSelector{client: client, cfg: c, log: c.Logger, prefilter: c.Prefilter, feedback: c.Recorder, ranker: c.Ranker, now: c.now}
 	if s.log == nil {
-		s.log = slog.Default()
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	for _, m := range []string{c.Model, c.FallbackModel} {
+		if why := c.unserved(m); why != "" {
+			s.log.Warn("tool selection: this model and endpoint cannot work together", slog.String("why", why))
+		}
 	}
 	if s.now == nil {
 		s.now = time.Now

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,6 +59,11 @@ type Result struct {
 	// FeedbackError says why recording the selection as feedback failed
 	// (Config.Recorder); the calls stand.
 	FeedbackError string `json:"feedback_error,omitempty"`
+	// FeedbackQuery is the text a selection with calls is learned under (the
+	// task description and its sub-tasks, one per line, or the query): the
+	// value to withdraw it with (ToolSelector.Withdraw takes the Result
+	// itself). "" when no call was returned.
+	FeedbackQuery string `json:"feedback_query,omitempty"`
 }
 
 type chatJSON struct {
@@ -164,6 +171,7 @@ type Session struct {
 	user   string // the user prompt, before any search note
 
 	eligible []*registry.Entry
+	rule     registry.Eligibility // the request's caller, which decided eligible
 	// rank ranks the eligible tools for a query (the offer's and each
 	// search's); nil when the offer is every eligible tool.
 	rank   func(ctx context.Context, query string) ([]*registry.Entry, error)
@@ -194,6 +202,7 @@ type Session struct {
 	began      time.Time
 	have       adaptation // the adaptations the attempt's requests carry
 	adapted    []string   // their descriptions, for the attempt record
+	repaired   []string   // what the reader repaired in its replies (readCalls)
 	dialect    dialect    // the attempt's dialect
 	replay     []Message  // a continued conversation's turns after the user prompt (DeepSeek's tool loop)
 }
@@ -237,7 +246,8 @@ func (s *ToolSelector) Begin(ctx context.Context, req Request) (*Session, error)
 	ss.feedback, ss.feedbackQuery = s.feedback, feedbackQuery(&req)
 
 	all := req.Registry.Entries()
-	eligible, excluded := req.Eligibility().Filter(all)
+	ss.rule = req.Eligibility()
+	eligible, excluded := ss.rule.Filter(all)
 	ss.eligible = eligible
 	if len(eligible) == 0 {
 		ss.cur = &offer{}
@@ -275,9 +285,9 @@ func (s *ToolSelector) Begin(ctx context.Context, req Request) (*Session, error)
 }
 
 // Eligibility is the request's filter (registry.Eligibility, the one rule
-// rank and the executor apply too).
+// rank and the executor apply too): Caller with the shorthand fields.
 func (r *Request) Eligibility() registry.Eligibility {
-	return registry.Eligibility{AllowUnsafe: r.AllowUnsafe, Roles: r.Roles, Capabilities: r.Capabilities}
+	return r.Caller.With(registry.Eligibility{AllowUnsafe: r.AllowUnsafe, Roles: r.Roles, Capabilities: r.Capabilities})
 }
 
 // firstOffer decides the first request's tools: a Prefilter's pick; or with
@@ -434,7 +444,7 @@ func (ss *Session) advance() {
 		ss.cur, ss.searches, ss.promptTok, ss.complTok = ss.first, nil, 0, 0
 		ss.replay = nil
 		ss.have = learnedFor(ss.cfg.learnKey(), model)
-		ss.adapted = nil
+		ss.adapted, ss.repaired = nil, nil
 		if ss.have != 0 {
 			// Named as when they were learned: against the request they change.
 			unadapted, _ := ss.request(model, 0, 0)
@@ -447,7 +457,7 @@ func (ss *Session) advance() {
 		return
 	}
 	ss.pending = nil
-	ss.finish(&Result{}, &SelectionError{Attempts: ss.attempts})
+	ss.finish(&Result{}, &SelectionError{Kind: EmptyFailClosed, Attempts: ss.attempts})
 }
 
 // warnTemperature says so when the dialect does not send the temperature
@@ -564,7 +574,9 @@ func (ss *Session) adapt(req *ChatRequest, err error) (Action, bool) {
 	}
 	ss.have |= a
 	ss.adapted = append(ss.adapted, names...)
-	learn(ss.cfg.learnKey(), req.Model, a)
+	if rememberable(ce.Message) {
+		learn(ss.cfg.learnKey(), req.Model, a)
+	}
 	ss.log.LogAttrs(ss.ctx, slog.LevelWarn, "tool selection: the server refused a request field; retrying without it",
 		slog.String("model", req.Model), slog.String("dialect", req.Dialect), slog.String("adapted", what),
 		slog.String("error", truncate(redact(ce.Message, ss.cfg.APIKey), 300)))
@@ -604,14 +616,22 @@ func (ss *Session) Feed(ctx context.Context, resp ChatResponse, err error) Actio
 	}
 	if err != nil {
 		a.Kind, a.Message = classify(err)
+		if why := ss.cfg.unserved(req.Model); why != "" && a.Kind == KindHTTPStatus {
+			a.Message += " (" + why + ")"
+		}
 		return ss.fail(a)
 	}
 	raw, search, perr := ss.readReply(resp)
+	a.Repaired = ss.repaired
 	if perr != nil {
 		a.Kind, a.Message = KindParse, perr.Error()
 		var te *truncatedError
-		if errors.As(perr, &te) {
+		var fe *filteredError
+		switch {
+		case errors.As(perr, &te):
 			a.Kind = KindTruncated
+		case errors.As(perr, &fe):
+			a.Kind = KindContentFilter
 		}
 		return ss.fail(a)
 	}
@@ -629,6 +649,11 @@ func (ss *Session) Feed(ctx context.Context, resp ChatResponse, err error) Actio
 // the session's mode. A reply with neither is an error that says why
 // (noAnswer), never an empty answer.
 func (ss *Session) readReply(resp ChatResponse) (raw []rawCall, search string, err error) {
+	if isFilterFinish(resp.FinishReason) {
+		// Whatever it holds, the reply was stopped by the filter: a part of
+		// an answer is no answer.
+		return nil, "", filtered(resp)
+	}
 	content, thought := splitThinking(resp.Content)
 	reasoning := resp.Reasoning + thought
 	if ss.cfg.Mode == ModeNative {
@@ -642,7 +667,10 @@ func (ss *Session) readReply(resp ChatResponse) (raw []rawCall, search string, e
 		}
 		return raw, search, err
 	}
-	raw, search, err = parseReply(content)
+	raw, search, repaired, err := readCalls(content)
+	if err == nil && repaired > 0 {
+		ss.repaired = append(ss.repaired, fmt.Sprintf("trailing commas removed: %d", repaired))
+	}
 	if err != nil && ss.cfg.APIKey != "" && strings.Contains(content, ss.cfg.APIKey) {
 		// The message quotes the start of the reply; quote it redacted, so
 		// that a cut inside the key cannot leave a prefix of it.
@@ -768,11 +796,55 @@ func (ss *Session) noAnswer(resp ChatResponse, reasoning string, perr error) err
 		}
 		return ss.truncated(resp, reasoning, what)
 	}
+	if !knownFinish(resp.FinishReason) {
+		what := "no answer"
+		if perr != nil && strings.TrimSpace(resp.Content) != "" {
+			what = "an unusable answer (" + perr.Error() + ")"
+		}
+		return parseErrorf("the reply ended with finish_reason %q, which is not a normal end (toolselect does not read it as an empty answer), with %s",
+			truncate(resp.FinishReason, 64), what)
+	}
 	if answer, _ := splitThinking(resp.Content); strings.TrimSpace(reasoning) != "" && strings.TrimSpace(answer) == "" {
 		return parseErrorf("the reply is empty: the model wrote %d bytes of reasoning and no answer (calls are never taken from reasoning); %s",
-			len(reasoning), thinkingHint(ss.cfg))
+			len(reasoning), thinkingHint(ss.cfg, ss.dialect, ss.models[max(ss.next-1, 0)]))
 	}
 	return perr
+}
+
+// filteredError is a reply the provider's content filter stopped.
+type filteredError struct{ msg string }
+
+func (e *filteredError) Error() string { return e.msg }
+
+// The finish reasons the reader knows (docs/providers.md, "Finish reasons"):
+// normal ends, and content filters' stops. Any other is named in the
+// failure of a reply without a usable answer.
+var (
+	normalFinish = []string{"", "stop", "length", "tool_calls", "function_call", "eos", "end_turn", "stop_sequence"}
+	// filterFinish: OpenAI's and Azure's "content_filter"; Gemini's
+	// FinishReason values for a stop by a safety or recitation filter.
+	filterFinish = []string{"content_filter", "safety", "recitation", "blocklist", "prohibited_content", "spii", "image_safety"}
+)
+
+func knownFinish(r string) bool {
+	r = strings.ToLower(strings.TrimSpace(r))
+	return slices.Contains(normalFinish, r) || slices.Contains(filterFinish, r)
+}
+
+func isFilterFinish(r string) bool {
+	return slices.Contains(filterFinish, strings.ToLower(strings.TrimSpace(r)))
+}
+
+// filtered is the *filteredError of a reply a content filter stopped: the
+// finish reason and the categories flagged, where the provider said.
+func filtered(resp ChatResponse) error {
+	msg := fmt.Sprintf("the provider's content filter stopped the reply (finish_reason %q)", resp.FinishReason)
+	if len(resp.Filtered) > 0 {
+		msg += "; flagged: " + strings.Join(resp.Filtered, ", ")
+	} else {
+		msg += "; the provider named no category"
+	}
+	return &filteredError{msg}
 }
 
 // truncated is the *truncatedError of a reply cut at the token limit with
@@ -786,7 +858,7 @@ func (ss *Session) truncated(resp ChatResponse, reasoning, what string) error {
 	}
 	msg := fmt.Sprintf("the reply stopped at the token limit, %s, after %s completion tokens, with %s", limit, spent, what)
 	if strings.TrimSpace(reasoning) != "" {
-		msg += fmt.Sprintf("; %d bytes of it were reasoning: %s", len(reasoning), thinkingHint(ss.cfg))
+		msg += fmt.Sprintf("; %d bytes of it were reasoning: %s", len(reasoning), thinkingHint(ss.cfg, ss.dialect, ss.models[max(ss.next-1, 0)]))
 	}
 	return &truncatedError{msg}
 }
@@ -808,13 +880,67 @@ func nativeCut(resp ChatResponse, content string, herr error) string {
 	return fmt.Sprintf("%d tool call(s) that parse, but a reply cut at the limit may have cut the last one short or left calls out", n)
 }
 
-// thinkingHint says how to turn thinking off for the configured dialect.
-func thinkingHint(cfg Config) string {
+// thinkingHint says how to turn thinking off for the attempt's dialect d
+// and model: where no switch was sent, the exact provider value that sends
+// one.
+func thinkingHint(cfg Config, d dialect, model string) string {
 	if cfg.reasoning() != ReasoningOff {
 		return fmt.Sprintf("set %s=off to turn thinking off", EnvReasoning)
 	}
-	return fmt.Sprintf("thinking was asked to be off (%s=off) but the model thought anyway: set %s to the server's provider so its switch is sent, raise %s, or pick a model without thinking",
-		EnvReasoning, EnvProvider, EnvMaxTokens)
+	off := fmt.Sprintf("thinking was asked to be off (%s=off)", EnvReasoning)
+	if d.thinking != nil {
+		hint := fmt.Sprintf("%s and the %s dialect sent its switch, but the model thought anyway: raise %s, or pick a model that can stop thinking",
+			off, d.name, EnvMaxTokens)
+		if fam, name, ok := modelFamily(model); ok && cfg.provider() == ProviderAuto && fam == Provider(d.name) && detectProvider(cfg.BaseURL, "") == ProviderGeneric {
+			hint += fmt.Sprintf("; the switch is %s's own, chosen by the model's name: if the server is not %s's API, set %s to the server it runs on (%s)",
+				name, name, EnvProvider, strings.Join(providerValues(servers), ", "))
+		}
+		return hint
+	}
+	return fmt.Sprintf("%s but no thinking switch was sent (the %s dialect has none): %s", off, d.name, providerAdvice(cfg, model))
+}
+
+// servers are the providers that are servers a model runs on, whatever the model.
+var servers = []Provider{ProviderVLLM, ProviderLlamaCpp, ProviderOllama, ProviderLMStudio}
+
+// providerValues spells providers as LLM_COMMON_TOOL_SELECTION_PROVIDER takes them.
+func providerValues(ps []Provider) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = string(p)
+	}
+	return out
+}
+
+// providerAdvice names the exact LLM_COMMON_TOOL_SELECTION_PROVIDER value
+// that sends model a thinking switch: its family's provider, or the
+// provider a shared port's default names, or the values to choose from.
+func providerAdvice(cfg Config, model string) string {
+	if p, name, ok := modelFamily(model); ok {
+		if p == providerGPTOSS {
+			return fmt.Sprintf("set %s=auto: %s models are recognised by their name", EnvProvider, name)
+		}
+		return fmt.Sprintf("set %s=%s (the model is %s's), or to the server it runs on (%s)",
+			EnvProvider, p, name, strings.Join(providerValues(servers), ", "))
+	}
+	if u, err := url.Parse(cfg.BaseURL); err == nil && isLocalHost(strings.ToLower(u.Hostname())) {
+		switch u.Port() {
+		case "8000":
+			return fmt.Sprintf("set %s=vllm if this is vLLM (port 8000 is its default), or to the server it runs on (%s)",
+				EnvProvider, strings.Join(providerValues(servers), ", "))
+		case "8080":
+			return fmt.Sprintf("set %s=llamacpp if this is llama.cpp's server (port 8080 is its default), or to the server it runs on (%s)",
+				EnvProvider, strings.Join(providerValues(servers), ", "))
+		}
+	}
+	var withSwitch []Provider
+	for _, p := range providers {
+		c := Config{Provider: p}
+		if p != ProviderAuto && dialectFor(&c, model).thinking != nil {
+			withSwitch = append(withSwitch, p)
+		}
+	}
+	return fmt.Sprintf("set %s to the server's provider, one of %s", EnvProvider, strings.Join(providerValues(withSwitch), ", "))
 }
 
 // check resolves each call against the offered tools and validates its args.
@@ -829,8 +955,9 @@ func (ss *Session) check(raw []rawCall) (valid []ToolCall, rejected []DroppedCal
 				// A provider-mapped name used in JSON mode still resolves to an offered tool.
 				e = known
 			case exists:
-				rejected = append(rejected, DroppedCall{Tool: c.Tool, Args: c.Args, Reason: DropNotOffered,
-					Message: fmt.Sprintf("tool %q was not offered (unsafe, not allowed for the caller's roles, lacking a required capability, or filtered out)", known.Name())})
+				why, msg := ss.notOffered(known)
+				rejected = append(rejected, DroppedCall{Tool: c.Tool, Args: c.Args, Reason: DropNotOffered, Rule: why,
+					Message: fmt.Sprintf("tool %q was not offered: %s", known.Name(), msg)})
 				continue
 			default:
 				rejected = append(rejected, DroppedCall{Tool: c.Tool, Args: c.Args, Reason: DropUnknownTool,
@@ -838,13 +965,36 @@ func (ss *Session) check(raw []rawCall) (valid []ToolCall, rejected []DroppedCal
 				continue
 			}
 		}
-		if err := e.ValidateArgs(c.Args); err != nil {
+		checked, err := e.ParseArgs(c.Args)
+		if err != nil {
 			rejected = append(rejected, DroppedCall{Tool: c.Tool, Args: c.Args, Reason: DropInvalidArgs, Message: err.Error()})
 			continue
 		}
-		valid = append(valid, ToolCall{Tool: e.Name(), Args: c.Args, Reasoning: c.Reasoning})
+		// The call carries the value that was validated, not the model's bytes.
+		valid = append(valid, ToolCall{Tool: e.Name(), Args: checked, Reasoning: c.Reasoning})
 	}
 	return valid, rejected
+}
+
+// notOffered says the one reason a registered tool was not in the offer:
+// the caller's eligibility rule (unsafe, role, capability) or, for an
+// eligible tool, that the offer was narrowed for the task.
+func (ss *Session) notOffered(e *registry.Entry) (string, string) {
+	t := e.Def()
+	switch why := ss.rule.Check(t); why {
+	case registry.IneligibleUnsafe:
+		return string(why), "it is marked unsafe and the request does not allow unsafe tools"
+	case registry.IneligibleRole:
+		return string(why), fmt.Sprintf("it is for the roles %v, and the caller holds none of them", t.Roles)
+	case registry.IneligibleCapability:
+		for _, c := range ss.rule.Capabilities {
+			if !t.HasCapability(c) {
+				return string(why), fmt.Sprintf("it does not declare the capability %q the request requires", c)
+			}
+		}
+		return string(why), "it lacks a capability the request requires"
+	}
+	return NotInOffer, fmt.Sprintf("the caller may use it, but only %d of the %d eligible tools were offered for this task and it was not among them", len(ss.cur.names), len(ss.eligible))
 }
 
 // echoable makes rejected calls safe to report in attempts, results and
@@ -881,7 +1031,7 @@ func rejectedSummary(rejected []DroppedCall) string {
 
 // record appends an attempt (message redacted and bounded) and logs it.
 func (ss *Session) record(a Attempt) {
-	a.Message = truncate(redact(a.Message, ss.cfg.APIKey), 1024)
+	a.Message = clipMiddle(redact(a.Message, ss.cfg.APIKey), maxErrorMessage)
 	ss.attempts = append(ss.attempts, a)
 	ss.traceAttempt(a)
 	attrs := []slog.Attr{

@@ -200,7 +200,7 @@ func formatTxtar(files [][2]string) string {
 	return b.String()
 }
 
-// Native mode, finish_reason "length" (issue 20's review): a reply cut at
+// Native mode, finish_reason "length": a reply cut at
 // the token limit is the attempt kind truncated, naming the limit and the
 // tokens spent, whether it holds partial prose and no call (it was recorded
 // ok with no calls), arguments cut short (it was parse), or calls that parse

@@ -201,17 +201,20 @@ func serverPort(u *url.URL) int {
 
 // genAIProvider is gen_ai.provider.name for a dialect's provider: the GenAI
 // conventions' well-known value where one applies (they MUST be used:
-// "openai", "deepseek", "mistral_ai", "azure.ai.openai"), else the
+// "openai", "deepseek", "mistral_ai", "azure.ai.openai", "gcp.gemini",
+// "anthropic"), else the
 // provider's own name. A server of unknown provider is spoken to through the
 // OpenAI chat API, and the conventions name "openai" the flavour of that
 // API, with server.address and the model telling the actual system apart.
 func genAIProvider(p Provider, host string) string {
 	switch p {
 	case ProviderOpenAI:
-		if host == "openai.azure.com" || strings.HasSuffix(host, ".openai.azure.com") {
+		if detectProvider("https://"+host, "") == ProviderAzure {
 			return "azure.ai.openai"
 		}
 		return "openai"
+	case ProviderGemini:
+		return "gcp.gemini"
 	case ProviderMistral:
 		return "mistral_ai"
 	case ProviderGeneric, "":
@@ -266,6 +269,9 @@ func (ss *Session) traceAttempt(a Attempt) {
 	}
 	ss.chatSpan = nil
 	defer s.End()
+	if len(a.Repaired) > 0 && s.IsRecording() {
+		s.SetAttributes(telemetry.Repaired.StringSlice(a.Repaired))
+	}
 	if a.OK || !s.IsRecording() {
 		return
 	}

@@ -315,6 +315,7 @@ func TestGenAIProviderName(t *testing.T) {
 		{ProviderGeneric, "127.0.0.1", "openai"},
 		{ProviderZAI, "api.z.ai", "zai"},
 		{ProviderOllama, "localhost", "ollama"},
+		{ProviderAnthropic, "api.anthropic.com", "anthropic"},
 	} {
 		assert.Equal(t, c.want, genAIProvider(c.provider, c.host), "%s at %s", c.provider, c.host)
 	}

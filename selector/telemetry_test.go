@@ -112,5 +112,5 @@ func TestSelectionSpanOnFailClosed(t *testing.T) {
 			return
 		}
 	}
-	t.Fatal("no selection span")
+	require.FailNow(t, "no selection span")
 }

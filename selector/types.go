@@ -42,6 +42,10 @@ type Request struct {
 	Query string `json:"query,omitempty"`
 	// Context is optional caller state, shown to the model as JSON.
 	Context map[string]any `json:"context,omitempty"`
+	// Caller is who asks: the same value rank.Options.Caller and
+	// executor.Options.Caller take. Roles, AllowUnsafe and Capabilities
+	// below are shorthands for its fields and add to it.
+	Caller registry.Eligibility `json:"-"`
 	// Roles the caller holds; a tool with roles is offered only to one of them.
 	Roles []string `json:"roles,omitempty"`
 	// AllowUnsafe lets tools marked safe=false be offered.
@@ -158,6 +162,9 @@ type ChatResponse struct {
 	Reasoning string
 	// FinishReason is the choice's finish_reason ("stop", "length", ...).
 	FinishReason string
+	// Filtered lists the categories a content filter flagged, with their
+	// severity, where the provider says (Azure's content_filter_results).
+	Filtered []string
 }
 
 // ChatClient sends one chat completion. Implementations report failures with

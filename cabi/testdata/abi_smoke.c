@@ -45,6 +45,23 @@ int main(void) {
     CHECK(rc == TS_OK && strstr(out, "\"valid\":false") && strstr(out, "\"pointer\":\"/a\""), "validate: %s", out);
     toolselect_free(out);
 
+    /* A key given twice is refused, naming it; what an allowed call may run
+     * with is the validated value written again, not the caller's bytes. */
+    rc = toolselect_registry_validate(reg, "add", "{\"a\":1,\"a\":\"x\"}", &out);
+    CHECK(rc == TS_OK && strstr(out, "\"valid\":false") && strstr(out, "\"rule\":\"duplicateKey\""), "duplicate key: %s", out);
+    toolselect_free(out);
+    rc = toolselect_registry_authorize(reg, "{\"tool\":\"add\",\"args\":{\"a\":\"x\",\"a\":1}}", NULL, &out);
+    CHECK(rc == TS_OK && strstr(out, "\"allowed\":false") && strstr(out, "\"rule\":\"invalid_args\"")
+          && strstr(out, "duplicateKey"), "authorize a duplicate key: %d %s", rc, out);
+    toolselect_free(out);
+    rc = toolselect_registry_authorize(reg, "{\"tool\":\"add\",\"args\":{ \"a\" : 1 }}", NULL, &out);
+    CHECK(rc == TS_OK && strstr(out, "\"allowed\":true") && strstr(out, "\"args\":{\"a\":1}"), "authorize: %d %s", rc, out);
+    toolselect_free(out);
+    /* Policy keys are exact. */
+    rc = toolselect_registry_authorize(reg, "{\"tool\":\"add\",\"args\":{\"a\":1}}", "{\"Allow_Unsafe\":true}", &out);
+    CHECK(rc == TS_ERR_ARGUMENT && strstr(out, "Allow_Unsafe"), "a policy key in another case: %d %s", rc, out);
+    toolselect_free(out);
+
     rc = toolselect_registry_validate(reg, NULL, "{}", &out);
     CHECK(rc == TS_ERR_ARGUMENT && strstr(out, "tool is NULL"), "NULL tool: %d %s", rc, out);
     toolselect_free(out);

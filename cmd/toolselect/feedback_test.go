@@ -19,22 +19,19 @@ func TestRankAndEvalFeedback(t *testing.T) {
 `)
 	const para = "is snow expected on my ski trip to Chamonix?"
 	out, _, code := runCmd(t, "rank", "--catalog", cat, "--k", "2", para)
-	if code != 0 || strings.Contains(out, "weather__get_forecast") {
-		t.Fatalf("without feedback: exit %d\n%s", code, out)
-	}
+	require.Equal(t, 0, code, "without feedback: %s", out)
+	require.NotContains(t, out, "weather__get_forecast", "without feedback")
 	out, errs, code := runCmd(t, "rank", "--catalog", cat, "--k", "2", "--feedback", fb, para)
-	if code != 0 || !strings.Contains(out, "weather__get_forecast") || !strings.Contains(out, "bm25+feedback") {
-		t.Fatalf("with feedback: exit %d\n%s%s", code, out, errs)
-	}
-	if !strings.Contains(errs, "1 tool names not in the catalog were ignored") {
-		t.Errorf("the unknown name was not reported: %q", errs)
-	}
+	require.Equal(t, 0, code, "with feedback: %s%s", out, errs)
+	require.Contains(t, out, "weather__get_forecast", "with feedback")
+	require.Contains(t, out, "bm25+feedback", "with feedback")
+	assert.Contains(t, errs, "1 tool names not in the catalog were ignored", "the unknown name is reported")
 	qs := writeTemp(t, "q.jsonl", `{"id":"1","query":"`+para+`","gold":["weather__get_forecast"]}
 `)
 	out, _, code = runCmd(t, "eval", "--catalog", cat, "--queries", qs, "--feedback", fb, "--json")
-	if code != 0 || !strings.Contains(out, `"r@10":1`) || !strings.Contains(out, `"scorer":"bm25+feedback"`) {
-		t.Errorf("eval with feedback: exit %d\n%s", code, out)
-	}
+	assert.Equal(t, 0, code, "eval with feedback: %s", out)
+	assert.Contains(t, out, `"r@10":1`, "eval with feedback")
+	assert.Contains(t, out, `"scorer":"bm25+feedback"`, "eval with feedback")
 	// A malformed line is a usage error naming its line.
 	bad := writeTemp(t, "bad.jsonl", `{"query":"a","tools":["x"]}
 
@@ -48,14 +45,13 @@ func TestRankAndEvalFeedback(t *testing.T) {
 			args = append(args, para)
 		}
 		_, errs, code := runCmd(t, args...)
-		if code != exitUsage || !strings.Contains(errs, "line 3:") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
-			t.Errorf("%s with a malformed line: exit %d, %q", cmd, code, errs)
-		}
+		assert.Equal(t, exitUsage, code, "%s with a malformed line: %q", cmd, errs)
+		assert.Contains(t, errs, "line 3:", "%s with a malformed line", cmd)
+		assert.Zero(t, strings.Count(strings.TrimSpace(errs), "\n"), "%s with a malformed line: one line of error, got %q", cmd, errs)
 	}
 	_, errs, code = runCmd(t, "rank", "--catalog", cat, "--feedback", "http://x/y", para)
-	if code != exitUsage || !strings.Contains(errs, "neither a file path nor a redis") {
-		t.Errorf("bad store: exit %d, %q", code, errs)
-	}
+	assert.Equal(t, exitUsage, code, "bad store: %q", errs)
+	assert.Contains(t, errs, "neither a file path nor a redis", "bad store")
 }
 
 // select records a selection in the store LLM_COMMON_TOOL_SELECTION_FEEDBACK

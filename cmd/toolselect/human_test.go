@@ -272,17 +272,12 @@ func TestSelectShowsFeedbackError(t *testing.T) {
 		Attempts: []selector.Attempt{{Model: "m", OK: true}}, FeedbackError: "feedback store: write /x: no space left on device"}
 	var b strings.Builder
 	printSelect(&b, out)
-	if !strings.Contains(b.String(), "not recorded as feedback: feedback store: write /x: no space left on device") {
-		t.Errorf("human output:\n%s", b.String())
-	}
+	assert.Contains(t, b.String(), "not recorded as feedback: feedback store: write /x: no space left on device", "human output")
 	j, _ := json.Marshal(out)
-	if !strings.Contains(string(j), `"feedback_error":"feedback store: write /x`) {
-		t.Errorf("json: %s", j)
-	}
+	assert.Contains(t, string(j), `"feedback_error":"feedback store: write /x`, "json")
 	out.FeedbackError = ""
-	if j, _ := json.Marshal(out); strings.Contains(string(j), "feedback_error") {
-		t.Errorf("json without an error: %s", j)
-	}
+	j, _ = json.Marshal(out)
+	assert.NotContains(t, string(j), "feedback_error", "json without an error")
 }
 
 // mcp stats on a terminal names the held tools (why, and the approval
@@ -299,7 +294,7 @@ func TestMCPStatsHumanShowsPins(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	for _, want := range []string{
 		"pins       1 held, 1 flagged (" + pins + ")",
-		"    held get_weather: changed since pinned: description; approve: toolselect mcp pins approve get_weather --pins " + pins,
+		"    held get_weather: changed since pinned: description; approve: toolselect mcp pins approve get_weather@" + waitingHash(t, pins, "get_weather") + " --pins " + pins,
 		"    flagged send_email: invisible_characters, html_comment",
 	} {
 		assert.Contains(t, r.stdout, want+"\n")
@@ -308,7 +303,7 @@ func TestMCPStatsHumanShowsPins(t *testing.T) {
 	r = execTTY(t, nil, "mcp", "stats", "--catalog", v2, "--pins", pins, "--strict-descriptions")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "pins       2 held, 1 flagged")
-	assert.Contains(t, r.stdout, "    held send_email: flagged, held under strict descriptions: invisible_characters, html_comment; approve: toolselect mcp pins approve send_email --pins "+pins+"\n")
+	assert.Contains(t, r.stdout, "    held send_email: flagged: invisible_characters, html_comment (held under --strict-descriptions until approved); approve: toolselect mcp pins approve send_email@"+waitingHash(t, pins, "send_email")+" --pins "+pins+"\n")
 }
 
 // --k below 1 is a usage error in every ranking command (rank used to take

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolselect/toolselect/internal/telemetry"
+	"github.com/toolselect/toolselect/otelsetup"
 )
 
 // Exit codes shared by every command.
@@ -79,7 +79,7 @@ func main() {
 	// environment asks for it (docs/observability.md); otherwise nothing is
 	// installed and nothing is exported. A setting it cannot use turns its
 	// signal off with a warning: every command still runs.
-	shutdown, warnings := telemetry.Setup(context.Background(), os.Getenv, os.Stderr)
+	shutdown, warnings := otelsetup.Setup(context.Background(), os.Getenv, os.Stderr)
 	if warnings != nil {
 		for _, w := range strings.Split(warnings.Error(), "\n") {
 			fmt.Fprintln(os.Stderr, "toolselect: warning: telemetry:", w)

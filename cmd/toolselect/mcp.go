@@ -48,6 +48,7 @@ type mcpFlags struct {
 	drain                                         time.Duration
 	pins                                          string
 	strictDescriptions                            bool
+	pinsNew                                       string
 
 	// The HTTP front door (mcp only): who may use it, and its limits.
 	authTokenFile, oauthIssuer, oauthResource string
@@ -57,6 +58,7 @@ type mcpFlags struct {
 	maxBodyBytes                              int64
 	maxSessions                               int
 	readHeaderTimeout                         time.Duration
+	bodyTimeout, idleTimeout                  time.Duration
 }
 
 // listenAddr is the HTTP address the flags or the config file ask for ("" for stdio).
@@ -89,6 +91,8 @@ func (f *mcpFlags) bindHTTP(fs *flag.FlagSet) {
 	fs.Int64Var(&f.maxBodyBytes, "max-body-bytes", mcpproxy.DefaultMaxBodyBytes, "HTTP: a request body over `N` bytes gets 413")
 	fs.IntVar(&f.maxSessions, "max-sessions", mcpproxy.DefaultMaxSessions, "HTTP: at most `N` sessions open at once (the next initialize gets 503)")
 	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", mcpproxy.DefaultReadHeaderTimeout, "HTTP: cut off a client that has not sent its headers within `D`")
+	fs.DurationVar(&f.bodyTimeout, "body-timeout", mcpproxy.DefaultBodyTimeout, "HTTP: cut off a client that has not sent its request body within `D` of its headers")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", mcpproxy.DefaultIdleTimeout, "HTTP: close a kept-alive connection idle for `D`")
 }
 
 // httpFlagsSet names the HTTP front door's flags given on the command line.
@@ -109,7 +113,8 @@ func httpFlagsSet(fs *flag.FlagSet) []string {
 // environment: its authentication (checked here, before anything starts) and
 // its limits.
 func (f *mcpFlags) httpOptions(env *cmdEnv) (opts *mcpproxy.HTTPOptions, err error) {
-	opts = &mcpproxy.HTTPOptions{MaxBodyBytes: f.maxBodyBytes, MaxSessions: f.maxSessions, ReadHeaderTimeout: f.readHeaderTimeout}
+	opts = &mcpproxy.HTTPOptions{MaxBodyBytes: f.maxBodyBytes, MaxSessions: f.maxSessions, ReadHeaderTimeout: f.readHeaderTimeout,
+		BodyTimeout: f.bodyTimeout, IdleTimeout: f.idleTimeout}
 	if opts.Token, err = f.authToken(env); err != nil {
 		return nil, err
 	}
@@ -149,7 +154,13 @@ func (f *mcpFlags) authToken(env *cmdEnv) (string, error) {
 		}
 		return t, nil
 	}
-	return strings.TrimSpace(env.getenv(envAuthToken)), nil
+	raw := env.getenv(envAuthToken)
+	t := strings.TrimSpace(raw)
+	if t == "" && raw != "" {
+		// Set but blank is a mistake, not a wish for no authentication.
+		return "", fmt.Errorf("$%s holds only white space: give a token or unset it", envAuthToken)
+	}
+	return t, nil
 }
 
 func (f *mcpFlags) bind(fs *flag.FlagSet) {
@@ -167,7 +178,8 @@ func (f *mcpFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
 	fs.DurationVar(&f.drain, "drain", 0, "stdio: how long to wait for in-flight replies after stdin closes (default timeout+5s)")
 	fs.StringVar(&f.pins, "pins", "", "pin each tool's definition in `FILE` on first sight and hold a tool whose definition changes until approved (\"toolselect mcp pins approve\")")
-	fs.BoolVar(&f.strictDescriptions, "strict-descriptions", false, "with --pins: hold tools whose description, title or schema text carries invisible or bidirectional characters or an HTML comment")
+	fs.BoolVar(&f.strictDescriptions, "strict-descriptions", false, "with --pins: hold tools whose name, description, title or schema text carries invisible or bidirectional characters, an HTML comment, a long run of blank lines or confusable letters")
+	fs.StringVar(&f.pinsNew, "pins-new", "", "with --pins: what becomes of a tool, prompt or resource first seen after the first pinning: \"pin\" (default: pinned and served) or \"review\" (held until approved)")
 }
 
 // config merges the file (if any) with the flags; flags add to lists and
@@ -211,6 +223,9 @@ func (f *mcpFlags) configure() (*mcpproxy.Config, error) {
 	}
 	if f.pins != "" {
 		cfg.Pins = f.pins
+	}
+	if f.pinsNew != "" {
+		cfg.PinsNew = f.pinsNew
 	}
 	if f.strictDescriptions {
 		cfg.StrictDescriptions = true
@@ -359,6 +374,10 @@ func runMCP(env *cmdEnv, args []string) int {
 	err := p.ListenAndServe(ctx, cfg.Listen, opts, func(a net.Addr) {
 		fmt.Fprintf(env.stderr, "toolselect mcp: listening on http://%s/mcp\n", a)
 	})
+	if errors.Is(err, mcpproxy.ErrUnauthenticated) {
+		// The name given looked loopback; the address it bound is not.
+		return fail(env, "mcp", exitUsage, "%v; give --auth-token-file FILE (or $%s) or --oauth-issuer URL --oauth-resource URL, listen on 127.0.0.1, or pass --allow-unauthenticated", err, envAuthToken)
+	}
 	if err != nil {
 		return fail(env, "mcp", exitFailed, "%v", err)
 	}
@@ -498,11 +517,7 @@ func printPinStats(w io.Writer, s mcpproxy.Stats) {
 	p := s.Pins
 	fmt.Fprintf(w, "pins       %d held, %d flagged (%s)\n", len(p.Held), len(p.Flagged), p.File)
 	for _, c := range p.Held {
-		why := "flagged, held under strict descriptions: " + strings.Join(c.Flags, ", ")
-		if c.Status == registry.PinChanged {
-			why = "changed since pinned: " + strings.Join(c.Changed, ", ")
-		}
-		fmt.Fprintf(w, "    held %s: %s; approve: toolselect mcp pins approve %s --pins %s\n", c.Tool, why, c.Tool, p.File)
+		fmt.Fprintf(w, "    held %s: %s; approve: toolselect mcp pins approve %s --pins %s\n", c.Tool, pinWhy(c), c.ApproveArg(), p.File)
 	}
 	for _, c := range p.Flagged {
 		fmt.Fprintf(w, "    flagged %s: %s\n", c.Tool, strings.Join(c.Flags, ", "))
@@ -545,21 +560,22 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.base.RoundTrip(r)
 }
 
-// runMCPPins is "toolselect mcp pins approve NAME... --pins FILE" (and
-// "pins list --pins FILE"): the pending definitions of the named tools become
-// their pins (a flagged pin is marked reviewed); list prints the tools an
-// approval would change, one a line (on a terminal with why each is listed;
-// --json gives the reasons to scripts).
+// runMCPPins is "toolselect mcp pins approve NAME@SHA256... --pins FILE"
+// (and "pins list --pins FILE"): each named definition becomes its pin (a
+// flagged pin is marked reviewed) when it is the one waiting; NAME alone
+// approves only the one definition that waited since the pin, and says
+// which it approved. list prints each waiting definition: NAME@SHA256, why
+// it waits and its diff against the pin (--json gives the same to scripts).
 func runMCPPins(env *cmdEnv, args []string) int {
 	if len(args) == 0 || (args[0] != "approve" && args[0] != "list") {
-		return fail(env, "mcp pins", exitUsage, "usage: toolselect mcp pins approve NAME... --pins FILE | toolselect mcp pins list --pins FILE [--json]")
+		return fail(env, "mcp pins", exitUsage, "usage: toolselect mcp pins approve NAME@SHA256... --pins FILE | toolselect mcp pins list --pins FILE [--json]")
 	}
 	verb := args[0]
-	fs := newFlags(env, "mcp pins "+verb, "--pins FILE NAME...")
+	fs := newFlags(env, "mcp pins "+verb, "--pins FILE NAME@SHA256...")
 	file := fs.String("pins", "", "the pin `FILE`")
 	var asJSON *bool
 	if verb == "list" {
-		asJSON = fs.Bool("json", false, "print the waiting tools as JSON, with why each waits")
+		asJSON = fs.Bool("json", false, "print the waiting definitions as JSON, with why each waits, its hash and its diff")
 	}
 	names, code, ok := parseInterleaved(env, fs, args[1:]) // names before or after --pins
 	if !ok {
@@ -576,17 +592,21 @@ func runMCPPins(env *cmdEnv, args []string) int {
 		return listWaiting(env, pins.Waiting(), *asJSON)
 	}
 	if len(names) == 0 {
-		return fail(env, "mcp pins", exitUsage, "name the tools to approve (toolselect mcp pins list --pins %s shows the waiting ones)", *file)
+		return fail(env, "mcp pins", exitUsage, "name the definitions to approve as NAME@SHA256 (toolselect mcp pins list --pins %s shows the waiting ones)", *file)
 	}
-	missing := pins.Approve(names...)
-	nothing := map[string]bool{}
-	for _, n := range missing {
-		nothing[n] = true
-	}
-	var approved []string
+	var approved []registry.PinCheck
+	var nothing []string
+	stale := false
 	for _, n := range names {
-		if !nothing[n] {
-			approved = append(approved, n)
+		c, err := pins.ApproveNamed(n)
+		switch {
+		case errors.Is(err, registry.ErrNothingToApprove):
+			nothing = append(nothing, n)
+		case err != nil:
+			stale = true
+			fmt.Fprintf(env.stderr, "toolselect mcp pins: not approved: %v (toolselect mcp pins list --pins %s shows it)\n", err, *file)
+		default:
+			approved = append(approved, c)
 		}
 	}
 	if len(approved) > 0 {
@@ -597,58 +617,75 @@ func runMCPPins(env *cmdEnv, args []string) int {
 		// saw the tool change again): that approval did not happen.
 		still := map[string]bool{}
 		for _, c := range pins.Waiting() {
-			still[c.Tool] = true
+			still[c.Key()] = true
 		}
 		var lost []string
-		for _, n := range approved {
-			if still[n] {
-				lost = append(lost, n)
+		for _, c := range approved {
+			if still[c.Key()] {
+				lost = append(lost, c.ApproveArg())
+			} else {
+				fmt.Fprintf(env.stdout, "approved %s (%s) in %s\n", c.ApproveArg(), pinWhy(c), *file)
 			}
 		}
 		if len(lost) > 0 {
-			return fail(env, "mcp pins", exitFailed, "%s changed again in %s while approving; nothing approved for %s: review it with toolselect mcp pins list --pins %s",
-				strings.Join(lost, ", "), *file, strings.Join(lost, ", "), *file)
+			return fail(env, "mcp pins", exitFailed, "%s changed again in %s while approving; nothing approved for it: review it with toolselect mcp pins list --pins %s",
+				strings.Join(lost, ", "), *file, *file)
 		}
-		fmt.Fprintf(env.stdout, "approved %s in %s\n", strings.Join(approved, ", "), *file)
 	}
-	if len(missing) > 0 {
+	if stale {
+		return exitFailed
+	}
+	if len(nothing) > 0 {
 		return fail(env, "mcp pins", exitUsage, "nothing to approve for %s in %s: not waiting for approval (toolselect mcp pins list --pins %s shows the waiting ones)",
-			strings.Join(missing, ", "), *file, *file)
+			strings.Join(nothing, ", "), *file, *file)
 	}
 	return exitOK
 }
 
-// listWaiting prints the tools waiting for approval: names one a line when
-// piped, with why each waits on a terminal, JSON with --json.
+// pinWhy says why a definition waits for approval (or is held).
+func pinWhy(c registry.PinCheck) string {
+	switch c.Status {
+	case registry.PinChanged:
+		why := "changed since pinned: " + strings.Join(c.Changed, ", ")
+		if len(c.Flags) > 0 {
+			why += "; the new definition is flagged: " + strings.Join(c.Flags, ", ")
+		}
+		return why
+	case registry.PinUnreviewed:
+		why := "new since the first pinning, held for review"
+		if len(c.Flags) > 0 {
+			why += "; flagged: " + strings.Join(c.Flags, ", ")
+		}
+		return why
+	}
+	return "flagged: " + strings.Join(c.Flags, ", ") + " (held under --strict-descriptions until approved)"
+}
+
+// listWaiting prints the definitions waiting for approval: each as
+// NAME@SHA256 (what "pins approve" takes), why it waits, and its diff
+// against the pin, indented; JSON with --json.
 func listWaiting(env *cmdEnv, waiting []registry.PinCheck, asJSON bool) int {
 	type entry struct {
 		registry.PinCheck
-		Why string `json:"why"`
+		Why  string `json:"why"`
+		Diff string `json:"diff"`
 	}
 	entries := make([]entry, len(waiting))
-	width := 0
-	for i, c := range waiting {
-		why := "flagged: " + strings.Join(c.Flags, ", ") + " (held under --strict-descriptions until approved)"
-		if c.Status == registry.PinChanged {
-			why = "changed since pinned: " + strings.Join(c.Changed, ", ")
-			if len(c.Flags) > 0 {
-				why += "; the new definition is flagged: " + strings.Join(c.Flags, ", ")
-			}
-		}
-		entries[i] = entry{c, why}
-		width = max(width, len(c.Tool))
+	for i, r := range waiting {
+		entries[i] = entry{r, pinWhy(r), r.Diff()}
 	}
-	switch {
-	case asJSON:
+	if asJSON {
 		b, _ := json.MarshalIndent(entries, "", "  ")
 		fmt.Fprintln(env.stdout, string(b))
-	case env.tty:
-		for _, e := range entries {
-			fmt.Fprintf(env.stdout, "%-*s  %s\n", width, e.Tool, e.Why)
+		return exitOK
+	}
+	for _, e := range entries {
+		fmt.Fprintf(env.stdout, "%s  %s\n", e.ApproveArg(), e.Why)
+		if e.Seen > 1 {
+			fmt.Fprintf(env.stdout, "    (%d definitions waited since the pin; this is the latest)\n", e.Seen)
 		}
-	default:
-		for _, e := range entries {
-			fmt.Fprintln(env.stdout, e.Tool)
+		for _, l := range strings.SplitAfter(strings.TrimSuffix(e.Diff, "\n"), "\n") {
+			fmt.Fprintf(env.stdout, "    %s", strings.TrimSuffix(l, "\n")+"\n")
 		}
 	}
 	return exitOK

@@ -48,3 +48,16 @@ func TestMCPStdioIgnoresTokenSettings(t *testing.T) {
 		t.Fatalf("stdio with HTTP flags: exit %d: %s", r.code, r.stderr)
 	}
 }
+
+// A token of white space only is a configuration error, not "no
+// authentication": with --listen on loopback it would otherwise serve
+// everyone without a word.
+func TestMCPRefusesBlankToken(t *testing.T) {
+	catalog := filepath.Join("..", "..", "examples", "catalog.json")
+	for _, listen := range []string{"0.0.0.0:0", "127.0.0.1:0"} {
+		r := execCLI(t, map[string]string{envAuthToken: " \t "}, "", "mcp", "--catalog", catalog, "--listen", listen)
+		if r.code != exitUsage || !strings.Contains(r.stderr, envAuthToken) || !strings.Contains(r.stderr, "white space") {
+			t.Fatalf("a blank $%s, --listen %s: exit %d: %s", envAuthToken, listen, r.code, r.stderr)
+		}
+	}
+}

@@ -51,8 +51,9 @@ func TestSelectProviders(t *testing.T) {
 			r, out := runSelectCLI(t, vars, "--catalog", catalog, "--task", "What is the weather in Paris?", "--json")
 			var raw struct {
 				Attempts []struct {
-					Dialect string   `json:"dialect"`
-					Adapted []string `json:"adapted"`
+					Dialect  string   `json:"dialect"`
+					Adapted  []string `json:"adapted"`
+					Repaired []string `json:"repaired"`
 				} `json:"attempts"`
 			}
 			require.NoError(t, json.Unmarshal([]byte(r.stdout), &raw), r.stdout+r.stderr)
@@ -78,6 +79,7 @@ func TestSelectProviders(t *testing.T) {
 			lastRaw := raw.Attempts[len(raw.Attempts)-1]
 			assert.Equal(t, c.Expect.Dialect, lastRaw.Dialect)
 			assert.Equal(t, c.Expect.Adapted, lastRaw.Adapted)
+			assert.Equal(t, c.Expect.Repaired, lastRaw.Repaired)
 			reqs := srv.Requests()
 			if c.Expect.Requests != nil {
 				assert.Len(t, reqs, *c.Expect.Requests, "requests sent")

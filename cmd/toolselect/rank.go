@@ -186,7 +186,7 @@ func runRank(env *cmdEnv, args []string) int {
 	if *queries != "" {
 		return rankQueries(env, r, *queries, opts, f.scorer, *asJSON)
 	}
-	return rankQuery(env, r, reg, strings.Join(pos, " "), opts, *asJSON)
+	return rankQuery(env, r, strings.Join(pos, " "), opts, *asJSON)
 }
 
 // rankQueries ranks every query of a queries.jsonl file and prints one line
@@ -233,13 +233,13 @@ func rankQueries(env *cmdEnv, r *rank.Ranker, path string, opts *rank.Options, s
 
 // rankQuery ranks one query and prints the picks with their scores and
 // reasons (or as JSON), then what the filters hid.
-func rankQuery(env *cmdEnv, r *rank.Ranker, reg *registry.Registry, query string, opts *rank.Options, asJSON bool) int {
+func rankQuery(env *cmdEnv, r *rank.Ranker, query string, opts *rank.Options, asJSON bool) int {
 	ctx := context.Background()
 	picks, err := r.Rank(ctx, query, opts)
 	if err != nil {
 		return fail(env, "rank", exitFailed, "%v", err)
 	}
-	hidden, err := hiddenNotes(ctx, r, reg, query, opts, picks)
+	hidden, err := hiddenNotes(ctx, r, query, opts, picks)
 	if err != nil {
 		return fail(env, "rank", exitFailed, "%v", err)
 	}
@@ -266,44 +266,19 @@ func rankQuery(env *cmdEnv, r *rank.Ranker, reg *registry.Registry, query string
 	return exitOK
 }
 
-// hiddenNotes says which tools the filters (unsafe, roles, capabilities) kept
-// out of the picks that would otherwise have been among them, one line per
-// filter with the flag that shows them: "2 unsafe tools hidden;
-// --allow-unsafe shows them". It ranks again with the filters open and asks
-// registry.Eligibility, the eligibility rule itself, why each newcomer was out.
-func hiddenNotes(ctx context.Context, r *rank.Ranker, reg *registry.Registry, query string, opts *rank.Options, picks []rank.Pick) ([]string, error) {
-	rule := registry.Eligibility{AllowUnsafe: opts.AllowUnsafe, Roles: opts.Roles, Capabilities: opts.Capabilities}
-	if _, excluded := rule.Filter(reg.Entries()); len(excluded) == 0 {
-		return nil, nil // nothing is hidden: no second ranking
-	}
-	open := *opts
-	open.AllowUnsafe, open.Capabilities = true, nil
-	seen := map[string]bool{}
-	for _, e := range reg.Entries() {
-		for _, role := range e.Def().Roles {
-			if !seen[role] {
-				seen[role] = true
-				open.Roles = append(open.Roles, role)
-			}
-		}
-	}
-	all, err := r.Rank(ctx, query, &open)
+// hiddenNotes words rank's Ranker.Hidden for a person: one line per filter
+// (unsafe, roles, capabilities) with the flag that shows what it hid: "2
+// unsafe tools hidden; --allow-unsafe shows them".
+func hiddenNotes(ctx context.Context, r *rank.Ranker, query string, opts *rank.Options, picks []rank.Pick) ([]string, error) {
+	hidden, err := r.Hidden(ctx, query, opts, picks)
 	if err != nil {
 		return nil, err
 	}
-	shown := map[string]bool{}
-	for _, p := range picks {
-		shown[p.Tool] = true
-	}
 	count := map[registry.Ineligible]int{}
 	var roles []string
-	for _, p := range all {
-		if shown[p.Tool] {
-			continue
-		}
-		why := rule.Check(p.Entry.Def())
-		count[why]++
-		if why == registry.IneligibleRole {
+	for _, p := range hidden {
+		count[p.Hidden]++
+		if p.Hidden == registry.IneligibleRole {
 			for _, role := range p.Entry.Def().Roles {
 				if !slices.Contains(roles, role) {
 					roles = append(roles, role)

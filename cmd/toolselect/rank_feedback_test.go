@@ -14,7 +14,7 @@ import (
 )
 
 // `toolselect rank --queries ... --feedback ... --json` is a pure function of
-// its files (issue 25): run twice, and with 1 and 2 cores, the output is the
+// its files (a ranking can be replayed): run twice, and with 1 and 2 cores, the output is the
 // same byte for byte on the bfcl set with half its queries' gold tools
 // as past selections.
 func TestRankQueriesWithFeedbackIsDeterministic(t *testing.T) {
@@ -55,11 +55,9 @@ func TestRankQueriesWithFeedbackIsDeterministic(t *testing.T) {
 		if r.stdout != want {
 			a, b := strings.Split(want, "\n"), strings.Split(r.stdout, "\n")
 			for j := range min(len(a), len(b)) {
-				if a[j] != b[j] {
-					t.Fatalf("run %d (GOMAXPROCS=%d) differs at line %d:\n%s\n%s", i+1, procs, j+1, a[j], b[j])
-				}
+				require.Equal(t, a[j], b[j], "run %d (GOMAXPROCS=%d) differs at line %d", i+1, procs, j+1)
 			}
-			t.Fatalf("run %d differs in length", i+1)
+			require.Equal(t, len(a), len(b), "run %d differs in length", i+1)
 		}
 	}
 }

@@ -5,20 +5,19 @@
 //	go run ./examples/go-quickstart
 //
 // It uses the model endpoint in LLM_COMMON_TOOL_SELECTION_BASE_URL (or
-// OPENAI_BASE_URL) when one is set. Without one it starts the loopback fake
-// OpenAI-compatible server the tests use (internal/testing/faultserver, 127.0.0.1
-// only), which always answers get_weather for Paris, and says so.
+// OPENAI_BASE_URL) when one is set. Without one it starts the public fake
+// model (package modeltest: an OpenAI-compatible server on 127.0.0.1 only),
+// scripted to answer get_weather for Paris, and says so.
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/toolselect/toolselect/executor"
-	"github.com/toolselect/toolselect/internal/testing/faultserver"
+	"github.com/toolselect/toolselect/modeltest"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 	"github.com/toolselect/toolselect/selector"
@@ -32,10 +31,12 @@ func main() {
 }
 
 func run(ctx context.Context, out io.Writer) error {
-	// 1. One canonical definition per tool; the schema is kept as written.
+	// 1. One canonical definition per tool, registered with its handler: the
+	// schema is inferred from the handler's input type (a schema given in
+	// NewTool's third argument would be kept as written instead).
 	reg := registry.New(nil)
-	if err := reg.Register(registry.NewTool("get_weather", "Current weather for a city.",
-		json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`))); err != nil {
+	ex := executor.New(reg, nil)
+	if err := executor.AddTool(ex, registry.NewTool("get_weather", "Current weather for a city.", nil), getWeather); err != nil {
 		return err
 	}
 	task := "Should I take an umbrella in Paris? Check the weather."
@@ -50,19 +51,18 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 
 	// 3. The selector reads LLM_COMMON_TOOL_SELECTION_* (checked); without an
-	// endpoint, the loopback fake stands in.
+	// endpoint, the fake model stands in with one scripted reply.
 	cfg, err := selector.ConfigFromEnv()
 	if err != nil {
 		return err
 	}
 	if cfg.BaseURL == "" && cfg.APIKey == "" {
-		fake, err := faultserver.Start(faultserver.Options{})
-		if err != nil {
-			return err
-		}
+		fake := modeltest.NewServer(modeltest.Reply{Calls: []modeltest.Call{
+			{Tool: "get_weather", Args: map[string]any{"city": "Paris"}, Reasoning: "the task asks for the weather"},
+		}})
 		defer fake.Close()
 		cfg.BaseURL = fake.URL
-		fmt.Fprintln(out, "no model endpoint configured: using the loopback fake server (set LLM_COMMON_TOOL_SELECTION_BASE_URL for a real one)")
+		fmt.Fprintln(out, "no model endpoint configured: using the loopback fake model (set LLM_COMMON_TOOL_SELECTION_BASE_URL for a real one)")
 	}
 	client, err := selector.NewOpenAIClient(&cfg, nil)
 	if err != nil {
@@ -87,16 +87,6 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 
 	// 4. The executor checks each call again and runs it.
-	ex := executor.New(reg, nil)
-	if err := ex.Handle("get_weather", func(ctx context.Context, args json.RawMessage) (any, error) {
-		var a struct{ City string }
-		if err := json.Unmarshal(args, &a); err != nil {
-			return nil, err
-		}
-		return fmt.Sprintf("light rain in %s, 14°C", a.City), nil
-	}); err != nil {
-		return err
-	}
 	for _, o := range ex.CallAll(ctx, executor.FromToolCalls(calls)) {
 		if o.Err != nil {
 			fmt.Fprintf(out, "run: %s refused: %v\n", o.Call.Tool, o.Err)
@@ -105,4 +95,15 @@ func run(ctx context.Context, out io.Writer) error {
 		fmt.Fprintf(out, "run: %s -> %s (%s)\n", o.Call.Tool, o.Result.Content(), o.Result.Outcome)
 	}
 	return nil
+}
+
+// weatherArgs are get_weather's arguments: the json tag names each one
+// (omitempty: optional), the jsonschema tag describes it.
+type weatherArgs struct {
+	City string `json:"city" jsonschema:"the city name"`
+}
+
+// getWeather is the tool: it gets its arguments checked and decoded.
+func getWeather(ctx context.Context, in weatherArgs) (string, error) {
+	return fmt.Sprintf("light rain in %s, 14°C", in.City), nil
 }

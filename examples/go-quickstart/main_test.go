@@ -26,7 +26,7 @@ func TestQuickstartRunsAsWritten(t *testing.T) {
 	}
 	for _, want := range []string{
 		"rank: get_weather ", "matched weather",
-		"no model endpoint configured: using the loopback fake server",
+		"no model endpoint configured: using the loopback fake model",
 		`select: get_weather {"city":"Paris"}`,
 		"run: get_weather -> light rain in Paris, 14°C (ok)",
 	} {

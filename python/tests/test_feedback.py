@@ -100,7 +100,7 @@ DOORS = Path(__file__).resolve().parents[2] / "testdata" / "feedback-doors"
 
 
 class FeedbackDoorsTest(unittest.TestCase):
-    """One feedback log, one ranking (issue 25): the Python selector's top_k
+    """One feedback log, one ranking, whichever door reads it: the Python selector's top_k
     offer, ranked with a store that names tools the catalog lacks, is the
     top k of `toolselect rank --feedback` on the same files (which drops those
     names as it reads them). cabi/internal/capi/feedback_doors_test.go

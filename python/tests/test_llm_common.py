@@ -358,7 +358,7 @@ class MessagesTest(unittest.TestCase):
 
 class RaisingClientLoggerTest(unittest.TestCase):
     """With logger=, a raising client is named on the caller's logger and on
-    the toolselect logger (issue 16's contract); a child of toolselect gets
+    the toolselect logger (where operators look for it); a child of toolselect gets
     it once, by propagation."""
 
     class Broken:

@@ -1,5 +1,5 @@
 """What the loader says when the library is not the one the package needs
-(issue 24): a missing library gets what the package needs (this machine's
+(so the message says how to fix it): a missing library gets what the package needs (this machine's
 architecture and glibc) and how to get it; a stale library, one from before an
 export the package calls, is refused with both versions and both files named,
 and the exports it lacks, not with a bare missing symbol. The stand-in

@@ -1,4 +1,4 @@
-"""One policy on every run path (issue 21): ToolRegistry.run/arun go through
+"""One policy on every run path (no path around the rules): ToolRegistry.run/arun go through
 the Go executor's policy. A refusal raises PolicyError naming the rule and the
 callable is not run; every call leaves an audit record."""
 

@@ -1,4 +1,4 @@
-"""The provider behaviours of testdata/providers (issue 20), through both
+"""The provider behaviours of testdata/providers, through both
 drivers: the built-in Go transport (``client=None``) and the caller's own
 client (the session's chat action carries the dialect's parameters, which the
 client passes on). The loopback replica of each provider is the Go one the Go
@@ -72,11 +72,23 @@ def lookup(body: Dict[str, Any], path: str) -> Any:
 
 
 class HTTPError(Exception):
-    """What an SDK raises for an error status: the status and the body."""
+    """What an OpenAI SDK raises for an error status: the status, the body
+    (``.body``: the decoded JSON's "error" member, or the whole document, or
+    the text) and the response with its headers (``.response.headers``)."""
 
-    def __init__(self, status: int, body: str) -> None:
+    class _Response:
+        def __init__(self, headers: Dict[str, str]) -> None:
+            self.headers = {k.lower(): v for k, v in headers.items()}
+
+    def __init__(self, status: int, body: str, headers: Optional[Dict[str, str]] = None) -> None:
         super().__init__(f"Error code: {status} - {body}")
         self.status_code = status
+        try:
+            doc = json.loads(body)
+            self.body: Any = doc.get("error", doc) if isinstance(doc, dict) else doc
+        except ValueError:
+            self.body = body
+        self.response = self._Response(headers or {})
 
 
 class OwnClient:
@@ -106,7 +118,7 @@ class OwnClient:
                 with urllib.request.urlopen(req, timeout=timeout) as r:
                     return json.loads(r.read())
             except urllib.error.HTTPError as e:
-                raise HTTPError(e.code, e.read().decode()) from None
+                raise HTTPError(e.code, e.read().decode(), dict(e.headers.items())) from None
 
         return await asyncio.get_running_loop().run_in_executor(None, send)
 
@@ -196,6 +208,7 @@ class ProviderCasesTest(unittest.TestCase):
             self.assertEqual(got, expect["calls"])
         self.assertEqual(last.raw.get("dialect", ""), expect.get("dialect", ""))
         self.assertEqual(last.raw.get("adapted"), expect.get("adapted"))
+        self.assertEqual(last.raw.get("repaired"), expect.get("repaired"))
         final = reqs[-1]
         for k, v in (case.get("request", {}).get("has") or {}).items():
             self.assertEqual(lookup(final, k), v, f"{k} in {final}")
@@ -288,16 +301,21 @@ class ProviderCasesTest(unittest.TestCase):
             self.assertEqual(kw["extra_body"], {"thinking": {"type": "disabled"}})
 
     def test_own_client_without_base_url_is_not_openai(self) -> None:
-        # No base URL to read: the model name decides, then generic; an
-        # empty base URL is not taken for api.openai.com.
+        # No base URL to read: the model name decides (a known family gets
+        # its switches), then generic; an empty base URL is not taken for
+        # api.openai.com.
         client = ScriptedOwn([WEATHER])
-        res = self.own_session(client, model="deepseek-v4-flash", max_tokens=512)
+        res = self.own_session(client, model="acme-chat-7b", max_tokens=512)
         self.assertIsNone(res.failure, res.failure)
         self.assertEqual(res.attempts[0].raw.get("dialect", ""), "")  # generic: the plain request
         kw = client.kwargs[0]
         self.assertEqual((kw["max_tokens"], kw["max_completion_tokens"]), (512, None))
         self.assertEqual(kw["temperature"], 0.0)
         self.assertIsNone(kw["extra_body"])
+        client = ScriptedOwn([WEATHER])
+        res = self.own_session(client, model="deepseek-v4-flash", max_tokens=512)
+        self.assertEqual(res.attempts[0].raw.get("dialect"), "deepseek")
+        self.assertEqual(client.kwargs[0]["extra_body"], {"thinking": {"type": "disabled"}})
         client = ScriptedOwn([WEATHER])
         res = self.own_session(client, model="o3-mini")
         self.assertEqual(res.attempts[0].raw.get("dialect"), "openai-reasoning")

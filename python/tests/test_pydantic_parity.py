@@ -172,7 +172,8 @@ def _theirs(field: str, v: Any) -> Any:
 
 
 class LaxModeTest(unittest.TestCase):
-    """Keyword values, without pydantic: the cases issue 16's review named."""
+    """Keyword values, without pydantic: the edge cases where pydantic's lax
+    mode accepts or refuses what a plain reading would not."""
 
     def check(self, field: str, v: Any, want: Any) -> None:
         with self.subTest(field=field, value=v):

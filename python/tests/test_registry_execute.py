@@ -1,5 +1,5 @@
 """llm-common's registry surface on toolselect's ToolRegistry: execute(),
-get() and for_caller() run through arun, so issue 21's one policy and its
+get() and for_caller() run through arun, so the one run policy and its
 audit records cover the executor side too."""
 
 import asyncio

@@ -1,4 +1,4 @@
-"""OpenTelemetry from Python (issue 22): with the standard OTEL_* environment
+"""OpenTelemetry from Python: with the standard OTEL_* environment
 the C library exports the selection's spans over OTLP/HTTP, and the package
 flushes them when the interpreter exits. Whole process: a child Python runs a
 selection with its own client against nothing but a loopback receiver."""

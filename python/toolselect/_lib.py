@@ -309,9 +309,11 @@ def call_text(name: str, *args: Any) -> str:
 
 def version() -> "dict[str, Any]":
     """The library's version, its Go version and its ABI version."""
-    return call("toolselect_version")
+    out: "dict[str, Any]" = call("toolselect_version")
+    return out
 
 
 def stats() -> "dict[str, Any]":
     """Open handles per kind and returned strings not yet freed (leak checks)."""
-    return call("toolselect_stats")
+    out: "dict[str, Any]" = call("toolselect_stats")
+    return out

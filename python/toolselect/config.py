@@ -102,7 +102,8 @@ class _SchemaSignature:
 
 
 def _fields() -> List[Dict[str, Any]]:
-    return schema()["fields"]
+    fields: List[Dict[str, Any]] = schema()["fields"]
+    return fields
 
 
 def _field(name: str) -> Dict[str, Any]:

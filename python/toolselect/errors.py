@@ -145,13 +145,13 @@ __all__ = [
     "ToolSelectError", "UnknownToolError", "error_from_body",
 ]
 
-_BY_CODE: Dict[int, type] = {cls.code: cls for cls in (
+_BY_CODE: "Dict[int, type[ToolSelectError]]" = {cls.code: cls for cls in (
     ArgumentError, HandleError, UnknownToolError, RegistrationError, InternalError, PointerError,
 )}
 _CANCELED = 5  # CancelledError.code
 
 
-def _cancelled_error() -> type:
+def _cancelled_error() -> "type[ToolSelectError]":
     from ._cancelled import CancelledError
     return CancelledError
 

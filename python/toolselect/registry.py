@@ -286,13 +286,15 @@ class ToolRegistry(Handle):
 
     def get_tools_schema(self) -> str:
         """The tools as JSON text: ``[{"name","description","parameters"}]``."""
-        return self._call("toolselect_registry_schema", text=True)
+        text: str = self._call("toolselect_registry_schema", text=True)
+        return text
 
     def view(self, format: str = "canonical") -> List[Dict[str, Any]]:
         """Every tool in a provider format: one of :data:`FORMATS`. Names a
         provider forbids are mapped reversibly (a call coming back under the
         mapped name still resolves)."""
-        return self._call("toolselect_registry_view", _lib.cstr(format))
+        tools: List[Dict[str, Any]] = self._call("toolselect_registry_view", _lib.cstr(format))
+        return tools
 
     def openai_tools(self) -> List[Dict[str, Any]]:
         """Chat Completions ``tools`` entries."""
@@ -454,7 +456,7 @@ class ToolRegistry(Handle):
         # approver and the callable each get their own copy of it, so neither
         # can change what the other sees or what the record says ran.
         a = v.get("args")
-        return fn, (copy.deepcopy(a) if isinstance(a, Mapping) else {}), v, fields, clock
+        return fn, (copy.deepcopy(a) if isinstance(a, dict) else {}), v, fields, clock
 
     def _approver_failed(self, v: Dict[str, Any], fields: Dict[str, Any], clock: "_Clock",
                          err: BaseException) -> BaseException:
@@ -481,7 +483,7 @@ class ToolRegistry(Handle):
         reason: Any = ""
         try:
             if isinstance(answer, bool):
-                approved = answer
+                approved: object = answer
             elif isinstance(answer, Mapping):
                 approved, by, reason = answer.get("approved"), answer.get("by", ""), answer.get("reason", "")
             elif not inspect.isawaitable(answer) and hasattr(answer, "approved"):

@@ -188,7 +188,8 @@ class ToolSelector:
         with self._selector_use(*self._native_key()) as h:
             # A bad pair, or no store in the config, raises
             # toolselect.ArgumentError, a ValueError (the library's rule).
-            return _lib.call("toolselect_selector_add_feedback", h, json.dumps(rec).encode("utf-8"))
+            added: Dict[str, int] = _lib.call("toolselect_selector_add_feedback", h, json.dumps(rec).encode("utf-8"))
+            return added
 
     def close(self) -> None:
         """Release the native selectors now (a call in flight keeps its own
@@ -256,12 +257,12 @@ class ToolSelector:
         get = getattr(tool_registry, "get_tools_schema", None)
         if not callable(get):
             raise TypeError("tool_registry must be a toolselect.ToolRegistry or have get_tools_schema()")
-        text = get()
+        text: Any = get()
         if isinstance(text, (bytes, bytearray)):
-            text = bytes(text).decode("utf-8")
-        if not isinstance(text, str):
-            text = json.dumps(text, default=_plain_json)  # a list of dicts (or pydantic models) is accepted too
-        return text
+            return bytes(text).decode("utf-8")
+        if isinstance(text, str):
+            return text
+        return json.dumps(text, default=_plain_json)  # a list of dicts (or pydantic models) is accepted too
 
     def _registry_use(self, source: Union[ToolRegistry, str]) -> Use:
         """A use of the native registry for a _schema_of result, held for the
@@ -328,7 +329,8 @@ class ToolSelector:
         sel, reg, tok = await _native(prepare)
         with sel, reg:
             try:
-                return await _native(_lib.call, "toolselect_selector_select", sel.h, reg.h, request, tok)
+                result: Dict[str, Any] = await _native(_lib.call, "toolselect_selector_select", sel.h, reg.h, request, tok)
+                return result
             except asyncio.CancelledError:
                 # The awaiting task was cancelled: the worker thread returns
                 # promptly with toolselect.CancelledError, which nobody reads;
@@ -350,9 +352,10 @@ class ToolSelector:
             # The session holds the Go registry and selector itself: the
             # handles are needed only until it exists.
             with self._registry_use(source) as reg, self._selector_use(*native) as sel:
-                return _lib.call("toolselect_session_begin", sel, reg, request)
+                began: Dict[str, Any] = _lib.call("toolselect_session_begin", sel, reg, request)
+                return began
 
-        act = await _native(begin)
+        act: Dict[str, Any] = await _native(begin)
         session = act["session"]
         raised: List[BaseException] = []
         try:
@@ -424,7 +427,7 @@ class ToolSelector:
 
     def _warn_toolselect(self, msg: str, *args: Any) -> None:
         """A WARNING on the ``toolselect`` logger, which names a raising
-        client whatever ``logger=`` is (issue 16), and on the caller's logger
+        client whatever ``logger=`` is (where operators look for it), and on the caller's logger
         too when one was given outside the ``toolselect`` tree (a child of
         it reaches ``toolselect`` by propagation already)."""
         self.log.warning(msg, *args)
@@ -463,7 +466,7 @@ def _trace_context() -> Dict[str, str]:
     if "opentelemetry" not in sys.modules:
         return {}
     try:
-        from opentelemetry import propagate  # type: ignore[import-not-found]
+        from opentelemetry import propagate
     except Exception:  # noqa: BLE001 - an unusable install is no trace context
         return {}
     carrier: Dict[str, str] = {}
@@ -549,6 +552,23 @@ def _client_error(e: BaseException) -> Dict[str, Any]:
     out: Dict[str, Any] = {"kind": kind, "message": f"{type(e).__name__}: {e}"}
     if isinstance(status, int):
         out["status_code"] = status
+    if kind == "http_status":
+        # The error body and Retry-After header as an OpenAI SDK error keeps
+        # them (``.body``, ``.response.headers``): the library's one
+        # error-body reader takes the message, code, retry delay and
+        # failed_generation from them.
+        body = getattr(e, "body", None)
+        if body is not None:
+            out["source"] = type(e).__name__
+            try:
+                json.dumps(body)
+                out["body"] = body
+            except (TypeError, ValueError):
+                out["body"] = str(body)
+        headers = getattr(getattr(e, "response", None), "headers", None)
+        retry = headers.get("retry-after") if headers is not None and hasattr(headers, "get") else None
+        if isinstance(retry, str) and retry.strip():
+            out["retry_after"] = retry.strip()
     return out
 
 

@@ -313,7 +313,7 @@ StrPath = Union[str, "os.PathLike[str]"]
 Mode = Literal["json", "native"]
 #: The provider dialect (``ToolSelectionConfig.provider``; docs/providers.md).
 Provider = Literal["auto", "generic", "openai", "deepseek", "zai", "qwen", "vllm", "ollama", "lmstudio", "llamacpp",
-                   "openrouter", "mistral", "moonshot"]
+                   "openrouter", "mistral", "moonshot", "gemini", "azure", "anthropic"]
 #: The reasoning level asked of the model (``ToolSelectionConfig.reasoning``).
 Reasoning = Literal["off", "low", "medium", "high", "provider"]
 
@@ -324,4 +324,4 @@ SelectionFailureKind = Literal["fail_closed", "no_eligible_tools", "no_ranked_to
 
 #: The failure kind of an attempt (``Attempt.kind``), as Go's selector names them.
 FailureKind = Literal["transport", "timeout", "canceled", "http_status", "response_too_large", "empty_choices",
-                      "parse", "validation", "search", "truncated", "config"]
+                      "parse", "validation", "search", "truncated", "config", "content_filter"]

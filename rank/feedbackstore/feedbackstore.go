@@ -14,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/toolselect/toolselect/internal/fileperm"
 	"github.com/toolselect/toolselect/rank"
 )
 
@@ -43,9 +44,15 @@ func (e *LineError) Error() string {
 // Unwrap returns the cause.
 func (e *LineError) Unwrap() error { return e.Err }
 
-// ErrMalformed is matched by a LineError whose record does not parse or is
-// not a valid feedback pair.
-var ErrMalformed = errors.New("malformed feedback record")
+// Sentinel errors.
+var (
+	// ErrMalformed is matched by a LineError whose record does not parse or
+	// is not a valid feedback pair.
+	ErrMalformed = errors.New("malformed feedback record")
+	// ErrNotRecorded is matched by a withdrawal that matches no learned
+	// pair (Learner.Withdraw): nothing was recorded under that text.
+	ErrNotRecorded = errors.New("nothing recorded to withdraw")
+)
 
 // parseRecord decodes and checks one stored record: a JSON object with
 // exactly the keys of Record, a non-empty query and at least one tool name.
@@ -155,7 +162,7 @@ func (f *fileStore) Append(_ context.Context, r Record) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	fh, err := os.OpenFile(f.Path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	fh, err := openPrivate(f.Path, os.O_RDWR|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return err
 	}
@@ -173,9 +180,29 @@ func (f *fileStore) Append(_ context.Context, r Record) error {
 	return errors.Join(werr, cerr)
 }
 
+// openPrivate opens the store's file (created readable and writable by its
+// owner only: it holds the users' task texts) and refuses one its group or
+// everyone may write (fileperm.Check): records written by anyone would
+// steer the ranking.
+func openPrivate(path string, flag int) (*os.File, error) {
+	fh, err := os.OpenFile(path, flag, fileperm.Private)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := fh.Stat()
+	if err == nil {
+		err = fileperm.Check(path, fi)
+	}
+	if err != nil {
+		fh.Close()
+		return nil, fmt.Errorf("feedback store: %w", err)
+	}
+	return fh, nil
+}
+
 // Read implements Store. A missing file has no records.
 func (f *fileStore) Read(ctx context.Context, from Cursor, fn func(Record) error) (Cursor, error) {
-	fh, err := os.Open(f.Path)
+	fh, err := openPrivate(f.Path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return from, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -87,8 +88,19 @@ func TestFileStoreRecordsAndReloads(t *testing.T) {
 		t.Errorf("reloaded: %q first", got)
 	}
 	// A withdrawal is appended and forgets the pair, here and on reload.
-	if err := l2.Withdraw(ctx, learned, []string{"get_forecast"}); err != nil {
-		t.Fatal(err)
+	if n, err := l2.Withdraw(ctx, learned, []string{"get_forecast"}); err != nil || n != 1 {
+		t.Fatalf("Withdraw = %d, %v; want 1 pair matched", n, err)
+	}
+	// Withdrawing again, or under another text, matches nothing: an error
+	// the caller sees, and nothing is written.
+	before, _ := os.ReadFile(path)
+	for _, q := range []string{learned, learned + " please"} {
+		if n, err := l2.Withdraw(ctx, q, []string{"get_forecast"}); !errors.Is(err, ErrNotRecorded) || n != 0 {
+			t.Errorf("Withdraw(%q) of nothing recorded = %d, %v; want ErrNotRecorded", q, n, err)
+		}
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Errorf("a withdrawal that matched nothing wrote to the store")
 	}
 	if st := l2.Feedback().Stats(); st.Pairs != 0 {
 		t.Errorf("after Withdraw: %+v", st)
@@ -302,7 +314,7 @@ func TestLearnerRefusesWordlessQuery(t *testing.T) {
 }
 
 // A JSON Lines store and a Redis store holding the same records give the
-// same rankings, byte for byte (issue 25).
+// same rankings, byte for byte (the store is where records live, not what they mean).
 func TestFileAndRedisStoresRankAlike(t *testing.T) {
 	addr := redistest.Start(t)
 	reg := catalog(t)
@@ -348,5 +360,44 @@ func TestFileAndRedisStoresRankAlike(t *testing.T) {
 	}
 	if outs[0] != outs[1] {
 		t.Fatalf("the file and Redis stores rank differently:\n%s\n---\n%s", outs[0], outs[1])
+	}
+}
+
+// The file store holds the users' task texts: it is created readable and
+// writable by its owner only, and one its group or everyone may write
+// (anyone could add records that steer the ranking) is refused on read and
+// on append, with the chmod that fixes it.
+func TestFileStoreIsPrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("mode bits do not say who may write a file on Windows")
+	}
+	path := filepath.Join(t.TempDir(), "feedback.jsonl")
+	ctx := context.Background()
+	st := newFile(path)
+	if err := st.Append(ctx, Record{Query: learned, Tools: []string{"get_forecast"}}); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := fi.Mode().Perm(); perm != 0o600 {
+		t.Fatalf("created with mode %04o, want 0600", perm)
+	}
+	if err := os.Chmod(path, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.Read(ctx, Cursor{}, func(Record) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "chmod go-w") {
+		t.Fatalf("reading a world-writable store: %v", err)
+	}
+	if err := st.Append(ctx, Record{Query: paraphrase, Tools: []string{"get_forecast"}}); err == nil || !strings.Contains(err.Error(), "chmod go-w") {
+		t.Fatalf("appending to a world-writable store: %v", err)
+	}
+	if _, err := OpenLearner(ctx, path, nil); err == nil {
+		t.Fatal("a learner loaded a world-writable store")
+	}
+	if b, _ := os.ReadFile(path); strings.Contains(string(b), paraphrase) {
+		t.Fatal("the refused record was written")
 	}
 }

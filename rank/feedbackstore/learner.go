@@ -3,7 +3,9 @@ package feedbackstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/toolselect/toolselect/rank"
 )
@@ -84,11 +86,39 @@ func (l *Learner) Record(ctx context.Context, query string, tools []string) erro
 // Withdraw appends the removal of (query, tools) and forgets it: an executor
 // outcome said the selection was wrong (the call was refused, invalid or
 // failed). A successful outcome confirms a recorded selection by leaving it.
-func (l *Learner) Withdraw(ctx context.Context, query string, tools []string) error {
-	if err := l.st.Append(ctx, Record{Query: query, Tools: tools, Remove: true}); err != nil {
-		return err
+// query is the text the selection was recorded under: a selection's
+// selector.Result.FeedbackQuery (or selector.ToolSelector.Withdraw, which
+// takes the selection itself). It returns how many (query, tool) pairs it
+// matched, counting the records other processes appended too; a withdrawal
+// that matches none is ErrNotRecorded and writes nothing.
+func (l *Learner) Withdraw(ctx context.Context, query string, tools []string) (int, error) {
+	if err := l.fb.Check(query, tools); err != nil {
+		return 0, err
 	}
-	return l.Sync(ctx)
+	if err := l.Sync(ctx); err != nil {
+		return 0, err
+	}
+	n := l.fb.Holds(query, tools...)
+	if n == 0 {
+		return 0, fmt.Errorf("%w: no tool of %q is learned for the query %q (withdraw with the text the selection was recorded under: its Result.FeedbackQuery)",
+			ErrNotRecorded, tools, clipQuery(query))
+	}
+	if err := l.st.Append(ctx, Record{Query: query, Tools: tools, Remove: true}); err != nil {
+		return 0, err
+	}
+	return n, l.Sync(ctx)
+}
+
+// clipQuery keeps an error message short: at most 200 bytes of a query.
+func clipQuery(q string) string {
+	if len(q) <= 200 {
+		return q
+	}
+	cut := 200
+	for cut > 0 && !utf8.RuneStart(q[cut]) {
+		cut--
+	}
+	return q[:cut] + "…"
 }
 
 // Close closes the store.

@@ -1,4 +1,4 @@
-// Package hardening_test holds the reliability tests of issue 6: fault
+// Package hardening_test holds the reliability tests: fault
 // injection against the LLM endpoint (internal/testing/faultserver), load and
 // concurrency, and security. Short versions run in `go test`; the long ones
 // are selected with -long (or TOOLSELECT_LONG=1). See docs/hardening.md.
@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -165,5 +164,3 @@ func settle(d time.Duration, f func() bool) bool {
 	}
 	return f()
 }
-
-func contains(list []string, s string) bool { return slices.Contains(list, s) }

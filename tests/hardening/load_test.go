@@ -116,7 +116,7 @@ func TestLoadConcurrentSelections(t *testing.T) {
 			lat[i] = time.Since(t0)
 			if err != nil || len(calls) != 1 || calls[0].Tool != "get_weather" {
 				failed.Add(1)
-				t.Errorf("selection %d: %v %v", i, calls, err)
+				assert.Failf(t, "selection failed", "selection %d: %v %v", i, calls, err)
 			}
 		}()
 	}
@@ -256,7 +256,7 @@ func TestRankIndexConcurrentReaders(t *testing.T) {
 	readers.Wait()
 	close(errs)
 	for e := range errs {
-		t.Error(e)
+		assert.Fail(t, e)
 	}
 	t.Logf("%d rounds of register/replace/unregister against %d reads by 8 readers", done, reads.Load())
 	assert.Greater(t, reads.Load(), int64(8))

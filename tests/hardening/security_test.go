@@ -38,13 +38,13 @@ func newKey(t testing.TB) string {
 func assertNoKey(t *testing.T, key, where, text string) {
 	t.Helper()
 	if strings.Contains(text, key) {
-		t.Errorf("%s holds the API key: %s", where, excerpt(text, key))
+		assert.Failf(t, "the API key leaked", "%s holds the API key: %s", where, excerpt(text, key))
 		return
 	}
 	secret := strings.TrimPrefix(key, "sk-hardening-")
 	for i := 0; i+12 <= len(secret); i++ {
 		if piece := secret[i : i+12]; strings.Contains(text, piece) {
-			t.Errorf("%s holds a piece of the API key (%q): %s", where, piece, excerpt(text, piece))
+			assert.Failf(t, "the API key leaked", "%s holds a piece of the API key (%q): %s", where, piece, excerpt(text, piece))
 			return
 		}
 	}

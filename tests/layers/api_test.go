@@ -13,19 +13,27 @@ import (
 	"testing"
 )
 
-// libraryPackages are the packages an importer reads (issue 23): their
-// exported names are the front hall, counted as `go doc -short` lists them (a
-// const or var group is one entry, a constructor or typed const group under
-// its type is one entry each).
+// libraryPackages are the packages an importer reads: their exported names
+// are the front hall, counted as `go doc -short` lists them (a const or var
+// group is one entry, a constructor or typed const group under its type is
+// one entry each). modeltest is the fake model importers test against.
 var libraryPackages = []string{
-	"registry", "rank", "selector", "executor", "mcpproxy", "rank/feedbackstore", "rank/embedcache",
+	"registry", "rank", "selector", "executor", "mcpproxy", "rank/feedbackstore", "rank/embedcache", "modeltest",
 }
+
+// publicPackages are the library packages and otelsetup, the SDK set-up
+// only programs import: all of them count against the budget and are
+// documented alike.
+var publicPackages = append(libraryPackages[:len(libraryPackages):len(libraryPackages)], "otelsetup")
 
 // apiBudget is the most entries the seven packages may list together. It is
 // a ratchet: lower it whenever a change removes entries; raise it only where
 // a cut made the code write something twice.
-// It stands at issue 23's target, 170.
-const apiBudget = 170
+// It was 170 for the seven library packages; the fake model (modeltest, 6
+// entries), the SDK set-up (otelsetup, 2), typed tools (registry.SchemaFor,
+// executor.AddTool), refusal rules as data (executor.Rule and its constants)
+// and selector.NotInOffer raise it by what they add.
+const apiBudget = 183
 
 // docPackage reads the package in dir (its non-test files) as go doc does.
 func docPackage(t *testing.T, dir string) *doc.Package {
@@ -126,7 +134,7 @@ func allValueSpecsDocumented(d *ast.GenDecl) bool {
 func TestAPIBudget(t *testing.T) {
 	root := filepath.Join("..", "..")
 	total := 0
-	for _, pkg := range libraryPackages {
+	for _, pkg := range publicPackages {
 		entries, undocumented, mutable := apiEntries(t, filepath.Join(root, pkg))
 		total += len(entries)
 		t.Logf("%-20s %3d", pkg, len(entries))
@@ -145,7 +153,8 @@ func TestAPIBudget(t *testing.T) {
 }
 
 // packageNames returns every exported name of the package in dir as a doc
-// link names it: "Name" for a top-level name, "Type.Method" for a method.
+// link names it: "Name" for a top-level name, "Type.Method" for a method,
+// "Type.Field" for a struct field.
 func packageNames(t *testing.T, dir string) map[string]bool {
 	t.Helper()
 	pkg := docPackage(t, dir)
@@ -173,6 +182,16 @@ func packageNames(t *testing.T, dir string) map[string]bool {
 		for _, m := range ty.Methods {
 			names[ty.Name+"."+m.Name] = true
 		}
+		for _, spec := range ty.Decl.Specs {
+			ts := spec.(*ast.TypeSpec)
+			if st, ok := ts.Type.(*ast.StructType); ok && ts.Name.Name == ty.Name {
+				for _, f := range st.Fields.List {
+					for _, n := range f.Names {
+						names[ty.Name+"."+n.Name] = n.IsExported()
+					}
+				}
+			}
+		}
 	}
 	return names
 }
@@ -187,10 +206,10 @@ var docLink = regexp.MustCompile(`\[\*?([A-Za-z_]\w*(?:\.\w+)?)\]`)
 func TestPackageOverviews(t *testing.T) {
 	root := filepath.Join("..", "..")
 	known := map[string]map[string]bool{}
-	for _, pkg := range libraryPackages {
+	for _, pkg := range publicPackages {
 		known[filepath.Base(pkg)] = packageNames(t, filepath.Join(root, pkg))
 	}
-	for _, pkg := range libraryPackages {
+	for _, pkg := range publicPackages {
 		b, err := os.ReadFile(filepath.Join(root, pkg, "doc.go"))
 		if err != nil {
 			t.Errorf("%s has no doc.go: %v", pkg, err)
@@ -219,7 +238,7 @@ func TestPackageOverviews(t *testing.T) {
 // renamed or unexported declaration cannot keep a comment about another name.
 func TestDocCommentsNameTheirSubject(t *testing.T) {
 	root := filepath.Join("..", "..")
-	for _, dir := range libraryPackages {
+	for _, dir := range publicPackages {
 		pkg := docPackage(t, filepath.Join(root, dir))
 		check := func(name, text string) {
 			words := strings.Fields(text)

@@ -12,7 +12,7 @@ import (
 )
 
 // TestErrorMessageStyle holds the library packages to one style for the
-// errors they make (issue 23): a message never starts with a package name
+// errors they make: a message never starts with a package name
 // ("rank: ...": the caller knows what it called, and sentinels and error
 // types say where an error came from), context is added by wrapping
 // ("what: %w"), and an error given to fmt.Errorf is wrapped with %w, never

@@ -15,8 +15,10 @@ const mod = "github.com/toolselect/toolselect"
 var above = map[string][]string{
 	"internal/jsonscan":  {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "internal/par", "internal/telemetry"},
 	"internal/par":       {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "internal/jsonscan", "internal/telemetry"},
-	"internal/telemetry": {"registry", "rank", "selector", "executor", "mcpproxy", "cabi"},
-	"":                   {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "internal"},
+	"internal/fileperm":  {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "internal/jsonscan", "internal/par", "internal/telemetry"},
+	"internal/telemetry": {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "otelsetup"},
+	"otelsetup":          {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "internal/testing"},
+	"":                   {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "internal", "otelsetup"},
 	"registry":           {"rank", "selector", "executor", "mcpproxy", "cabi", "internal/testing", "internal/tools"},
 	"rank":               {"selector", "executor", "mcpproxy", "cabi", "internal/testing", "internal/tools"},
 	"rank/feedbackstore": {"selector", "executor", "mcpproxy", "cabi", "internal/testing"},

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -13,6 +14,7 @@ import (
 // architecture table (docs/architecture.md) calls it.
 var thirdParty = map[string]string{
 	"github.com/santhosh-tekuri/jsonschema":  "santhosh-tekuri/jsonschema",
+	"github.com/google/jsonschema-go":        "google/jsonschema-go",
 	"golang.org/x/text":                      "golang.org/x/text",
 	"github.com/kljensen/snowball":           "snowball",
 	"github.com/sashabaranov/go-openai":      "go-openai",
@@ -96,7 +98,7 @@ func TestReadmeArchitectureImports(t *testing.T) {
 			}
 		}
 		for p := range mentioned {
-			if isProjectPackage(p) && !imported[p] && !contains(pkgs, p) {
+			if isProjectPackage(p) && !imported[p] && !slices.Contains(pkgs, p) {
 				t.Errorf("docs/architecture.md: the %s row lists `%s`, which it does not import", strings.TrimSpace(cells[1]), p)
 			}
 		}
@@ -149,15 +151,6 @@ func isProjectPackage(p string) bool {
 	files, _ := filepath.Glob(filepath.Join("..", "..", p, "*.go"))
 	for _, f := range files {
 		if !strings.HasSuffix(f, "_test.go") {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
 			return true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -127,7 +128,7 @@ func resultText(v map[string]any) string {
 func checkInspector(t *testing.T, target func(extra ...string) []string) {
 	t.Run("tools/list", func(t *testing.T) {
 		names := toolNames(inspector(t, target("--method", "tools/list")...))
-		if len(names) != 3 || !contains(names, "find_tool") || !contains(names, "call_tool") || !contains(names, "everything__echo") {
+		if len(names) != 3 || !slices.Contains(names, "find_tool") || !slices.Contains(names, "call_tool") || !slices.Contains(names, "everything__echo") {
 			t.Fatalf("tools/list = %v", names)
 		}
 	})
@@ -155,15 +156,6 @@ func checkInspector(t *testing.T, target func(extra ...string) []string) {
 			t.Fatalf("call_tool unknown: %v", v)
 		}
 	})
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // TestInspectorStdio: the inspector starts the proxy as its stdio server.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,13 +60,13 @@ func TestPinsApproveReachesARunningProxyProcess(t *testing.T) {
 		}
 		return names
 	}
-	if got := found(); contains(got, "get_weather") {
+	if got := found(); slices.Contains(got, "get_weather") {
 		t.Fatalf("held, yet found: %v", got)
 	}
 	if out, err := exec.Command(bin, "mcp", "pins", "approve", "get_weather", "--pins", pins).CombinedOutput(); err != nil {
 		t.Fatalf("approve: %v\n%s", err, out)
 	}
-	if got := found(); !contains(got, "get_weather") {
+	if got := found(); !slices.Contains(got, "get_weather") {
 		t.Fatalf("approved, yet not found by the running proxy: %v", got)
 	}
 	if b, _ := os.ReadFile(pins); strings.Contains(string(b), `"pending"`) {

@@ -1,7 +1,6 @@
 package capi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,20 +52,6 @@ type Authorization struct {
 	Audit      *executor.Record     `json:"audit,omitempty"`
 }
 
-// refusalRules name each refusal the executor can make, for the caller's typed error.
-var refusalRules = []struct {
-	err  error
-	rule string
-}{
-	{executor.ErrUnsafe, "unsafe"},
-	{executor.ErrRoleDenied, "role"},
-	{executor.ErrCapability, "capability"},
-	{executor.ErrNotReadOnly, "no_schema_read_only"},
-	{executor.ErrApprovalRequired, "approval_required"},
-	{executor.ErrApprovalDenied, "approval_denied"},
-	{registry.ErrUnknownTool, "unknown_tool"},
-}
-
 type captureSink struct{ rec *executor.Record }
 
 func (c *captureSink) Audit(_ context.Context, r executor.Record) { c.rec = &r }
@@ -81,18 +66,13 @@ func RegistryAuthorize(h uint64, call []byte, callPresent bool, policy []byte, p
 		return *r
 	}
 	var c callJSON
-	if r := JSON("call_json", call, callPresent, &c); r != nil {
+	if r := Strict("call_json", call, callPresent, &c); r != nil {
 		return *r
 	}
 	var p policyJSON
 	if policyPresent {
-		if r := JSON("policy_json", policy, true, nil); r != nil {
+		if r := Strict("policy_json", policy, true, &p); r != nil {
 			return *r
-		}
-		dec := json.NewDecoder(bytes.NewReader(policy))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&p); err != nil {
-			return Fail(ErrArgument, "policy_json: %v", err)
 		}
 	}
 	if c.Tool == "" {
@@ -119,8 +99,8 @@ func RegistryAuthorize(h uint64, call []byte, callPresent bool, policy []byte, p
 	var ce *executor.CallError
 	if errors.As(err, &ce) {
 		out.Outcome = ce.Outcome
-		if ce.Outcome == executor.OutcomeInvalid {
-			out.Rule = "invalid_args"
+		if ce.Rule != "" {
+			out.Rule = string(ce.Rule) // the executor's typed rule
 		}
 		var ve *registry.ValidationError
 		if errors.As(err, &ve) {
@@ -130,12 +110,6 @@ func RegistryAuthorize(h uint64, call []byte, callPresent bool, policy []byte, p
 	var pr interface{ PolicyReason() string } // the executor's static-policy refusals
 	if errors.As(err, &pr) {
 		out.Reason = pr.PolicyReason()
-	}
-	for _, rr := range refusalRules {
-		if errors.Is(err, rr.err) {
-			out.Rule = rr.rule
-			break
-		}
 	}
 	if out.Audit != nil {
 		out.Tool = out.Audit.Tool

@@ -1,6 +1,8 @@
 package capi
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -53,4 +55,51 @@ func TestRegistryAuthorize(t *testing.T) {
 	}
 	wantErr(t, RegistryAuthorize(h, []byte(`{"tool":"add"}`), true, []byte(`{"allow_unsafe":true,"bogus":1}`), true), ErrArgument, "bogus")
 	wantErr(t, RegistryAuthorize(h, nil, false, nil, false), ErrArgument, "call_json")
+}
+
+// TestRegistryAuthorizeExactKeys: policy and call keys match exactly; a key
+// in another case, or given twice, is an argument error naming it, never
+// read as the key it resembles.
+func TestRegistryAuthorizeExactKeys(t *testing.T) {
+	h := newRegistry(t)
+	if r := RegistryRegister(h, []byte(`{"name":"rm","description":"delete","parameters":{"type":"object"},"safe":false}`), true); r.Code != OK {
+		t.Fatal(string(r.Body))
+	}
+	call := []byte(`{"tool":"rm","args":{}}`)
+	for policy, want := range map[string]string{
+		`{"Allow_Unsafe":true}`:                      `"Allow_Unsafe"`,
+		`{"ALLOW_UNSAFE":true}`:                      `"ALLOW_UNSAFE"`,
+		`{"allow_unsafe":false,"allow_unsafe":true}`: `"allow_unsafe" is given twice`,
+		`{"Roles":["admin"]}`:                        `"Roles"`,
+	} {
+		wantErr(t, RegistryAuthorize(h, call, true, []byte(policy), true), ErrArgument, want)
+	}
+	wantErr(t, RegistryAuthorize(h, []byte(`{"Tool":"rm","args":{}}`), true, nil, false), ErrArgument, `"Tool"`)
+	wantErr(t, RegistryAuthorize(h, []byte(`{"tool":"rm","Args":{}}`), true, nil, false), ErrArgument, `"Args"`)
+}
+
+// TestRegistryAuthorizeDuplicateArgs: arguments naming a key twice are
+// refused as invalid_args with the key; allowed arguments come back as the
+// validated value, never the caller's bytes.
+func TestRegistryAuthorizeDuplicateArgs(t *testing.T) {
+	h := newRegistry(t)
+	if r := RegistryRegister(h, []byte(`{"name":"read","description":"read","parameters":{"type":"object","properties":{"path":{"type":"string","pattern":"^/safe/"}}}}`), true); r.Code != OK {
+		t.Fatal(string(r.Body))
+	}
+	v := decode(t, RegistryAuthorize(h, []byte(`{"tool":"read","args":{"path":"/safe/x","path":"/etc/shadow"}}`), true, nil, false))
+	if v["allowed"] != false || v["rule"] != "invalid_args" || !strings.Contains(fmt.Sprint(v["violations"]), "duplicateKey") || !strings.Contains(fmt.Sprint(v["message"]), `"path"`) {
+		t.Errorf("duplicate key: %v", v)
+	}
+	r := RegistryAuthorize(h, []byte(`{"tool":"read","args":{ "path" : "/safe/\u0078" }}`), true, nil, false)
+	var out struct {
+		Allowed bool            `json:"allowed"`
+		Args    json.RawMessage `json:"args"`
+	}
+	if err := json.Unmarshal(r.Body, &out); err != nil || !out.Allowed || string(out.Args) != `{"path":"/safe/x"}` {
+		t.Errorf("allowed args: %s", r.Body)
+	}
+	vr := decode(t, RegistryValidate(h, []byte("read"), true, []byte(`{"path":"/safe/x","path":"/etc/shadow"}`), true))
+	if vr["valid"] != false || !strings.Contains(fmt.Sprint(vr["violations"]), "duplicateKey") {
+		t.Errorf("validate: %v", vr)
+	}
 }

@@ -1,11 +1,10 @@
 package capi
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"sync"
 
+	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/rank/feedbackstore"
 	"github.com/toolselect/toolselect/selector"
 )
@@ -92,18 +91,20 @@ func SelectorAddFeedback(sel uint64, recJSON []byte, present bool) Result {
 		return Fail(ErrArgument, "the selector has no feedback store: set \"feedback\" in its config (LLM_COMMON_TOOL_SELECTION_FEEDBACK)")
 	}
 	var rec feedbackstore.Record
-	dec := json.NewDecoder(bytes.NewReader(recJSON))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rec); err != nil {
-		return Fail(ErrArgument, "feedback_json: %v", err)
+	if r := Strict("feedback_json", recJSON, true, &rec); r != nil {
+		return *r
 	}
-	var err error
 	if rec.Remove {
-		err = l.Withdraw(context.Background(), rec.Query, rec.Tools)
-	} else {
-		err = l.Record(context.Background(), rec.Query, rec.Tools)
+		n, err := l.Withdraw(context.Background(), rec.Query, rec.Tools)
+		if err != nil {
+			return Fail(ErrArgument, "feedback_json: %v", err)
+		}
+		return Ok(struct {
+			rank.FeedbackStats
+			Withdrawn int `json:"withdrawn"`
+		}{l.Feedback().Stats(), n})
 	}
-	if err != nil {
+	if err := l.Record(context.Background(), rec.Query, rec.Tools); err != nil {
 		return Fail(ErrArgument, "feedback_json: %v", err)
 	}
 	return Ok(l.Feedback().Stats())

@@ -23,9 +23,10 @@ import (
 // and queries.
 var doors, _ = filepath.Abs(filepath.Join("..", "..", "..", "testdata", "feedback-doors"))
 
-// One feedback log, one ranking, whichever front door ranks with it (issue
-// 25): `toolselect rank --feedback` (which drops names its catalog lacks as
-// it reads the log), the Go API (rank.For with a feedbackstore learner,
+// One feedback log, one ranking, whichever front door ranks with it (past
+// selections teach the same whoever reads them): `toolselect rank
+// --feedback` (which drops names its catalog lacks as it reads the log),
+// the Go API (rank.For with a feedbackstore learner,
 // which keeps every name) and the C ABI (the learner a selector's "feedback"
 // config opens, shared between the registries of every selector naming the
 // store) give the same picks, scores and reasons, byte for byte, and the C

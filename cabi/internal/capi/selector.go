@@ -1,7 +1,6 @@
 package capi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -157,14 +156,8 @@ func request(sel, reg uint64, req []byte, present bool) (*selector.ToolSelector,
 	if r != nil {
 		return nil, in.Request, nil, r
 	}
-	if r := JSON("request_json", req, present, nil); r != nil {
+	if r := Strict("request_json", req, present, &in); r != nil {
 		return nil, in.Request, nil, r
-	}
-	dec := json.NewDecoder(bytes.NewReader(req))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		r := Fail(ErrArgument, "request_json: %v", err)
-		return nil, in.Request, nil, &r
 	}
 	out := in.Request
 	if in.TopK != nil {

@@ -255,11 +255,12 @@ func TestSelectorsShareTheirFeedbackStore(t *testing.T) {
 
 // "own_client" in config_json: the caller's client sends the sessions'
 // requests; with no base_url the endpoint is unknown, so the dialect follows
-// the model name (then generic), not api.openai.com's.
+// the model name (a known family's switches, then generic), not api.openai.com's.
 func TestSelectorOwnClient(t *testing.T) {
 	reg := addRegistry(t)
 	for _, tc := range []struct{ cfg, dialect string }{
-		{`{"model":"deepseek-v4-flash","max_tokens":512,"own_client":true}`, ""},
+		{`{"model":"acme-chat-7b","max_tokens":512,"own_client":true}`, ""},
+		{`{"model":"deepseek-v4-flash","max_tokens":512,"own_client":true}`, "deepseek"},
 		{`{"model":"o3-mini","own_client":true}`, "openai-reasoning"},
 		{`{"model":"deepseek-v4-flash","base_url":"https://api.deepseek.com","own_client":true}`, "deepseek"},
 		{`{"model":"gpt-4o-mini","max_tokens":512}`, ""},

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolselect/toolselect/internal/telemetry"
+	"github.com/toolselect/toolselect/otelsetup"
 )
 
 var (
@@ -22,7 +22,7 @@ var (
 // yet to return it to) and listed by every FlushTelemetry.
 func StartTelemetry() {
 	telemetryOnce.Do(func() {
-		if _, err := telemetry.Setup(context.Background(), os.Getenv, os.Stderr); err != nil {
+		if _, err := otelsetup.Setup(context.Background(), os.Getenv, os.Stderr); err != nil {
 			telemetryWarnings = strings.Split(err.Error(), "\n")
 			for _, w := range telemetryWarnings {
 				fmt.Fprintln(os.Stderr, "libtoolselect: warning: telemetry:", w)
@@ -38,7 +38,7 @@ func FlushTelemetry() Result {
 	StartTelemetry()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := telemetry.Flush(ctx); err != nil {
+	if err := otelsetup.Flush(ctx); err != nil {
 		return Fail(ErrInternal, "telemetry: flushing: %v", err)
 	}
 	if len(telemetryWarnings) > 0 {

@@ -30,6 +30,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/toolselect/toolselect/internal/chatwire"
 )
 
 // Fault names.
@@ -273,9 +275,7 @@ func (s *Server) sleep(ctx context.Context, d time.Duration) bool {
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, fault string, req *chatRequest, body []byte) {
 	native := len(req.Tools) > 0
 	auth := r.Header.Get("Authorization")
-	openAIErr := func(status int, msg string) {
-		writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "code": nil}})
-	}
+	openAIErr := func(status int, msg string) { writeJSON(w, status, chatwire.OpenAIError(msg)) }
 	switch fault {
 	case OK:
 		if len(s.opts.Script) > 0 {
@@ -408,6 +408,9 @@ func (s *Server) huge(w http.ResponseWriter, r *http.Request, announce bool) {
 	_, _ = w.Write(tail)
 }
 
+// call is one call in a scripted answer.
+type call = chatwire.Call
+
 func weather(city string) call {
 	a, _ := json.Marshal(map[string]string{"city": city})
 	return call{Tool: "get_weather", Args: a, Reasoning: "the task asks for the weather"}
@@ -425,45 +428,15 @@ func deepArgs(depth int) json.RawMessage {
 	return json.RawMessage(b.String())
 }
 
-func callsJSON(calls []call) []byte {
-	b, _ := json.Marshal(map[string]any{"calls": calls})
-	return b
-}
-
-func contentOf(b []byte) *string { s := string(b); return &s }
-
-// completion renders a chat completion with content or tool calls.
-func completion(model string, content *string, toolCalls []map[string]any) []byte {
-	msg := map[string]any{"role": "assistant", "content": content}
-	if len(toolCalls) > 0 {
-		msg["tool_calls"] = toolCalls
-	}
-	b, _ := json.Marshal(map[string]any{
-		"id": "chatcmpl-fault", "object": "chat.completion", "created": 0, "model": model,
-		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": msg}},
-		"usage":   map[string]int{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
-	})
-	return b
-}
-
 // complete answers calls: as the `calls` JSON contract, or as native
 // tool_calls when the request offered tools.
 func (s *Server) complete(w http.ResponseWriter, req *chatRequest, native bool, calls []call) {
-	if !native {
-		writeRaw(w, 200, "application/json", completion(req.Model, contentOf(callsJSON(calls)), nil))
-		return
-	}
-	tcs := make([]map[string]any, len(calls))
-	for i, c := range calls {
-		tcs[i] = map[string]any{"id": fmt.Sprintf("call_%d", i), "type": "function",
-			"function": map[string]any{"name": c.Tool, "arguments": string(c.Args)}}
-	}
-	writeRaw(w, 200, "application/json", completion(req.Model, nil, tcs))
+	writeRaw(w, 200, "application/json", chatwire.CallsCompletion(req.Model, native, calls))
 }
 
 // parisCompletion is the "ok" answer in the JSON contract, whole.
 func parisCompletion(model string) []byte {
-	return completion(model, contentOf(callsJSON([]call{weather("Paris")})), nil)
+	return chatwire.CallsCompletion(model, false, []call{weather("Paris")})
 }
 
 // writeHalf announces the whole body's Content-Length, sends its first half
@@ -477,20 +450,10 @@ func writeHalf(w http.ResponseWriter, full []byte) {
 }
 
 func (s *Server) completeContent(w http.ResponseWriter, req *chatRequest, content string) {
-	writeRaw(w, 200, "application/json", completion(req.Model, &content, nil))
+	writeRaw(w, 200, "application/json", chatwire.Completion(req.Model, &content, nil))
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, _ := json.Marshal(v)
-	writeRaw(w, status, "application/json", b)
-}
-
-func writeRaw(w http.ResponseWriter, status int, ctype string, b []byte) {
-	w.Header().Set("Content-Type", ctype)
-	w.Header().Set("Content-Length", fmt.Sprint(len(b)))
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
-}
+var writeJSON, writeRaw = chatwire.WriteJSON, chatwire.WriteRaw
 
 // reset hijacks the connection and closes it with SO_LINGER 0, which sends
 // a TCP RST instead of a FIN.

@@ -6,17 +6,12 @@ import (
 	"net/http"
 	"os"
 	"strings"
+
+	"github.com/toolselect/toolselect/internal/chatwire"
 )
 
 // Call is one call in a scripted answer: a tool's name and its arguments.
-type Call struct {
-	Tool      string          `json:"tool"`
-	Args      json.RawMessage `json:"args"`
-	Reasoning string          `json:"reasoning,omitempty"`
-}
-
-// call is the name the fault answers use.
-type call = Call
+type Call = chatwire.Call
 
 // Reply is one scripted answer of the "ok" model, for a stand-in that
 // answers a few known tasks the way a model would (`make demo` without an
@@ -71,7 +66,8 @@ func (s *Server) scripted(w http.ResponseWriter, req *chatRequest, native bool) 
 			return
 		}
 		b, _ := json.Marshal(map[string]any{"calls": []call{}, "search": r.Search})
-		writeRaw(w, 200, "application/json", completion(req.Model, contentOf(b), nil))
+		content := string(b)
+		writeRaw(w, 200, "application/json", chatwire.Completion(req.Model, &content, nil))
 		return
 	}
 	s.complete(w, req, native, []call{})

@@ -13,6 +13,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -32,6 +33,11 @@ type Case struct {
 	// Config is the selector configuration of the case, as JSON settings
 	// (provider, model, mode, reasoning, max_tokens, ...).
 	Config map[string]any `json:"config"`
+	// Endpoint is the path, and query, the replica serves under (the base
+	// URL's; "/v1" when empty): "/v1beta/openai" for Gemini's, or Azure's
+	// classic "/openai/deployments/NAME?api-version=V", whose requests must
+	// carry the query (a 404 otherwise, as Azure answers).
+	Endpoint string `json:"endpoint,omitempty"`
 	// Client is "" when the behaviour is the provider's, replayed by every
 	// driver; "go-openai" when it is the go-openai client's own (a refusal
 	// before sending): only drivers that send through go-openai (the Go
@@ -47,6 +53,12 @@ type Case struct {
 	Request struct {
 		Has    map[string]any `json:"has"`
 		Absent []string       `json:"absent"`
+		// Headers the requests must carry and must not (a 401 otherwise,
+		// as the provider answers a key it cannot find).
+		Headers struct {
+			Has    []string `json:"has"`
+			Absent []string `json:"absent"`
+		} `json:"headers"`
 	} `json:"request"`
 	// Expect is the outcome: the calls, or the failure kind of the last
 	// attempt (and words its message contains); Adapted and Requests when set.
@@ -68,12 +80,14 @@ type Rule struct {
 	Reply       Reply `json:"reply"`
 }
 
-// Reply is one HTTP answer: a JSON body, or Raw text with ContentType.
+// Reply is one HTTP answer: a JSON body, or Raw text with ContentType, and
+// any Headers (Retry-After).
 type Reply struct {
-	Status      int             `json:"status"`
-	ContentType string          `json:"content_type,omitempty"`
-	Body        json.RawMessage `json:"body,omitempty"`
-	Raw         string          `json:"raw,omitempty"`
+	Status      int               `json:"status"`
+	Headers     map[string]string `json:"headers,omitempty"`
+	ContentType string            `json:"content_type,omitempty"`
+	Body        json.RawMessage   `json:"body,omitempty"`
+	Raw         string            `json:"raw,omitempty"`
 }
 
 // Expect is a case's outcome.
@@ -82,7 +96,12 @@ type Expect struct {
 	Kind            string           `json:"kind,omitempty"`
 	MessageContains []string         `json:"message_contains,omitempty"`
 	Adapted         []string         `json:"adapted,omitempty"`
-	Dialect         string           `json:"dialect,omitempty"`
+	// Forgotten says the adaptation is tried once and not remembered for
+	// the next selection (the server accepted the field; the model failed).
+	Forgotten bool `json:"forgotten,omitempty"`
+	// Repaired is the last attempt's record of what the reader repaired.
+	Repaired []string `json:"repaired,omitempty"`
+	Dialect  string   `json:"dialect,omitempty"`
 	// Requests is how many requests reach the replica, when set (0: the
 	// client refused the request before sending it).
 	Requests *int `json:"requests,omitempty"`
@@ -160,7 +179,11 @@ func (c Case) Serve() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{URL: "http://" + ln.Addr().String() + "/v1", c: c, ln: ln}
+	endpoint := c.Endpoint
+	if endpoint == "" {
+		endpoint = "/v1"
+	}
+	s := &Server{URL: "http://" + ln.Addr().String() + endpoint, c: c, ln: ln}
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.handle)}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
@@ -177,9 +200,33 @@ func (s *Server) Requests() []map[string]any {
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/v1/chat/completions" {
-		http.NotFound(w, r)
+	endpoint := s.c.Endpoint
+	if endpoint == "" {
+		endpoint = "/v1"
+	}
+	path, query, _ := strings.Cut(endpoint, "?")
+	if r.URL.Path != strings.TrimRight(path, "/")+"/chat/completions" {
+		write(w, Reply{Status: 404, Body: json.RawMessage(`{"error":{"code":"404","message":"Resource not found"}}`)})
 		return
+	}
+	want, _ := url.ParseQuery(query)
+	for k := range want {
+		if r.URL.Query().Get(k) != want.Get(k) {
+			write(w, Reply{Status: 404, Body: json.RawMessage(`{"error":{"code":"404","message":"Resource not found"}}`)})
+			return
+		}
+	}
+	for _, h := range s.c.Request.Headers.Has {
+		if r.Header.Get(h) == "" {
+			write(w, Reply{Status: 401, Body: json.RawMessage(fmt.Sprintf(`{"error":{"code":"401","message":"the request has no %s header"}}`, h))})
+			return
+		}
+	}
+	for _, h := range s.c.Request.Headers.Absent {
+		if r.Header.Get(h) != "" {
+			write(w, Reply{Status: 401, Body: json.RawMessage(fmt.Sprintf(`{"error":{"code":"401","message":"the request carries a %s header it must not"}}`, h))})
+			return
+		}
 	}
 	raw, _ := io.ReadAll(r.Body)
 	var body map[string]any
@@ -215,6 +262,9 @@ func write(w http.ResponseWriter, r Reply) {
 		ct = "application/json"
 	}
 	w.Header().Set("Content-Type", ct)
+	for k, v := range r.Headers {
+		w.Header().Set(k, v)
+	}
 	status := r.Status
 	if status == 0 {
 		status = 200

@@ -1,0 +1,73 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolselect/toolselect/registry"
+)
+
+// Every refusal and invalid call carries its rule as data; the hint is Go's
+// by default and the front door's own when Options.Hint is set.
+func TestCallErrorCarriesRule(t *testing.T) {
+	reg := registry.New(nil)
+	wipe := registry.NewTool("wipe", "Wipe.", json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`))
+	wipe.Safe = false
+	admin := registry.NewTool("admin", "Admin.", json.RawMessage(`{"type":"object"}`))
+	admin.Roles = []string{"admin"}
+	require.NoError(t, reg.RegisterAll([]registry.Tool{wipe, admin, registry.NewTool("free", "Free.", json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`))}))
+	h := func(context.Context, json.RawMessage) (any, error) { return "ok", nil }
+	bind := func(ex *Executor) {
+		for _, n := range []string{"wipe", "admin", "free"} {
+			require.NoError(t, ex.Handle(n, h))
+		}
+	}
+	ex := New(reg, nil)
+	bind(ex)
+	ctx := context.Background()
+	for _, c := range []struct {
+		call Call
+		rule Rule
+		hint string
+	}{
+		{Call{Tool: "wipe"}, RuleUnsafe, "set Options.AllowUnsafe"},
+		{Call{Tool: "admin"}, RuleRole, "Options.Caller.Roles"},
+		{Call{Tool: "nope"}, RuleUnknownTool, ""},
+		{Call{Tool: "free", Args: json.RawMessage(`{"n":"x"}`)}, RuleInvalidArgs, ""},
+		{Call{Tool: "call_tool", Args: json.RawMessage(`{"name":"call_tool"}`)}, RuleUnknownTool, ""},
+	} {
+		_, err := ex.CallTool(ctx, c.call.Tool, c.call.Args)
+		if c.call.Tool == "call_tool" {
+			_, err = ex.CallTool(ctx, "call_tool", nil)
+		}
+		var ce *CallError
+		require.True(t, errors.As(err, &ce), "%s: %v", c.call.Tool, err)
+		assert.Equal(t, c.rule, ce.Rule, c.call.Tool)
+		if c.hint != "" {
+			assert.Contains(t, ce.Hint, c.hint)
+			assert.Contains(t, ce.Error(), "("+ce.Hint+")")
+		} else {
+			assert.Empty(t, ce.Hint, c.call.Tool)
+		}
+	}
+
+	worded := New(reg, &Options{Hint: func(r Rule) string {
+		if r == RuleUnsafe {
+			return "pass allow_unsafe=True"
+		}
+		return ""
+	}})
+	bind(worded)
+	_, err := worded.Call(ctx, Call{Tool: "wipe"})
+	var ce *CallError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, `call of tool "wipe" refused: unsafe tool not allowed: "wipe" is marked unsafe (pass allow_unsafe=True)`, ce.Error())
+	_, err = worded.Call(ctx, Call{Tool: "admin"})
+	require.ErrorAs(t, err, &ce)
+	assert.NotContains(t, ce.Error(), "Options.")
+}

@@ -1,0 +1,21 @@
+// Package modeltest is a fake model for tests and quick starts, in the
+// spirit of net/http/httptest: an OpenAI-compatible chat completions server
+// on the loopback interface ([NewServer]) that answers scripted replies
+// ([Reply], [Call]) and records the requests it got ([Server.Requests]).
+//
+//	fake := modeltest.NewServer(modeltest.Reply{Calls: []modeltest.Call{
+//		{Tool: "get_weather", Args: json.RawMessage(`{"city":"Paris"}`)},
+//	}})
+//	defer fake.Close()
+//	cfg := selector.Config{BaseURL: fake.URL}
+//	client, _ := selector.NewOpenAIClient(&cfg, nil)
+//	sel, _ := selector.New(client, &cfg)
+//	calls, err := sel.SelectToolCalls(ctx, req)
+//	// fake.Requests()[0].Messages holds the prompt the selector sent
+//
+// Each request takes the next reply in order; after the last, the last one
+// is repeated; with none, every answer is a selection of no calls. A reply's
+// calls are sent the way the request asked for them: as native tool_calls
+// when the request offered tools, otherwise as toolselect's JSON contract
+// ({"calls":[...]}) in the message content.
+package modeltest

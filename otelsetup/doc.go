@@ -1,0 +1,17 @@
+// Package otelsetup installs OpenTelemetry's SDK from the standard OTEL_*
+// environment: OTLP exporters (http/protobuf or grpc) or the console, for
+// traces and metrics. The library packages (registry, rank, selector,
+// executor, mcpproxy) record through the OpenTelemetry API only, so a
+// program that imports them links neither the SDK nor gRPC; the command
+// line and the C library call [Setup], and a Go program that wants the same
+// reading of OTEL_* may call it too (or install its own providers instead).
+//
+//	stop, warnings := otelsetup.Setup(ctx, os.Getenv, os.Stderr)
+//	if warnings != nil {
+//		log.Print(warnings) // each unusable setting turned its signal off
+//	}
+//	defer stop(context.Background())
+//
+// With no OTEL_* variable set nothing is installed. [Flush] exports what the
+// installed providers still hold, for a host that exits without stopping them.
+package otelsetup

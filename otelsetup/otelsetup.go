@@ -1,0 +1,298 @@
+package otelsetup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
+	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
+	"go.opentelemetry.io/otel/propagation"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/toolselect/toolselect/internal/telemetry"
+)
+
+// A signal's settings in the OpenTelemetry environment.
+type signal struct {
+	name        string // "traces" or "metrics"
+	exporterVar string // OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER
+	protocolVar string // the per-signal OTEL_EXPORTER_OTLP_*_PROTOCOL
+	endpointVar string // the per-signal OTEL_EXPORTER_OTLP_*_ENDPOINT
+}
+
+var (
+	traces  = signal{"traces", "OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"}
+	metrics = signal{"metrics", "OTEL_METRICS_EXPORTER", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"}
+)
+
+// exportPlan is what the environment asks of one signal: its exporters
+// ("otlp", "console"; none means the signal is off) and, for otlp, the
+// protocol ("http/protobuf" or "grpc").
+type exportPlan struct {
+	exporters []string
+	protocol  string
+}
+
+// plan reads a signal's exporters and protocol. The exporter variable is a
+// comma-separated list (the specification allows one) of otlp, console and
+// none; unset, it is otlp when an OTLP endpoint is set for the signal
+// (OTEL_EXPORTER_OTLP_ENDPOINT or its own) and none otherwise, so that a
+// process with no OTEL_* variable exports nothing. A value toolselect
+// cannot honour (an unknown exporter, or the http/json protocol, which the
+// Go OTLP exporters do not speak) turns the signal off with a warning that
+// names the variable: the specification asks for a warning and for the
+// setting to be ignored, and off is the reading that never sends data
+// somewhere the user did not ask for (the default otlp would go to
+// localhost).
+func (s signal) plan(getenv func(string) string) (p exportPlan, warnings []string) {
+	v := strings.TrimSpace(getenv(s.exporterVar))
+	if v == "" {
+		if strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")) == "" && strings.TrimSpace(getenv(s.endpointVar)) == "" {
+			return exportPlan{}, nil
+		}
+		v = "otlp"
+	}
+	var names, unknown []string
+	none := false
+	for _, n := range strings.Split(v, ",") {
+		n = strings.ToLower(strings.TrimSpace(n))
+		switch {
+		case n == "":
+		case n == "none":
+			none = true
+		case n != "otlp" && n != "console":
+			unknown = append(unknown, n)
+		case !slices.Contains(names, n):
+			names = append(names, n)
+		}
+	}
+	switch {
+	case len(unknown) > 0:
+		return exportPlan{}, []string{fmt.Sprintf("%s=%q: %s not supported (toolselect exports %s with otlp or console, or none); %s are off",
+			s.exporterVar, v, strings.Join(unknown, ", "), s.name, s.name)}
+	case none:
+		if len(names) > 0 {
+			warnings = append(warnings, fmt.Sprintf("%s=%q: none turns %s off; %s ignored", s.exporterVar, v, s.name, strings.Join(names, ", ")))
+		}
+		return exportPlan{}, warnings
+	}
+	p.exporters = names
+	if slices.Contains(names, "otlp") {
+		protoVar := s.protocolVar
+		proto := strings.ToLower(strings.TrimSpace(getenv(protoVar)))
+		if proto == "" {
+			protoVar = "OTEL_EXPORTER_OTLP_PROTOCOL"
+			proto = strings.ToLower(strings.TrimSpace(getenv(protoVar)))
+		}
+		switch proto {
+		case "", "http/protobuf":
+			p.protocol = "http/protobuf"
+		case "grpc":
+			p.protocol = "grpc"
+		case "http/json":
+			return exportPlan{}, []string{fmt.Sprintf("%s=http/json: the Go OTLP exporters send http/protobuf or grpc, not JSON; %s are off (set http/protobuf: collectors take both on the same port)",
+				protoVar, s.name)}
+		default:
+			return exportPlan{}, []string{fmt.Sprintf("%s=%q: want http/protobuf or grpc; %s are off", protoVar, proto, s.name)}
+		}
+	}
+	return p, nil
+}
+
+// enabled reports whether the environment asks for export at all: an OTLP
+// endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or a per-signal one) or an exporter
+// other than "none" named in OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER,
+// and OTEL_SDK_DISABLED not "true".
+func enabled(getenv func(string) string) bool {
+	if telemetry.ParseBool(getenv("OTEL_SDK_DISABLED")) {
+		return false
+	}
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", traces.endpointVar, metrics.endpointVar} {
+		if strings.TrimSpace(getenv(k)) != "" {
+			return true
+		}
+	}
+	for _, k := range []string{traces.exporterVar, metrics.exporterVar} {
+		if v := strings.ToLower(strings.TrimSpace(getenv(k))); v != "" && v != "none" {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	setupMu  sync.Mutex
+	shutdown func(context.Context) error
+	flushers []func(context.Context) error
+)
+
+// Flush exports what the providers Setup installed still hold (nothing to do
+// when it installed none). The C library exposes it for hosts that exit
+// without unloading the library (Python calls it at exit).
+func Flush(ctx context.Context) error {
+	setupMu.Lock()
+	fs := flushers
+	setupMu.Unlock()
+	var errs []error
+	for _, f := range fs {
+		errs = append(errs, f(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// Setup installs OpenTelemetry SDK providers as the global ones for the
+// signals the environment asks to export (enabled, and each signal's plan):
+// OTLP exporters over http/protobuf (the default) or grpc, chosen per signal
+// by OTEL_EXPORTER_OTLP_TRACES_PROTOCOL / _METRICS_PROTOCOL or else
+// OTEL_EXPORTER_OTLP_PROTOCOL; console exporters writing JSON to stderr;
+// the service name from OTEL_SERVICE_NAME, else OTEL_RESOURCE_ATTRIBUTES'
+// service.name, else "toolselect"; the W3C trace-context and baggage
+// propagator. The exporters read the rest of OTEL_EXPORTER_OTLP_* (endpoint,
+// headers, timeouts, TLS) themselves.
+//
+// It returns the function that flushes and stops what it installed, and the
+// settings it could not use, one per line: each turned its signal off (the
+// other signal is still installed). They are warnings for the caller to
+// show, never a reason to stop: a command that has nothing to do with
+// telemetry must run whatever OTEL_* says. With nothing asked for, with
+// OTEL_SDK_DISABLED=true, or when called a second time, it installs nothing
+// and returns a no-op.
+func Setup(ctx context.Context, getenv func(string) string, stderr io.Writer) (func(context.Context) error, error) {
+	setupMu.Lock()
+	defer setupMu.Unlock()
+	noop := func(context.Context) error { return nil }
+	var warnings []string
+	if v := strings.TrimSpace(getenv("OTEL_SDK_DISABLED")); v != "" && !telemetry.ParseBool(v) && !strings.EqualFold(v, "false") {
+		warnings = append(warnings, fmt.Sprintf("OTEL_SDK_DISABLED=%q is not a boolean (true or false); taken as false", v))
+	}
+	if shutdown != nil || !enabled(getenv) {
+		return noop, warningsErr(warnings)
+	}
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	tp, tw := traces.plan(getenv)
+	mp, mw := metrics.plan(getenv)
+	warnings = append(append(warnings, tw...), mw...)
+	if len(tp.exporters) == 0 && len(mp.exporters) == 0 {
+		return noop, warningsErr(warnings)
+	}
+	res, err := resource.Merge(resource.Default(), resource.NewSchemaless(attribute.String("service.name", serviceName(getenv))))
+	if err != nil {
+		res = resource.NewSchemaless(attribute.String("service.name", serviceName(getenv)))
+	}
+	var stops []func(context.Context) error
+	if len(tp.exporters) > 0 {
+		opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
+		for _, name := range tp.exporters {
+			se, err := spanExporter(ctx, name, tp.protocol, stderr)
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("traces: the %s exporter: %v; traces are off", name, err))
+				opts = nil
+				break
+			}
+			opts = append(opts, sdktrace.WithBatcher(se))
+		}
+		if opts != nil {
+			p := sdktrace.NewTracerProvider(opts...)
+			otel.SetTracerProvider(p)
+			stops = append(stops, p.Shutdown)
+			flushers = append(flushers, p.ForceFlush)
+		}
+	}
+	if len(mp.exporters) > 0 {
+		opts := []sdkmetric.Option{sdkmetric.WithResource(res)}
+		for _, name := range mp.exporters {
+			me, err := metricExporter(ctx, name, mp.protocol, stderr)
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("metrics: the %s exporter: %v; metrics are off", name, err))
+				opts = nil
+				break
+			}
+			opts = append(opts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(me)))
+		}
+		if opts != nil {
+			p := sdkmetric.NewMeterProvider(opts...)
+			otel.SetMeterProvider(p)
+			stops = append(stops, p.Shutdown)
+			flushers = append(flushers, p.ForceFlush)
+		}
+	}
+	if len(stops) == 0 {
+		return noop, warningsErr(warnings)
+	}
+	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+	shutdown = func(ctx context.Context) error {
+		var errs []error
+		for _, stop := range stops {
+			errs = append(errs, stop(ctx))
+		}
+		return errors.Join(errs...)
+	}
+	return shutdown, warningsErr(warnings)
+}
+
+// warningsErr is Setup's warnings as one error, one per line (nil: none).
+func warningsErr(warnings []string) error {
+	if len(warnings) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(warnings, "\n"))
+}
+
+// serviceName is OTEL_SERVICE_NAME, else the service.name of
+// OTEL_RESOURCE_ATTRIBUTES (which resource.Default reads), else
+// "toolselect": the specification gives OTEL_SERVICE_NAME precedence, and
+// the default must not hide a name the user gave in the attributes.
+func serviceName(getenv func(string) string) string {
+	if v := strings.TrimSpace(getenv("OTEL_SERVICE_NAME")); v != "" {
+		return v
+	}
+	for _, kv := range strings.Split(getenv("OTEL_RESOURCE_ATTRIBUTES"), ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && strings.TrimSpace(k) == "service.name" && strings.TrimSpace(v) != "" {
+			if u, err := url.PathUnescape(strings.TrimSpace(v)); err == nil {
+				return u
+			}
+			return strings.TrimSpace(v)
+		}
+	}
+	return "toolselect"
+}
+
+func spanExporter(ctx context.Context, name, protocol string, stderr io.Writer) (sdktrace.SpanExporter, error) {
+	switch {
+	case name == "console":
+		return stdouttrace.New(stdouttrace.WithWriter(stderr))
+	case protocol == "grpc":
+		return otlptracegrpc.New(ctx)
+	default:
+		return otlptracehttp.New(ctx)
+	}
+}
+
+func metricExporter(ctx context.Context, name, protocol string, stderr io.Writer) (sdkmetric.Exporter, error) {
+	switch {
+	case name == "console":
+		return stdoutmetric.New(stdoutmetric.WithWriter(stderr))
+	case protocol == "grpc":
+		return otlpmetricgrpc.New(ctx)
+	default:
+		return otlpmetrichttp.New(ctx)
+	}
+}

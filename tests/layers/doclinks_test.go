@@ -1,0 +1,134 @@
+package layers
+
+import (
+	"go/ast"
+	"go/doc/comment"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// linkedPackages are the packages whose doc comments link every Type.Member
+// of their own they mention; the others are not there yet.
+var linkedPackages = []string{"executor", "mcpproxy", "rank", "registry"}
+
+// plainMember is a Type.Member mention written as text; the lookbehind is
+// done by hand (a name after a dot or a letter is part of a longer path).
+var plainMember = regexp.MustCompile(`([A-Z]\w*)\.([A-Z]\w*)`)
+
+// TestDocCommentsLinkMembers fails on a doc comment that writes one of its
+// package's own Type.Member names as plain text instead of [Type.Member],
+// naming file:line. Code blocks are left alone, and a mention that names
+// nothing the package exports (another package's type) is not counted.
+func TestDocCommentsLinkMembers(t *testing.T) {
+	root := filepath.Join("..", "..")
+	for _, pkg := range linkedPackages {
+		names := packageNames(t, filepath.Join(root, pkg))
+		fset := token.NewFileSet()
+		files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, _ := filepath.Rel(root, path)
+			for _, cg := range docComments(f) {
+				for _, m := range plainMembers(cg.Text(), names) {
+					t.Errorf("%s:%d: doc comment writes %s as text; link it as [%s]", rel, fset.Position(cg.Pos()).Line, m, m)
+				}
+			}
+		}
+	}
+}
+
+// docComments returns the comments go doc shows: those of declarations,
+// their specs and the fields of struct and interface types.
+func docComments(f *ast.File) []*ast.CommentGroup {
+	var out []*ast.CommentGroup
+	add := func(cg *ast.CommentGroup) {
+		if cg != nil {
+			out = append(out, cg)
+		}
+	}
+	add(f.Doc)
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			add(n.Doc)
+			return false // comments inside a body are not doc comments
+		case *ast.GenDecl:
+			add(n.Doc)
+		case *ast.TypeSpec:
+			add(n.Doc)
+		case *ast.ValueSpec:
+			add(n.Doc)
+			add(n.Comment)
+		case *ast.Field:
+			add(n.Doc)
+			add(n.Comment)
+		}
+		return true
+	})
+	return out
+}
+
+// plainMembers returns the package's Type.Member names written as plain text
+// in a doc comment (outside code blocks and links).
+func plainMembers(text string, names map[string]bool) []string {
+	var out []string
+	var walk func(ts []comment.Text)
+	walk = func(ts []comment.Text) {
+		for _, x := range ts {
+			p, ok := x.(comment.Plain)
+			if !ok {
+				continue // links, and text inside them
+			}
+			s := string(p)
+			for _, loc := range plainMember.FindAllStringIndex(s, -1) {
+				if loc[0] > 0 && (strings.IndexByte("._[", s[loc[0]-1]) >= 0 || isAlnum(s[loc[0]-1])) {
+					continue
+				}
+				if name := s[loc[0]:loc[1]]; names[name] {
+					out = append(out, name)
+				}
+			}
+		}
+	}
+	p := comment.Parser{
+		LookupPackage: func(name string) (string, bool) { return name, true },
+		LookupSym: func(recv, name string) bool {
+			if recv != "" {
+				name = recv + "." + name
+			}
+			return names[name]
+		},
+	}
+	for _, b := range p.Parse(text).Content {
+		switch b := b.(type) {
+		case *comment.Paragraph:
+			walk(b.Text)
+		case *comment.List:
+			for _, it := range b.Items {
+				for _, c := range it.Content {
+					if para, ok := c.(*comment.Paragraph); ok {
+						walk(para.Text)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
