@@ -28,13 +28,7 @@ func bigFileAllowed(path string) bool {
 // and the embedded dictionary, naming each file.
 func TestNothingBuiltIsTracked(t *testing.T) {
 	root := filepath.Join("..", "..")
-	cmd := exec.Command("git", "ls-files", "-z")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Skipf("not a git checkout, or git is not installed (git ls-files: %v)", err)
-	}
-	files := strings.Split(strings.TrimRight(string(out), "\x00"), "\x00")
+	files := trackedFiles(t)
 	if len(files) < 100 {
 		t.Fatalf("git ls-files listed %d files; is this the repository?", len(files))
 	}
@@ -50,6 +44,18 @@ func TestNothingBuiltIsTracked(t *testing.T) {
 			t.Errorf("%s is tracked and %.1f MB (over 1 MB): build output is never committed, test data goes under testdata/", f, float64(fi.Size())/(1<<20))
 		}
 	}
+}
+
+// trackedFiles lists the files git tracks, as paths from the repository's root.
+func trackedFiles(t *testing.T) []string {
+	t.Helper()
+	cmd := exec.Command("git", "ls-files", "-z")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	return strings.Split(strings.TrimRight(string(out), "\x00"), "\x00")
 }
 
 // executableKind names the executable format of the file at path (ELF,

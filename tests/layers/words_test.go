@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -45,13 +44,7 @@ func wordsExempt(path string) bool {
 // was built, naming file and line.
 func TestProductSpeaksOfItself(t *testing.T) {
 	root := filepath.Join("..", "..")
-	cmd := exec.Command("git", "ls-files", "-z")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git ls-files: %v", err)
-	}
-	for _, path := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+	for _, path := range trackedFiles(t) {
 		if path == "" || wordsExempt(path) {
 			continue
 		}
