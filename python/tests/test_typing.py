@@ -91,7 +91,7 @@ class TypingTest(unittest.TestCase):
         # tests/typing_usage.py uses every documented call; make vet checks it
         # too. A misuse in the same run must be an error, so the check can fail.
         if shutil.which("mypy") is None:
-            self.skipTest("mypy is not installed (apt-get install -y mypy)")
+            self.skipTest("mypy is not installed (apt-get install -y mypy; make test installs it when run as root)")
         here = Path(__file__).resolve().parent
         with tempfile.TemporaryDirectory() as tmp:
             bad = Path(tmp) / "misuse.py"

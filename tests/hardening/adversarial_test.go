@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/mcpproxy"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
@@ -185,19 +185,9 @@ func textOf(res *mcp.CallToolResult) string {
 	return b.String()
 }
 
-// realPeer finds an installed MCP reference server ($TOOLSELECT_MCP_PEERS
-// or PATH; testdata/mcp-peers says how to install them) or skips.
+// realPeer finds an installed MCP reference server, or skips the test saying
+// how to install the peers.
 func realPeer(t *testing.T, name string) string {
 	t.Helper()
-	if dir := os.Getenv("TOOLSELECT_MCP_PEERS"); dir != "" {
-		p := filepath.Join(dir, "node_modules", ".bin", name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	t.Skipf("MCP peer %q not installed (testdata/mcp-peers/README.md)", name)
-	return ""
+	return fixtures.MCPPeer(t, name)
 }
