@@ -164,7 +164,7 @@ func (f *mcpFlags) authToken(env *cmdEnv) (string, error) {
 }
 
 func (f *mcpFlags) bind(fs *flag.FlagSet) {
-	fs.StringVar(&f.config, "config", "", "JSON configuration file (upstreams, separator, keep, allowDestructive, timeout, listen, expose, catalogs)")
+	fs.StringVar(&f.config, "config", "", "JSON configuration `FILE`: the proxy's own (upstreams, separator, keep, allowDestructive, timeout, listen, expose, catalogs), or an MCP client's (\"mcpServers\" of Claude Desktop, Claude Code, Cursor; \"servers\" of VS Code)")
 	fs.Var(&f.upstreams, "upstream", "stdio upstream `\"[NAME=]COMMAND ARGS\"` (repeatable; NAME derived from the command when absent)")
 	fs.Var(&f.urls, "upstream-url", "streamable HTTP upstream `[NAME=]URL` (repeatable)")
 	fs.Var(&f.keep, "keep", "namespaced tool `NAME` always listed in full (repeatable)")
@@ -259,6 +259,11 @@ func (f *mcpFlags) start(ctx context.Context, env *cmdEnv, name string) (*mcppro
 	if err != nil {
 		return nil, nil, fail(env, name, exitUsage, "%v", err)
 	}
+	if len(cfg.Ignored) > 0 {
+		// An MCP client's file: what it holds for the client alone, named
+		// once (the values, which may be secrets, never).
+		fmt.Fprintf(env.stderr, "toolselect %s: warning: %s: ignored, of no use to the proxy: %s\n", name, f.config, strings.Join(cfg.Ignored, ", "))
+	}
 	log, err := f.logger(env)
 	if err != nil {
 		return nil, nil, fail(env, name, exitUsage, "%v", err)
@@ -275,14 +280,16 @@ func (f *mcpFlags) start(ctx context.Context, env *cmdEnv, name string) (*mcppro
 	// tool imported there is nothing to serve or count.
 	ups, tools := p.Health()
 	ready := 0
-	var down []string
+	down := 0
 	for _, u := range ups {
 		if u.State == mcpproxy.StateReady {
 			ready++
 			continue
 		}
+		// The one report of this upstream (the proxy logs a first start's
+		// failure below the default level).
 		fmt.Fprintf(env.stderr, "toolselect %s: upstream %q could not start: %s\n", name, u.Name, u.LastError)
-		down = append(down, u.Name)
+		down++
 	}
 	if ready == 0 && tools == 0 {
 		p.Close()
@@ -298,8 +305,9 @@ func (f *mcpFlags) start(ctx context.Context, env *cmdEnv, name string) (*mcppro
 		} else {
 			why += " and no --catalog was given"
 		}
-		if len(down) > 0 {
-			why += " (could not start: " + strings.Join(down, ", ") + ")"
+		if down > 0 {
+			// Each is named, with its reason, in its own line above.
+			why += fmt.Sprintf(" (%d could not start, named above)", down)
 		}
 		return nil, nil, fail(env, name, exitUsage, "nothing to serve: %s", why)
 	}
