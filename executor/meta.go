@@ -47,8 +47,9 @@ type MetaError struct {
 	Parameters json.RawMessage `json:"parameters,omitempty"`
 	// Hint says how to recover.
 	Hint string `json:"hint,omitempty"`
-	// DidYouMean lists, for an unknown tool, the findable tools whose
-	// names and descriptions rank best for the name given.
+	// DidYouMean lists, for an unknown tool, the findable tools the name
+	// most likely meant: the same name after another namespace prefix, then
+	// the nearest names, then the ranking of the name's words.
 	DidYouMean []string `json:"didYouMean,omitempty"`
 }
 
@@ -70,18 +71,8 @@ func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]Fou
 	if limit > rank.MaxFindLimit {
 		limit = rank.MaxFindLimit
 	}
-	var o rank.Options
-	if e.opts.FindTool != nil {
-		o = *e.opts.FindTool
-	}
-	o.AllowUnsafe, o.Roles, o.MaxCandidates = e.opts.AllowUnsafe, e.opts.Roles, limit
-	hidden := e.hiddenTools()
-	filter := o.Filter
-	o.Filter = func(en *registry.Entry) bool {
-		_, no := hidden[en.Name()]
-		return !no && (filter == nil || filter(en))
-	}
-	picks, err := rank.For(e.reg).Rank(ctx, query, &o)
+	o := e.findOptions(limit)
+	picks, err := rank.For(e.reg).Rank(ctx, query, o)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +93,24 @@ func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]Fou
 		out = append(out, FoundTool{Name: t.Name, Description: t.Description, Parameters: params, Score: score})
 	}
 	return out, nil
+}
+
+// findOptions are the ranking options of find_tool and of call_tool's
+// suggestions: Options.FindTool, this executor's policy, and a filter that
+// leaves out every tool it would refuse to run.
+func (e *Executor) findOptions(limit int) *rank.Options {
+	var o rank.Options
+	if e.opts.FindTool != nil {
+		o = *e.opts.FindTool
+	}
+	o.AllowUnsafe, o.Roles, o.MaxCandidates = e.opts.AllowUnsafe, e.opts.Roles, limit
+	hidden := e.hiddenTools()
+	filter := o.Filter
+	o.Filter = func(en *registry.Entry) bool {
+		_, no := hidden[en.Name()]
+		return !no && (filter == nil || filter(en))
+	}
+	return &o
 }
 
 // CallTool validates arguments against the named tool (canonical or
@@ -135,10 +144,14 @@ func (e *Executor) callTool(ctx context.Context, id, name string, arguments json
 	return res, err
 }
 
-// suggest adds to an unknown tool's MetaError the findable tools that rank
-// best for the name given.
+// suggestions is how many tools an unknown tool's MetaError suggests.
+const suggestions = 3
+
+// suggest adds to an unknown tool's MetaError the findable tools the name
+// most likely meant (rank's Ranker.Suggest: the same name after another
+// upstream prefix, then the nearest names, then the ranking of its words).
 func (e *Executor) suggest(ctx context.Context, ce *CallError, text string) string {
-	found, err := e.FindTool(ctx, ce.Tool, 3)
+	found, err := rank.For(e.reg).Suggest(ctx, ce.Tool, suggestions, e.findOptions(suggestions))
 	if err != nil || len(found) == 0 {
 		return text
 	}
@@ -146,9 +159,7 @@ func (e *Executor) suggest(ctx context.Context, ce *CallError, text string) stri
 	if json.Unmarshal([]byte(text), &me) != nil {
 		return text
 	}
-	for _, f := range found {
-		me.DidYouMean = append(me.DidYouMean, f.Name)
-	}
+	me.DidYouMean = found
 	return metaErrorText(me)
 }
 

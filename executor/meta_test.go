@@ -446,6 +446,20 @@ func TestMetaUnknownSuggestsAndBlankQueryRefused(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
 	assert.Contains(t, me.DidYouMean, "send_email")
 	assert.NotContains(t, me.DidYouMean, "weather_station_reset")
+	// The tool name without its namespace prefix, or with a word cut
+	// short, comes first; an unrunnable tool is never suggested.
+	for name, want := range map[string]string{"email": "send_email", "weather_7x": "weather_7", "station_reset": ""} {
+		res, err = ex.CallTool(ctx, name, nil)
+		require.ErrorIs(t, err, executor.ErrUnknownTool)
+		me = executor.MetaError{}
+		require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
+		if want != "" {
+			require.NotEmpty(t, me.DidYouMean, name)
+			assert.Equal(t, want, me.DidYouMean[0], name)
+		}
+		assert.NotContains(t, me.DidYouMean, "weather_station_reset", name)
+		assert.NotContains(t, me.DidYouMean, "weather_unbound", name)
+	}
 
 	res, _, err = ex.HandleMeta(ctx, executor.Call{Tool: rank.FindToolName, Args: json.RawMessage(`{"query":"  "}`)})
 	require.ErrorIs(t, err, executor.ErrInvalidArgs)
