@@ -166,4 +166,3 @@ func TestSuggestFilters(t *testing.T) {
 		t.Errorf("k=1: got %v", got)
 	}
 }
-
