@@ -31,8 +31,16 @@ type FoundTool struct {
 	// Parameters is the tool's JSON Schema, verbatim ({"type":"object"} for a
 	// schema-less tool).
 	Parameters json.RawMessage `json:"parameters"`
-	// Score is the ranking score, 0..1, rounded to three decimals.
+	// Score is the ranking score, 0..1, rounded to three decimals. A
+	// prerequisite scores below the tool that needs it.
 	Score float64 `json:"score"`
+	// PrerequisiteOf, when set, marks a tool found not for the query but
+	// because the tool it names, listed just before, requires a parameter
+	// this one yields (a geocoder for a tool that takes coordinates); Reason
+	// says which. Prerequisites come on top of the limit: they never push a
+	// tool found for the query out.
+	PrerequisiteOf string `json:"prerequisiteOf,omitempty"`
+	Reason         string `json:"reason,omitempty"`
 }
 
 // MetaError is what a meta-tool hands back to the model, as the result's
@@ -57,7 +65,9 @@ type MetaError struct {
 func isMetaTool(name string) bool { return name == rank.FindToolName || name == rank.CallToolName }
 
 // FindTool ranks the executor's registry for query and returns at most limit
-// tools (limit <= 0 means rank.DefaultFindLimit; at most rank.MaxFindLimit), best first.
+// tools (limit <= 0 means rank.DefaultFindLimit; at most rank.MaxFindLimit), best first,
+// each of the first three followed by its prerequisites (FoundTool.PrerequisiteOf),
+// which come on top of limit.
 // Only tools this executor would run are considered: bound to a handler or
 // constructor and allowed by its policy (unsafe tools only with
 // [Options.AllowUnsafe], role-restricted tools only for [Options.Roles],
@@ -77,11 +87,10 @@ func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]Fou
 		return nil, err
 	}
 	out := make([]FoundTool, 0, limit)
+	found := 0 // tools found for the query, prerequisites not counted
 	for _, p := range picks {
-		if len(out) == limit {
-			break
-		}
-		if p.Entry == nil {
+		prereq := p.Provenance.Source == rank.SourcePrerequisite
+		if p.Entry == nil || (!prereq && found == limit) {
 			continue
 		}
 		t := p.Entry.Def()
@@ -90,7 +99,13 @@ func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]Fou
 			params = append(json.RawMessage(nil), t.Parameters...)
 		}
 		score := math.Round(min(max(p.Score, 0), 1)*1000) / 1000
-		out = append(out, FoundTool{Name: t.Name, Description: t.Description, Parameters: params, Score: score})
+		f := FoundTool{Name: t.Name, Description: t.Description, Parameters: params, Score: score}
+		if prereq {
+			f.PrerequisiteOf, f.Reason = p.Provenance.RelatedTo, p.Reason
+		} else {
+			found++
+		}
+		out = append(out, f)
 	}
 	return out, nil
 }
@@ -104,6 +119,7 @@ func (e *Executor) findOptions(limit int) *rank.Options {
 		o = *e.opts.FindTool
 	}
 	o.AllowUnsafe, o.Roles, o.MaxCandidates = e.opts.AllowUnsafe, e.opts.Roles, limit
+	o.PrerequisitesBeyond = true
 	hidden := e.hiddenTools()
 	filter := o.Filter
 	o.Filter = func(en *registry.Entry) bool {

@@ -108,7 +108,7 @@ func (r *Ranker) Suggest(ctx context.Context, name string, k int, opts *Options)
 			return nil, err
 		}
 		for _, p := range picks {
-			if p.Entry != nil && !slices.Contains(out, p.Tool) {
+			if p.Entry != nil && p.Provenance.Source != SourcePrerequisite && !slices.Contains(out, p.Tool) {
 				out = append(out, p.Tool)
 			}
 		}
