@@ -55,7 +55,7 @@ func parseClientConfig(data []byte, key string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{}
+	c := &Config{Client: key}
 	for k := range top {
 		if k != key {
 			c.Ignored = append(c.Ignored, k)

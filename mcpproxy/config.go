@@ -195,6 +195,10 @@ type Config struct {
 	// marked disabled), as JSON paths; a caller may warn with them. Never
 	// set for the proxy's own format, where an unknown field is an error.
 	Ignored []string `json:"-"`
+	// Client is the key that held the servers of an MCP client's file
+	// LoadConfig read: "mcpServers" (Claude Desktop, Claude Code, Cursor)
+	// or "servers" (VS Code); empty for the proxy's own format.
+	Client string `json:"-"`
 }
 
 // The [Config.PinsNew] modes.

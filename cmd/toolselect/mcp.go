@@ -30,11 +30,15 @@ func init() {
 
 const mcpSynopsis = `[--config FILE] [--upstream "[NAME=]COMMAND ARGS"]... [--upstream-url [NAME=]URL]... [--keep NAME]... [--listen ADDR]
        toolselect mcp stats [--url http://HOST:PORT/mcp | import flags as above]
+       toolselect mcp import-config CLIENT-FILE [--client NAME] [--out CONFIG]
 
 Serves MCP (stdio by default, streamable HTTP at http://ADDR/mcp with --listen). tools/list shows
 find_tool, call_tool and the keep-list; every upstream tool is reachable through them as
 UPSTREAM__TOOL. "mcp stats" prints the statistics (a summary on a terminal, JSON with --json or
 when piped), read from a running proxy (--url) or from a one-off import of the configured upstreams.
+--config takes toolselect's own file or an MCP client's ("mcpServers": Claude Desktop, Claude Code,
+Cursor; "servers": VS Code); "mcp import-config" prints the toolselect configuration a client's
+file corresponds to and the entry that puts toolselect in the client.
 An upstream that cannot start is named on stderr; with no upstream started and no catalog tool,
 both exit 2.`
 
@@ -320,6 +324,9 @@ func runMCP(env *cmdEnv, args []string) int {
 	}
 	if len(args) > 0 && args[0] == "stats" {
 		return runMCPStats(env, args[1:])
+	}
+	if len(args) > 0 && args[0] == "import-config" {
+		return runMCPImport(env, args[1:])
 	}
 	fs := newFlags(env, "mcp", mcpSynopsis)
 	var f mcpFlags
