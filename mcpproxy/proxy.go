@@ -466,7 +466,9 @@ func (p *Proxy) syncExposed(ctx context.Context) {
 		case len(found) == 0:
 			p.log.Warn("no tool ranked for the exposed top tools' query; only the keep-list is exposed", "query", p.cfg.Expose.Query)
 		}
-		for _, f := range found {
+		// TopK tools in all: find_tool's prerequisites, which come on top
+		// of its limit, count here, as the list is what the agent is sent.
+		for _, f := range found[:min(len(found), p.cfg.Expose.TopK)] {
 			if e, ok := p.reg.Get(f.Name); ok {
 				want[f.Name] = e
 			}

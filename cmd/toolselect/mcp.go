@@ -263,11 +263,7 @@ func (f *mcpFlags) start(ctx context.Context, env *cmdEnv, name string) (*mcppro
 	if err != nil {
 		return nil, nil, fail(env, name, exitUsage, "%v", err)
 	}
-	if len(cfg.Ignored) > 0 {
-		// An MCP client's file: what it holds for the client alone, named
-		// once (the values, which may be secrets, never).
-		fmt.Fprintf(env.stderr, "toolselect %s: warning: %s: ignored, of no use to the proxy: %s\n", name, f.config, strings.Join(cfg.Ignored, ", "))
-	}
+	warnIgnored(env, name, f.config, cfg)
 	log, err := f.logger(env)
 	if err != nil {
 		return nil, nil, fail(env, name, exitUsage, "%v", err)

@@ -131,9 +131,7 @@ headers are printed as "***"; --out writes the configuration with them (mode 060
 	if err != nil {
 		return fail(env, name, exitUsage, "%v", err)
 	}
-	if len(cfg.Ignored) > 0 {
-		fmt.Fprintf(env.stderr, "toolselect %s: warning: %s: ignored, of no use to the proxy: %s\n", name, files[0], strings.Join(cfg.Ignored, ", "))
-	}
+	warnIgnored(env, name, files[0], cfg)
 	target := "toolselect-mcp.json"
 	if *out != "" {
 		full, err := json.MarshalIndent(cfg, "", "  ")
@@ -177,4 +175,12 @@ func upstreamNames(cfg *mcpproxy.Config) string {
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
+}
+
+// warnIgnored names, in one warning line, what the proxy left out of an MCP
+// client's file (its paths, never a value: env and headers hold secrets).
+func warnIgnored(env *cmdEnv, name, file string, cfg *mcpproxy.Config) {
+	if len(cfg.Ignored) > 0 {
+		fmt.Fprintf(env.stderr, "toolselect %s: warning: %s: ignored, of no use to the proxy: %s\n", name, file, strings.Join(cfg.Ignored, ", "))
+	}
 }
