@@ -36,11 +36,11 @@ func ServeNoTools(name string) {
 	_ = s.Run(context.Background(), &mcp.StdioTransport{})
 }
 
-// ServeEcho serves, over stdio until stdin closes, one tool: echo(text),
-// which answers with the text it was given.
+// ServeEcho serves, over stdio until stdin closes, one read-only tool:
+// echo(text), which answers with the text it was given.
 func ServeEcho(name string) {
 	s := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, nil)
-	s.AddTool(&mcp.Tool{Name: "echo", Description: "Echo the text back, unchanged",
+	s.AddTool(&mcp.Tool{Name: "echo", Description: "Echo the text back, unchanged", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			var in struct{ Text string }
