@@ -168,7 +168,7 @@ type Config struct {
 	// Read by the command line, not by the Proxy.
 	Listen string `json:"listen,omitempty"`
 	// Expose selects the exposure mode.
-	Expose Exposure `json:"expose,omitempty"`
+	Expose Exposure `json:"expose,omitzero"`
 	// Catalogs are catalog files (any format registry.ParseCatalog reads)
 	// imported without an upstream: findable and counted, not callable.
 	Catalogs []string `json:"catalogs,omitempty"`
