@@ -67,8 +67,15 @@ func (r *Ranker) Suggest(ctx context.Context, name string, k int, opts *Options)
 			exact = append(exact, e.Name())
 			continue
 		}
-		best := near{name: e.Name(), hard: -1}
+		otherNS := wantNS != "" && foldName(eNS) != wantNS
+		if otherNS && knownNS {
+			continue // the name gives an upstream that has tools: a tool of another is no near miss
+		}
+		best := near{name: e.Name(), otherNS: otherNS, hard: -1}
 		for _, pair := range [][2]string{{wantFull, gotFull}, {wantLocal, gotLocal}, {wantFull, gotLocal}} {
+			if 2*missing(pair[0], pair[1]) > limit {
+				continue // each such character is a substitution or a drop: too far, without the table
+			}
 			cost := editCost(pair[0], pair[1])
 			// cost = 2 per substitution or swap, 3 per character dropped
 			// (2, and the 1 of the character left out in its place), 1 per
@@ -78,13 +85,9 @@ func (r *Ranker) Suggest(ctx context.Context, name string, k int, opts *Options)
 				best.hard, best.cost = hard, cost
 			}
 		}
-		if best.hard < 0 {
-			continue
+		if best.hard >= 0 {
+			close = append(close, best)
 		}
-		if best.otherNS = wantNS != "" && foldName(eNS) != wantNS; best.otherNS && knownNS {
-			continue // the name gives an upstream that has tools: a tool of another is no near miss
-		}
-		close = append(close, best)
 	}
 	slices.SortStableFunc(close, func(a, b near) int {
 		if a.otherNS != b.otherNS {
@@ -121,9 +124,9 @@ func (r *Ranker) Suggest(ctx context.Context, name string, k int, opts *Options)
 
 // foldName is a tool name as Suggest compares it: lower case, '-', '.' and
 // ' ' read as '_'.
-func foldName(s string) string {
-	return strings.NewReplacer("-", "_", ".", "_", " ", "_").Replace(strings.ToLower(s))
-}
+func foldName(s string) string { return nameFolder.Replace(strings.ToLower(s)) }
+
+var nameFolder = strings.NewReplacer("-", "_", ".", "_", " ", "_")
 
 // editCost is the optimal-string-alignment distance from want (the name
 // given) to got (a tool's name), in half edits: substituting, dropping or
@@ -152,4 +155,22 @@ func editCost(want, got string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
+}
+
+// missing counts the characters of want that got does not have (as a
+// multiset): each is at least one substitution or drop.
+func missing(want, got string) int {
+	var have [256]int
+	for i := 0; i < len(got); i++ {
+		have[got[i]]++
+	}
+	n := 0
+	for i := 0; i < len(want); i++ {
+		if have[want[i]] > 0 {
+			have[want[i]]--
+		} else {
+			n++
+		}
+	}
+	return n
 }
