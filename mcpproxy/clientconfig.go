@@ -115,6 +115,11 @@ func (s clientServer) upstream(where string) (Upstream, error) {
 			return Upstream{}, fmt.Errorf("%s: type %q is not \"stdio\", \"http\" or \"sse\"", where, s.Type)
 		}
 		u.Transport = t
+	} else if strings.HasSuffix(strings.TrimRight(s.URL, "/"), "/sse") {
+		// Cursor and Claude Desktop's bridges take a url without a type and
+		// find the transport themselves; an endpoint named /sse is the
+		// HTTP+SSE one.
+		u.Transport = transportSSE
 	}
 	expand := func(field, v string) (string, error) {
 		out, err := expandPlaceholders(v)

@@ -64,10 +64,11 @@ func TestClientConfigShapes(t *testing.T) {
 			}, nil},
 		{"cursor-mcp.json", `{"mcpServers": {
 				"web search": {"url": "http://127.0.0.1:9000/mcp", "autoApprove": ["search"]},
+				"events": {"url": "http://127.0.0.1:9001/sse/"},
 				"old": {"command": "x", "disabled": true},
 				"a__b": {"command": "y", "envFile": ".env"}
 			}}`,
-			[]Upstream{{Name: "web-search", URL: "http://127.0.0.1:9000/mcp"}, {Name: "a_b", Command: "y"}},
+			[]Upstream{{Name: "web-search", URL: "http://127.0.0.1:9000/mcp"}, {Name: "events", URL: "http://127.0.0.1:9001/sse/", Transport: transportSSE}, {Name: "a_b", Command: "y"}},
 			[]string{
 				`mcpServers.a__b (served as "a_b": an upstream name is letters, digits, '_', '.' and '-', without "__")`,
 				"mcpServers.a__b.envFile", "mcpServers.old (disabled)",
