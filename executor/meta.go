@@ -66,7 +66,7 @@ func isMetaTool(name string) bool { return name == rank.FindToolName || name == 
 
 // FindTool ranks the executor's registry for query and returns at most limit
 // tools (limit <= 0 means rank.DefaultFindLimit; at most rank.MaxFindLimit), best first,
-// each of the first three followed by its prerequisites (FoundTool.PrerequisiteOf),
+// each of the first three followed by its prerequisites ([FoundTool.PrerequisiteOf]),
 // which come on top of limit.
 // Only tools this executor would run are considered: bound to a handler or
 // constructor and allowed by its policy (unsafe tools only with
@@ -111,7 +111,7 @@ func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]Fou
 }
 
 // findOptions are the ranking options of find_tool and of call_tool's
-// suggestions: Options.FindTool, this executor's policy, and a filter that
+// suggestions: [Options.FindTool], this executor's policy, and a filter that
 // leaves out every tool it would refuse to run.
 func (e *Executor) findOptions(limit int) *rank.Options {
 	var o rank.Options

@@ -48,7 +48,7 @@ type Upstream struct {
 	Headers map[string]string `json:"headers,omitempty"`
 }
 
-// The transports of an upstream (Upstream.Transport).
+// The transports of an upstream ([Upstream.Transport]).
 const (
 	transportStdio = "stdio"
 	transportHTTP  = "http"
@@ -311,7 +311,7 @@ func (c *Config) Validate() error {
 // ignored, or an MCP client's, told apart by its shape (see clientconfig.go):
 // "mcpServers" as Claude Desktop, Claude Code and Cursor write it, or VS
 // Code's "servers". A client's file holds fields the proxy has no use for;
-// they are listed in Config.Ignored.
+// they are listed in [Config.Ignored].
 func LoadConfig(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

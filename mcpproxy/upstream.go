@@ -518,7 +518,7 @@ type redacted struct {
 func (r *redacted) Error() string { return r.msg }
 func (r *redacted) Unwrap() error { return r.err }
 
-// headerTransport sends an upstream's configured headers (Upstream.Headers)
+// headerTransport sends an upstream's configured headers ([Upstream.Headers])
 // with every request.
 type headerTransport struct {
 	headers map[string]string
