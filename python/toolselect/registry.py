@@ -419,7 +419,9 @@ class ToolRegistry(Handle):
                        json.dumps({"id": cid, "tool": name, "args": a}, separators=(",", ":")).encode(),
                        json.dumps({"allow_unsafe": policy["allow_unsafe"], "roles": policy["roles"],
                                    "capabilities": policy["capabilities"],
-                                   "approver": policy["approve"] is not None}).encode())
+                                   "approver": policy["approve"] is not None,
+                                   # The audit record says what to pass in Python's names too.
+                                   "hints": _RULE_HINTS}).encode())
         if not v["allowed"]:
             rec = v.get("audit")
             if rec:
