@@ -30,7 +30,7 @@ from . import _lib
 from ._handle import Native, Use
 from .config import ToolSelectionConfig, env_value
 from .config import _field as _config_field
-from .errors import ArgumentError, HandleError, ToolSelectError
+from .errors import ArgumentError, HandleError, NotRecordedError, ToolSelectError
 from .registry import CallerRegistry, ToolRegistry, _flag
 from .types import (Attempt, ChatClient, DroppedCall, Message, SelectionFailure, SelectionResult, TaskLike, ToolCall,
                     ToolSchemaSource)
@@ -176,8 +176,11 @@ class ToolSelector:
         """Record by hand that ``query`` needed ``tools`` (``remove=True``
         withdraws it, e.g. when running the call failed) in the store
         ``config.feedback`` names; ranking with ``top_k`` learns it at once.
-        Returns the counts ``{"pairs", "tools", "unknown", "evicted"}``.
-        Raises ValueError without a store, for an empty query or no tools."""
+        Returns the counts ``{"pairs", "tools", "unknown", "evicted"}``, and
+        for a withdrawal ``"withdrawn"``: how many recorded pairs it matched.
+        Raises ValueError without a store, for an empty query or no tools,
+        and :class:`~toolselect.NotRecordedError` (a ValueError) for a
+        withdrawal that matches nothing recorded (nothing is written)."""
         if self._natives.closed:
             raise HandleError("this ToolSelector is closed", code=2, kind="handle")
         if not isinstance(query, str):
@@ -188,8 +191,43 @@ class ToolSelector:
         with self._selector_use(*self._native_key()) as h:
             # A bad pair, or no store in the config, raises
             # toolselect.ArgumentError, a ValueError (the library's rule).
-            added: Dict[str, int] = _lib.call("toolselect_selector_add_feedback", h, json.dumps(rec).encode("utf-8"))
+            try:
+                added: Dict[str, int] = _lib.call("toolselect_selector_add_feedback", h,
+                                                  json.dumps(rec).encode("utf-8"))
+            except ArgumentError as e:
+                if isinstance(e.detail, Mapping) and e.detail.get("rule") == "not_recorded":
+                    raise NotRecordedError(f"nothing recorded to withdraw: no tool of {rec['tools']!r} is learned for "
+                                           f"this query (withdraw with the text the selection was recorded "
+                                           f"under: the SelectionResult itself, or its feedback_query)",
+                                           code=e.code, detail=e.detail) from None
+                raise
             return added
+
+    def withdraw(self, selection: Union[SelectionResult, str], tools: Optional[Sequence[str]] = None) -> int:
+        """Take back what a selection taught the feedback store, typically
+        because running a call failed or was refused: ``selection`` is the
+        :class:`SelectionResult` itself or its ``feedback_query``; ``tools``
+        defaults to every tool the result's calls named (required with a
+        query string). Returns how many recorded pairs matched. Raises
+        :class:`~toolselect.NotRecordedError` when none did (nothing is
+        written), and ValueError for a selection that returned no calls (it
+        taught nothing) or a selector without a store."""
+        if isinstance(selection, SelectionResult):
+            query = selection.feedback_query
+            if not query:
+                raise ArgumentError("the selection returned no calls (its feedback_query is empty), so it taught "
+                                    "nothing to withdraw", code=1, kind="argument")
+            if tools is None:
+                tools = list(dict.fromkeys(c.tool for c in selection.calls))
+        elif isinstance(selection, str):
+            query = selection
+            if tools is None:
+                raise TypeError("withdraw(query, tools): give the tools to withdraw with a query string "
+                                "(or pass the SelectionResult, whose calls name them)")
+        else:
+            raise TypeError(f"selection must be a SelectionResult or its feedback_query (a str), "
+                            f"not {type(selection).__name__}")
+        return int(self.add_feedback(query, tools, remove=True)["withdrawn"])
 
     def close(self) -> None:
         """Release the native selectors now (a call in flight keeps its own
@@ -441,10 +479,11 @@ class ToolSelector:
         res = SelectionResult(
             calls=[ToolCall.from_json(c) for c in done.get("calls") or []],
             attempts=attempts,
-            dropped=[DroppedCall(tool=d.get("tool", ""), reason=d.get("reason", ""), raw=d)
+            dropped=[DroppedCall(tool=d.get("tool", ""), reason=d.get("reason", ""), raw=d, rule=d.get("rule", ""))
                      for d in done.get("dropped") or []],
             offered=list(done.get("offered") or []),
             client_exceptions=list(done.get("_client_exceptions") or []),
+            feedback_query=done.get("feedback_query") or "",
         )
         err = done.get("error")
         if err:
