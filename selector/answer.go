@@ -30,7 +30,7 @@ func (ss *Session) readReply(resp ChatResponse) (raw []rawCall, search string, e
 	}
 	raw, search, repaired, err := readCalls(content)
 	if err == nil && repaired > 0 {
-		ss.repaired = append(ss.repaired, fmt.Sprintf("trailing commas removed: %d", repaired))
+		ss.att.repaired = append(ss.att.repaired, fmt.Sprintf("trailing commas removed: %d", repaired))
 	}
 	if err != nil && ss.cfg.APIKey != "" && strings.Contains(content, ss.cfg.APIKey) {
 		// The message quotes the start of the reply; quote it redacted, so
@@ -71,7 +71,7 @@ func (ss *Session) noAnswer(resp ChatResponse, reasoning string, perr error) err
 	}
 	if answer, _ := splitThinking(resp.Content); strings.TrimSpace(reasoning) != "" && strings.TrimSpace(answer) == "" {
 		return parseErrorf("the reply is empty: the model wrote %d bytes of reasoning and no answer (calls are never taken from reasoning); %s",
-			len(reasoning), thinkingHint(ss.cfg, ss.dialect, ss.models[max(ss.next-1, 0)]))
+			len(reasoning), thinkingHint(ss.cfg, ss.att.dialect, ss.models[max(ss.next-1, 0)]))
 	}
 	return perr
 }
@@ -116,14 +116,14 @@ func filtered(resp ChatResponse) error {
 // what it held: it names the limit, the completion tokens spent and how much
 // of them was reasoning.
 func (ss *Session) truncated(resp ChatResponse, reasoning, what string) error {
-	_, limit := tokenLimit(&ss.cfg, ss.dialect)
+	_, limit := tokenLimit(&ss.cfg, ss.att.dialect)
 	spent := "an unreported number of"
 	if resp.CompletionTokens > 0 {
 		spent = fmt.Sprint(resp.CompletionTokens)
 	}
 	msg := fmt.Sprintf("the reply stopped at the token limit, %s, after %s completion tokens, with %s", limit, spent, what)
 	if strings.TrimSpace(reasoning) != "" {
-		msg += fmt.Sprintf("; %d bytes of it were reasoning: %s", len(reasoning), thinkingHint(ss.cfg, ss.dialect, ss.models[max(ss.next-1, 0)]))
+		msg += fmt.Sprintf("; %d bytes of it were reasoning: %s", len(reasoning), thinkingHint(ss.cfg, ss.att.dialect, ss.models[max(ss.next-1, 0)]))
 	}
 	return &truncatedError{msg}
 }

@@ -7,6 +7,33 @@ import (
 	"time"
 )
 
+// attemptState is the attempt in progress, across its search rounds and
+// the retries that adapt its request: advance starts it afresh for each
+// model, and Feed reads it into the Attempt it records.
+type attemptState struct {
+	sentAt    time.Time  // when its first round was sent
+	end       time.Time  // sentAt + its timeout: every round must end by then
+	searches  []Search   // its search rounds so far
+	promptTok int        // prompt tokens of its replies, summed over its rounds
+	complTok  int        // completion tokens of its replies, likewise
+	have      adaptation // the adaptations its requests carry
+	adapted   []string   // their descriptions, for the attempt record
+	repaired  []string   // what the reader repaired in its replies (readCalls)
+	dialect   dialect    // its dialect
+	replay    []Message  // a continued conversation's turns after the user prompt (DeepSeek's tool loop)
+}
+
+// report is the record of the attempt so far, to model, as of now: what
+// its rounds cost and how its requests were shaped.
+func (at *attemptState) report(model string, now time.Time) Attempt {
+	a := Attempt{Model: model, Latency: now.Sub(at.sentAt),
+		PromptTokens: at.promptTok, CompletionTokens: at.complTok, Searches: at.searches, Adapted: at.adapted}
+	if !at.dialect.plain {
+		a.Dialect = at.dialect.name
+	}
+	return a
+}
+
 // advance prepares the next attempt, or finishes when none is left. Every
 // attempt starts from the first offer.
 func (ss *Session) advance() {
@@ -23,17 +50,15 @@ func (ss *Session) advance() {
 			ss.record(Attempt{Model: model, Kind: KindTimeout, Message: "the caller's deadline passed before the attempt started"})
 			continue
 		}
-		ss.cur, ss.searches, ss.promptTok, ss.complTok = ss.first, nil, 0, 0
-		ss.replay = nil
-		ss.have = learnedFor(ss.cfg.learnKey(), model)
-		ss.adapted, ss.repaired = nil, nil
-		if ss.have != 0 {
+		ss.cur = ss.first
+		ss.att = attemptState{have: learnedFor(ss.cfg.learnKey(), model)}
+		if ss.att.have != 0 {
 			// Named as when they were learned: against the request they change.
 			unadapted, _ := ss.request(model, 0, 0)
-			ss.adapted = adaptationNames(ss.have, unadapted, "learned earlier: ")
+			ss.att.adapted = adaptationNames(ss.att.have, unadapted, "learned earlier: ")
 		}
-		ss.sentAt = ss.now()
-		ss.attemptEnd = ss.sentAt.Add(timeout)
+		ss.att.sentAt = ss.now()
+		ss.att.end = ss.att.sentAt.Add(timeout)
 		ss.pending = ss.chat(model, timeout)
 		ss.warnTemperature(model)
 		return
@@ -50,7 +75,7 @@ func (ss *Session) warnTemperature(model string) {
 		return
 	}
 	what := ""
-	switch ss.dialect.temperature {
+	switch ss.att.dialect.temperature {
 	case temperatureOmit:
 		what = "sends no temperature: the model takes only its own"
 	case temperatureOne:
@@ -59,7 +84,7 @@ func (ss *Session) warnTemperature(model string) {
 		}
 	}
 	if what != "" {
-		ss.log.LogAttrs(ss.ctx, slog.LevelWarn, "tool selection: the "+ss.dialect.name+" dialect "+what+"; the configured temperature is not sent",
+		ss.log.LogAttrs(ss.ctx, slog.LevelWarn, "tool selection: the "+ss.att.dialect.name+" dialect "+what+"; the configured temperature is not sent",
 			slog.String("model", model), slog.Float64("temperature", t), slog.String("setting", EnvTemperature))
 	}
 }
@@ -67,8 +92,8 @@ func (ss *Session) warnTemperature(model string) {
 // chat is the request for the current offer, shaped for model's dialect
 // with the attempt's adaptations; it becomes the session's pending request.
 func (ss *Session) chat(model string, timeout time.Duration) *ChatRequest {
-	req, d := ss.request(model, timeout, ss.have)
-	ss.dialect = d
+	req, d := ss.request(model, timeout, ss.att.have)
+	ss.att.dialect = d
 	ss.traceChat(req)
 	return req
 }
@@ -82,9 +107,9 @@ func (ss *Session) request(model string, timeout time.Duration, have adaptation)
 		Temperature: ss.cfg.Temperature,
 		Timeout:     timeout,
 	}
-	if len(ss.replay) > 0 {
+	if len(ss.att.replay) > 0 {
 		req.Messages = append(append([]Message(nil), ss.cur.messages[:1]...), ss.user0())
-		req.Messages = append(req.Messages, ss.replay...)
+		req.Messages = append(req.Messages, ss.att.replay...)
 	}
 	if ss.cfg.Mode == ModeNative {
 		req.Tools = ss.cur.tools
@@ -144,18 +169,18 @@ func (ss *Session) adapt(req *ChatRequest, err error) (Action, bool) {
 	if !errors.As(err, &ce) || ce.Kind != KindHTTPStatus || (ce.StatusCode != 400 && ce.StatusCode != 422) {
 		return Action{}, false
 	}
-	a, ok := adaptTo(ce.Message, req, ss.have)
+	a, ok := adaptTo(ce.Message, req, ss.att.have)
 	if !ok {
 		return Action{}, false
 	}
 	names := adaptationNames(a, req, "")
 	what := strings.Join(names, ", ")
-	left := ss.attemptEnd.Sub(ss.now())
+	left := ss.att.end.Sub(ss.now())
 	if left <= 0 {
 		return Action{}, false
 	}
-	ss.have |= a
-	ss.adapted = append(ss.adapted, names...)
+	ss.att.have |= a
+	ss.att.adapted = append(ss.att.adapted, names...)
 	if rememberable(ce.Message) {
 		learn(ss.cfg.learnKey(), req.Model, a)
 	}

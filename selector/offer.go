@@ -167,28 +167,28 @@ func (ss *Session) searchRound(model, query string, a Attempt, resp ChatResponse
 	if len(picked) > 0 {
 		entries = picked
 	}
-	more := len(ss.searches)+1 < ss.cfg.Searches()
+	more := len(ss.att.searches)+1 < ss.cfg.Searches()
 	next, err := ss.newOffer(entries, more, searchNote(query, len(picked) > 0))
 	if err != nil {
 		a.Kind, a.Message = KindSearch, err.Error()
 		return ss.fail(a)
 	}
 	ss.cur = next
-	ss.searches = append(ss.searches, Search{Query: query, Offered: next.names})
-	a.Searches = ss.searches
+	ss.att.searches = append(ss.att.searches, Search{Query: query, Offered: next.names})
+	a.Searches = ss.att.searches
 	ss.log.LogAttrs(ss.ctx, slog.LevelInfo, "tool selection: search round",
 		slog.String("model", model), slog.String("query", query),
 		slog.Int("matched", len(picked)), slog.Int("offered", len(next.names)))
-	left := ss.attemptEnd.Sub(ss.now())
+	left := ss.att.end.Sub(ss.now())
 	if left <= 0 {
 		a.Kind, a.Message = KindTimeout, "the attempt's timeout ran out before the search round could be asked"
 		return ss.fail(a)
 	}
-	if r := ss.cfg.reasoning(); ss.cfg.Mode == ModeNative && ss.dialect.replayReasoning &&
+	if r := ss.cfg.reasoning(); ss.cfg.Mode == ModeNative && ss.att.dialect.replayReasoning &&
 		r != ReasoningOff && r != ReasoningProvider && resp.Reasoning != "" {
 		for _, tc := range resp.ToolCalls {
 			if tc.Name == SearchToolName {
-				ss.replay = append(ss.replay,
+				ss.att.replay = append(ss.att.replay,
 					Message{Role: "assistant", Content: resp.Content, ReasoningContent: resp.Reasoning, ToolCalls: []NativeCall{tc}},
 					Message{Role: "tool", ToolCallID: tc.ID, Content: strings.TrimSpace(searchNote(query, len(picked) > 0))})
 				break

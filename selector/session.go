@@ -49,21 +49,11 @@ type Session struct {
 	pending  *ChatRequest
 	attempts []Attempt
 	done     *Action
+	att      attemptState // the attempt in progress
 
-	// The attempt in progress, across its search rounds.
-	sentAt     time.Time // when its first round was sent
-	attemptEnd time.Time // sentAt + its timeout: every round must end by then
-	searches   []Search
-	promptTok  int
-	complTok   int
-	span       trace.Span // the selection's span (telemetry.go)
-	chatSpan   trace.Span // the pending request's span
-	began      time.Time
-	have       adaptation // the adaptations the attempt's requests carry
-	adapted    []string   // their descriptions, for the attempt record
-	repaired   []string   // what the reader repaired in its replies (readCalls)
-	dialect    dialect    // the attempt's dialect
-	replay     []Message  // a continued conversation's turns after the user prompt (DeepSeek's tool loop)
+	span     trace.Span // the selection's span (telemetry.go)
+	chatSpan trace.Span // the pending request's span
+	began    time.Time  // when Begin started: the selection's duration
 }
 
 // Begin starts a selection: it picks the offered tools (the eligible ones,
@@ -167,18 +157,14 @@ func (ss *Session) Feed(ctx context.Context, resp ChatResponse, err error) Actio
 	req := ss.pending
 	ss.pending = nil
 	ss.traceFed(resp, err)
-	ss.promptTok += resp.PromptTokens
-	ss.complTok += resp.CompletionTokens
+	ss.att.promptTok += resp.PromptTokens
+	ss.att.complTok += resp.CompletionTokens
 	if err != nil {
 		if next, ok := ss.adapt(req, err); ok {
 			return next
 		}
 	}
-	a := Attempt{Model: req.Model, Latency: ss.now().Sub(ss.sentAt),
-		PromptTokens: ss.promptTok, CompletionTokens: ss.complTok, Searches: ss.searches, Adapted: ss.adapted}
-	if !ss.dialect.plain {
-		a.Dialect = ss.dialect.name
-	}
+	a := ss.att.report(req.Model, ss.now())
 	if err != nil {
 		a.Kind, a.Message = classify(err)
 		if why := ss.cfg.unserved(req.Model); why != "" && a.Kind == KindHTTPStatus {
@@ -187,7 +173,7 @@ func (ss *Session) Feed(ctx context.Context, resp ChatResponse, err error) Actio
 		return ss.fail(a)
 	}
 	raw, search, perr := ss.readReply(resp)
-	a.Repaired = ss.repaired
+	a.Repaired = ss.att.repaired
 	if perr != nil {
 		a.Kind, a.Message = KindParse, perr.Error()
 		var te *truncatedError
