@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -163,7 +164,7 @@ func TestCallAllContinuesAfterFailures(t *testing.T) {
 func TestChatRepairer(t *testing.T) {
 	t.Run("repairs through the chat client", func(t *testing.T) {
 		chat := &scriptedChat{replies: []string{"```json\n{\"args\":{\"msg\":\"fixed\"}}\n```"}}
-		ex, sink := fixture(t, &executor.Options{Repairer: (&executor.ChatRepairer{Client: chat, Model: selector.DefaultModel, Timeout: selector.DefaultTimeout}).RepairArgs})
+		ex, sink := fixture(t, &executor.Options{Repairer: (&executor.ChatRepairer{Client: chat, Model: selector.DefaultModel, Timeout: 30 * time.Second}).RepairArgs})
 		res, err := ex.Call(context.Background(), call("echo", `{"message":"fixed"}`))
 		require.NoError(t, err)
 		assert.Equal(t, map[string]any{"msg": "fixed"}, res.Value)

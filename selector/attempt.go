@@ -71,7 +71,7 @@ func (ss *Session) advance() {
 // the caller set (a temperature other than the default 0): nothing silent.
 func (ss *Session) warnTemperature(model string) {
 	t := ss.cfg.Temperature
-	if t == DefaultTemperature {
+	if t == defaults.Temperature {
 		return
 	}
 	what := ""
@@ -85,7 +85,7 @@ func (ss *Session) warnTemperature(model string) {
 	}
 	if what != "" {
 		ss.log.LogAttrs(ss.ctx, slog.LevelWarn, "tool selection: the "+ss.att.dialect.name+" dialect "+what+"; the configured temperature is not sent",
-			slog.String("model", model), slog.Float64("temperature", t), slog.String("setting", EnvTemperature))
+			slog.String("model", model), slog.Float64("temperature", t), slog.String("setting", envOf("temperature")))
 	}
 }
 

@@ -185,7 +185,7 @@ func TestGoOpenAIChecksAreConfigErrors(t *testing.T) {
 	res, err := sel.Select(context.Background(), testRequest(t))
 	require.Error(t, err)
 	assert.Equal(t, KindConfig, res.Attempts[0].Kind, res.Attempts[0].Message)
-	assert.Contains(t, res.Attempts[0].Message, EnvMode)
+	assert.Contains(t, res.Attempts[0].Message, envOf("mode"))
 	assert.Empty(t, ws.requests(), "refused before sending")
 }
 
@@ -213,11 +213,11 @@ func TestGoOpenAIRefusalsNameTheSetting(t *testing.T) {
 		mut     func(*Config)
 		setting string
 	}{
-		{"completions-only model", func(c *Config) { c.Model = "davinci" }, EnvModel},
-		{"completions-only model ada", func(c *Config) { c.Model = "ada" }, EnvFallbackModel},
+		{"completions-only model", func(c *Config) { c.Model = "davinci" }, envOf("model")},
+		{"completions-only model ada", func(c *Config) { c.Model = "ada" }, envOf("fallback_model")},
 		{"temperature for a reasoning model", func(c *Config) {
 			c.Model, c.Provider, c.Temperature = "o3-mini", ProviderGeneric, 0.5
-		}, EnvTemperature},
+		}, envOf("temperature")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			learned.Clear()
@@ -330,7 +330,7 @@ func TestTruncatedNamesTheDefaultLimit(t *testing.T) {
 	require.Error(t, act.Err)
 	a := act.Result.Attempts[0]
 	assert.Equal(t, KindTruncated, a.Kind)
-	assert.Contains(t, a.Message, "32768 tokens (the zai dialect's default; "+EnvMaxTokens+" sets another)")
+	assert.Contains(t, a.Message, "32768 tokens (the zai dialect's default; "+envOf("max_tokens")+" sets another)")
 	assert.Contains(t, a.Message, "after 32768 completion tokens")
 }
 
@@ -525,7 +525,7 @@ func TestUnsentTemperatureIsLogged(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, tc.warned, strings.Contains(buf.String(), "the configured temperature is not sent"), "%s %v: %s", tc.model, tc.temp, buf.String())
 		if tc.warned {
-			assert.Contains(t, buf.String(), EnvTemperature)
+			assert.Contains(t, buf.String(), envOf("temperature"))
 		}
 	}
 }

@@ -321,7 +321,7 @@ func TestNewOpenAIClientSetsHTTPTimeout(t *testing.T) {
 	require.NoError(t, err)
 	d := c.(*openAIClient).doer
 	assert.Equal(t, 15*time.Second, d.client.Timeout)
-	assert.Equal(t, int64(DefaultMaxResponseBytes), d.limit)
+	assert.Equal(t, int64(defaults.MaxResponseBytes), d.limit)
 
 	own := &http.Client{Timeout: 3 * time.Second}
 	c, err = NewOpenAIClient(&cfg, own)

@@ -11,15 +11,15 @@ import (
 // one.
 func thinkingHint(cfg Config, d dialect, model string) string {
 	if cfg.reasoning() != ReasoningOff {
-		return fmt.Sprintf("set %s=off to turn thinking off", EnvReasoning)
+		return fmt.Sprintf("set %s=off to turn thinking off", envOf("reasoning"))
 	}
-	off := fmt.Sprintf("thinking was asked to be off (%s=off)", EnvReasoning)
+	off := fmt.Sprintf("thinking was asked to be off (%s=off)", envOf("reasoning"))
 	if d.thinking != nil {
 		hint := fmt.Sprintf("%s and the %s dialect sent its switch, but the model thought anyway: raise %s, or pick a model that can stop thinking",
-			off, d.name, EnvMaxTokens)
+			off, d.name, envOf("max_tokens"))
 		if fam, name, ok := modelFamily(model); ok && cfg.provider() == ProviderAuto && fam == Provider(d.name) && detectProvider(cfg.BaseURL, "") == ProviderGeneric {
 			hint += fmt.Sprintf("; the switch is %s's own, chosen by the model's name: if the server is not %s's API, set %s to the server it runs on (%s)",
-				name, name, EnvProvider, strings.Join(providerValues(servers), ", "))
+				name, name, envOf("provider"), strings.Join(names(servers), ", "))
 		}
 		return hint
 	}
@@ -29,34 +29,25 @@ func thinkingHint(cfg Config, d dialect, model string) string {
 // servers are the providers that are servers a model runs on, whatever the model.
 var servers = []Provider{ProviderVLLM, ProviderLlamaCpp, ProviderOllama, ProviderLMStudio}
 
-// providerValues spells providers as LLM_COMMON_TOOL_SELECTION_PROVIDER takes them.
-func providerValues(ps []Provider) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = string(p)
-	}
-	return out
-}
-
 // providerAdvice names the exact LLM_COMMON_TOOL_SELECTION_PROVIDER value
 // that sends model a thinking switch: its family's provider, or the
 // provider a shared port's default names, or the values to choose from.
 func providerAdvice(cfg Config, model string) string {
 	if p, name, ok := modelFamily(model); ok {
 		if p == providerGPTOSS {
-			return fmt.Sprintf("set %s=auto: %s models are recognised by their name", EnvProvider, name)
+			return fmt.Sprintf("set %s=auto: %s models are recognised by their name", envOf("provider"), name)
 		}
 		return fmt.Sprintf("set %s=%s (the model is %s's), or to the server it runs on (%s)",
-			EnvProvider, p, name, strings.Join(providerValues(servers), ", "))
+			envOf("provider"), p, name, strings.Join(names(servers), ", "))
 	}
 	if u, err := url.Parse(cfg.BaseURL); err == nil && isLocalHost(strings.ToLower(u.Hostname())) {
 		switch u.Port() {
 		case "8000":
 			return fmt.Sprintf("set %s=vllm if this is vLLM (port 8000 is its default), or to the server it runs on (%s)",
-				EnvProvider, strings.Join(providerValues(servers), ", "))
+				envOf("provider"), strings.Join(names(servers), ", "))
 		case "8080":
 			return fmt.Sprintf("set %s=llamacpp if this is llama.cpp's server (port 8080 is its default), or to the server it runs on (%s)",
-				EnvProvider, strings.Join(providerValues(servers), ", "))
+				envOf("provider"), strings.Join(names(servers), ", "))
 		}
 	}
 	var withSwitch []Provider
@@ -66,5 +57,5 @@ func providerAdvice(cfg Config, model string) string {
 			withSwitch = append(withSwitch, p)
 		}
 	}
-	return fmt.Sprintf("set %s to the server's provider, one of %s", EnvProvider, strings.Join(providerValues(withSwitch), ", "))
+	return fmt.Sprintf("set %s to the server's provider, one of %s", envOf("provider"), strings.Join(names(withSwitch), ", "))
 }
