@@ -212,9 +212,9 @@ func TestChatRepairer(t *testing.T) {
 			format, effort string
 			limitField     string
 		}{
-			{selector.Config{Provider: selector.ProviderOpenAI, Model: "o3-mini"}, true, "json_object", `"low"`, "max_completion_tokens"},
-			{selector.Config{Provider: selector.ProviderLMStudio, Model: "qwen/qwen3-4b"}, false, "json_schema", "", ""},
-			{selector.Config{Provider: selector.ProviderGeneric, Model: "llama3"}, false, "json_object", "", ""},
+			{selector.Config{Settings: selector.Settings{Provider: selector.ProviderOpenAI, Model: "o3-mini"}}, true, "json_object", `"low"`, "max_completion_tokens"},
+			{selector.Config{Settings: selector.Settings{Provider: selector.ProviderLMStudio, Model: "qwen/qwen3-4b"}}, false, "json_schema", "", ""},
+			{selector.Config{Settings: selector.Settings{Provider: selector.ProviderGeneric, Model: "llama3"}}, false, "json_object", "", ""},
 		} {
 			chat := &scriptedChat{replies: []string{`{"args":{"msg":"fixed"}}`}}
 			cfg := tc.cfg

@@ -34,18 +34,17 @@ const (
 	SearchToolName = "search_tools"
 )
 
-// Config configures a ToolSelector: a literal, or ConfigFromEnv or
-// ConfigFromJSON. A nil *Config passed to New means the defaults
-// ([ConfigSchema] lists them).
-//
-// New fills a zero Model, MaxCalls, Timeout, Mode, MaxResponseBytes,
-// OfferTokens, TopK or MaxSearches with its default, so the zero Config means the defaults: Temperature 0 is the
-// default temperature, and FailOpen false keeps the fail-closed default. (In Go
-// the switch is FailOpen so that a Config literal can never be fail-open by
-// omission; the environment variable and the JSON key stay "fail_closed".)
+// Settings are what the environment and JSON carry: every field is a
+// setting of [ConfigSchema], read by [ConfigFromEnv] and [ConfigFromJSON]
+// and checked by [Settings.Validate]. A zero field means its default: New
+// fills a zero Model, MaxCalls, Timeout, Mode, MaxResponseBytes,
+// OfferTokens, TopK or MaxSearches, Temperature 0 is the default
+// temperature, and FailOpen false keeps the fail-closed default. (In Go the
+// switch is FailOpen so that a literal can never be fail-open by omission;
+// the environment variable and the JSON key stay "fail_closed".)
 //
 // The API key never appears in String, GoString, LogValue or MarshalJSON output.
-type Config struct {
+type Settings struct {
 	// Model is the primary model (LLM_COMMON_TOOL_SELECTION_MODEL).
 	Model string
 	// FallbackModel is tried once after any failure of the primary; empty means none.
@@ -105,9 +104,15 @@ type Config struct {
 	// none for the generic dialect and OpenAI's chat models, so the server's
 	// own limit applies; room for thinking where the model thinks) (0-1,000,000).
 	MaxTokens int
+}
 
-	// The fields below are Go values, not settings: no environment variable
-	// or JSON key sets them, and String, LogValue and MarshalJSON leave them out.
+// Config configures a ToolSelector: its [Settings], and the collaborators
+// it works with, Go values no environment variable or JSON key sets (String,
+// LogValue and MarshalJSON leave them out). A nil *Config passed to New
+// means the defaults. [ConfigFromEnv] and [ConfigFromJSON] fill the
+// Settings; set the collaborators on what they return.
+type Config struct {
+	Settings
 
 	// Ranker turns on the offer budget and the search round: every eligible
 	// tool is offered while their view fits OfferTokens, else the top TopK
@@ -156,7 +161,7 @@ func (c *Config) learnKey() string {
 func (c *Config) unknownEndpoint() bool { return c.OwnClient && strings.TrimSpace(c.BaseURL) == "" }
 
 // Searches returns how many search rounds an attempt may make (0: off).
-func (c Config) Searches() int {
+func (c Settings) Searches() int {
 	switch {
 	case c.NoSearch:
 		return 0
@@ -169,7 +174,7 @@ func (c Config) Searches() int {
 // normalize makes the spelled-out defaults of Provider and Reasoning
 // ("auto", "off", any case) their zero values, so that a Config read from
 // the environment or JSON equals one built in Go.
-func (c *Config) normalize() {
+func (c *Settings) normalize() {
 	c.Provider = Provider(strings.ToLower(strings.TrimSpace(string(c.Provider))))
 	c.Reasoning = Reasoning(strings.ToLower(strings.TrimSpace(string(c.Reasoning))))
 	if c.Provider == ProviderAuto {
@@ -181,7 +186,7 @@ func (c *Config) normalize() {
 }
 
 // reasoning is Reasoning with the zero value spelled out (ReasoningOff).
-func (c Config) reasoning() Reasoning {
+func (c Settings) reasoning() Reasoning {
 	if c.Reasoning == "" {
 		return ReasoningOff
 	}
@@ -189,7 +194,7 @@ func (c Config) reasoning() Reasoning {
 }
 
 // provider is Provider with the zero value spelled out (ProviderAuto).
-func (c Config) provider() Provider {
+func (c Settings) provider() Provider {
 	if c.Provider == "" {
 		return ProviderAuto
 	}
@@ -199,8 +204,7 @@ func (c Config) provider() Provider {
 // withDefaults fills the fields left zero (a string of spaces counts) with
 // their defaults: a zero Config means the defaults.
 func (c Config) withDefaults() Config {
-	d := defaultConfig()
-	cv, dv := reflect.ValueOf(&c).Elem(), reflect.ValueOf(d)
+	cv, dv := reflect.ValueOf(&c.Settings).Elem(), reflect.ValueOf(defaultConfig().Settings)
 	for i := range settings {
 		f := cv.FieldByName(settings[i].field) // FailClosed has none: FailOpen's zero is the default
 		if !f.IsValid() {
@@ -324,7 +328,7 @@ func redactURL(s string) string {
 }
 
 // Validate checks every field and returns an errors.Join of *ConfigError, or nil.
-func (c Config) Validate() error {
+func (c Settings) Validate() error {
 	var errs []error
 	for i := range settings {
 		s := &settings[i]
@@ -412,7 +416,7 @@ func configFromEnv(environ map[string]string) (Config, error) {
 			} else if err := s.check(v, text); err != nil {
 				errs = append(errs, err)
 			} else {
-				s.assign(&c, v)
+				s.assign(&c.Settings, v)
 			}
 			break
 		}
@@ -464,7 +468,7 @@ func ConfigFromJSON(data []byte) (Config, error) {
 		if err := s.check(v, fmt.Sprint(v)); err != nil {
 			errs = append(errs, err)
 		} else {
-			s.assign(&c, v)
+			s.assign(&c.Settings, v)
 		}
 	}
 	if len(errs) > 0 {
@@ -480,7 +484,7 @@ func ConfigFromJSON(data []byte) (Config, error) {
 // MarshalJSON writes every setting under its JSON key, without the API key:
 // "api_key_set" says whether one is configured. A password in the feedback
 // URL is masked, and an empty feedback setting is left out.
-func (c Config) MarshalJSON() ([]byte, error) {
+func (c Settings) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for _, kv := range c.wire() {
@@ -501,7 +505,7 @@ func (c Config) MarshalJSON() ([]byte, error) {
 }
 
 // wire lists the settings as MarshalJSON and LogValue write them.
-func (c Config) wire() []slog.Attr {
+func (c Settings) wire() []slog.Attr {
 	out := make([]slog.Attr, 0, len(settings))
 	for i := range settings {
 		s := &settings[i]
@@ -522,7 +526,7 @@ func (c Config) wire() []slog.Attr {
 
 // timeoutS is Timeout in whole seconds, as the environment and JSON give it
 // (a fraction of a second rounds up, so a valid Go value stays valid).
-func (c Config) timeoutS() int {
+func (c Settings) timeoutS() int {
 	if c.Timeout <= 0 {
 		return int(c.Timeout / time.Second)
 	}
@@ -545,7 +549,16 @@ func (r Reasoning) MarshalJSON() ([]byte, error) {
 	return json.Marshal(string(r))
 }
 
-// String describes the configuration with the API key redacted.
+// String describes the settings with the API key redacted.
+func (c Settings) String() string {
+	b, _ := c.MarshalJSON()
+	return "selector.Settings" + string(b)
+}
+
+// GoString is String, so %#v cannot print the API key either.
+func (c Settings) GoString() string { return c.String() }
+
+// String describes the configuration's settings with the API key redacted.
 func (c Config) String() string {
 	b, _ := c.MarshalJSON()
 	return "selector.Config" + string(b)
@@ -555,4 +568,4 @@ func (c Config) String() string {
 func (c Config) GoString() string { return c.String() }
 
 // LogValue renders the configuration for log/slog without the API key.
-func (c Config) LogValue() slog.Value { return slog.GroupValue(c.wire()...) }
+func (c Settings) LogValue() slog.Value { return slog.GroupValue(c.wire()...) }

@@ -16,8 +16,8 @@ import (
 func TestConfigDefaults(t *testing.T) {
 	c, err := ConfigFromEnvMap(nil)
 	require.NoError(t, err)
-	assert.Equal(t, Config{Model: "glm-4.5-air", MaxCalls: 5, Timeout: 30 * time.Second, Temperature: 0, FailOpen: false, Mode: "json", MaxResponseBytes: 4 << 20,
-		OfferTokens: 10000, TopK: 10, MaxSearches: 1}, c)
+	assert.Equal(t, Config{Settings: Settings{Model: "glm-4.5-air", MaxCalls: 5, Timeout: 30 * time.Second, Temperature: 0,
+		FailOpen: false, Mode: "json", MaxResponseBytes: 4 << 20, OfferTokens: 10000, TopK: 10, MaxSearches: 1}}, c)
 	assert.Equal(t, defaultConfig(), c)
 	// Empty values count as unset.
 	c, err = ConfigFromEnvMap(map[string]string{envOf("max_calls"): "", envOf("fail_closed"): "", envOf("model"): ""})
@@ -34,9 +34,9 @@ func TestConfigFromEnvValues(t *testing.T) {
 		"OPENAI_BASE_URL": "https://ignored.example/v1", "OPENAI_API_KEY": "ignored",
 	})
 	require.NoError(t, err)
-	assert.Equal(t, Config{Model: "gpt-4o-mini", FallbackModel: "qwen3", MaxCalls: 20, Timeout: 120 * time.Second, FailOpen: true,
-		Temperature: 0.25, BaseURL: "http://localhost:11434/v1", APIKey: "k1", Mode: "native", MaxResponseBytes: 1024,
-		OfferTokens: 500, TopK: 1000, NoSearch: true}, c)
+	assert.Equal(t, Config{Settings: Settings{Model: "gpt-4o-mini", FallbackModel: "qwen3", MaxCalls: 20, Timeout: 120 * time.Second,
+		FailOpen: true, Temperature: 0.25, BaseURL: "http://localhost:11434/v1", APIKey: "k1", Mode: "native",
+		MaxResponseBytes: 1024, OfferTokens: 500, TopK: 1000, NoSearch: true}}, c)
 	assert.Equal(t, 0, c.Searches())
 }
 
@@ -131,7 +131,7 @@ func TestConfigValidateGoBuilt(t *testing.T) {
 	_, err = New(nil, &c)
 	assert.ErrorIs(t, err, ErrInvalidConfig)
 
-	s, err := New(nil, &Config{Model: "m", FailOpen: false})
+	s, err := New(nil, &Config{Settings: Settings{Model: "m", FailOpen: false}})
 	require.NoError(t, err)
 	assert.Equal(t, 5, s.Config().MaxCalls)
 	assert.Equal(t, 30*time.Second, s.Config().Timeout)
@@ -139,7 +139,7 @@ func TestConfigValidateGoBuilt(t *testing.T) {
 	assert.Equal(t, defaults.OfferTokens, s.Config().OfferTokens)
 	assert.Equal(t, DefaultTopK, s.Config().TopK)
 	assert.Equal(t, 1, s.Config().Searches(), "a zero Config searches once, like the environment's default")
-	s, err = New(nil, &Config{NoSearch: true})
+	s, err = New(nil, &Config{Settings: Settings{NoSearch: true}})
 	require.NoError(t, err)
 	assert.Equal(t, 0, s.Config().Searches())
 	s, err = New(nil, nil)

@@ -42,7 +42,7 @@
 // Configuration: [New] takes a [*Config] whose zero fields mean the defaults;
 // [ConfigFromEnv] reads the [EnvPrefix] variables, [ConfigFromJSON] the
 // JSON form (each starting from the defaults), and [ConfigSchema] describes
-// every setting, from the one table both readers and [Config.Validate] read. Records of
+// every setting, from the one table both readers and [Settings.Validate] read. Records of
 // each attempt and decision go to log/slog when [Config].Logger is set (nil
 // logs nothing); selections that return calls are recorded with
 // Config.Recorder ([FeedbackRecorder]).

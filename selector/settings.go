@@ -19,9 +19,9 @@ const (
 	// DefaultModel is the model a zero [Config] asks.
 	DefaultModel = "glm-4.5-air"
 	// DefaultTopK is how many ranked tools a zero [Config] offers above the
-	// budget ([Config.TopK]).
+	// budget ([Settings.TopK]).
 	DefaultTopK = 10
-	// MaxTopK bounds [Config.TopK] and every per-request top K (select --k, the C
+	// MaxTopK bounds [Settings.TopK] and every per-request top K (select --k, the C
 	// ABI's top_k): a model offered more tools than this gains nothing from ranking.
 	MaxTopK = 1000
 )
@@ -64,11 +64,11 @@ type setting struct {
 	unit, zero, want string
 	// get reads the wire value from a Config; set writes one parsed value
 	// (int64, float64, bool or string). Nil: the Config field of that name.
-	get func(c *Config) any
-	set func(c *Config, v any)
+	get func(c *Settings) any
+	set func(c *Settings, v any)
 	// exact is the Go value the bounds are checked on, where the wire
 	// value is rounded or folded (nil: get).
-	exact func(c *Config) any
+	exact func(c *Settings) any
 }
 
 // settings is the table, in the order ConfigSchema, MarshalJSON and
@@ -79,15 +79,15 @@ var settings = []setting{
 	{key: "max_calls", field: "MaxCalls", typ: "int", def: 5, ranged: true, min: 1, max: 20},
 	// Timeout is a time.Duration in Go and whole seconds on the wire.
 	{key: "timeout_s", field: "Timeout", typ: "int", def: 30, ranged: true, min: 1, max: 120, unit: " number of seconds",
-		get:   func(c *Config) any { return c.timeoutS() },
-		set:   func(c *Config, v any) { c.Timeout = time.Duration(v.(int64)) * time.Second },
-		exact: func(c *Config) any { return c.Timeout.Seconds() }},
+		get:   func(c *Settings) any { return c.timeoutS() },
+		set:   func(c *Settings, v any) { c.Timeout = time.Duration(v.(int64)) * time.Second },
+		exact: func(c *Settings) any { return c.Timeout.Seconds() }},
 	{key: "temperature", field: "Temperature", typ: "float", def: 0.0, ranged: true, min: 0, max: 1},
 	// FailOpen is the Go switch, so that a literal is never fail-open by
 	// omission; the wire says it negated.
 	{key: "fail_closed", field: "FailClosed", typ: "bool", def: true,
-		get: func(c *Config) any { return !c.FailOpen },
-		set: func(c *Config, v any) { c.FailOpen = !v.(bool) }},
+		get: func(c *Settings) any { return !c.FailOpen },
+		set: func(c *Settings, v any) { c.FailOpen = !v.(bool) }},
 	{key: "base_url", field: "BaseURL", typ: "string", openAI: true, secret: true, format: "http_url", want: "an http or https URL"},
 	{key: "api_key", field: "APIKey", typ: "string", openAI: true, secret: true, want: "any text"},
 	{key: "mode", field: "Mode", typ: "string", def: string(ModeJSON), choices: []string{string(ModeJSON), string(ModeNative)}},
@@ -98,13 +98,13 @@ var settings = []setting{
 	{key: "top_k", field: "TopK", typ: "int", def: DefaultTopK, ranged: true, min: 1, max: MaxTopK},
 	// max_searches 0 is NoSearch in Go.
 	{key: "max_searches", field: "MaxSearches", typ: "int", def: defaultSearches, ranged: true, min: 0, max: 10, zero: " (no search round)",
-		get:   func(c *Config) any { return c.Searches() },
-		set:   func(c *Config, v any) { c.MaxSearches, c.NoSearch = int(v.(int64)), v.(int64) == 0 },
-		exact: func(c *Config) any { return c.MaxSearches }},
+		get:   func(c *Settings) any { return c.Searches() },
+		set:   func(c *Settings, v any) { c.MaxSearches, c.NoSearch = int(v.(int64)), v.(int64) == 0 },
+		exact: func(c *Settings) any { return c.MaxSearches }},
 	{key: "provider", field: "Provider", typ: "string", def: string(ProviderAuto), choices: names(providers),
-		get: func(c *Config) any { return string(c.provider()) }},
+		get: func(c *Settings) any { return string(c.provider()) }},
 	{key: "reasoning", field: "Reasoning", typ: "string", def: string(ReasoningOff), choices: names(reasoningLevels),
-		get: func(c *Config) any { return string(c.reasoning()) }},
+		get: func(c *Settings) any { return string(c.reasoning()) }},
 	{key: "max_tokens", field: "MaxTokens", typ: "int", def: 0, ranged: true, min: 0, max: 1_000_000, unit: " number of tokens", zero: " (the dialect's default)"},
 }
 
@@ -184,7 +184,7 @@ func (s *setting) rule() string {
 }
 
 // value reads the setting's wire value from c.
-func (s *setting) value(c *Config) any {
+func (s *setting) value(c *Settings) any {
 	if s.get != nil {
 		return s.get(c)
 	}
@@ -199,7 +199,7 @@ func (s *setting) value(c *Config) any {
 }
 
 // checked is the value the rule is checked on.
-func (s *setting) checked(c *Config) any {
+func (s *setting) checked(c *Settings) any {
 	if s.exact != nil {
 		return s.exact(c)
 	}
@@ -207,7 +207,7 @@ func (s *setting) checked(c *Config) any {
 }
 
 // assign writes a parsed value (int64, float64, bool or string) to c.
-func (s *setting) assign(c *Config, v any) {
+func (s *setting) assign(c *Settings, v any) {
 	if s.set != nil {
 		s.set(c, v)
 		return
@@ -243,7 +243,7 @@ func (s *setting) parse(text string) (any, error) {
 
 // defaultConfig returns the documented defaults: every setting's default.
 func defaultConfig() Config {
-	var c Config
+	var c Settings
 	for i := range settings {
 		s := &settings[i]
 		switch d := s.def.(type) {
@@ -255,7 +255,7 @@ func defaultConfig() Config {
 		}
 	}
 	c.normalize()
-	return c
+	return Config{Settings: c}
 }
 
 // decode reads the setting from its JSON value: int64, float64, bool or

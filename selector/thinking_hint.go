@@ -52,7 +52,7 @@ func providerAdvice(cfg Config, model string) string {
 	}
 	var withSwitch []Provider
 	for _, p := range providers {
-		c := Config{Provider: p}
+		c := Config{Settings: Settings{Provider: p}}
 		if p != ProviderAuto && dialectFor(&c, model).thinking != nil {
 			withSwitch = append(withSwitch, p)
 		}

@@ -87,8 +87,7 @@ func TestAPIKeyNeverLeaksGo(t *testing.T) {
 					t.Run(fmt.Sprintf("%s/failopen=%v/%s", mode, failOpen, name), func(t *testing.T) {
 						t.Parallel()
 						var logs logBuffer
-						cfg := selector.Config{Timeout: 1 * time.Second, Mode: mode, FailOpen: failOpen, APIKey: key,
-							BaseURL: srv.BaseURL(name), Model: "primary", FallbackModel: "fallback"}
+						cfg := selector.Config{Settings: selector.Settings{Timeout: 1 * time.Second, Mode: mode, FailOpen: failOpen, APIKey: key, BaseURL: srv.BaseURL(name), Model: "primary", FallbackModel: "fallback"}}
 						reg := newRegistry(t)
 						client, err := selector.NewOpenAIClient(&cfg, nil)
 						require.NoError(t, err)
@@ -310,7 +309,7 @@ func TestPromptInjection(t *testing.T) {
 				for _, failOpen := range []bool{false, true} {
 					t.Run(fmt.Sprintf("%s/%s/%s/failopen=%v", s.name, w, mode, failOpen), func(t *testing.T) {
 						reg := s.reg(t)
-						cfg := selector.Config{Timeout: 5 * time.Second, Mode: mode, FailOpen: failOpen, BaseURL: srv.BaseURL(faultserver.Inject), Model: "m"}
+						cfg := selector.Config{Settings: selector.Settings{Timeout: 5 * time.Second, Mode: mode, FailOpen: failOpen, BaseURL: srv.BaseURL(faultserver.Inject), Model: "m"}}
 						client, err := selector.NewOpenAIClient(&cfg, nil)
 						require.NoError(t, err)
 						cfg.Logger = slog.New(slog.DiscardHandler)
