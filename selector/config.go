@@ -35,8 +35,9 @@ const (
 )
 
 // Settings are what the environment and JSON carry: every field is a
-// setting of [ConfigSchema], read by [ConfigFromEnv] and [ConfigFromJSON]
-// and checked by [Settings.Validate]. A zero field means its default: New
+// setting of [ConfigSchema] (which gives each one's variable, bounds and
+// default), read by [ConfigFromEnv] and [ConfigFromJSON] and checked by
+// [Settings.Validate]. A zero field means its default: New
 // fills a zero Model, MaxCalls, Timeout, Mode, MaxResponseBytes,
 // OfferTokens, TopK or MaxSearches, Temperature 0 is the default
 // temperature, and FailOpen false keeps the fail-closed default. (In Go the
@@ -45,21 +46,21 @@ const (
 //
 // The API key never appears in String, GoString, LogValue or MarshalJSON output.
 type Settings struct {
-	// Model is the primary model (LLM_COMMON_TOOL_SELECTION_MODEL).
+	// Model is the primary model.
 	Model string
 	// FallbackModel is tried once after any failure of the primary; empty means none.
 	FallbackModel string
-	// MaxCalls caps the calls returned, keeping the model's order (1-20).
+	// MaxCalls caps the calls returned, keeping the model's order.
 	MaxCalls int
-	// Timeout bounds each attempt (1 s to 120 s); the caller's context
-	// deadline, if sooner, wins. The environment and JSON give it in whole
-	// seconds (LLM_COMMON_TOOL_SELECTION_TIMEOUT_S, "timeout_s").
+	// Timeout bounds each attempt; the caller's context deadline, if
+	// sooner, wins. The environment and JSON give it in whole seconds
+	// ("timeout_s").
 	Timeout time.Duration
-	// Temperature is sent to the model as given, 0 included (0-1).
+	// Temperature is sent to the model as given, 0 included.
 	Temperature float64
 	// FailOpen drops invalid calls (reporting them) and keeps the valid ones;
-	// false, the default, fails the whole attempt on any invalid call. It is
-	// LLM_COMMON_TOOL_SELECTION_FAIL_CLOSED negated, and "fail_closed" in JSON.
+	// false, the default, fails the whole attempt on any invalid call. The
+	// environment and JSON say it negated ("fail_closed").
 	FailOpen bool
 	// BaseURL is the OpenAI-compatible endpoint; empty means the go-openai default (api.openai.com).
 	BaseURL string
@@ -67,10 +68,9 @@ type Settings struct {
 	APIKey string
 	// Mode is ModeJSON (the `calls` contract) or ModeNative (provider tool_calls).
 	Mode Mode
-	// MaxResponseBytes bounds a response body; a larger one is refused unread (1 KiB - 1 GiB).
+	// MaxResponseBytes bounds a response body; a larger one is refused unread.
 	MaxResponseBytes int64
-	// Feedback is where selections are recorded as ranking feedback
-	// (LLM_COMMON_TOOL_SELECTION_FEEDBACK): a JSON Lines file path or a
+	// Feedback is where selections are recorded as ranking feedback: a JSON Lines file path or a
 	// redis:// (rediss://) URL; empty means off. The selector records through
 	// Recorder (see FeedbackRecorder), which New requires when Feedback is set.
 	Feedback string
@@ -78,16 +78,16 @@ type Settings struct {
 	// eligible tool is offered while the offered view (the tools in the
 	// format the request carries them, counted with the Ranker's tokenizer)
 	// is at most this many tokens; above it, the top TopK ranked tools are
-	// offered (1-10,000,000; default 10,000).
+	// offered.
 	OfferTokens int
 	// TopK is how many ranked tools are offered above the budget, and after a
-	// search (1-1000; default 10).
+	// search.
 	TopK int
 	// MaxSearches is how many search rounds one attempt may make when the
-	// offer is a ranked subset (1-10; default 1).
+	// offer is a ranked subset; 0 means the default.
 	MaxSearches int
 	// NoSearch turns the search round off. The environment and JSON say it
-	// as max_searches 0 (LLM_COMMON_TOOL_SELECTION_MAX_SEARCHES=0).
+	// as max_searches 0.
 	NoSearch bool
 	// Provider picks the provider dialect (docs/providers.md): what a request
 	// carries and how a reply is read. The zero value is ProviderAuto (the
@@ -102,7 +102,7 @@ type Settings struct {
 	// (max_tokens or max_completion_tokens; reasoning tokens count against
 	// it); 0, the default, sends the dialect's default limit (docs/providers.md:
 	// none for the generic dialect and OpenAI's chat models, so the server's
-	// own limit applies; room for thinking where the model thinks) (0-1,000,000).
+	// own limit applies; room for thinking where the model thinks).
 	MaxTokens int
 }
 
@@ -201,13 +201,13 @@ func (c Settings) provider() Provider {
 	return c.Provider
 }
 
-// withDefaults fills the fields left zero (a string of spaces counts) with
-// their defaults: a zero Config means the defaults.
+// withDefaults fills the fields that have a default and are left zero (a
+// string of spaces counts) with it: a zero Config means the defaults.
 func (c Config) withDefaults() Config {
 	cv, dv := reflect.ValueOf(&c.Settings).Elem(), reflect.ValueOf(defaultConfig().Settings)
 	for i := range settings {
 		f := cv.FieldByName(settings[i].field) // FailClosed has none: FailOpen's zero is the default
-		if !f.IsValid() {
+		if !f.IsValid() || settings[i].def == nil {
 			continue
 		}
 		if f.IsZero() || (f.Kind() == reflect.String && strings.TrimSpace(f.String()) == "") {

@@ -145,6 +145,9 @@ func TestConfigValidateGoBuilt(t *testing.T) {
 	s, err = New(nil, nil)
 	require.NoError(t, err)
 	assert.Equal(t, defaultConfig(), s.Config())
+	// Only settings with a default are filled: a base URL of spaces is refused, not cleared.
+	_, err = New(nil, &Config{Settings: Settings{BaseURL: "  "}})
+	assert.ErrorIs(t, err, ErrInvalidConfig)
 }
 
 func TestConfigFromJSON(t *testing.T) {
