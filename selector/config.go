@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"maps"
 	"net/url"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -392,22 +391,18 @@ func ConfigFromEnvMap(env map[string]string) (Config, error) {
 }
 
 func configFromEnv(environ map[string]string) (Config, error) {
-	if environ == nil {
-		environ = map[string]string{}
-		for _, kv := range os.Environ() {
-			if k, v, ok := strings.Cut(kv, "="); ok {
-				environ[k] = v
-			}
-		}
+	values, err := readEnv(environ)
+	if err != nil {
+		return Config{}, err
 	}
 	c := defaultConfig()
 	var errs []error
 	for i := range settings {
 		s := &settings[i]
-		for _, name := range s.envVars() {
+		for _, raw := range values[i] {
 			// Trimmed, so that "5 " and " json" read as meant; the trimmed
 			// value is what is parsed and reported. Empty counts as unset.
-			text := strings.TrimSpace(environ[name])
+			text := strings.TrimSpace(raw)
 			if text == "" {
 				continue
 			}

@@ -20,6 +20,7 @@ var thirdParty = map[string]string{
 	"github.com/sashabaranov/go-openai":      "go-openai",
 	"github.com/tiktoken-go/tokenizer":       "tiktoken-go",
 	"github.com/redis/go-redis":              "go-redis",
+	"github.com/caarlos0/env":                "caarlos0/env",
 	"github.com/go-playground/validator":     "go-playground/validator",
 	"go.opentelemetry.io/otel":               "OpenTelemetry",
 	"github.com/modelcontextprotocol/go-sdk": "MCP Go SDK",
