@@ -158,7 +158,10 @@ int toolselect_registry_validate(uint64_t registry, const char *tool, const char
 /* The executor's run policy, for callers that run tools themselves: may this
  * call run for this caller? call_json: {"id":"...","tool":"...","args":{...}};
  * policy_json (NULL: the defaults): {"allow_unsafe":false,"roles":[...],
- * "capabilities":[...],"approver":false}. Result, TS_OK either way:
+ * "capabilities":[...],"approver":false,"hints":{"unsafe":"..."}} ("hints",
+ * when given, word what would let a refused call run, by rule, in the
+ * caller's names: the message and the audit record carry them instead of
+ * Go's, and a rule without one gets none). Result, TS_OK either way:
  * {"allowed":true,"tool":CANONICAL,"args":{...},"policy":"schema","validated":true,
  *  "approval_required":false} — run it with these args (the validated value
  * written again, never call_json's bytes; asking the approver first when
@@ -262,7 +265,7 @@ int toolselect_selector_close(uint64_t selector, char **out);
  * appended). Result: {"pairs":N,"tools":N,"unknown":N,"evicted":N}, and for a
  * removal "withdrawn":N, the pairs it matched. A selector without a store, an
  * empty query, no tools, or a removal that matches no learned pair is
- * TS_ERR_ARGUMENT. */
+ * TS_ERR_ARGUMENT (the last with "detail":{"rule":"not_recorded"}). */
 int toolselect_selector_add_feedback(uint64_t selector, const char *feedback_json, char **out);
 
 /* ---- sans-I/O sessions: bring your own LLM client ------------------------ */

@@ -62,7 +62,7 @@ func TestOneCallerEverywhere(t *testing.T) {
 
 	fake := modeltest.NewServer(modeltest.Reply{Calls: []modeltest.Call{{Tool: "reset_service", Args: map[string]any{"service": "db"}}}})
 	defer fake.Close()
-	cfg := selector.Config{BaseURL: fake.URL}
+	cfg := selector.Config{Settings: selector.Settings{BaseURL: fake.URL}}
 	client, err := selector.NewOpenAIClient(&cfg, nil)
 	require.NoError(t, err)
 	sel, err := selector.New(client, &cfg)

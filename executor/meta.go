@@ -31,8 +31,16 @@ type FoundTool struct {
 	// Parameters is the tool's JSON Schema, verbatim ({"type":"object"} for a
 	// schema-less tool).
 	Parameters json.RawMessage `json:"parameters"`
-	// Score is the ranking score, 0..1, rounded to three decimals.
+	// Score is the ranking score, 0..1, rounded to three decimals. A
+	// prerequisite scores below the tool that needs it.
 	Score float64 `json:"score"`
+	// PrerequisiteOf, when set, marks a tool found not for the query but
+	// because the tool it names, listed just before, requires a parameter
+	// this one yields (a geocoder for a tool that takes coordinates); Reason
+	// says which. Prerequisites come on top of the limit: they never push a
+	// tool found for the query out.
+	PrerequisiteOf string `json:"prerequisiteOf,omitempty"`
+	Reason         string `json:"reason,omitempty"`
 }
 
 // MetaError is what a meta-tool hands back to the model, as the result's
@@ -47,8 +55,9 @@ type MetaError struct {
 	Parameters json.RawMessage `json:"parameters,omitempty"`
 	// Hint says how to recover.
 	Hint string `json:"hint,omitempty"`
-	// DidYouMean lists, for an unknown tool, the findable tools whose
-	// names and descriptions rank best for the name given.
+	// DidYouMean lists, for an unknown tool, the findable tools the name
+	// most likely meant: the same name after another namespace prefix, then
+	// the nearest names, then the ranking of the name's words.
 	DidYouMean []string `json:"didYouMean,omitempty"`
 }
 
@@ -56,7 +65,9 @@ type MetaError struct {
 func isMetaTool(name string) bool { return name == rank.FindToolName || name == rank.CallToolName }
 
 // FindTool ranks the executor's registry for query and returns at most limit
-// tools (limit <= 0 means rank.DefaultFindLimit; at most rank.MaxFindLimit), best first.
+// tools (limit <= 0 means rank.DefaultFindLimit; at most rank.MaxFindLimit), best first,
+// each of the first three followed by its prerequisites ([FoundTool.PrerequisiteOf]),
+// which come on top of limit.
 // Only tools this executor would run are considered: bound to a handler or
 // constructor and allowed by its policy (unsafe tools only with
 // [Options.AllowUnsafe], role-restricted tools only for [Options.Roles],
@@ -70,27 +81,16 @@ func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]Fou
 	if limit > rank.MaxFindLimit {
 		limit = rank.MaxFindLimit
 	}
-	var o rank.Options
-	if e.opts.FindTool != nil {
-		o = *e.opts.FindTool
-	}
-	o.Caller, o.AllowUnsafe, o.Roles, o.MaxCandidates = registry.Eligibility{}, e.opts.AllowUnsafe, e.opts.Roles, limit
-	hidden := e.hiddenTools()
-	filter := o.Filter
-	o.Filter = func(en *registry.Entry) bool {
-		_, no := hidden[en.Name()]
-		return !no && (filter == nil || filter(en))
-	}
-	picks, err := rank.For(e.reg).Rank(ctx, query, &o)
+	o := e.findOptions(limit)
+	picks, err := rank.For(e.reg).Rank(ctx, query, o)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]FoundTool, 0, limit)
+	found := 0 // tools found for the query, prerequisites not counted
 	for _, p := range picks {
-		if len(out) == limit {
-			break
-		}
-		if p.Entry == nil {
+		prereq := p.Provenance.Source == rank.SourcePrerequisite
+		if p.Entry == nil || (!prereq && found == limit) {
 			continue
 		}
 		t := p.Entry.Def()
@@ -99,9 +99,34 @@ func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]Fou
 			params = append(json.RawMessage(nil), t.Parameters...)
 		}
 		score := math.Round(min(max(p.Score, 0), 1)*1000) / 1000
-		out = append(out, FoundTool{Name: t.Name, Description: t.Description, Parameters: params, Score: score})
+		f := FoundTool{Name: t.Name, Description: t.Description, Parameters: params, Score: score}
+		if prereq {
+			f.PrerequisiteOf, f.Reason = p.Provenance.RelatedTo, p.Reason
+		} else {
+			found++
+		}
+		out = append(out, f)
 	}
 	return out, nil
+}
+
+// findOptions are the ranking options of find_tool and of call_tool's
+// suggestions: [Options.FindTool], this executor's policy, and a filter that
+// leaves out every tool it would refuse to run.
+func (e *Executor) findOptions(limit int) *rank.Options {
+	var o rank.Options
+	if e.opts.FindTool != nil {
+		o = *e.opts.FindTool
+	}
+	o.Caller, o.AllowUnsafe, o.Roles, o.MaxCandidates = registry.Eligibility{}, e.opts.AllowUnsafe, e.opts.Roles, limit
+	o.PrerequisitesBeyond = true
+	hidden := e.hiddenTools()
+	filter := o.Filter
+	o.Filter = func(en *registry.Entry) bool {
+		_, no := hidden[en.Name()]
+		return !no && (filter == nil || filter(en))
+	}
+	return &o
 }
 
 // CallTool validates arguments against the named tool (canonical or
@@ -135,10 +160,14 @@ func (e *Executor) callTool(ctx context.Context, id, name string, arguments json
 	return res, err
 }
 
-// suggest adds to an unknown tool's MetaError the findable tools that rank
-// best for the name given.
+// suggestions is how many tools an unknown tool's MetaError suggests.
+const suggestions = 3
+
+// suggest adds to an unknown tool's MetaError the findable tools the name
+// most likely meant (rank's Ranker.Suggest: the same name after another
+// upstream prefix, then the nearest names, then the ranking of its words).
 func (e *Executor) suggest(ctx context.Context, ce *CallError, text string) string {
-	found, err := e.FindTool(ctx, ce.Tool, 3)
+	found, err := rank.For(e.reg).Suggest(ctx, ce.Tool, suggestions, e.findOptions(suggestions))
 	if err != nil || len(found) == 0 {
 		return text
 	}
@@ -146,9 +175,7 @@ func (e *Executor) suggest(ctx context.Context, ce *CallError, text string) stri
 	if json.Unmarshal([]byte(text), &me) != nil {
 		return text
 	}
-	for _, f := range found {
-		me.DidYouMean = append(me.DidYouMean, f.Name)
-	}
+	me.DidYouMean = found
 	return metaErrorText(me)
 }
 

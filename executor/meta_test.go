@@ -446,6 +446,20 @@ func TestMetaUnknownSuggestsAndBlankQueryRefused(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
 	assert.Contains(t, me.DidYouMean, "send_email")
 	assert.NotContains(t, me.DidYouMean, "weather_station_reset")
+	// The tool name without its namespace prefix, or with a word cut
+	// short, comes first; an unrunnable tool is never suggested.
+	for name, want := range map[string]string{"email": "send_email", "weather_7x": "weather_7", "station_reset": ""} {
+		res, err = ex.CallTool(ctx, name, nil)
+		require.ErrorIs(t, err, executor.ErrUnknownTool)
+		me = executor.MetaError{}
+		require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
+		if want != "" {
+			require.NotEmpty(t, me.DidYouMean, name)
+			assert.Equal(t, want, me.DidYouMean[0], name)
+		}
+		assert.NotContains(t, me.DidYouMean, "weather_station_reset", name)
+		assert.NotContains(t, me.DidYouMean, "weather_unbound", name)
+	}
 
 	res, _, err = ex.HandleMeta(ctx, executor.Call{Tool: rank.FindToolName, Args: json.RawMessage(`{"query":"  "}`)})
 	require.ErrorIs(t, err, executor.ErrInvalidArgs)
@@ -470,4 +484,53 @@ func TestHandlerValueKeptOnError(t *testing.T) {
 	assert.Equal(t, executor.OutcomeToolError, res.Outcome)
 	assert.Equal(t, "write failed", res.Error)
 	assert.Equal(t, map[string]any{"detail": "disk full"}, res.Value)
+}
+
+// TestFindToolPrerequisites: a prerequisite is marked with the tool that
+// needs it and why, comes right after that tool with a lower score, and
+// never takes the place of a tool found for the query.
+func TestFindToolPrerequisites(t *testing.T) {
+	path := json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)
+	tools := []registry.Tool{
+		registry.NewTool("fs__read_text_file", "Read the complete contents of a text file.", path),
+		registry.NewTool("fs__read_media_file", "Read an image or audio file.", path),
+		registry.NewTool("fs__get_file_info", "Retrieve metadata about a file: size, times, permissions.", path),
+		registry.NewTool("fs__list_allowed_directories", "Returns the directories this server may access. Use it to learn which paths are available.", json.RawMessage(`{"type":"object"}`)),
+	}
+	reg := registry.New(nil)
+	require.NoError(t, reg.RegisterAll(tools))
+	ex := executor.New(reg, nil)
+	for _, tl := range tools {
+		require.NoError(t, ex.Handle(tl.Name, func(context.Context, json.RawMessage) (any, error) { return "ok", nil }))
+	}
+	ctx := context.Background()
+	without := executor.New(reg, &executor.Options{FindTool: &rank.Options{NoPrerequisites: true}})
+	for _, tl := range tools {
+		require.NoError(t, without.Handle(tl.Name, func(context.Context, json.RawMessage) (any, error) { return "ok", nil }))
+	}
+	for _, limit := range []int{1, 2, 3} {
+		found, err := ex.FindTool(ctx, "read a text file", limit)
+		require.NoError(t, err)
+		scored, err := without.FindTool(ctx, "read a text file", limit)
+		require.NoError(t, err)
+		var kept []string
+		var prereqs []executor.FoundTool
+		for i, f := range found {
+			if f.PrerequisiteOf == "" {
+				kept = append(kept, f.Name)
+				continue
+			}
+			prereqs = append(prereqs, f)
+			require.Positive(t, i, "a prerequisite comes after the tool that needs it")
+			before := found[i-1]
+			assert.Contains(t, []string{before.Name, before.PrerequisiteOf}, f.PrerequisiteOf)
+			assert.Less(t, f.Score, before.Score+1e-9)
+			assert.Equal(t, "yields path that "+f.PrerequisiteOf+" requires", f.Reason)
+		}
+		assert.Equal(t, names(scored), kept, "limit %d: the tools found for the query", limit)
+		require.Len(t, prereqs, 1, "limit %d: %v", limit, names(found))
+		assert.Equal(t, "fs__list_allowed_directories", prereqs[0].Name)
+		assert.Equal(t, "fs__read_text_file", prereqs[0].PrerequisiteOf)
+		assert.Less(t, prereqs[0].Score, found[0].Score)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -163,7 +164,7 @@ func TestCallAllContinuesAfterFailures(t *testing.T) {
 func TestChatRepairer(t *testing.T) {
 	t.Run("repairs through the chat client", func(t *testing.T) {
 		chat := &scriptedChat{replies: []string{"```json\n{\"args\":{\"msg\":\"fixed\"}}\n```"}}
-		ex, sink := fixture(t, &executor.Options{Repairer: (&executor.ChatRepairer{Client: chat, Model: selector.DefaultModel, Timeout: selector.DefaultTimeout}).RepairArgs})
+		ex, sink := fixture(t, &executor.Options{Repairer: (&executor.ChatRepairer{Client: chat, Model: selector.DefaultModel, Timeout: 30 * time.Second}).RepairArgs})
 		res, err := ex.Call(context.Background(), call("echo", `{"message":"fixed"}`))
 		require.NoError(t, err)
 		assert.Equal(t, map[string]any{"msg": "fixed"}, res.Value)
@@ -211,9 +212,9 @@ func TestChatRepairer(t *testing.T) {
 			format, effort string
 			limitField     string
 		}{
-			{selector.Config{Provider: selector.ProviderOpenAI, Model: "o3-mini"}, true, "json_object", `"low"`, "max_completion_tokens"},
-			{selector.Config{Provider: selector.ProviderLMStudio, Model: "qwen/qwen3-4b"}, false, "json_schema", "", ""},
-			{selector.Config{Provider: selector.ProviderGeneric, Model: "llama3"}, false, "json_object", "", ""},
+			{selector.Config{Settings: selector.Settings{Provider: selector.ProviderOpenAI, Model: "o3-mini"}}, true, "json_object", `"low"`, "max_completion_tokens"},
+			{selector.Config{Settings: selector.Settings{Provider: selector.ProviderLMStudio, Model: "qwen/qwen3-4b"}}, false, "json_schema", "", ""},
+			{selector.Config{Settings: selector.Settings{Provider: selector.ProviderGeneric, Model: "llama3"}}, false, "json_object", "", ""},
 		} {
 			chat := &scriptedChat{replies: []string{`{"args":{"msg":"fixed"}}`}}
 			cfg := tc.cfg

@@ -35,8 +35,35 @@ type Upstream struct {
 	Env map[string]string `json:"env,omitempty"`
 	// Dir is the child's working directory (default: the proxy's).
 	Dir string `json:"dir,omitempty"`
-	// URL is a streamable HTTP endpoint (exclusive with Command).
+	// URL is a streamable HTTP endpoint, or an SSE one with Transport
+	// "sse" (exclusive with Command).
 	URL string `json:"url,omitempty"`
+	// Transport is how the proxy speaks to the upstream: "stdio" (a
+	// Command), "http" (streamable HTTP, the default for a URL) or "sse"
+	// (the older HTTP+SSE transport). Empty means the one Command or URL
+	// implies.
+	Transport string `json:"transport,omitempty"`
+	// Headers are sent with every HTTP request to URL (an API key, a
+	// bearer token). Their values, like Env's, are never printed.
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// The transports of an upstream ([Upstream.Transport]).
+const (
+	transportStdio = "stdio"
+	transportHTTP  = "http"
+	transportSSE   = "sse"
+)
+
+// transport returns the upstream's transport, derived when not set.
+func (u Upstream) transport() string {
+	switch {
+	case u.Transport != "":
+		return u.Transport
+	case u.URL != "":
+		return transportHTTP
+	}
+	return transportStdio
 }
 
 // Exposure selects what tools/list shows.
@@ -141,7 +168,7 @@ type Config struct {
 	// Read by the command line, not by the Proxy.
 	Listen string `json:"listen,omitempty"`
 	// Expose selects the exposure mode.
-	Expose Exposure `json:"expose,omitempty"`
+	Expose Exposure `json:"expose,omitzero"`
 	// Catalogs are catalog files (any format registry.ParseCatalog reads)
 	// imported without an upstream: findable and counted, not callable.
 	Catalogs []string `json:"catalogs,omitempty"`
@@ -163,6 +190,15 @@ type Config struct {
 	// Names with confusable or mixed-script characters are flagged either
 	// way. Needs Pins.
 	PinsNew string `json:"pinsNew,omitempty"`
+	// Ignored names what LoadConfig left out of an MCP client's file (its
+	// own settings, fields of a server the proxy has no use for, servers
+	// marked disabled), as JSON paths; a caller may warn with them. Never
+	// set for the proxy's own format, where an unknown field is an error.
+	Ignored []string `json:"-"`
+	// Client is the key that held the servers of an MCP client's file
+	// LoadConfig read: "mcpServers" (Claude Desktop, Claude Code, Cursor)
+	// or "servers" (VS Code); empty for the proxy's own format.
+	Client string `json:"-"`
 }
 
 // The [Config.PinsNew] modes.
@@ -230,6 +266,14 @@ func (c *Config) Validate() error {
 		case u.URL != "" && !strings.HasPrefix(u.URL, "http://") && !strings.HasPrefix(u.URL, "https://"):
 			return fmt.Errorf("%s: url must be http:// or https://", where)
 		}
+		switch t := u.transport(); {
+		case t != transportStdio && t != transportHTTP && t != transportSSE:
+			return fmt.Errorf("%s: transport %q is not \"stdio\", \"http\" or \"sse\"", where, t)
+		case (t == transportStdio) != (u.Command != ""):
+			return fmt.Errorf("%s: transport %q needs %s", where, t, map[bool]string{true: "command", false: "url"}[t == transportStdio])
+		case len(u.Headers) > 0 && u.URL == "":
+			return fmt.Errorf("%s: headers need url (a stdio upstream takes env)", where)
+		}
 	}
 	if err := checkPrefixes(c.Upstreams, sep); err != nil {
 		return err
@@ -262,27 +306,53 @@ func (c *Config) Validate() error {
 }
 
 // LoadConfig reads a JSON configuration file: one JSON object, nothing but
-// white space after it. Unknown fields are an error so that a misspelt
-// option is not silently ignored.
+// white space after it. The file is either the proxy's own format, where an
+// unknown field is an error so that a misspelt option is not silently
+// ignored, or an MCP client's, told apart by its shape (see clientconfig.go):
+// "mcpServers" as Claude Desktop, Claude Code and Cursor write it, or VS
+// Code's "servers". A client's file holds fields the proxy has no use for;
+// they are listed in [Config.Ignored].
 func LoadConfig(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var c Config
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	c, err := parseConfig(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	// One object and nothing after it: a second object or a stray brace
-	// (two configurations pasted together, a bad merge) is not ignored.
-	end := dec.InputOffset()
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%s: unexpected data after the configuration object (at byte %d)", path, end)
 	}
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// parseConfig reads either format from data.
+func parseConfig(data []byte) (*Config, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var top map[string]json.RawMessage
+	if err := dec.Decode(&top); err == nil {
+		// One object and nothing after it: a second object or a stray
+		// brace (two configurations pasted together, a bad merge) is not
+		// ignored.
+		end := dec.InputOffset()
+		if _, err := dec.Token(); err != io.EOF {
+			return nil, fmt.Errorf("unexpected data after the configuration object (at byte %d)", end)
+		}
+		if _, own := top["upstreams"]; !own {
+			if _, ok := top[clientServersKey]; ok {
+				return parseClientConfig(data, clientServersKey)
+			}
+			if _, ok := top[vscodeServersKey]; ok {
+				return parseClientConfig(data, vscodeServersKey)
+			}
+		}
+	}
+	var c Config
+	dec = json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, err
 	}
 	return &c, nil
 }

@@ -191,9 +191,10 @@ func (p *Proxy) instructions() string {
 }
 
 // Start loads the catalog files and connects every upstream concurrently,
-// importing their tools. An upstream that cannot be reached is logged and
-// reported in Stats; it does not fail Start (its tools are simply absent
-// until it comes back). Start fails only on an unreadable catalog file.
+// importing their tools. An upstream that cannot be reached is reported by
+// Health and Stats (and logged at Info: the caller decides how to tell it);
+// it does not fail Start (its tools are simply absent until it comes back).
+// Start fails only on an unreadable catalog file.
 func (p *Proxy) Start(ctx context.Context) error {
 	p.importMu.Lock()
 	for _, path := range p.cfg.Catalogs {
@@ -214,7 +215,7 @@ func (p *Proxy) Start(ctx context.Context) error {
 			defer wg.Done()
 			u.connMu.Lock()
 			defer u.connMu.Unlock()
-			_ = u.connect(ctx) // logged by connect
+			_ = u.connect(ctx) // in Health and Stats; logged at Info by fail
 		}()
 	}
 	wg.Wait()
@@ -466,7 +467,9 @@ func (p *Proxy) syncExposed(ctx context.Context) {
 		case len(found) == 0:
 			p.log.Warn("no tool ranked for the exposed top tools' query; only the keep-list is exposed", "query", p.cfg.Expose.Query)
 		}
-		for _, f := range found {
+		// TopK tools in all: find_tool's prerequisites, which come on top
+		// of its limit, count here, as the list is what the agent is sent.
+		for _, f := range found[:min(len(found), p.cfg.Expose.TopK)] {
 			if e, ok := p.reg.Get(f.Name); ok {
 				want[f.Name] = e
 			}

@@ -37,7 +37,7 @@ func countTokens(s string) int {
 // `toolselect mcp stats`).
 type Stats struct {
 	// Upstreams describes each upstream, in configuration order (the fields
-	// of the JSON objects): Name, Transport ("stdio" or "http"), State
+	// of the JSON objects): Name, Transport ("stdio", "http" or "sse"), State
 	// (StateReady or StateDown), Server (what it said of itself when
 	// connecting), LastError; the tools it Listed, Imported into the index
 	// and marked Unsafe (destructive), the tools Refused at import ({tool,
@@ -80,7 +80,7 @@ type Stats struct {
 // upstreamStats describes one upstream.
 type upstreamStats struct {
 	Name      string    `json:"name"`
-	Transport string    `json:"transport"` // "stdio" or "http"
+	Transport string    `json:"transport"` // "stdio", "http" or "sse"
 	State     string    `json:"state"`
 	Server    string    `json:"server,omitempty"`
 	LastError string    `json:"lastError,omitempty"`
@@ -260,15 +260,12 @@ func (p *Proxy) upstreamStats() []upstreamStats {
 	for _, u := range p.ups {
 		u.mu.Lock()
 		us := upstreamStats{
-			Name: u.cfg.Name, Transport: "stdio", State: u.state, Server: u.serverNfo, LastError: u.lastErr,
+			Name: u.cfg.Name, Transport: u.cfg.transport(), State: u.state, Server: u.serverNfo, LastError: u.lastErr,
 			Listed: u.listed, Imported: len(u.names), Refused: append([]refusal(nil), u.refused...),
 			Connects: u.connects, Crashes: u.crashes, Calls: u.calls,
 		}
 		names := append([]string(nil), u.names...)
 		u.mu.Unlock()
-		if u.cfg.URL != "" {
-			us.Transport = "http"
-		}
 		for _, n := range names {
 			if e, ok := p.reg.Get(n); ok && !e.Def().Safe {
 				us.Unsafe++

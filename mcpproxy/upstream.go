@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
@@ -115,7 +117,15 @@ func (u *upstream) connect(ctx context.Context) error {
 
 	var t mcp.Transport
 	if u.cfg.URL != "" {
-		t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL}
+		var hc *http.Client
+		if len(u.cfg.Headers) > 0 {
+			hc = &http.Client{Transport: headerTransport{headers: u.cfg.Headers, base: http.DefaultTransport}}
+		}
+		if u.cfg.transport() == transportSSE {
+			t = streamLife{&mcp.SSEClientTransport{Endpoint: u.cfg.URL, HTTPClient: hc}, u.p.life}
+		} else {
+			t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, HTTPClient: hc}
+		}
 	} else {
 		cmd := exec.Command(u.cfg.Command, u.cfg.Args...)
 		cmd.Dir = u.cfg.Dir
@@ -194,13 +204,22 @@ func (u *upstream) connect(ctx context.Context) error {
 // fail marks the upstream down for err. What clients and the model can
 // read (the error, the stats' lastError) is public: no URL query string or
 // user info, no stderr; the log has the upstream's last stderr line too.
+// The first start's failure is logged at Info, not Warn: Start reports it
+// through Health and Stats, and a caller that reports it too (the command
+// line names each upstream that could not start) would otherwise say it
+// twice; a failed restart, which only the log tells, is a warning.
 func (u *upstream) fail(err error) error {
 	err = publicError(fmt.Errorf("upstream %q: %w", u.cfg.Name, err))
 	u.mu.Lock()
 	u.state = StateDown
 	u.lastErr = strings.TrimPrefix(err.Error(), fmt.Sprintf("upstream %q: ", u.cfg.Name))
+	first := u.connects == 1
 	u.mu.Unlock()
-	u.p.log.Warn("mcp upstream unavailable", "upstream", u.cfg.Name, "error", err, "stderr", u.stderr.last())
+	level := slog.LevelWarn
+	if first {
+		level = slog.LevelInfo
+	}
+	u.p.log.Log(context.Background(), level, "mcp upstream unavailable", "upstream", u.cfg.Name, "error", err, "stderr", u.stderr.last())
 	return err
 }
 
@@ -498,3 +517,55 @@ type redacted struct {
 
 func (r *redacted) Error() string { return r.msg }
 func (r *redacted) Unwrap() error { return r.err }
+
+// headerTransport sends an upstream's configured headers ([Upstream.Headers])
+// with every request.
+type headerTransport struct {
+	headers map[string]string
+	base    http.RoundTripper
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h.headers {
+		r.Header.Set(k, v)
+	}
+	return h.base.RoundTrip(r)
+}
+
+// streamLife connects a transport whose stream lives in the context it is
+// connected with (SSE: the GET that carries every reply) under the proxy's
+// lifetime instead: the connect context ends when connecting does. The
+// connect context still bounds connecting, and closing the connection ends
+// the stream.
+type streamLife struct {
+	mcp.Transport
+	life context.Context
+}
+
+func (t streamLife) Connect(ctx context.Context) (mcp.Connection, error) {
+	sctx, cancel := context.WithCancel(t.life)
+	stop := context.AfterFunc(ctx, cancel)
+	c, err := t.Transport.Connect(sctx)
+	if !stop() || err != nil { // connecting outlasted ctx, or failed
+		cancel()
+		if err == nil {
+			c.Close()
+			err = ctx.Err()
+		}
+		return nil, err
+	}
+	return streamConn{c, cancel}, nil
+}
+
+// streamConn ends its stream's context when closed.
+type streamConn struct {
+	mcp.Connection
+	cancel context.CancelFunc
+}
+
+func (c streamConn) Close() error {
+	err := c.Connection.Close()
+	c.cancel()
+	return err
+}

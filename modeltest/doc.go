@@ -7,7 +7,7 @@
 //		{Tool: "get_weather", Args: json.RawMessage(`{"city":"Paris"}`)},
 //	}})
 //	defer fake.Close()
-//	cfg := selector.Config{BaseURL: fake.URL}
+//	cfg := selector.Config{Settings: selector.Settings{BaseURL: fake.URL}}
 //	client, _ := selector.NewOpenAIClient(&cfg, nil)
 //	sel, _ := selector.New(client, &cfg)
 //	calls, err := sel.SelectToolCalls(ctx, req)

@@ -20,7 +20,7 @@ func ExampleNewServer() {
 	reg := registry.New(nil)
 	_ = reg.Register(registry.NewTool("get_weather", "Current weather for a city.",
 		json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)))
-	cfg := selector.Config{BaseURL: fake.URL}
+	cfg := selector.Config{Settings: selector.Settings{BaseURL: fake.URL}}
 	client, err := selector.NewOpenAIClient(&cfg, nil)
 	if err != nil {
 		panic(err)
@@ -50,7 +50,7 @@ func ExampleServer_Requests() {
 
 	reg := registry.New(nil)
 	_ = reg.Register(registry.NewTool("get_time", "The current time.", json.RawMessage(`{"type":"object"}`)))
-	cfg := selector.Config{BaseURL: fake.URL, Model: "small-model"}
+	cfg := selector.Config{Settings: selector.Settings{BaseURL: fake.URL, Model: "small-model"}}
 	client, _ := selector.NewOpenAIClient(&cfg, nil)
 	sel, _ := selector.New(client, &cfg)
 	calls, err := sel.SelectToolCalls(context.Background(), selector.Request{
@@ -77,7 +77,7 @@ func ExampleReply() {
 
 	reg := registry.New(nil)
 	_ = reg.Register(registry.NewTool("get_time", "The current time.", json.RawMessage(`{"type":"object"}`)))
-	cfg := selector.Config{BaseURL: fake.URL, Model: "small-model"}
+	cfg := selector.Config{Settings: selector.Settings{BaseURL: fake.URL, Model: "small-model"}}
 	client, _ := selector.NewOpenAIClient(&cfg, nil)
 	sel, _ := selector.New(client, &cfg)
 	_, err := sel.SelectToolCalls(context.Background(), selector.Request{

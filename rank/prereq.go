@@ -29,6 +29,10 @@ import (
 const (
 	// prereqTop is how many of the top picks bring their prerequisites.
 	prereqTop = 3
+	// prereqScoreShare is a prerequisite's share of the score of the pick
+	// that brings it: below that pick, which is what the query asked for,
+	// as a helper it needs.
+	prereqScoreShare = 0.5
 	// maxProducers is the most siblings that may yield one parameter.
 	maxProducers = 2
 )

@@ -113,14 +113,26 @@ func TestRankAddsPrerequisites(t *testing.T) {
 	}
 	pr := picks[1]
 	if pr.Provenance.Source != SourcePrerequisite || pr.Provenance.RelatedTo != "geo__find_parking" ||
-		pr.Reason != "yields latitude, longitude that geo__find_parking requires" || pr.Score != picks[0].Score || pr.Provenance.Rank != 2 {
+		pr.Reason != "yields latitude, longitude that geo__find_parking requires" || pr.Score != picks[0].Score/2 || pr.Provenance.Rank != 2 {
 		t.Errorf("prerequisite pick %+v", pr)
 	}
 
-	// They count in MaxCandidates.
+	// They count in MaxCandidates, unless PrerequisitesBeyond: then the
+	// scored picks all stay, each followed by what it needs.
 	picks, _ = For(reg).Rank(ctx, "where can I park my car", &Options{MaxCandidates: 1})
 	if got := pickNames(picks); !slices.Equal(got, []string{"geo__find_parking"}) {
 		t.Errorf("MaxCandidates 1: picks %v", got)
+	}
+	scored, _ := For(reg).Rank(ctx, "where can I park my car", &Options{MaxCandidates: 2, NoPrerequisites: true})
+	picks, _ = For(reg).Rank(ctx, "where can I park my car", &Options{MaxCandidates: 2, PrerequisitesBeyond: true})
+	var kept []string
+	for _, p := range picks {
+		if p.Provenance.Source != SourcePrerequisite {
+			kept = append(kept, p.Tool)
+		}
+	}
+	if !slices.Equal(kept, pickNames(scored)) || len(picks) <= len(scored) || picks[1].Provenance.Source != SourcePrerequisite {
+		t.Errorf("PrerequisitesBeyond: picks %v, want the scored %v each followed by its prerequisites", pickNames(picks), pickNames(scored))
 	}
 	// NoPrerequisites turns them off.
 	picks, _ = For(reg).Rank(ctx, "where can I park my car", &Options{MaxCandidates: 3, NoPrerequisites: true})

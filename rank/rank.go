@@ -76,8 +76,14 @@ type Options struct {
 	NoExactName bool
 	// NoPrerequisites turns off prerequisites: by default each of the top
 	// three picks is followed by the sibling tools that yield a parameter it
-	// requires (see prereq.go). They count in MaxCandidates.
+	// requires (see prereq.go). They count in MaxCandidates unless
+	// PrerequisitesBeyond is set.
 	NoPrerequisites bool
+	// PrerequisitesBeyond makes prerequisites not count in MaxCandidates:
+	// they come, right after the pick that needs them, on top of the
+	// MaxCandidates exact and scored picks, so that they never push a
+	// scored tool out (find_tool).
+	PrerequisitesBeyond bool
 	// Feedback, if set, fuses what past selections taught with the Scorer
 	// (see [Feedback.Scorer]); the scorer is then named "<scorer>+feedback".
 	Feedback *Feedback
@@ -375,6 +381,8 @@ type ranking struct {
 	// that yield its required parameters.
 	pre      *prereqIndex
 	bringers int
+	// beyond counts the prerequisite picks.
+	beyond int
 }
 
 // newRanking applies the options' defaults and starts an empty ranking.
@@ -395,8 +403,17 @@ func (s *ranking) keep(pos int) bool {
 	return eligible(s.c.entries[pos], &s.o)
 }
 
-// full reports whether the picks fill MaxCandidates.
-func (s *ranking) full() bool { return len(s.picks) >= s.o.MaxCandidates }
+// full reports whether the picks fill MaxCandidates (prerequisites not
+// counted with PrerequisitesBeyond).
+func (s *ranking) full() bool { return s.counted() >= s.o.MaxCandidates }
+
+// counted is the number of picks that count in MaxCandidates.
+func (s *ranking) counted() int {
+	if s.o.PrerequisitesBeyond {
+		return len(s.picks) - s.beyond
+	}
+	return len(s.picks)
+}
 
 // add appends the tool at pos as the next pick.
 func (s *ranking) add(pos int, p Pick) {
@@ -416,14 +433,15 @@ func (s *ranking) addWithPrereqs(pos int, p Pick) {
 	}
 	s.bringers++
 	for _, pr := range s.pre.prereqsOf(pos) {
-		if s.full() {
+		if s.full() && !s.o.PrerequisitesBeyond {
 			return
 		}
 		if s.taken[pr.pos] || !s.keep(pr.pos) {
 			continue
 		}
-		s.add(pr.pos, Pick{Score: p.Score, Reason: prereqReason(s.c.entries[pos].Name(), pr.params),
+		s.add(pr.pos, Pick{Score: p.Score * prereqScoreShare, Reason: prereqReason(s.c.entries[pos].Name(), pr.params),
 			Provenance: Provenance{Scorer: s.scorerName, Source: SourcePrerequisite, RelatedTo: s.c.entries[pos].Name()}})
+		s.beyond++
 	}
 }
 
@@ -442,7 +460,7 @@ func (s *ranking) addExactNames(text string) {
 // a Reranker is set, or with the first eligible tools in registration order
 // if scoring times out.
 func (s *ranking) addScored(ctx context.Context, text string) error {
-	want := s.o.MaxCandidates - len(s.picks)
+	want := s.o.MaxCandidates - s.counted()
 	if want <= 0 {
 		return nil
 	}

@@ -3,27 +3,17 @@ package selector
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
-	"strconv"
-	"strings"
 	"sync"
-	"time"
-)
-
-// Boolean spellings read by parseBool (any case, surrounding spaces ignored).
-var (
-	boolTrue  = []string{"1", "true", "t", "yes", "y", "on"}
-	boolFalse = []string{"0", "false", "f", "no", "n", "off"}
 )
 
 // ConfigSchema returns, as a JSON document, every configuration setting:
 // {"env_prefix","bool_true","bool_false","fields":[{"name","go_field","type",
 // "default","env","want","required","nullable","min","max","choices",
-// "fold_case","format","secret"}]}, in Config's order. It is derived from
-// Config itself (JSON names, validate tags, defaults) and the table of
-// environment variables, so other languages (the Python package, through the
-// C ABI) read the rules instead of writing them again, and a field added to
-// Config reaches them unchanged. Each call returns a new copy.
+// "fold_case","format","secret"}]}. It is written from the one table of
+// settings the environment and JSON readers and Validate read, so other
+// languages (the Python package, through the C ABI) and the command read the
+// rules and the variable names instead of writing them again. Each call
+// returns a new copy.
 func ConfigSchema() json.RawMessage { return bytes.Clone(schemaJSON()) }
 
 // schemaJSON is the schema, encoded once.
@@ -82,102 +72,18 @@ type configField struct {
 // schema describes every setting (see ConfigSchema).
 func schema() configSchema {
 	s := configSchema{EnvPrefix: EnvPrefix, BoolTrue: boolTrue, BoolFalse: boolFalse}
-	def := reflect.ValueOf(defaultConfig())
-	t := def.Type()
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if !sf.IsExported() {
-			continue
+	for i := range settings {
+		st := &settings[i]
+		f := configField{Name: st.key, GoField: st.field, Type: st.typ, Default: st.def, Env: st.envVars(),
+			Want: st.wants(), Required: st.required, Secret: st.secret, Choices: st.choices, FoldCase: len(st.choices) > 0,
+			Nullable: st.typ == "string" && st.def == nil && !st.required}
+		if st.ranged {
+			f.Min, f.Max = &st.min, &st.max
 		}
-		if name == "-" {
-			if w, ok := wireForms[sf.Name]; ok {
-				f := schemaField(w.name, w.goField, w.typ, w.def, w.validate)
-				s.Fields = append(s.Fields, f)
-			}
-			continue
+		if st.format == "http_url" {
+			f.Format = st.format
 		}
-		ft, nullable := sf.Type, false
-		if ft.Kind() == reflect.Pointer { // optional: nil means "not set"
-			ft, nullable = ft.Elem(), true
-		}
-		typ := "string"
-		switch ft.Kind() {
-		case reflect.Bool:
-			typ = "bool"
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-			typ = "int"
-		case reflect.Float32, reflect.Float64:
-			typ = "float"
-		}
-		var dv any
-		if fv := def.Field(i); !nullable {
-			dv = fv.Interface()
-		} else if !fv.IsNil() {
-			dv = fv.Elem().Interface()
-		}
-		if m, ok := dv.(json.Marshaler); ok && typ == "string" { // Provider, Reasoning: "" is written "auto", "off"
-			if b, err := m.MarshalJSON(); err == nil {
-				var str string
-				if json.Unmarshal(b, &str) == nil {
-					dv = str
-				}
-			}
-		}
-		if typ == "string" && dv != nil {
-			dv = reflect.ValueOf(dv).String()
-		}
-		if typ == "string" && dv == "" {
-			dv = nil
-		}
-		f := schemaField(name, sf.Name, typ, dv, sf.Tag.Get("validate"))
-		f.Nullable = nullable || (typ == "string" && dv == nil && !f.Required)
 		s.Fields = append(s.Fields, f)
 	}
 	return s
-}
-
-// wireForms publishes the settings whose Go field is not their JSON and
-// environment form (json:"-"): the schema describes what ConfigFromJSON and
-// ConfigFromEnv read, in the validate tag's syntax.
-var wireForms = map[string]struct {
-	name, goField, typ string
-	def                any
-	validate           string
-}{
-	// Timeout is whole seconds on the wire.
-	"Timeout": {"timeout_s", "Timeout", "int", int(DefaultTimeout / time.Second), "min=1,max=120"},
-	// FailOpen is published negated, as the variable and the JSON key are.
-	"FailOpen": {"fail_closed", "FailClosed", "bool", DefaultFailClosed, ""},
-	// MaxSearches is 0-10 on the wire (0: off); in Go off is NoSearch.
-	"MaxSearches": {"max_searches", "MaxSearches", "int", DefaultMaxSearches, "min=0,max=" + strconv.Itoa(MaxMaxSearches)},
-}
-
-func schemaField(name, goField, typ string, def any, tag string) configField {
-	info := configFields[goField]
-	f := configField{Name: name, GoField: goField, Type: typ, Default: def, Want: info.want, Secret: info.secret}
-	if info.env != "" {
-		f.Env = strings.Split(info.env, " or ")
-	}
-	for _, rule := range strings.Split(tag, ",") {
-		key, val, _ := strings.Cut(rule, "=")
-		switch key {
-		case "required":
-			f.Required = true
-		case "min", "gte":
-			if v, err := strconv.ParseFloat(val, 64); err == nil {
-				f.Min = &v
-			}
-		case "max", "lte":
-			if v, err := strconv.ParseFloat(val, 64); err == nil {
-				f.Max = &v
-			}
-		case "oneof":
-			f.Choices, f.FoldCase = strings.Fields(val), true
-		case "http_url":
-			f.Format = "http_url"
-		}
-	}
-	return f
 }

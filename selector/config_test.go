@@ -16,40 +16,40 @@ import (
 func TestConfigDefaults(t *testing.T) {
 	c, err := ConfigFromEnvMap(nil)
 	require.NoError(t, err)
-	assert.Equal(t, Config{Model: "glm-4.5-air", MaxCalls: 5, Timeout: 30 * time.Second, Temperature: 0, FailOpen: false, Mode: "json", MaxResponseBytes: 4 << 20,
-		OfferTokens: 10000, TopK: 10, MaxSearches: 1}, c)
+	assert.Equal(t, Config{Settings: Settings{Model: "glm-4.5-air", MaxCalls: 5, Timeout: 30 * time.Second, Temperature: 0,
+		FailOpen: false, Mode: "json", MaxResponseBytes: 4 << 20, OfferTokens: 10000, TopK: 10, MaxSearches: 1}}, c)
 	assert.Equal(t, defaultConfig(), c)
 	// Empty values count as unset.
-	c, err = ConfigFromEnvMap(map[string]string{EnvMaxCalls: "", EnvFailClosed: "", EnvModel: ""})
+	c, err = ConfigFromEnvMap(map[string]string{envOf("max_calls"): "", envOf("fail_closed"): "", envOf("model"): ""})
 	require.NoError(t, err)
 	assert.Equal(t, defaultConfig(), c)
 }
 
 func TestConfigFromEnvValues(t *testing.T) {
 	c, err := ConfigFromEnvMap(map[string]string{
-		EnvModel: "gpt-4o-mini", EnvFallbackModel: "qwen3", EnvMaxCalls: "20", EnvTimeoutS: " 120 ",
-		EnvFailClosed: "off", EnvTemperature: "0.25", EnvBaseURL: "http://localhost:11434/v1", EnvAPIKey: "k1",
-		EnvMode: "NATIVE", EnvMaxResponseBytes: "1024",
-		EnvOfferTokens: "500", EnvTopK: "1000", EnvMaxSearches: "0",
-		EnvOpenAIBaseURL: "https://ignored.example/v1", EnvOpenAIAPIKey: "ignored",
+		envOf("model"): "gpt-4o-mini", envOf("fallback_model"): "qwen3", envOf("max_calls"): "20", envOf("timeout_s"): " 120 ",
+		envOf("fail_closed"): "off", envOf("temperature"): "0.25", envOf("base_url"): "http://localhost:11434/v1", envOf("api_key"): "k1",
+		envOf("mode"): "NATIVE", envOf("max_response_bytes"): "1024",
+		envOf("offer_tokens"): "500", envOf("top_k"): "1000", envOf("max_searches"): "0",
+		"OPENAI_BASE_URL": "https://ignored.example/v1", "OPENAI_API_KEY": "ignored",
 	})
 	require.NoError(t, err)
-	assert.Equal(t, Config{Model: "gpt-4o-mini", FallbackModel: "qwen3", MaxCalls: 20, Timeout: 120 * time.Second, FailOpen: true,
-		Temperature: 0.25, BaseURL: "http://localhost:11434/v1", APIKey: "k1", Mode: "native", MaxResponseBytes: 1024,
-		OfferTokens: 500, TopK: 1000, NoSearch: true}, c)
+	assert.Equal(t, Config{Settings: Settings{Model: "gpt-4o-mini", FallbackModel: "qwen3", MaxCalls: 20, Timeout: 120 * time.Second,
+		FailOpen: true, Temperature: 0.25, BaseURL: "http://localhost:11434/v1", APIKey: "k1", Mode: "native",
+		MaxResponseBytes: 1024, OfferTokens: 500, TopK: 1000, NoSearch: true}}, c)
 	assert.Equal(t, 0, c.Searches())
 }
 
 func TestConfigOpenAIFallbacks(t *testing.T) {
-	c, err := ConfigFromEnvMap(map[string]string{EnvOpenAIBaseURL: "https://api.example/v1", EnvOpenAIAPIKey: "sk-x"})
+	c, err := ConfigFromEnvMap(map[string]string{"OPENAI_BASE_URL": "https://api.example/v1", "OPENAI_API_KEY": "sk-x"})
 	require.NoError(t, err)
 	assert.Equal(t, "https://api.example/v1", c.BaseURL)
 	assert.Equal(t, "sk-x", c.APIKey)
 }
 
 func TestConfigFromProcessEnv(t *testing.T) {
-	t.Setenv(EnvMaxCalls, "7")
-	t.Setenv(EnvFailClosed, "No")
+	t.Setenv(envOf("max_calls"), "7")
+	t.Setenv(envOf("fail_closed"), "No")
 	c, err := ConfigFromEnv()
 	require.NoError(t, err)
 	assert.Equal(t, 7, c.MaxCalls)
@@ -58,12 +58,12 @@ func TestConfigFromProcessEnv(t *testing.T) {
 
 func TestConfigFailClosedSpellings(t *testing.T) {
 	for _, v := range []string{"1", "true", "t", "yes", "y", "on", "TRUE", "Yes", "ON", " y "} {
-		c, err := ConfigFromEnvMap(map[string]string{EnvFailClosed: v})
+		c, err := ConfigFromEnvMap(map[string]string{envOf("fail_closed"): v})
 		require.NoError(t, err, v)
 		assert.False(t, c.FailOpen, v)
 	}
 	for _, v := range []string{"0", "false", "f", "no", "n", "off", "FALSE", "No", "Off"} {
-		c, err := ConfigFromEnvMap(map[string]string{EnvFailClosed: v})
+		c, err := ConfigFromEnvMap(map[string]string{envOf("fail_closed"): v})
 		require.NoError(t, err, v)
 		assert.True(t, c.FailOpen, v)
 	}
@@ -71,30 +71,30 @@ func TestConfigFailClosedSpellings(t *testing.T) {
 
 func TestConfigRejectsBadValues(t *testing.T) {
 	cases := []struct{ env, value, want string }{
-		{EnvMaxCalls, "abc", "an integer from 1 to 20"},
-		{EnvMaxCalls, "0", "an integer from 1 to 20"},
-		{EnvMaxCalls, "21", "an integer from 1 to 20"},
-		{EnvMaxCalls, "5.0", "an integer from 1 to 20"},
-		{EnvTimeoutS, "0", "from 1 to 120"},
-		{EnvTimeoutS, "121", "from 1 to 120"},
-		{EnvTimeoutS, "30s", "from 1 to 120"},
-		{EnvTemperature, "1.5", "a number from 0 to 1"},
-		{EnvTemperature, "-0.1", "a number from 0 to 1"},
-		{EnvTemperature, "NaN", "a number from 0 to 1"},
-		{EnvTemperature, "warm", "a number from 0 to 1"},
-		{EnvFailClosed, "maybe", "1, true, t, yes, y, on"},
-		{EnvFailClosed, "2", "1, true, t, yes, y, on"},
-		{EnvMode, "xml", "json or native"},
-		{EnvMaxResponseBytes, "10", "from 1024 to 1073741824"},
-		{EnvMaxResponseBytes, "4MB", "from 1024 to 1073741824"},
-		{EnvBaseURL, "localhost:8080", "an http or https URL"},
-		{EnvOfferTokens, "0", "from 1 to 10000000"},
-		{EnvOfferTokens, "lots", "from 1 to 10000000"},
-		{EnvTopK, "0", "an integer from 1 to 1000"},
-		{EnvTopK, "1001", "an integer from 1 to 1000"},
-		{EnvMaxSearches, "-1", "from 0 (no search round) to 10"},
-		{EnvMaxSearches, "11", "from 0 (no search round) to 10"},
-		{EnvModel, "   ", ""}, // spaces only: trimmed to empty, so the default applies
+		{envOf("max_calls"), "abc", "an integer from 1 to 20"},
+		{envOf("max_calls"), "0", "an integer from 1 to 20"},
+		{envOf("max_calls"), "21", "an integer from 1 to 20"},
+		{envOf("max_calls"), "5.0", "an integer from 1 to 20"},
+		{envOf("timeout_s"), "0", "from 1 to 120"},
+		{envOf("timeout_s"), "121", "from 1 to 120"},
+		{envOf("timeout_s"), "30s", "from 1 to 120"},
+		{envOf("temperature"), "1.5", "a number from 0 to 1"},
+		{envOf("temperature"), "-0.1", "a number from 0 to 1"},
+		{envOf("temperature"), "NaN", "a number from 0 to 1"},
+		{envOf("temperature"), "warm", "a number from 0 to 1"},
+		{envOf("fail_closed"), "maybe", "1, true, t, yes, y, on"},
+		{envOf("fail_closed"), "2", "1, true, t, yes, y, on"},
+		{envOf("mode"), "xml", "json or native"},
+		{envOf("max_response_bytes"), "10", "from 1024 to 1073741824"},
+		{envOf("max_response_bytes"), "4MB", "from 1024 to 1073741824"},
+		{envOf("base_url"), "localhost:8080", "an http or https URL"},
+		{envOf("offer_tokens"), "0", "from 1 to 10000000"},
+		{envOf("offer_tokens"), "lots", "from 1 to 10000000"},
+		{envOf("top_k"), "0", "an integer from 1 to 1000"},
+		{envOf("top_k"), "1001", "an integer from 1 to 1000"},
+		{envOf("max_searches"), "-1", "from 0 (no search round) to 10"},
+		{envOf("max_searches"), "11", "from 0 (no search round) to 10"},
+		{envOf("model"), "   ", ""}, // spaces only: trimmed to empty, so the default applies
 	}
 	for _, tc := range cases {
 		t.Run(tc.env+"="+tc.value, func(t *testing.T) {
@@ -116,10 +116,10 @@ func TestConfigRejectsBadValues(t *testing.T) {
 }
 
 func TestConfigErrorsListEveryVariable(t *testing.T) {
-	_, err := ConfigFromEnvMap(map[string]string{EnvMaxCalls: "99", EnvTimeoutS: "0"})
+	_, err := ConfigFromEnvMap(map[string]string{envOf("max_calls"): "99", envOf("timeout_s"): "0"})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), EnvMaxCalls)
-	assert.Contains(t, err.Error(), EnvTimeoutS)
+	assert.Contains(t, err.Error(), envOf("max_calls"))
+	assert.Contains(t, err.Error(), envOf("timeout_s"))
 }
 
 func TestConfigValidateGoBuilt(t *testing.T) {
@@ -127,24 +127,27 @@ func TestConfigValidateGoBuilt(t *testing.T) {
 	c.MaxCalls = 50
 	err := c.Validate()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), EnvMaxCalls)
+	assert.Contains(t, err.Error(), envOf("max_calls"))
 	_, err = New(nil, &c)
 	assert.ErrorIs(t, err, ErrInvalidConfig)
 
-	s, err := New(nil, &Config{Model: "m", FailOpen: false})
+	s, err := New(nil, &Config{Settings: Settings{Model: "m", FailOpen: false}})
 	require.NoError(t, err)
 	assert.Equal(t, 5, s.Config().MaxCalls)
 	assert.Equal(t, 30*time.Second, s.Config().Timeout)
 	assert.Equal(t, ModeJSON, s.Config().Mode)
-	assert.Equal(t, DefaultOfferTokens, s.Config().OfferTokens)
+	assert.Equal(t, defaults.OfferTokens, s.Config().OfferTokens)
 	assert.Equal(t, DefaultTopK, s.Config().TopK)
 	assert.Equal(t, 1, s.Config().Searches(), "a zero Config searches once, like the environment's default")
-	s, err = New(nil, &Config{NoSearch: true})
+	s, err = New(nil, &Config{Settings: Settings{NoSearch: true}})
 	require.NoError(t, err)
 	assert.Equal(t, 0, s.Config().Searches())
 	s, err = New(nil, nil)
 	require.NoError(t, err)
 	assert.Equal(t, defaultConfig(), s.Config())
+	// Only settings with a default are filled: a base URL of spaces is refused, not cleared.
+	_, err = New(nil, &Config{Settings: Settings{BaseURL: "  "}})
+	assert.ErrorIs(t, err, ErrInvalidConfig)
 }
 
 func TestConfigFromJSON(t *testing.T) {
@@ -156,7 +159,7 @@ func TestConfigFromJSON(t *testing.T) {
 	_, err = ConfigFromJSON([]byte(`{"max_call":3}`))
 	assert.ErrorIs(t, err, ErrInvalidConfig)
 	_, err = ConfigFromJSON([]byte(`{"timeout_s":500}`))
-	assert.ErrorContains(t, err, EnvTimeoutS)
+	assert.ErrorContains(t, err, envOf("timeout_s"))
 	// What MarshalJSON writes reads back (without the key).
 	b, err := json.Marshal(c)
 	require.NoError(t, err)
@@ -196,7 +199,7 @@ func TestConfigNeverPrintsKey(t *testing.T) {
 	}
 	assert.Contains(t, string(b), `"api_key_set":true`)
 	// Error messages about the endpoint never echo the value either.
-	_, err := ConfigFromEnvMap(map[string]string{EnvBaseURL: "ftp://" + key})
+	_, err := ConfigFromEnvMap(map[string]string{envOf("base_url"): "ftp://" + key})
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), key)
 	var ce *ConfigError
@@ -214,7 +217,7 @@ func TestTimeoutIsADurationInGoAndSecondsOnTheWire(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"timeout_s":45`)
 
-	c, err = ConfigFromEnvMap(map[string]string{EnvTimeoutS: "7"})
+	c, err = ConfigFromEnvMap(map[string]string{envOf("timeout_s"): "7"})
 	require.NoError(t, err)
 	assert.Equal(t, 7*time.Second, c.Timeout)
 

@@ -674,11 +674,11 @@ func shape(cfg *Config, req *ChatRequest, format answerFormat, have adaptation) 
 func tokenLimit(cfg *Config, d dialect) (int, string) {
 	switch {
 	case cfg.MaxTokens > 0:
-		return cfg.MaxTokens, fmt.Sprintf("%d tokens (%s)", cfg.MaxTokens, EnvMaxTokens)
+		return cfg.MaxTokens, fmt.Sprintf("%d tokens (%s)", cfg.MaxTokens, envOf("max_tokens"))
 	case d.defaultLimit > 0:
-		return d.defaultLimit, fmt.Sprintf("%d tokens (the %s dialect's default; %s sets another)", d.defaultLimit, d.name, EnvMaxTokens)
+		return d.defaultLimit, fmt.Sprintf("%d tokens (the %s dialect's default; %s sets another)", d.defaultLimit, d.name, envOf("max_tokens"))
 	}
-	return 0, fmt.Sprintf("the server's own limit (none was sent; %s sets one)", EnvMaxTokens)
+	return 0, fmt.Sprintf("the server's own limit (none was sent; %s sets one)", envOf("max_tokens"))
 }
 
 func otherTokenField(f string) string {

@@ -185,7 +185,7 @@ func TestGoOpenAIChecksAreConfigErrors(t *testing.T) {
 	res, err := sel.Select(context.Background(), testRequest(t))
 	require.Error(t, err)
 	assert.Equal(t, KindConfig, res.Attempts[0].Kind, res.Attempts[0].Message)
-	assert.Contains(t, res.Attempts[0].Message, EnvMode)
+	assert.Contains(t, res.Attempts[0].Message, envOf("mode"))
 	assert.Empty(t, ws.requests(), "refused before sending")
 }
 
@@ -194,12 +194,12 @@ func TestGoOpenAIChecksAreConfigErrors(t *testing.T) {
 // while auto still recognises them (the caller knows its endpoint best).
 func TestExplicitGenericIsGeneric(t *testing.T) {
 	for _, model := range []string{"o3-mini", "gpt-5-mini", "openai/o4-mini"} {
-		d := dialectFor(&Config{Provider: ProviderGeneric, BaseURL: "https://llm.example.com/v1"}, model)
+		d := dialectFor(&Config{Settings: Settings{Provider: ProviderGeneric, BaseURL: "https://llm.example.com/v1"}}, model)
 		assert.Equal(t, "generic", d.name, model)
 		assert.True(t, d.plain, model)
 		assert.Equal(t, temperatureSend, d.temperature, model)
 		assert.Nil(t, d.thinking, model)
-		auto := dialectFor(&Config{BaseURL: "https://llm.example.com/v1"}, model)
+		auto := dialectFor(&Config{Settings: Settings{BaseURL: "https://llm.example.com/v1"}}, model)
 		assert.Equal(t, "openai-reasoning", auto.name, model)
 	}
 }
@@ -213,11 +213,11 @@ func TestGoOpenAIRefusalsNameTheSetting(t *testing.T) {
 		mut     func(*Config)
 		setting string
 	}{
-		{"completions-only model", func(c *Config) { c.Model = "davinci" }, EnvModel},
-		{"completions-only model ada", func(c *Config) { c.Model = "ada" }, EnvFallbackModel},
+		{"completions-only model", func(c *Config) { c.Model = "davinci" }, envOf("model")},
+		{"completions-only model ada", func(c *Config) { c.Model = "ada" }, envOf("fallback_model")},
 		{"temperature for a reasoning model", func(c *Config) {
 			c.Model, c.Provider, c.Temperature = "o3-mini", ProviderGeneric, 0.5
-		}, EnvTemperature},
+		}, envOf("temperature")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			learned.Clear()
@@ -303,7 +303,7 @@ func TestDefaultTokenLimits(t *testing.T) {
 		{ProviderAnthropic, "claude-haiku-4-5", "max_tokens", 0}, // no thinking asked, no limit of its own
 	} {
 		for _, maxTokens := range []int{0, 700} {
-			cfg := &Config{Provider: tc.provider, MaxTokens: maxTokens}
+			cfg := &Config{Settings: Settings{Provider: tc.provider, MaxTokens: maxTokens}}
 			req := &ChatRequest{Model: tc.model, ResponseFormat: "json_object"}
 			shape(cfg, req, callsFormat(false), 0)
 			want := tc.want
@@ -330,7 +330,7 @@ func TestTruncatedNamesTheDefaultLimit(t *testing.T) {
 	require.Error(t, act.Err)
 	a := act.Result.Attempts[0]
 	assert.Equal(t, KindTruncated, a.Kind)
-	assert.Contains(t, a.Message, "32768 tokens (the zai dialect's default; "+EnvMaxTokens+" sets another)")
+	assert.Contains(t, a.Message, "32768 tokens (the zai dialect's default; "+envOf("max_tokens")+" sets another)")
 	assert.Contains(t, a.Message, "after 32768 completion tokens")
 }
 
@@ -372,7 +372,7 @@ func TestTemperatureModes(t *testing.T) {
 		{ProviderAnthropic, "claude-opus-5", "", "omit", `{"thinking":{"type":"disabled"}}`}, // Opus 5 thinks by default
 		{ProviderAnthropic, "claude-opus-5", ReasoningProvider, "omit", `{}`},
 	} {
-		cfg := &Config{Provider: tc.provider, Reasoning: tc.reasoning, Temperature: 0.2}
+		cfg := &Config{Settings: Settings{Provider: tc.provider, Reasoning: tc.reasoning, Temperature: 0.2}}
 		req := &ChatRequest{Model: tc.model, Temperature: cfg.Temperature, ResponseFormat: "json_object"}
 		shape(cfg, req, callsFormat(false), 0)
 		switch tc.want {
@@ -432,9 +432,9 @@ func TestOwnClientUnknownEndpoint(t *testing.T) {
 	assert.Equal(t, "generic", dialectFor(own, "gpt-4o-mini").name)
 	assert.Equal(t, "openai-reasoning", dialectFor(own, "o3-mini").name)
 	assert.Equal(t, "openai", dialectFor(&Config{}, "gpt-4o-mini").name, "the built-in client's empty base URL is api.openai.com")
-	known := &Config{OwnClient: true, BaseURL: "https://api.deepseek.com"}
+	known := &Config{Settings: Settings{BaseURL: "https://api.deepseek.com"}, OwnClient: true}
 	assert.Equal(t, "deepseek", dialectFor(known, "deepseek-v4-flash").name)
-	named := &Config{OwnClient: true, Provider: ProviderZAI}
+	named := &Config{Settings: Settings{Provider: ProviderZAI}, OwnClient: true}
 	assert.Equal(t, "zai", dialectFor(named, "glm-4.5-air").name)
 
 	a, err := New(nil, &Config{OwnClient: true})
@@ -444,7 +444,7 @@ func TestOwnClientUnknownEndpoint(t *testing.T) {
 	ka, kb := a.cfg.learnKey(), b.cfg.learnKey()
 	assert.NotEqual(t, ka, kb, "two unknown endpoints learn apart")
 	assert.NotEqual(t, "", ka)
-	c, err := New(nil, &Config{OwnClient: true, BaseURL: "https://api.deepseek.com"})
+	c, err := New(nil, &Config{Settings: Settings{BaseURL: "https://api.deepseek.com"}, OwnClient: true})
 	require.NoError(t, err)
 	assert.Equal(t, "https://api.deepseek.com", c.cfg.learnKey(), "a known endpoint is learned for by its URL")
 }
@@ -525,7 +525,7 @@ func TestUnsentTemperatureIsLogged(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, tc.warned, strings.Contains(buf.String(), "the configured temperature is not sent"), "%s %v: %s", tc.model, tc.temp, buf.String())
 		if tc.warned {
-			assert.Contains(t, buf.String(), EnvTemperature)
+			assert.Contains(t, buf.String(), envOf("temperature"))
 		}
 	}
 }

@@ -40,9 +40,9 @@
 // until [ActionDone]. Actions marshal to JSON.
 //
 // Configuration: [New] takes a [*Config] whose zero fields mean the defaults;
-// [ConfigFromEnv] reads the LLM_COMMON_TOOL_SELECTION_* variables,
-// [ConfigFromJSON] the JSON form (each starting from the Default* constants),
-// and [ConfigSchema] describes every setting for other languages. Records of
+// [ConfigFromEnv] reads the [EnvPrefix] variables, [ConfigFromJSON] the
+// JSON form (each starting from the defaults), and [ConfigSchema] describes
+// every setting, from the one table both readers and [Settings.Validate] read. Records of
 // each attempt and decision go to log/slog when [Config].Logger is set (nil
 // logs nothing); selections that return calls are recorded with
 // Config.Recorder ([FeedbackRecorder]).

@@ -176,7 +176,7 @@ func (eb errorBody) text() string {
 		msg += "; the model wrote (failed_generation): " + strconv.Quote(clipMiddle(eb.failedGeneration, maxFailedGeneration))
 	}
 	if eb.code == "tool_use_failed" {
-		msg += fmt.Sprintf("; %s=json avoids it: the selector then reads the model's JSON itself instead of the server", EnvMode)
+		msg += fmt.Sprintf("; %s=json avoids it: the selector then reads the model's JSON itself instead of the server", envOf("mode"))
 	}
 	return msg
 }

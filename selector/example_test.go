@@ -173,7 +173,7 @@ func ExampleDroppedCall() {
 	admin := registry.NewTool("reset_password", "Reset a user's password.", json.RawMessage(`{"type":"object"}`))
 	admin.Roles = []string{"admin"}
 	_ = reg.Register(admin)
-	cfg := selector.Config{FailOpen: true} // return the valid calls and report the dropped ones
+	cfg := selector.Config{Settings: selector.Settings{FailOpen: true}} // return the valid calls and report the dropped ones
 	sel, _ := selector.New(scripted{selector.DefaultModel: `{"calls":[{"tool":"reset_password","args":{}}]}`}, &cfg)
 	res, err := sel.Select(context.Background(), selector.Request{
 		Task: selector.Task{Description: "Reset bob's password"}, Registry: reg,

@@ -115,18 +115,18 @@ func TestFeedbackStoreFailureIsReported(t *testing.T) {
 
 func TestFeedbackConfig(t *testing.T) {
 	for _, ok := range []string{"", "/var/lib/ts/feedback.jsonl", "feedback.jsonl", "redis://localhost:6379/2", "rediss://:pw@cache.internal:6380"} {
-		_, err := selector.ConfigFromEnvMap(map[string]string{selector.EnvFeedback: ok})
+		_, err := selector.ConfigFromEnvMap(map[string]string{selector.EnvPrefix + "FEEDBACK": ok})
 		assert.NoError(t, err, ok)
 	}
 	for _, bad := range []string{"http://example.com/x", "redis://", "redis://host:99999", "redis://host/abc", "a\x01b"} {
-		_, err := selector.ConfigFromEnvMap(map[string]string{selector.EnvFeedback: bad})
+		_, err := selector.ConfigFromEnvMap(map[string]string{selector.EnvPrefix + "FEEDBACK": bad})
 		var ce *selector.ConfigError
 		require.ErrorAs(t, err, &ce, bad)
-		assert.Equal(t, selector.EnvFeedback, ce.Var)
+		assert.Equal(t, selector.EnvPrefix+"FEEDBACK", ce.Var)
 		assert.Contains(t, err.Error(), "redis://", "the error says what is accepted")
 	}
 	// A password never shows.
-	_, err := selector.ConfigFromEnvMap(map[string]string{selector.EnvFeedback: "redis://:s3cret@host:99999"})
+	_, err := selector.ConfigFromEnvMap(map[string]string{selector.EnvPrefix + "FEEDBACK": "redis://:s3cret@host:99999"})
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "s3cret")
 	var cfg selector.Config

@@ -97,7 +97,7 @@ func (c Config) unserved(model string) string {
 		where = fmt.Sprintf("%q", c.BaseURL)
 	}
 	return fmt.Sprintf("the model %q is a Zhipu GLM model, which api.openai.com does not serve, and the base URL (%s or %s) is %s: set the base URL of a server that serves it (https://api.z.ai/api/paas/v4, https://open.bigmodel.cn/api/paas/v4, or your own), or set the model (%s / %s) to one the server has",
-		model, EnvBaseURL, EnvOpenAIBaseURL, where, EnvModel, EnvFallbackModel)
+		model, envOf("base_url"), "OPENAI_BASE_URL", where, envOf("model"), envOf("fallback_model"))
 }
 
 // azureDeployment is Azure OpenAI's classic deployment URL taken apart:
@@ -272,16 +272,16 @@ var goOpenAIChecks = []struct {
 	err     error
 	setting string
 }{
-	{openai.ErrChatCompletionInvalidModel, EnvModel + " or " + EnvFallbackModel + " (a completions-only model such as davinci, babbage or ada cannot answer chat completions: name a chat model)"},
-	{openai.ErrReasoningModelLimitationsOther, EnvTemperature + " (OpenAI reasoning models take only their default temperature: leave " + EnvProvider + " auto or openai, which omits it)"},
-	{openai.ErrO1BetaLimitationsOther, EnvTemperature + " (OpenAI reasoning models take only their default temperature)"},
-	{openai.ErrReasoningModelMaxTokensDeprecated, EnvMaxTokens + " (this model takes max_completion_tokens)"},
-	{openai.ErrReasoningSamplingUnsupported, EnvTemperature + " (omitted when reasoning is on)"},
-	{openai.ErrReasoningEffortUnsupported, EnvReasoning},
-	{openai.ErrReasoningToolsRequireResponses, EnvMode + " or " + EnvReasoning + " (native tool calls with reasoning need OpenAI's Responses API: use mode json, or reasoning off)"},
+	{openai.ErrChatCompletionInvalidModel, envOf("model") + " or " + envOf("fallback_model") + " (a completions-only model such as davinci, babbage or ada cannot answer chat completions: name a chat model)"},
+	{openai.ErrReasoningModelLimitationsOther, envOf("temperature") + " (OpenAI reasoning models take only their default temperature: leave " + envOf("provider") + " auto or openai, which omits it)"},
+	{openai.ErrO1BetaLimitationsOther, envOf("temperature") + " (OpenAI reasoning models take only their default temperature)"},
+	{openai.ErrReasoningModelMaxTokensDeprecated, envOf("max_tokens") + " (this model takes max_completion_tokens)"},
+	{openai.ErrReasoningSamplingUnsupported, envOf("temperature") + " (omitted when reasoning is on)"},
+	{openai.ErrReasoningEffortUnsupported, envOf("reasoning")},
+	{openai.ErrReasoningToolsRequireResponses, envOf("mode") + " or " + envOf("reasoning") + " (native tool calls with reasoning need OpenAI's Responses API: use mode json, or reasoning off)"},
 	{openai.ErrReasoningModelLimitationsLogprobs, "logprobs"},
-	{openai.ErrO1BetaLimitationsTools, EnvMode},
-	{openai.ErrO1BetaLimitationsMessageTypes, EnvModel + " (this model takes no system message)"},
+	{openai.ErrO1BetaLimitationsTools, envOf("mode")},
+	{openai.ErrO1BetaLimitationsMessageTypes, envOf("model") + " (this model takes no system message)"},
 }
 
 // chatError classifies a go-openai error, keeping the server's message and

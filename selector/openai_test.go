@@ -321,7 +321,7 @@ func TestNewOpenAIClientSetsHTTPTimeout(t *testing.T) {
 	require.NoError(t, err)
 	d := c.(*openAIClient).doer
 	assert.Equal(t, 15*time.Second, d.client.Timeout)
-	assert.Equal(t, int64(DefaultMaxResponseBytes), d.limit)
+	assert.Equal(t, int64(defaults.MaxResponseBytes), d.limit)
 
 	own := &http.Client{Timeout: 3 * time.Second}
 	c, err = NewOpenAIClient(&cfg, own)
@@ -383,14 +383,14 @@ func TestAzureClassicURL(t *testing.T) {
 		"https://res.openai.azure.com/openai/deployments/gpt-4o":         `needs its api-version (?api-version=2024-10-21); or use the v1 form https://res.openai.azure.com/openai/v1 with model "gpt-4o"`,
 		"https://res.openai.azure.com/openai/deployments/?api-version=1": "must name the deployment",
 	} {
-		cfg := Config{BaseURL: url, APIKey: "k"}
+		cfg := Config{Settings: Settings{BaseURL: url, APIKey: "k"}}
 		_, err := NewOpenAIClient(&cfg, nil)
 		require.Error(t, err, url)
 		assert.ErrorIs(t, err, ErrInvalidConfig)
 		assert.Contains(t, err.Error(), want)
 	}
 	// Whatever provider is named: the URL can only be Azure's.
-	cfg := Config{BaseURL: "https://res.openai.azure.com/openai/deployments/gpt-4o", APIKey: "k", Provider: ProviderGeneric}
+	cfg := Config{Settings: Settings{BaseURL: "https://res.openai.azure.com/openai/deployments/gpt-4o", APIKey: "k", Provider: ProviderGeneric}}
 	_, err = NewOpenAIClient(&cfg, nil)
 	assert.ErrorIs(t, err, ErrInvalidConfig)
 }

@@ -48,7 +48,7 @@ func New(client ChatClient, cfg *Config) (*ToolSelector, error) {
 		s.now = time.Now
 	}
 	if c.Feedback != "" && s.feedback == nil {
-		return nil, &ConfigError{Var: EnvFeedback, Field: "Feedback", Value: redactURL(c.Feedback), Problem: "set without a recorder",
+		return nil, &ConfigError{Var: envOf("feedback"), Field: "Feedback", Value: redactURL(c.Feedback), Problem: "set without a recorder",
 			Want: "Config.Recorder (a recorder of that store: rank/feedbackstore.OpenLearner), or unset"}
 	}
 	return s, nil

@@ -227,7 +227,7 @@ func TestNativeLengthIsTruncated(t *testing.T) {
 			a := act.Result.Attempts[0]
 			assert.Equal(t, KindTruncated, a.Kind, a.Message)
 			assert.False(t, a.OK)
-			assert.Contains(t, a.Message, "64 tokens ("+EnvMaxTokens+")")
+			assert.Contains(t, a.Message, "64 tokens ("+envOf("max_tokens")+")")
 			assert.Contains(t, a.Message, tc.words)
 			if tc.resp.CompletionTokens > 0 {
 				assert.Contains(t, a.Message, "after 64 completion tokens")

@@ -165,7 +165,7 @@ func (ss *Session) chatAttributes(req *ChatRequest) []attribute.KeyValue {
 	attrs := []attribute.KeyValue{
 		telemetry.GenAIOperationName.String("chat"),
 		telemetry.GenAIRequestModel.String(req.Model),
-		telemetry.Dialect.String(ss.dialect.name),
+		telemetry.Dialect.String(ss.att.dialect.name),
 	}
 	host := ""
 	if u, err := url.Parse(ss.cfg.BaseURL); err == nil && u.Hostname() != "" {
@@ -175,9 +175,9 @@ func (ss *Session) chatAttributes(req *ChatRequest) []attribute.KeyValue {
 			attrs = append(attrs, telemetry.ServerPort.Int(port))
 		}
 	}
-	attrs = append(attrs, telemetry.GenAIProviderName.String(genAIProvider(ss.dialect.provider(), host)))
-	if len(ss.adapted) > 0 {
-		attrs = append(attrs, telemetry.Adapted.StringSlice(ss.adapted))
+	attrs = append(attrs, telemetry.GenAIProviderName.String(genAIProvider(ss.att.dialect.provider(), host)))
+	if len(ss.att.adapted) > 0 {
+		attrs = append(attrs, telemetry.Adapted.StringSlice(ss.att.adapted))
 	}
 	if telemetry.CaptureContent() {
 		attrs = append(attrs, telemetry.GenAIInputMessages.String(redact(inputMessages(req.Messages, ss.cfg.APIKey), ss.cfg.APIKey)))

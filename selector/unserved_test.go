@@ -22,15 +22,15 @@ func TestDefaultModelToOpenAIWarns(t *testing.T) {
 	s, err := newWith(fc, &cfg, withLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	require.NoError(t, err, "the defaults construct")
 	assert.Contains(t, logs.String(), "cannot work together")
-	assert.Contains(t, logs.String(), EnvBaseURL)
+	assert.Contains(t, logs.String(), envOf("base_url"))
 
 	_, err = s.Select(context.Background(), testRequest(t))
 	var se *SelectionError
 	require.ErrorAs(t, err, &se)
 	msg := se.Attempts[0].Message
 	assert.Contains(t, msg, "does not exist")
-	assert.Contains(t, msg, EnvBaseURL)
-	assert.Contains(t, msg, EnvModel)
+	assert.Contains(t, msg, envOf("base_url"))
+	assert.Contains(t, msg, envOf("model"))
 	assert.Contains(t, msg, "https://api.z.ai/api/paas/v4")
 
 	for _, mut := range []func(*Config){
@@ -47,6 +47,6 @@ func TestDefaultModelToOpenAIWarns(t *testing.T) {
 		assert.NotContains(t, logs.String(), "cannot work together")
 		_, err = s.Select(context.Background(), testRequest(t))
 		require.ErrorAs(t, err, &se)
-		assert.NotContains(t, se.Attempts[0].Message, EnvBaseURL, c.BaseURL)
+		assert.NotContains(t, se.Attempts[0].Message, envOf("base_url"), c.BaseURL)
 	}
 }

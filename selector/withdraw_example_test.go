@@ -28,7 +28,7 @@ func ExampleToolSelector_Withdraw() {
 
 	fake := modeltest.NewServer(modeltest.Reply{Calls: []modeltest.Call{{Tool: "get_weather", Args: map[string]any{"city": "Oslo"}}}})
 	defer fake.Close()
-	cfg := selector.Config{BaseURL: fake.URL, Recorder: learner}
+	cfg := selector.Config{Settings: selector.Settings{BaseURL: fake.URL}, Recorder: learner}
 	client, _ := selector.NewOpenAIClient(&cfg, nil)
 	sel, _ := selector.New(client, &cfg)
 	reg := registry.New(nil)

@@ -70,7 +70,7 @@ func selectFeedback(env *cmdEnv, cfg selector.Config) (selector.FeedbackRecorder
 	}
 	l, err := feedbackstore.OpenLearner(context.Background(), cfg.Feedback, nil)
 	if err != nil {
-		return nil, nil, fail(env, "select", exitUsage, "%s: %v", selector.EnvFeedback, err), false
+		return nil, nil, fail(env, "select", exitUsage, "%s: %v", envVar("feedback"), err), false
 	}
 	return l, l.Feedback(), 0, true
 }

@@ -30,11 +30,15 @@ func init() {
 
 const mcpSynopsis = `[--config FILE] [--upstream "[NAME=]COMMAND ARGS"]... [--upstream-url [NAME=]URL]... [--keep NAME]... [--listen ADDR]
        toolselect mcp stats [--url http://HOST:PORT/mcp | import flags as above]
+       toolselect mcp import-config CLIENT-FILE [--client NAME] [--out CONFIG]
 
 Serves MCP (stdio by default, streamable HTTP at http://ADDR/mcp with --listen). tools/list shows
 find_tool, call_tool and the keep-list; every upstream tool is reachable through them as
 UPSTREAM__TOOL. "mcp stats" prints the statistics (a summary on a terminal, JSON with --json or
 when piped), read from a running proxy (--url) or from a one-off import of the configured upstreams.
+--config takes toolselect's own file or an MCP client's ("mcpServers": Claude Desktop, Claude Code,
+Cursor; "servers": VS Code); "mcp import-config" prints the toolselect configuration a client's
+file corresponds to and the entry that puts toolselect in the client.
 An upstream that cannot start is named on stderr; with no upstream started and no catalog tool,
 both exit 2.`
 
@@ -164,7 +168,7 @@ func (f *mcpFlags) authToken(env *cmdEnv) (string, error) {
 }
 
 func (f *mcpFlags) bind(fs *flag.FlagSet) {
-	fs.StringVar(&f.config, "config", "", "JSON configuration file (upstreams, separator, keep, allowDestructive, timeout, listen, expose, catalogs)")
+	fs.StringVar(&f.config, "config", "", "JSON configuration `FILE`: the proxy's own (upstreams, separator, keep, allowDestructive, timeout, listen, expose, catalogs), or an MCP client's (\"mcpServers\" of Claude Desktop, Claude Code, Cursor; \"servers\" of VS Code)")
 	fs.Var(&f.upstreams, "upstream", "stdio upstream `\"[NAME=]COMMAND ARGS\"` (repeatable; NAME derived from the command when absent)")
 	fs.Var(&f.urls, "upstream-url", "streamable HTTP upstream `[NAME=]URL` (repeatable)")
 	fs.Var(&f.keep, "keep", "namespaced tool `NAME` always listed in full (repeatable)")
@@ -259,6 +263,7 @@ func (f *mcpFlags) start(ctx context.Context, env *cmdEnv, name string) (*mcppro
 	if err != nil {
 		return nil, nil, fail(env, name, exitUsage, "%v", err)
 	}
+	warnIgnored(env, name, f.config, cfg)
 	log, err := f.logger(env)
 	if err != nil {
 		return nil, nil, fail(env, name, exitUsage, "%v", err)
@@ -275,14 +280,16 @@ func (f *mcpFlags) start(ctx context.Context, env *cmdEnv, name string) (*mcppro
 	// tool imported there is nothing to serve or count.
 	ups, tools := p.Health()
 	ready := 0
-	var down []string
+	down := 0
 	for _, u := range ups {
 		if u.State == mcpproxy.StateReady {
 			ready++
 			continue
 		}
+		// The one report of this upstream (the proxy logs a first start's
+		// failure below the default level).
 		fmt.Fprintf(env.stderr, "toolselect %s: upstream %q could not start: %s\n", name, u.Name, u.LastError)
-		down = append(down, u.Name)
+		down++
 	}
 	if ready == 0 && tools == 0 {
 		p.Close()
@@ -298,8 +305,9 @@ func (f *mcpFlags) start(ctx context.Context, env *cmdEnv, name string) (*mcppro
 		} else {
 			why += " and no --catalog was given"
 		}
-		if len(down) > 0 {
-			why += " (could not start: " + strings.Join(down, ", ") + ")"
+		if down > 0 {
+			// Each is named, with its reason, in its own line above.
+			why += fmt.Sprintf(" (%d could not start, named above)", down)
 		}
 		return nil, nil, fail(env, name, exitUsage, "nothing to serve: %s", why)
 	}
@@ -312,6 +320,9 @@ func runMCP(env *cmdEnv, args []string) int {
 	}
 	if len(args) > 0 && args[0] == "stats" {
 		return runMCPStats(env, args[1:])
+	}
+	if len(args) > 0 && args[0] == "import-config" {
+		return runMCPImport(env, args[1:])
 	}
 	fs := newFlags(env, "mcp", mcpSynopsis)
 	var f mcpFlags

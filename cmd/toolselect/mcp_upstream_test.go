@@ -9,12 +9,17 @@ import (
 )
 
 // The test binary doubles as a small MCP upstream: with
-// TOOLSELECT_TEST_UPSTREAM=no-tools it serves over stdio a prompt and a
+// TOOLSELECT_TEST_UPSTREAM=echo it serves over stdio one tool, echo; with
+// TOOLSELECT_TEST_UPSTREAM=no-tools a prompt and a
 // resource and no tool (no tools capability; tools/list is "Method not
 // found", as a TypeScript SDK server without tools answers).
 func TestMain(m *testing.M) {
-	if os.Getenv("TOOLSELECT_TEST_UPSTREAM") == "no-tools" {
+	switch os.Getenv("TOOLSELECT_TEST_UPSTREAM") {
+	case "no-tools":
 		mcpupstream.ServeNoTools("no-tools")
+		return
+	case "echo":
+		mcpupstream.ServeEcho("echo")
 		return
 	}
 	os.Exit(m.Run())

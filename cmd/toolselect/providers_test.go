@@ -42,7 +42,7 @@ func TestSelectProviders(t *testing.T) {
 			srv, err := c.Serve()
 			require.NoError(t, err)
 			defer srv.Close()
-			vars := map[string]string{selector.EnvBaseURL: srv.URL, selector.EnvAPIKey: testKey}
+			vars := map[string]string{envVar("base_url"): srv.URL, envVar("api_key"): testKey}
 			for k, v := range c.Config {
 				name, ok := envOf[k]
 				require.True(t, ok, "setting %q has no variable", k)

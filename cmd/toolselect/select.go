@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -57,10 +56,10 @@ func (o *selectOutput) redactMessages(redact func(string) string) {
 }
 
 // endpointHint is printed when no endpoint is configured.
-const endpointHint = "no model endpoint configured: set " + selector.EnvBaseURL + " (or " + selector.EnvOpenAIBaseURL +
+var endpointHint = "no model endpoint configured: set " + strings.Join(settingEnv["base_url"], " (or ") +
 	") to an OpenAI-compatible server, e.g. https://api.openai.com/v1, https://open.bigmodel.cn/api/paas/v4 (GLM), " +
-	"http://localhost:11434/v1 (Ollama) or http://localhost:8000/v1 (vLLM), and the key in " + selector.EnvAPIKey +
-	" (or " + selector.EnvOpenAIAPIKey + ")"
+	"http://localhost:11434/v1 (Ollama) or http://localhost:8000/v1 (vLLM), and the key in " +
+	strings.Join(settingEnv["api_key"], " (or ") + ")"
 
 func runSelect(env *cmdEnv, args []string) int {
 	fs := newFlags(env, "select", "--catalog FILE --task TEXT [--subtask TEXT]... [--query TEXT] [--context FILE]")
@@ -79,7 +78,7 @@ func runSelect(env *cmdEnv, args []string) int {
 	var pf pinFlags
 	pf.register(fs)
 	var offer offerK
-	fs.Var(&offer, "k", "offer the model only the `N` tools ranked best for the task, in catalog order (0: every eligible tool; default: every eligible tool while their view fits "+selector.EnvOfferTokens+" tokens, else the top "+selector.EnvTopK+", with "+selector.EnvMaxSearches+" search rounds)")
+	fs.Var(&offer, "k", "offer the model only the `N` tools ranked best for the task, in catalog order (0: every eligible tool; default: every eligible tool while their view fits "+envVar("offer_tokens")+" tokens, else the top "+envVar("top_k")+", with "+envVar("max_searches")+" search rounds)")
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintln(w, "usage: toolselect select --catalog FILE --task TEXT [--subtask TEXT]... [--query TEXT] [--context FILE] [--k N]")
@@ -88,10 +87,10 @@ func runSelect(env *cmdEnv, args []string) int {
 		fmt.Fprintln(w, "Exit status: 0 selection succeeded (even with no calls: the model's decision), 3 no calls otherwise")
 		fmt.Fprintln(w, "(error.kind fail_closed, no_eligible_tools or no_ranked_tools), 2 usage, catalog or configuration error.")
 		fmt.Fprintln(w, "The model and endpoint come from the environment:")
-		for _, names := range settingEnvVars {
-			fmt.Fprintln(w, "  "+strings.Join(names, " / "))
+		for _, name := range settingNames {
+			fmt.Fprintln(w, "  "+strings.Join(settingEnv[name], " / "))
 		}
-		fmt.Fprintln(w, "Providers and reasoning models: see docs/providers.md ("+selector.EnvProvider+", "+selector.EnvReasoning+").")
+		fmt.Fprintln(w, "Providers and reasoning models: see docs/providers.md ("+envVar("provider")+", "+envVar("reasoning")+").")
 		fmt.Fprintln(w, "\nflags:")
 		fs.PrintDefaults()
 	}
@@ -236,24 +235,40 @@ func (k *offerK) Set(s string) error {
 	return nil
 }
 
-// settingEnvVars are the variables of each setting the selector reads from
-// the environment, as its configuration schema publishes them.
-var settingEnvVars = func() [][]string {
-	var s struct{ Fields []struct{ Env []string } }
+// settingNames lists the selector's settings by JSON name, and settingEnv
+// holds the variables each is read from (first set wins), as the
+// selector's configuration schema publishes them.
+var settingNames, settingEnv = func() ([]string, map[string][]string) {
+	var s struct {
+		Fields []struct {
+			Name string
+			Env  []string
+		}
+	}
 	if err := json.Unmarshal(selector.ConfigSchema(), &s); err != nil {
 		panic(err)
 	}
-	var out [][]string
+	var names []string
+	env := map[string][]string{}
 	for _, f := range s.Fields {
 		if len(f.Env) > 0 {
-			out = append(out, f.Env)
+			names, env[f.Name] = append(names, f.Name), f.Env
 		}
+	}
+	return names, env
+}()
+
+// envVar is the selector's own variable for the setting named (its JSON name).
+func envVar(name string) string { return settingEnv[name][0] }
+
+// selectorEnvVars are the variables the selector reads: every setting's.
+var selectorEnvVars = func() []string {
+	var out []string
+	for _, name := range settingNames {
+		out = append(out, settingEnv[name]...)
 	}
 	return out
 }()
-
-// selectorEnvVars are the variables the selector reads: every setting's.
-var selectorEnvVars = slices.Concat(settingEnvVars...)
 
 // environMap reads names through env.getenv so tests control the environment.
 func environMap(env *cmdEnv, names []string) map[string]string {
@@ -269,7 +284,7 @@ func environMap(env *cmdEnv, names []string) map[string]string {
 // apiKeys returns the configured API keys worth redacting (4 bytes or more).
 func apiKeys(env *cmdEnv) []string {
 	var keys []string
-	for _, n := range []string{selector.EnvAPIKey, selector.EnvOpenAIAPIKey} {
+	for _, n := range settingEnv["api_key"] {
 		if k := strings.TrimSpace(env.getenv(n)); len(k) >= 4 {
 			keys = append(keys, k)
 		}

@@ -210,6 +210,10 @@ class PolicyKeywordTest(Fixture):
             self.reg.run("wipe_disk", {"path": "/"})
         self.assertIn("allow_unsafe=True", str(cm.exception))
         self.assertNotIn("Options", str(cm.exception))
+        # The audit record of the refusal says it in Python's words too (the
+        # library words it with the hints this package gives per rule).
+        self.assertIn("(pass allow_unsafe=True to run it)", cm.exception.record["error"])
+        self.assertNotIn("Options", cm.exception.record["error"])
         with self.assertRaises(ts.PolicyError) as cm:
             self.reg.run("shell", {"cmd": "ls"})
         self.assertEqual(cm.exception.rule, "approval_required")

@@ -70,6 +70,53 @@ class FeedbackTest(unittest.TestCase):
                 self.assertEqual(json.loads(f.readlines()[-1]), {"query": q, "tools": ["get_weather"]})
             stats = sel.add_feedback(q, ["get_weather"], remove=True)
             self.assertGreaterEqual(stats["pairs"], 1)
+            self.assertEqual(stats["withdrawn"], 1)
+            # A withdrawal that matches nothing raises, and writes nothing.
+            size = os.path.getsize(self.path)
+            with self.assertRaises(ts.NotRecordedError) as cm:
+                sel.add_feedback(q, ["get_weather"], remove=True)
+            self.assertEqual(os.path.getsize(self.path), size)
+            self.assertIsInstance(cm.exception, ValueError)
+            self.assertEqual(cm.exception.kind, "not_recorded")
+
+    def test_withdraw_takes_the_selection_or_its_feedback_query(self):
+        task = ts.PlannedTask(id="1", description="Plan a day in Oslo",
+                              sub_tasks=[ts.SubTask("a", "check the weather")])
+        client = FakeClient(calls_json(("get_weather", {"city": "Oslo"}), ("read_file", {}), ("get_weather", {})))
+        cfg = ts.ToolSelectionConfig(model="m", feedback=self.path)
+        with ts.ToolSelector(client=client, config=cfg, top_k=0) as sel:
+            res = run(sel.select_tool_calls_detailed(task=task, tool_registry=self.reg))
+            self.assertEqual([c.tool for c in res.calls], ["get_weather", "read_file", "get_weather"])
+            # The text it was recorded under: the description and each sub-task's, one a line.
+            self.assertEqual(res.feedback_query, "Plan a day in Oslo\ncheck the weather")
+            with open(self.path) as f:
+                self.assertEqual(json.loads(f.readlines()[-1]), {"query": res.feedback_query,
+                                                                 "tools": ["get_weather", "read_file"]})
+            # The selection itself: every tool its calls named, counted once.
+            self.assertEqual(sel.withdraw(res), 2)
+            with self.assertRaisesRegex(ts.NotRecordedError, r"no tool of \['get_weather', 'read_file'\]") as cm:
+                sel.withdraw(res)
+            self.assertNotIn("Result.FeedbackQuery", str(cm.exception))
+            self.assertIn("feedback_query", str(cm.exception))
+            # Its feedback_query and some of its tools.
+            sel.add_feedback(res.feedback_query, ["get_weather", "read_file"])
+            self.assertEqual(sel.withdraw(res.feedback_query, ["read_file"]), 1)
+            self.assertEqual(sel.withdraw(res, ["get_weather"]), 1)
+            # A text it was not recorded under matches nothing.
+            sel.add_feedback(res.feedback_query, ["get_weather"])
+            with self.assertRaises(ts.NotRecordedError):
+                sel.withdraw("Plan a day in Oslo", ["get_weather"])
+            self.assertEqual(sel.withdraw(res), 1)
+            with self.assertRaisesRegex(TypeError, "tools"):
+                sel.withdraw(res.feedback_query)
+            with self.assertRaisesRegex(TypeError, "SelectionResult"):
+                sel.withdraw(42)  # type: ignore[arg-type]
+            # A selection that returned no calls taught nothing.
+            with ts.ToolSelector(client=FakeClient(calls_json()), config=cfg) as other:
+                empty = run(other.select_tool_calls_detailed(task=task, tool_registry=self.reg))
+            self.assertEqual((empty.calls, empty.feedback_query), ([], ""))
+            with self.assertRaisesRegex(ValueError, "returned no calls"):
+                sel.withdraw(empty)
 
     def test_feedback_by_hand_reaches_the_selector_that_selects(self):
         # With the caller's client and an endpoint in the environment, the

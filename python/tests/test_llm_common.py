@@ -21,7 +21,7 @@ from typing import Any, List, Optional
 
 import toolselect as ts
 import toolselect.llm_common as tslc
-from toolselect import selector as ts_selector
+from toolselect import _native_cache as ts_cache
 
 STANDIN = str(Path(__file__).resolve().parent / "standin")
 if STANDIN not in sys.path:
@@ -649,7 +649,7 @@ class StressTest(Installed):
 
         errors: List[BaseException] = []
         for r in range(4):
-            ts_selector._schemas.clear()  # every text is new again: first use, concurrently
+            ts_cache._schemas.clear()  # every text is new again: first use, concurrently
             results = asyncio.run(round_(300))
             errors += [x for x in results if isinstance(x, BaseException)]
             for i, calls in enumerate(results):
@@ -658,19 +658,19 @@ class StressTest(Installed):
             gc.collect()
         self.assertEqual(errors, [])
         gc.collect()
-        self.assertLessEqual(_handles().get("registry", 0), ts_selector._SCHEMA_CACHE_SIZE)
+        self.assertLessEqual(_handles().get("registry", 0), ts_cache._SCHEMA_CACHE_SIZE)
         self.assertNotIn("selector", _handles())
 
     def test_one_compile_per_text_under_concurrent_first_use(self) -> None:
         compiled = []
-        real = ts_selector._compile
+        real = ts_cache._compile
 
         def counting(text: str) -> Any:
             compiled.append(text)
             return real(text)
 
-        ts_selector._compile = counting
-        self.addCleanup(setattr, ts_selector, "_compile", real)
+        ts_cache._compile = counting
+        self.addCleanup(setattr, ts_cache, "_compile", real)
         reg = lc_registry(Weather(), Search("only_once"))
 
         async def main() -> List[Any]:

@@ -128,6 +128,12 @@ class SelectorTest(unittest.TestCase):
         self.assertNotIn("admin_only", res.offered)
         self.assertEqual(res.calls, [])
         self.assertIn("not_offered", res.attempts[0].message)
+        res = self.select(FakeClient(calls_json(("rm", {}), ("admin_only", {}), ("add", {"a": 1, "b": 2}))),
+                          detailed=True, config=ts.ToolSelectionConfig(model="primary", fail_closed=False))
+        # Each not_offered drop names the one reason that applied.
+        self.assertEqual([(d.tool, d.reason, d.rule) for d in res.dropped],
+                         [("rm", "not_offered", "unsafe"), ("admin_only", "not_offered", "role")])
+        self.assertEqual([c.tool for c in res.calls], ["add"])
         res = self.select(FakeClient(calls_json(("admin_only", {}))), detailed=True, roles=["admin"])
         self.assertEqual([c.tool for c in res.calls], ["admin_only"])
 
@@ -144,6 +150,10 @@ class SelectorTest(unittest.TestCase):
                           query="weather in Paris")
         self.assertEqual(res.calls, [])
         self.assertIn("not_offered", res.attempts[0].message)
+        self.assertEqual(res.failure.kind, "fail_closed")
+        res = self.select(FakeClient(calls_json(("add", {"a": 1, "b": 2}))), detailed=True, top_k=1,
+                          query="weather in Paris", config=ts.ToolSelectionConfig(model="primary", fail_closed=False))
+        self.assertEqual([(d.tool, d.rule) for d in res.dropped], [("add", "not_in_offer")])
         # Without top_k the budget decides: these few tools fit, so every eligible one is offered;
         # top_k=0 offers every eligible tool whatever the budget.
         res = self.select(FakeClient(calls_json(("add", {"a": 1, "b": 2}))), detailed=True)

@@ -5,7 +5,7 @@ import subprocess
 import tempfile
 import unittest
 from pathlib import Path
-from typing import Optional, Union, get_args, get_type_hints
+from typing import Literal, Optional, Union, get_args, get_type_hints
 
 import toolselect as ts
 from toolselect.types import ChatClient, TaskLike, ToolSchemaSource
@@ -71,6 +71,19 @@ class TypingTest(unittest.TestCase):
         self.assertTrue(go)
         self.assertLessEqual(go | {"fail_closed"}, set(get_args(ts.SelectionFailureKind)))
         self.assertEqual(get_type_hints(ts.SelectionFailure)["kind"], ts.SelectionFailureKind)
+
+    def test_drop_rules_are_go_s(self):
+        # DropRule lists registry.Ineligible's values and selector.NotInOffer:
+        # the rules Go's selector gives a not_offered drop.
+        root = Path(__file__).resolve().parents[2]
+        ineligible = re.findall(r"Ineligible\w+ +Ineligible = \"(\w+)\"",
+                                (root / "registry" / "eligibility.go").read_text())
+        not_in_offer = re.findall(r"const NotInOffer = \"(\w+)\"", (root / "selector" / "errors.go").read_text())
+        self.assertEqual(len(ineligible), 3)
+        self.assertEqual(len(not_in_offer), 1)
+        self.assertEqual(list(get_args(ts.DropRule)), ineligible + not_in_offer)
+        self.assertEqual(get_type_hints(ts.DroppedCall)["rule"], Union[ts.DropRule, Literal[""]])
+        self.assertIs(get_type_hints(ts.SelectionResult)["feedback_query"], str)
 
     def test_class_based_clients_and_tools_fit_the_protocols(self):
         class Client:

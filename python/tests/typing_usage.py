@@ -16,9 +16,10 @@ from typing import Any, Dict, List, Literal, Optional, TypedDict
 
 import toolselect
 import toolselect.llm_common
-from toolselect import (ArgumentError, Attempt, ChatClient, FailureKind, InvalidArgumentsError, Mode, PlannedTask,
-                        PolicyError, Provider, Reasoning, RegistrationError, SelectionFailureKind, SelectionResult,
-                        SubTask, ToolCall, ToolRegistry, ToolResult, ToolSelectionConfig, ToolSelector, Validation)
+from toolselect import (ArgumentError, Attempt, ChatClient, DroppedCall, DropRule, FailureKind, InvalidArgumentsError,
+                        Mode, NotRecordedError, PlannedTask, PolicyError, Provider, Reasoning, RegistrationError,
+                        SelectionFailureKind, SelectionResult, SubTask, ToolCall, ToolRegistry, ToolResult,
+                        ToolSelectionConfig, ToolSelector, Validation)
 
 
 # -- a class-based client (llm-common's shape: named keywords, async) -------------------
@@ -185,10 +186,20 @@ async def selection_calls(registry: ToolRegistry) -> None:
         if failure == "no_eligible_tools":
             print(result.failure.message)
     print(result.ok, result.offered, result.dropped, result.client_exceptions)
+    dropped: DroppedCall
+    for dropped in result.dropped:
+        rule: DropRule | Literal[""] = dropped.rule
+        print(dropped.tool, dropped.reason, rule)
     try:
         counts: Dict[str, int] = selector.add_feedback("weather in Paris", ["get_weather"])
         counts = selector.add_feedback("weather in Paris", ["get_weather"], remove=True)
         print(counts)
+        query: str = result.feedback_query
+        withdrawn: int = selector.withdraw(result)
+        withdrawn = selector.withdraw(result, ["get_weather"]) + selector.withdraw(query, ["get_weather"])
+        print(withdrawn)
+    except NotRecordedError as e:
+        print(e.kind, e.message)
     except ArgumentError as e:
         print(e.code, e.kind, e.message, e.detail)
     selector.close()

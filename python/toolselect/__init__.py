@@ -39,6 +39,7 @@ from .errors import (
     InvalidArgumentsError,
     LibraryNotFoundError,
     LibraryVersionError,
+    NotRecordedError,
     PointerError,
     PolicyError,
     RegistrationError,
@@ -47,9 +48,9 @@ from .errors import (
 )
 from .registry import FORMATS, ToolRegistry, Validation, Violation
 from .selector import ToolSelector
-from .types import (Attempt, BaseToolLike, ChatClient, DroppedCall, FailureKind, Message, Mode, PlannedTask, Provider,
-                    Reasoning, SelectionFailure, SelectionFailureKind, SelectionResult, StrPath, SubTask, TaskLike,
-                    ToolCall, ToolResult, ToolSchemaSource)
+from .types import (Attempt, BaseToolLike, ChatClient, DroppedCall, DropRule, FailureKind, Message, Mode, PlannedTask,
+                    Provider, Reasoning, SelectionFailure, SelectionFailureKind, SelectionResult, StrPath, SubTask,
+                    TaskLike, ToolCall, ToolResult, ToolSchemaSource)
 
 from ._version import __version__
 
@@ -68,8 +69,8 @@ else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "ArgumentError", "Attempt", "BaseToolLike", "CancelledError", "ChatClient", "FailureKind", "DroppedCall", "FORMATS", "ForkedProcessError", "HandleError",
-    "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "LibraryVersionError", "Message", "Mode", "PlannedTask", "PointerError", "PolicyError", "Provider", "Reasoning",
+    "ArgumentError", "Attempt", "BaseToolLike", "CancelledError", "ChatClient", "FailureKind", "DroppedCall", "DropRule", "FORMATS", "ForkedProcessError", "HandleError",
+    "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "LibraryVersionError", "Message", "Mode", "NotRecordedError", "PlannedTask", "PointerError", "PolicyError", "Provider", "Reasoning",
     "RegistrationError", "SelectionFailure", "SelectionFailureKind", "SelectionResult", "StrPath", "SubTask", "TaskLike", "ToolCall", "ToolRegistry", "ToolResult", "ToolSchemaSource",
     "ToolSelectError", "ToolSelectionConfig", "ToolSelector", "UnknownToolError", "Validation", "Violation",
     "library_path", "stats", "version", "__version__",

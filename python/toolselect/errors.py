@@ -55,6 +55,15 @@ class ArgumentError(ToolSelectError, ValueError):
     code, kind = 1, "argument"
 
 
+class NotRecordedError(ArgumentError):
+    """A feedback withdrawal matched nothing learned: no tool it names is
+    recorded for that query, so nothing was written. Withdraw with the text
+    the selection was recorded under (``SelectionResult.feedback_query``, or
+    the result itself). A :class:`ArgumentError`, so a ``ValueError`` too."""
+
+    code, kind = 1, "not_recorded"
+
+
 class HandleError(ToolSelectError, ValueError):
     """An unknown, closed or wrong-kind handle (e.g. using a closed registry)."""
 
@@ -141,7 +150,7 @@ class LibraryVersionError(LibraryNotFoundError):
 
 __all__ = [
     "ArgumentError", "CancelledError", "ForkedProcessError", "HandleError", "InternalError", "InvalidArgumentsError",
-    "LibraryNotFoundError", "LibraryVersionError", "PointerError", "PolicyError", "RegistrationError",
+    "LibraryNotFoundError", "LibraryVersionError", "NotRecordedError", "PointerError", "PolicyError", "RegistrationError",
     "ToolSelectError", "UnknownToolError", "error_from_body",
 ]
 

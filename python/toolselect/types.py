@@ -215,11 +215,15 @@ class Attempt:
 
 @dataclass
 class DroppedCall:
-    """A call the model proposed that was rejected (fail-open mode), and why."""
+    """A call the model proposed that was rejected (fail-open mode), and why.
+    ``reason`` classifies it (``unknown_tool``, ``not_offered``,
+    ``invalid_args``, ``max_calls``); for ``not_offered``, ``rule`` is the one
+    reason the tool was not offered (:data:`DropRule`), else ``""``."""
 
     tool: str
     reason: str
     raw: Dict[str, Any] = field(default_factory=dict, repr=False)
+    rule: Union[DropRule, Literal[""]] = ""
 
 
 @dataclass
@@ -248,6 +252,11 @@ class SelectionResult:
     #: What the caller's client raised, one per failed chat call, in order
     #: (each failed attempt's message names the exception type too).
     client_exceptions: List[BaseException] = field(default_factory=list, repr=False)
+    #: The text this selection was recorded under as ranking feedback (the
+    #: task description and each sub-task's, one a line), set whenever it
+    #: returned calls: what :meth:`ToolSelector.withdraw
+    #: <toolselect.ToolSelector.withdraw>` takes back. ``""`` without calls.
+    feedback_query: str = ""
 
     @property
     def ok(self) -> bool:
@@ -321,6 +330,12 @@ Reasoning = Literal["off", "low", "medium", "high", "provider"]
 #: ``fail_closed`` and its empty kinds, and the Python side's own.
 SelectionFailureKind = Literal["fail_closed", "no_eligible_tools", "no_ranked_tools", "caller", "cancelled",
                                "internal"]
+
+#: Why a tool the model named was not offered (``DroppedCall.rule`` of a
+#: ``not_offered`` drop): the caller's eligibility rule (``unsafe``, ``role``,
+#: ``capability``), or ``not_in_offer`` for a tool the caller may use that the
+#: offer, narrowed for the task, left out. Go's values (tests/test_typing.py).
+DropRule = Literal["unsafe", "role", "capability", "not_in_offer"]
 
 #: The failure kind of an attempt (``Attempt.kind``), as Go's selector names them.
 FailureKind = Literal["transport", "timeout", "canceled", "http_status", "response_too_large", "empty_choices",

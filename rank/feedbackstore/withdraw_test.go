@@ -30,7 +30,7 @@ func TestWithdrawTheSelection(t *testing.T) {
 	}
 	fake := modeltest.NewServer(modeltest.Reply{Calls: []modeltest.Call{{Tool: "get_weather", Args: map[string]any{"city": "Oslo"}}}})
 	defer fake.Close()
-	cfg := selector.Config{BaseURL: fake.URL, Recorder: l}
+	cfg := selector.Config{Settings: selector.Settings{BaseURL: fake.URL}, Recorder: l}
 	client, err := selector.NewOpenAIClient(&cfg, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -99,7 +99,7 @@ func runFault(t *testing.T, srv *faultserver.Server, f faultserver.Fault, mode s
 	if f.Slow {
 		timeout = 2 * time.Second
 	}
-	base := selector.Config{Timeout: timeout, Mode: mode, APIKey: "sk-fault-table-key"}
+	base := selector.Config{Settings: selector.Settings{Timeout: timeout, Mode: mode, APIKey: "sk-fault-table-key"}}
 
 	// Both models hit the fault.
 	cfg := base
@@ -173,7 +173,7 @@ func TestFaultMessages(t *testing.T) {
 		faultserver.DeepArgs:      "nest deeper than 64",
 	} {
 		t.Run(name, func(t *testing.T) {
-			cfg := selector.Config{Timeout: 1 * time.Second, BaseURL: srv.URL, Model: "fault:" + name}
+			cfg := selector.Config{Settings: selector.Settings{Timeout: 1 * time.Second, BaseURL: srv.URL, Model: "fault:" + name}}
 			res, err := selectWith(t, cfg, nil)
 			require.Error(t, err)
 			require.Len(t, res.Attempts, 1)
@@ -193,7 +193,7 @@ func TestHugeBodyMemory(t *testing.T) {
 	figures := map[string]any{}
 	for _, name := range []string{faultserver.HugeBody, faultserver.HugeChunked} {
 		t.Run(name, func(t *testing.T) {
-			cfg := selector.Config{Timeout: 30 * time.Second, BaseURL: srv.BaseURL(name), Model: "primary", FallbackModel: "fallback"}
+			cfg := selector.Config{Settings: selector.Settings{Timeout: 30 * time.Second, BaseURL: srv.BaseURL(name), Model: "primary", FallbackModel: "fallback"}}
 			client, err := selector.NewOpenAIClient(&cfg, nil)
 			require.NoError(t, err)
 			cfg.Logger = slog.New(slog.DiscardHandler)
@@ -240,7 +240,7 @@ func TestCallerCancel(t *testing.T) {
 	require.NoError(t, err)
 	defer srv.Close()
 	snapshot := goleak.IgnoreCurrent()
-	cfg := selector.Config{Timeout: 30 * time.Second, BaseURL: srv.BaseURL(faultserver.DelayHeaders), Model: "primary", FallbackModel: "fallback"}
+	cfg := selector.Config{Settings: selector.Settings{Timeout: 30 * time.Second, BaseURL: srv.BaseURL(faultserver.DelayHeaders), Model: "primary", FallbackModel: "fallback"}}
 	client, err := selector.NewOpenAIClient(&cfg, nil)
 	require.NoError(t, err)
 	cfg.Logger = slog.New(slog.DiscardHandler)

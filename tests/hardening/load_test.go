@@ -91,7 +91,7 @@ func TestLoadConcurrentSelections(t *testing.T) {
 		require.NoError(t, reg.Register(registry.NewTool(fmt.Sprintf("tool_%02d", i), fmt.Sprintf("Filler tool number %d for load.", i),
 			json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`))))
 	}
-	cfg := selector.Config{Timeout: 60 * time.Second, BaseURL: url, Model: "load", APIKey: "sk-load"}
+	cfg := selector.Config{Settings: selector.Settings{Timeout: 60 * time.Second, BaseURL: url, Model: "load", APIKey: "sk-load"}}
 	client, err := selector.NewOpenAIClient(&cfg, nil)
 	require.NoError(t, err)
 	cfg.Logger = slog.New(slog.DiscardHandler)

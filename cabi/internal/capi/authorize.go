@@ -23,6 +23,11 @@ type policyJSON struct {
 	// Approver says the caller can ask for approval (human-approval tools
 	// are refused without one, as in Go).
 	Approver bool `json:"approver"`
+	// Hints, when given, word what would let a refused call run, by rule
+	// (executor.Options.Hint), in the caller's own names: they go into the
+	// message and the audit record instead of Go's (a rule it lacks gets
+	// none). Absent: Go's words.
+	Hints map[string]string `json:"hints"`
 }
 
 type callJSON struct {
@@ -84,6 +89,9 @@ func RegistryAuthorize(h uint64, call []byte, callPresent bool, policy []byte, p
 		opts.Approver = func(context.Context, executor.ApprovalRequest) (executor.Approval, error) {
 			return executor.Approval{}, errors.New("asked of the caller")
 		}
+	}
+	if p.Hints != nil {
+		opts.Hint = func(r executor.Rule) string { return p.Hints[string(r)] }
 	}
 	ex := executor.New(reg, opts)
 	if e, ok := reg.Lookup(c.Tool); ok {

@@ -53,6 +53,19 @@ func TestRegistryAuthorize(t *testing.T) {
 	if v["reason"] != `"rm" is marked unsafe` || !strings.Contains(v["message"].(string), "Options.AllowUnsafe") {
 		t.Errorf("reason %q, message %q", v["reason"], v["message"])
 	}
+	// The caller's hints replace Go's in the message and the audit record; a
+	// rule the caller gives none for gets none.
+	v = decode(t, RegistryAuthorize(h, []byte(`{"tool":"rm","args":{}}`), true,
+		[]byte(`{"hints":{"unsafe":"pass allow_unsafe=True to run it"}}`), true))
+	rec, _ := json.Marshal(v["audit"])
+	if msg := v["message"].(string); !strings.HasSuffix(msg, "(pass allow_unsafe=True to run it)") || strings.Contains(msg, "Options") ||
+		!strings.Contains(string(rec), "pass allow_unsafe=True") || strings.Contains(string(rec), "Options") {
+		t.Errorf("with hints: message %q, audit %s", msg, rec)
+	}
+	v = decode(t, RegistryAuthorize(h, []byte(`{"tool":"reset","args":{}}`), true, []byte(`{"hints":{}}`), true))
+	if msg := v["message"].(string); strings.Contains(msg, "Options") || strings.HasSuffix(msg, ")") {
+		t.Errorf("with no hint for role: message %q", msg)
+	}
 	wantErr(t, RegistryAuthorize(h, []byte(`{"tool":"add"}`), true, []byte(`{"allow_unsafe":true,"bogus":1}`), true), ErrArgument, "bogus")
 	wantErr(t, RegistryAuthorize(h, nil, false, nil, false), ErrArgument, "call_json")
 }

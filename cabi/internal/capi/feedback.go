@@ -2,6 +2,7 @@ package capi
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/toolselect/toolselect/rank"
@@ -96,6 +97,10 @@ func SelectorAddFeedback(sel uint64, recJSON []byte, present bool) Result {
 	}
 	if rec.Remove {
 		n, err := l.Withdraw(context.Background(), rec.Query, rec.Tools)
+		if errors.Is(err, feedbackstore.ErrNotRecorded) {
+			// The rule as data: a binding words it with its own names.
+			return failDetail(ErrArgument, map[string]any{"rule": "not_recorded"}, "feedback_json: %v", err)
+		}
 		if err != nil {
 			return Fail(ErrArgument, "feedback_json: %v", err)
 		}

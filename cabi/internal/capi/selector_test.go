@@ -233,6 +233,25 @@ func TestSelectorsShareTheirFeedbackStore(t *testing.T) {
 	if st := learnerOf(lb.(*selector.ToolSelector)).Feedback().Stats(); st.Pairs != 2 {
 		t.Errorf("b's feedback has %d pairs, want 2 (a's record included)", st.Pairs)
 	}
+	// A withdrawal answers how many pairs it matched; one matching nothing is
+	// an argument error whose detail names the rule, for bindings to word.
+	r = SelectorAddFeedback(a, []byte(`{"query":"send the report by email","tools":["send_email"],"remove":true}`), true)
+	if m := decode(t, r); r.Code != OK || m["withdrawn"] != float64(1) {
+		t.Fatalf("withdraw on a: %s", r.Body)
+	}
+	r = SelectorAddFeedback(a, []byte(`{"query":"send the report by email","tools":["send_email"],"remove":true}`), true)
+	var failed struct {
+		Error Error `json:"error"`
+	}
+	if err := json.Unmarshal(r.Body, &failed); err != nil || r.Code != ErrArgument {
+		t.Fatalf("a second withdrawal: %d %s", r.Code, r.Body)
+	}
+	if d, _ := failed.Error.Detail.(map[string]any); d["rule"] != "not_recorded" {
+		t.Errorf("a withdrawal of nothing recorded has detail %v, want rule not_recorded", failed.Error.Detail)
+	}
+	if r := SelectorAddFeedback(a, []byte(`{"query":"send the report by email","tools":["send_email"]}`), true); r.Code != OK {
+		t.Fatalf("recording again: %s", r.Body)
+	}
 	SelectorClose(a)
 	if r := SelectorAddFeedback(b, []byte(`{"query":"read the file","tools":["read_file"]}`), true); r.Code != OK {
 		t.Fatalf("b after a closed: %s", r.Body)
