@@ -38,6 +38,7 @@ has() { command -v "$1"; }
 check "mypy (make vet's Python type check)" "mypy" has mypy
 check "redis-server (the Redis embedding cache and feedback store tests)" "redis-server" has redis-server
 check "npm (installs the MCP peers)" "npm" has npm
+check "the WordNet database (rank's related-words table is regenerated and compared)" "wordnet-base" test -f /usr/share/wordnet/data.noun
 check "aarch64-linux-gnu-gcc (the aarch64 wheel)" "gcc-aarch64-linux-gnu libc6-dev-arm64-cross" has aarch64-linux-gnu-gcc
 check "qemu-aarch64-static (runs the aarch64 wheel's library)" "qemu-user-static" has qemu-aarch64-static
 check "venv and ensurepip (the wheel's install test)" "python3-venv" "$PYTHON" -c 'import venv, ensurepip'

@@ -46,7 +46,7 @@ func TestLookupEveryLine(t *testing.T) {
 func TestTableIsGenerated(t *testing.T) {
 	const dir = "/usr/share/wordnet"
 	if _, err := os.Stat(filepath.Join(dir, "data.noun")); err != nil {
-		t.Skip("WordNet database not installed (apt-get install wordnet-base): cannot regenerate related.txt")
+		t.Skip("WordNet database not installed (apt-get install -y wordnet-base; make test installs it when run as root): cannot regenerate related.txt")
 	}
 	out := filepath.Join(t.TempDir(), "related.txt")
 	cmd := exec.Command("go", "run", "gen.go", "-dir", dir, "-out", out)
