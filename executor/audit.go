@@ -43,8 +43,11 @@ type Record struct {
 	Validated bool `json:"validated"`
 	// Repaired is true when the arguments that ran came from a model-assisted repair.
 	Repaired bool `json:"repaired,omitempty"`
-	// Policy names the rule that let the call run or refused it, e.g. "schema",
-	// "no-schema:full", "no-schema:human-approval", "unsafe-allowed".
+	// Policy names the rule that let the call run, e.g. "schema",
+	// "no-schema:full", "no-schema:human-approval,unsafe-allowed", or the
+	// [registry.Rule] that refused it or found it invalid, the value of the
+	// error's [CallError.Rule] ("unsafe", "role", "no_schema_read_only",
+	// "invalid_args", ...).
 	Policy string `json:"policy,omitempty"`
 	// ApprovedBy is who approved a human-approval call ("" when none was needed or given).
 	ApprovedBy string `json:"approvedBy,omitempty"`

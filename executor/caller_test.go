@@ -51,11 +51,11 @@ func TestOneCallerEverywhere(t *testing.T) {
 	assert.Equal(t, []string{"status_service"}, names(bare))
 	hidden, err := r.Hidden(ctx, task, nil, bare)
 	require.NoError(t, err)
-	why := map[string]registry.Ineligible{}
+	why := map[string]registry.Rule{}
 	for _, h := range hidden {
 		why[h.Tool] = h.Hidden
 	}
-	assert.Equal(t, map[string]registry.Ineligible{"reset_service": registry.IneligibleRole, "purge_service": registry.IneligibleUnsafe}, why)
+	assert.Equal(t, map[string]registry.Rule{"reset_service": registry.RuleRole, "purge_service": registry.RuleUnsafe}, why)
 	none, err := r.Hidden(ctx, task, &rank.Options{Caller: caller}, picks)
 	require.NoError(t, err)
 	assert.Empty(t, none)

@@ -57,8 +57,9 @@ type CallError struct {
 	RepairErr error
 	// Err is the cause; it wraps one of the sentinels.
 	Err error
-	// Rule names the sentinel Err wraps, as data ("" for a canceled call).
-	Rule Rule
+	// Rule names the sentinel Err wraps, as data ("" for a canceled call);
+	// the audit record's Policy carries the same value.
+	Rule registry.Rule
 	// Hint says what would let the call run, in the words of the front door
 	// that refused it ([Options.Hint]; Go's by default), or "".
 	Hint string
@@ -138,43 +139,34 @@ func (e *Executor) worded(ce *CallError) *CallError {
 	return ce
 }
 
-// Rule names the rule a call broke: the refusal or invalidity a *CallError
-// carries as data ([CallError.Rule]), so that each front door (a Go program,
-// the MCP proxy, the C library and Python) words it in its own names.
-type Rule string
-
-// The rules, one per sentinel error.
-const (
-	RuleUnknownTool      Rule = "unknown_tool"        // ErrUnknownTool
-	RuleInvalidArgs      Rule = "invalid_args"        // ErrInvalidArgs
-	RuleNoHandler        Rule = "no_handler"          // ErrNoHandler
-	RuleUnsafe           Rule = "unsafe"              // ErrUnsafe
-	RuleRole             Rule = "role"                // ErrRoleDenied
-	RuleCapability       Rule = "capability"          // ErrCapability
-	RuleNoSchemaReadOnly Rule = "no_schema_read_only" // ErrNotReadOnly
-	RuleApprovalRequired Rule = "approval_required"   // ErrApprovalRequired
-	RuleApprovalDenied   Rule = "approval_denied"     // ErrApprovalDenied
-)
-
 // rules maps each sentinel to its rule.
 var rules = []struct {
 	err  error
-	rule Rule
+	rule registry.Rule
 }{
-	{ErrUnknownTool, RuleUnknownTool},
-	{ErrInvalidArgs, RuleInvalidArgs},
-	{ErrNoHandler, RuleNoHandler},
-	{ErrUnsafe, RuleUnsafe},
-	{ErrRoleDenied, RuleRole},
-	{ErrCapability, RuleCapability},
-	{ErrNotReadOnly, RuleNoSchemaReadOnly},
-	{ErrApprovalRequired, RuleApprovalRequired},
-	{ErrApprovalDenied, RuleApprovalDenied},
+	{ErrUnknownTool, registry.RuleUnknownTool},
+	{ErrInvalidArgs, registry.RuleInvalidArgs},
+	{ErrNoHandler, registry.RuleNoHandler},
+	{ErrUnsafe, registry.RuleUnsafe},
+	{ErrRoleDenied, registry.RuleRole},
+	{ErrCapability, registry.RuleCapability},
+	{ErrNotReadOnly, registry.RuleNoSchemaReadOnly},
+	{ErrApprovalRequired, registry.RuleApprovalRequired},
+	{ErrApprovalDenied, registry.RuleApprovalDenied},
 }
 
-// goHints are the Go program's words: what to set for a refused call to run.
-var goHints = map[Rule]string{
-	RuleUnsafe:           "set Options.AllowUnsafe to run it",
-	RuleRole:             "give the caller one of them in Options.Caller.Roles (or Options.Roles)",
-	RuleApprovalRequired: "set Options.Approver to ask for approval",
+// goHints are the Go program's words: what to set for a refused call to
+// run, one entry per rule ("" where the reason says it all, or where the
+// executor never meets the rule).
+var goHints = map[registry.Rule]string{
+	registry.RuleUnknownTool:      "",
+	registry.RuleInvalidArgs:      "",
+	registry.RuleNoHandler:        "",
+	registry.RuleUnsafe:           "set Options.AllowUnsafe to run it",
+	registry.RuleRole:             "give the caller one of them in Options.Caller.Roles (or Options.Roles)",
+	registry.RuleCapability:       "",
+	registry.RuleNoSchemaReadOnly: "",
+	registry.RuleApprovalRequired: "set Options.Approver to ask for approval",
+	registry.RuleApprovalDenied:   "",
+	registry.RuleNotInOffer:       "",
 }

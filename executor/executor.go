@@ -66,7 +66,7 @@ type Options struct {
 	// its message, in the names of the program's own front door (a flag, a
 	// keyword argument); "" says nothing. nil: Go's words ("set
 	// [Options.AllowUnsafe] ..."). The MCP proxy names its flags here.
-	Hint func(rule Rule) string
+	Hint func(rule registry.Rule) string
 	// Timeout bounds each tool run (0: 30 s; negative: none).
 	Timeout time.Duration
 	// ToolTimeouts overrides Timeout for the tools it names (canonical
@@ -515,6 +515,9 @@ func (e *Executor) record(ctx context.Context, span trace.Span, rec Record, d ti
 	switch {
 	case errors.As(err, &ce):
 		rec.Outcome, rec.Error = ce.Outcome, ce.Error()
+		if ce.Rule != "" {
+			rec.Policy = string(ce.Rule) // the rule that refused it, as the error carries it
+		}
 	case err != nil:
 		rec.Outcome, rec.Error = OutcomeRefused, err.Error()
 	case len(res) > 0:

@@ -256,9 +256,9 @@ func (e *Executor) metaArgsFailure(c Call, entry *registry.Entry, ce *CallError,
 func (e *Executor) metaFailure(id, name string, ce *CallError) Result {
 	me := MetaError{Error: ce.Error(), Tool: ce.Tool, Outcome: ce.Outcome, Violations: ce.Violations}
 	switch {
-	case errors.Is(ce, registry.ErrUnknownTool):
+	case ce.Rule == registry.RuleUnknownTool:
 		me.Hint = "no tool has this name; use find_tool to search the catalog and pass a name exactly as it returns it"
-	case errors.Is(ce, registry.ErrInvalidArgs):
+	case ce.Rule == registry.RuleInvalidArgs:
 		if entry, ok := e.reg.Lookup(ce.Tool); ok {
 			if t := entry.Def(); t.HasSchema() {
 				me.Parameters = append(json.RawMessage(nil), t.Parameters...)

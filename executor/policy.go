@@ -25,8 +25,9 @@ type Approval struct {
 
 // checkStatic applies the rules that need no one's answer: unsafe tools and
 // roles (registry.Eligibility, the rule the selector and rank apply too), and
-// the read-only no-schema mode. It returns the policy name for the
-// audit record and, on refusal, the error.
+// the read-only no-schema mode. It returns the policy that lets the call
+// run (the audit record's, "schema", "no-schema:read-only,unsafe-allowed",
+// ...) or, on refusal, the error (whose rule the record then names).
 func (e *Executor) checkStatic(entry *registry.Entry) (string, error) {
 	t := entry.Def()
 	policy := "schema"
@@ -34,15 +35,12 @@ func (e *Executor) checkStatic(entry *registry.Entry) (string, error) {
 		policy = "no-schema:" + string(t.NoSchemaMode)
 	}
 	switch (registry.Eligibility{AllowUnsafe: e.opts.AllowUnsafe, Roles: e.opts.Roles, Capabilities: e.opts.Capabilities}).Check(t) {
-	case registry.IneligibleUnsafe:
-		return "unsafe", refusal(ErrUnsafe, "%q is marked unsafe", t.Name)
-	case registry.IneligibleRole:
-		if !t.Safe {
-			policy += ",unsafe-allowed"
-		}
+	case registry.RuleUnsafe:
+		return policy, refusal(ErrUnsafe, "%q is marked unsafe", t.Name)
+	case registry.RuleRole:
 		return policy, refusal(ErrRoleDenied, "%q requires one of the roles %v", t.Name, t.Roles)
-	case registry.IneligibleCapability:
-		return "capability", refusal(ErrCapability, "%q declares %v, the caller requires %v", t.Name, t.Capabilities, e.opts.Capabilities)
+	case registry.RuleCapability:
+		return policy, refusal(ErrCapability, "%q declares %v, the caller requires %v", t.Name, t.Capabilities, e.opts.Capabilities)
 	}
 	if !t.Safe {
 		policy += ",unsafe-allowed"

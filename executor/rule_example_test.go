@@ -13,12 +13,12 @@ import (
 // A refusal carries its Rule as data; Options.Hint words what would let the
 // call run in the names of the program's own front door (here a command
 // line's flag) instead of Go's option names.
-func ExampleRule() {
+func ExampleOptions_hint() {
 	reg := registry.New(nil)
 	wipe := registry.NewTool("wipe_disk", "Erase a disk.", json.RawMessage(`{"type":"object"}`))
 	wipe.Safe = false
-	ex := executor.New(reg, &executor.Options{Hint: func(r executor.Rule) string {
-		if r == executor.RuleUnsafe {
+	ex := executor.New(reg, &executor.Options{Hint: func(r registry.Rule) string {
+		if r == registry.RuleUnsafe {
 			return "run again with --allow-unsafe"
 		}
 		return ""

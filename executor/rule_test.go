@@ -27,19 +27,20 @@ func TestCallErrorCarriesRule(t *testing.T) {
 			require.NoError(t, ex.Handle(n, h))
 		}
 	}
-	ex := New(reg, nil)
+	var recs []Record
+	ex := New(reg, &Options{Audit: func(_ context.Context, r Record) { recs = append(recs, r) }})
 	bind(ex)
 	ctx := context.Background()
 	for _, c := range []struct {
 		call Call
-		rule Rule
+		rule registry.Rule
 		hint string
 	}{
-		{Call{Tool: "wipe"}, RuleUnsafe, "set Options.AllowUnsafe"},
-		{Call{Tool: "admin"}, RuleRole, "Options.Caller.Roles"},
-		{Call{Tool: "nope"}, RuleUnknownTool, ""},
-		{Call{Tool: "free", Args: json.RawMessage(`{"n":"x"}`)}, RuleInvalidArgs, ""},
-		{Call{Tool: "call_tool", Args: json.RawMessage(`{"name":"call_tool"}`)}, RuleUnknownTool, ""},
+		{Call{Tool: "wipe"}, registry.RuleUnsafe, "set Options.AllowUnsafe"},
+		{Call{Tool: "admin"}, registry.RuleRole, "Options.Caller.Roles"},
+		{Call{Tool: "nope"}, registry.RuleUnknownTool, ""},
+		{Call{Tool: "free", Args: json.RawMessage(`{"n":"x"}`)}, registry.RuleInvalidArgs, ""},
+		{Call{Tool: "call_tool", Args: json.RawMessage(`{"name":"call_tool"}`)}, registry.RuleUnknownTool, ""},
 	} {
 		_, err := ex.CallTool(ctx, c.call.Tool, c.call.Args)
 		if c.call.Tool == "call_tool" {
@@ -48,6 +49,11 @@ func TestCallErrorCarriesRule(t *testing.T) {
 		var ce *CallError
 		require.True(t, errors.As(err, &ce), "%s: %v", c.call.Tool, err)
 		assert.Equal(t, c.rule, ce.Rule, c.call.Tool)
+		if c.call.Tool != "call_tool" { // the meta-tool's own arguments are not a call to audit
+			// The audit record names the same rule the error carries.
+			require.NotEmpty(t, recs, c.call.Tool)
+			assert.Equal(t, string(c.rule), recs[len(recs)-1].Policy, c.call.Tool)
+		}
 		if c.hint != "" {
 			assert.Contains(t, ce.Hint, c.hint)
 			assert.Contains(t, ce.Error(), "("+ce.Hint+")")
@@ -56,8 +62,8 @@ func TestCallErrorCarriesRule(t *testing.T) {
 		}
 	}
 
-	worded := New(reg, &Options{Hint: func(r Rule) string {
-		if r == RuleUnsafe {
+	worded := New(reg, &Options{Hint: func(r registry.Rule) string {
+		if r == registry.RuleUnsafe {
 			return "pass allow_unsafe=True"
 		}
 		return ""

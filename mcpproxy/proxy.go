@@ -694,12 +694,22 @@ func catalogOnly(name string) executor.Handler {
 
 func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 
-// proxyHint words a refusal in the proxy's own settings: the flag of
+// proxyHints word a refusal in the proxy's own settings: the flag of
 // `toolselect mcp` and the key of its configuration file, never the Go
-// executor's option names, which an MCP client has no way to set.
-func proxyHint(rule executor.Rule) string {
-	if rule == executor.RuleUnsafe {
-		return "the proxy runs destructive tools only when started with --allow-destructive (\"allowDestructive\": true in its configuration)"
-	}
-	return ""
+// executor's option names, which an MCP client has no way to set. One entry
+// per rule: "" where the proxy has nothing to offer (the reason and
+// call_tool's own hint say it).
+var proxyHints = map[registry.Rule]string{
+	registry.RuleUnknownTool:      "",
+	registry.RuleInvalidArgs:      "",
+	registry.RuleNoHandler:        "",
+	registry.RuleUnsafe:           "the proxy runs destructive tools only when started with --allow-destructive (\"allowDestructive\": true in its configuration)",
+	registry.RuleRole:             "",
+	registry.RuleCapability:       "",
+	registry.RuleNoSchemaReadOnly: "",
+	registry.RuleApprovalRequired: "",
+	registry.RuleApprovalDenied:   "",
+	registry.RuleNotInOffer:       "",
 }
+
+func proxyHint(rule registry.Rule) string { return proxyHints[rule] }

@@ -165,7 +165,7 @@ type Pick struct {
 	Entry      *registry.Entry `json:"-"`
 	// Hidden is set only on the picks [Ranker.Hidden] returns: why the
 	// caller's filters kept the tool out.
-	Hidden registry.Ineligible `json:"hidden,omitempty"`
+	Hidden registry.Rule `json:"hidden,omitempty"`
 }
 
 // Provenance says how a pick came about.

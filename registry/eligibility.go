@@ -17,28 +17,18 @@ type Eligibility struct {
 	Capabilities []string
 }
 
-// Ineligible says why a tool is not eligible; "" means it is.
-type Ineligible string
-
-// The reasons [Eligibility.Check] gives.
-const (
-	IneligibleUnsafe     Ineligible = "unsafe"     // safe: false and AllowUnsafe unset
-	IneligibleRole       Ineligible = "role"       // the tool lists roles the caller holds none of
-	IneligibleCapability Ineligible = "capability" // the tool lacks a required capability
-)
-
-// Check returns "" when t is eligible, else why not (IneligibleUnsafe,
-// IneligibleRole or IneligibleCapability, checked in that order).
-func (el Eligibility) Check(t *Tool) Ineligible {
+// Check returns "" when t is eligible, else the rule it breaks
+// ([RuleUnsafe], [RuleRole] or [RuleCapability], checked in that order).
+func (el Eligibility) Check(t *Tool) Rule {
 	if !t.Safe && !el.AllowUnsafe {
-		return IneligibleUnsafe
+		return RuleUnsafe
 	}
 	if !t.AllowedFor(el.Roles) {
-		return IneligibleRole
+		return RuleRole
 	}
 	for _, c := range el.Capabilities {
 		if !t.HasCapability(c) {
-			return IneligibleCapability
+			return RuleCapability
 		}
 	}
 	return ""
@@ -74,12 +64,12 @@ func (el Eligibility) Allows(e *Entry) bool { return el.Check(e.Def()) == "" }
 
 // Filter returns the eligible entries, in the order given, and how many were
 // left out for each reason (keys as returned by Check).
-func (el Eligibility) Filter(entries []*Entry) (eligible []*Entry, excluded map[Ineligible]int) {
+func (el Eligibility) Filter(entries []*Entry) (eligible []*Entry, excluded map[Rule]int) {
 	eligible = make([]*Entry, 0, len(entries))
 	for _, e := range entries {
 		if why := el.Check(e.Def()); why != "" {
 			if excluded == nil {
-				excluded = map[Ineligible]int{}
+				excluded = map[Rule]int{}
 			}
 			excluded[why]++
 			continue

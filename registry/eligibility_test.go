@@ -21,14 +21,14 @@ func TestEligibilityCheckAndFilter(t *testing.T) {
 
 	got, excluded := Eligibility{}.Filter(reg.Entries())
 	assert.Equal(t, []string{"open", "ro"}, names(got))
-	assert.Equal(t, map[Ineligible]int{IneligibleUnsafe: 1, IneligibleRole: 1}, excluded)
+	assert.Equal(t, map[Rule]int{RuleUnsafe: 1, RuleRole: 1}, excluded)
 
 	got, excluded = Eligibility{AllowUnsafe: true, Roles: []string{"admin"}, Capabilities: []string{"readOnly"}}.Filter(reg.Entries())
 	assert.Equal(t, []string{"ro"}, names(got))
-	assert.Equal(t, map[Ineligible]int{IneligibleCapability: 3}, excluded)
+	assert.Equal(t, map[Rule]int{RuleCapability: 3}, excluded)
 
 	rm, _ := reg.Get("rm")
-	assert.Equal(t, IneligibleUnsafe, Eligibility{Roles: []string{"admin"}}.Check(rm.Def()))
+	assert.Equal(t, RuleUnsafe, Eligibility{Roles: []string{"admin"}}.Check(rm.Def()))
 	assert.True(t, Eligibility{AllowUnsafe: true}.Allows(rm))
 }
 

@@ -80,22 +80,22 @@ func (ss *Session) check(raw []rawCall) (valid []ToolCall, rejected []DroppedCal
 // notOffered says the one reason a registered tool was not in the offer:
 // the caller's eligibility rule (unsafe, role, capability) or, for an
 // eligible tool, that the offer was narrowed for the task.
-func (ss *Session) notOffered(e *registry.Entry) (string, string) {
+func (ss *Session) notOffered(e *registry.Entry) (registry.Rule, string) {
 	t := e.Def()
 	switch why := ss.rule.Check(t); why {
-	case registry.IneligibleUnsafe:
-		return string(why), "it is marked unsafe and the request does not allow unsafe tools"
-	case registry.IneligibleRole:
-		return string(why), fmt.Sprintf("it is for the roles %v, and the caller holds none of them", t.Roles)
-	case registry.IneligibleCapability:
+	case registry.RuleUnsafe:
+		return why, "it is marked unsafe and the request does not allow unsafe tools"
+	case registry.RuleRole:
+		return why, fmt.Sprintf("it is for the roles %v, and the caller holds none of them", t.Roles)
+	case registry.RuleCapability:
 		for _, c := range ss.rule.Capabilities {
 			if !t.HasCapability(c) {
-				return string(why), fmt.Sprintf("it does not declare the capability %q the request requires", c)
+				return why, fmt.Sprintf("it does not declare the capability %q the request requires", c)
 			}
 		}
-		return string(why), "it lacks a capability the request requires"
+		return why, "it lacks a capability the request requires"
 	}
-	return NotInOffer, fmt.Sprintf("the caller may use it, but only %d of the %d eligible tools were offered for this task and it was not among them", len(ss.cur.names), len(ss.eligible))
+	return registry.RuleNotInOffer, fmt.Sprintf("the caller may use it, but only %d of the %d eligible tools were offered for this task and it was not among them", len(ss.cur.names), len(ss.eligible))
 }
 
 // echoable makes rejected calls safe to report in attempts, results and

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/toolselect/toolselect/registry"
 )
 
 // FailureKind says why an attempt failed.
@@ -132,18 +134,15 @@ const (
 	// DropUnknownTool: the model named a tool the registry does not have.
 	DropUnknownTool DropReason = "unknown_tool"
 	// DropNotOffered: the tool exists but was not offered; DroppedCall.Rule
-	// says the one reason that applied (unsafe, role, capability, or
-	// NotInOffer) and the message says it in words.
+	// says the one rule that applied ([registry.RuleUnsafe],
+	// [registry.RuleRole], [registry.RuleCapability] or
+	// [registry.RuleNotInOffer]) and the message says it in words.
 	DropNotOffered DropReason = "not_offered"
 	// DropInvalidArgs: the args failed the tool's schema.
 	DropInvalidArgs DropReason = "invalid_args"
 	// DropMaxCalls: a valid call beyond Config.MaxCalls.
 	DropMaxCalls DropReason = "max_calls"
 )
-
-// NotInOffer is the DroppedCall.Rule of a tool the caller may be offered
-// that this request's offer, narrowed for the task, left out.
-const NotInOffer = "not_in_offer"
 
 // DroppedCall is a call the selector did not return, and why.
 type DroppedCall struct {
@@ -153,10 +152,11 @@ type DroppedCall struct {
 	Args json.RawMessage `json:"args"`
 	// Reason classifies the drop.
 	Reason DropReason `json:"reason"`
-	// Rule is, for DropNotOffered, the one reason the tool was not offered:
-	// "unsafe", "role" or "capability" (the caller's eligibility rule,
-	// registry.Ineligible), or NotInOffer.
-	Rule string `json:"rule,omitempty"`
+	// Rule is, for DropNotOffered, the one rule the tool was not offered
+	// by: the caller's eligibility ([registry.Eligibility.Check]), or
+	// [registry.RuleNotInOffer] when this request's offer, narrowed for the
+	// task, left an eligible tool out.
+	Rule registry.Rule `json:"rule,omitempty"`
 	// Message explains it (for invalid args: every violation with its JSON pointer).
 	Message string `json:"message"`
 }

@@ -167,7 +167,7 @@ func ExampleConfig_ranker() {
 
 // A call of a registered tool the request did not offer is dropped with the
 // one reason that applied: here the tool is for admins and the caller is not
-// one (Rule "role"); NotInOffer would say the offer left an eligible tool out.
+// one (Rule "role"); registry.RuleNotInOffer would say the offer left an eligible tool out.
 func ExampleDroppedCall() {
 	reg := exampleRegistry()
 	admin := registry.NewTool("reset_password", "Reset a user's password.", json.RawMessage(`{"type":"object"}`))

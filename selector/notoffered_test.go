@@ -37,11 +37,11 @@ func TestNotOfferedNamesTheReason(t *testing.T) {
 	for _, d := range res.Dropped {
 		got[d.Tool] = d
 	}
-	assert.Equal(t, "unsafe", got["delete_files"].Rule)
+	assert.Equal(t, registry.RuleUnsafe, got["delete_files"].Rule)
 	assert.Contains(t, got["delete_files"].Message, "marked unsafe")
-	assert.Equal(t, "role", got["admin_reset"].Rule)
+	assert.Equal(t, registry.RuleRole, got["admin_reset"].Rule)
 	assert.Contains(t, got["admin_reset"].Message, "[admin]")
-	assert.Equal(t, NotInOffer, got["get_weather"].Rule)
+	assert.Equal(t, registry.RuleNotInOffer, got["get_weather"].Rule)
 	assert.Contains(t, got["get_weather"].Message, "only 1 of the 4 eligible tools were offered")
 	for _, d := range res.Dropped {
 		assert.Equal(t, DropNotOffered, d.Reason)
@@ -54,7 +54,7 @@ func TestNotOfferedNamesTheReason(t *testing.T) {
 	require.NoError(t, err)
 	for _, d := range res.Dropped {
 		if d.Tool == "get_weather" {
-			assert.Equal(t, "capability", d.Rule)
+			assert.Equal(t, registry.RuleCapability, d.Rule)
 			assert.Contains(t, d.Message, `the capability "readOnly"`)
 		}
 	}

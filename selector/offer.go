@@ -64,18 +64,18 @@ func (ss *Session) firstOffer(ctx context.Context, s *ToolSelector, req *Request
 }
 
 // noEligibleMessage says why nothing is eligible.
-func noEligibleMessage(registered int, excluded map[registry.Ineligible]int) string {
+func noEligibleMessage(registered int, excluded map[registry.Rule]int) string {
 	if registered == 0 {
 		return "the registry is empty"
 	}
 	var why []string
 	for _, k := range []struct {
-		key  registry.Ineligible
+		key  registry.Rule
 		text string
 	}{
-		{registry.IneligibleUnsafe, "unsafe (allow_unsafe is off)"},
-		{registry.IneligibleRole, "restricted to roles the caller does not hold"},
-		{registry.IneligibleCapability, "lacking a required capability"},
+		{registry.RuleUnsafe, "unsafe (allow_unsafe is off)"},
+		{registry.RuleRole, "restricted to roles the caller does not hold"},
+		{registry.RuleCapability, "lacking a required capability"},
 	} {
 		if n := excluded[k.key]; n > 0 {
 			why = append(why, fmt.Sprintf("%d %s", n, k.text))

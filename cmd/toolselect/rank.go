@@ -274,11 +274,11 @@ func hiddenNotes(ctx context.Context, r *rank.Ranker, query string, opts *rank.O
 	if err != nil {
 		return nil, err
 	}
-	count := map[registry.Ineligible]int{}
+	count := map[registry.Rule]int{}
 	var roles []string
 	for _, p := range hidden {
 		count[p.Hidden]++
-		if p.Hidden == registry.IneligibleRole {
+		if p.Hidden == registry.RuleRole {
 			for _, role := range p.Entry.Def().Roles {
 				if !slices.Contains(roles, role) {
 					roles = append(roles, role)
@@ -287,20 +287,37 @@ func hiddenNotes(ctx context.Context, r *rank.Ranker, query string, opts *rank.O
 		}
 	}
 	var notes []string
-	if n := count[registry.IneligibleUnsafe]; n > 0 {
-		notes = append(notes, fmt.Sprintf("%d unsafe %s hidden; --allow-unsafe shows %s", n, plural(n, "tool", "tools"), plural(n, "it", "them")))
+	if n := count[registry.RuleUnsafe]; n > 0 {
+		notes = append(notes, fmt.Sprintf("%d unsafe %s hidden; %s shows %s", n, plural(n, "tool", "tools"), cliHints[registry.RuleUnsafe], plural(n, "it", "them")))
 	}
-	if n := count[registry.IneligibleRole]; n > 0 {
+	if n := count[registry.RuleRole]; n > 0 {
 		flags := make([]string, len(roles))
 		for i, role := range roles {
-			flags[i] = "--role " + role
+			flags[i] = cliHints[registry.RuleRole] + " " + role
 		}
 		notes = append(notes, fmt.Sprintf("%d %s for other roles hidden; %s shows %s", n, plural(n, "tool", "tools"), strings.Join(flags, " or "), plural(n, "it", "them")))
 	}
-	if n := count[registry.IneligibleCapability]; n > 0 {
-		notes = append(notes, fmt.Sprintf("%d %s without the --capability asked for hidden; leaving out --capability shows %s", n, plural(n, "tool", "tools"), plural(n, "it", "them")))
+	if n := count[registry.RuleCapability]; n > 0 {
+		notes = append(notes, fmt.Sprintf("%d %s without the --capability asked for hidden; %s shows %s", n, plural(n, "tool", "tools"), cliHints[registry.RuleCapability], plural(n, "it", "them")))
 	}
 	return notes, nil
+}
+
+// cliHints word, in the command's own flags, what shows a tool a rule hid
+// (rank hides by the caller's eligibility: unsafe, role, capability). One
+// entry per rule: "" for the rules met only when a call is run or offered,
+// which no command of the CLI does.
+var cliHints = map[registry.Rule]string{
+	registry.RuleUnknownTool:      "",
+	registry.RuleInvalidArgs:      "",
+	registry.RuleNoHandler:        "",
+	registry.RuleUnsafe:           "--allow-unsafe",
+	registry.RuleRole:             "--role",
+	registry.RuleCapability:       "leaving out --capability",
+	registry.RuleNoSchemaReadOnly: "",
+	registry.RuleApprovalRequired: "",
+	registry.RuleApprovalDenied:   "",
+	registry.RuleNotInOffer:       "",
 }
 
 func plural(n int, one, many string) string {

@@ -45,6 +45,7 @@ class PolicyTest(unittest.TestCase):
         self.assertEqual(len(self.records), before + 1, "a refusal leaves an audit record")
         rec = self.records[-1]
         self.assertEqual(rec["outcome"], "refused")
+        self.assertEqual(rec["policy"], rule, "the record names the rule the exception carries")
         self.assertIs(cm.exception.record, rec)
         return cm.exception
 

@@ -73,15 +73,12 @@ class TypingTest(unittest.TestCase):
         self.assertEqual(get_type_hints(ts.SelectionFailure)["kind"], ts.SelectionFailureKind)
 
     def test_drop_rules_are_go_s(self):
-        # DropRule lists registry.Ineligible's values and selector.NotInOffer:
-        # the rules Go's selector gives a not_offered drop.
+        # DropRule lists the registry.Rule values Go's selector gives a
+        # not_offered drop: the caller's eligibility and not_in_offer.
         root = Path(__file__).resolve().parents[2]
-        ineligible = re.findall(r"Ineligible\w+ +Ineligible = \"(\w+)\"",
-                                (root / "registry" / "eligibility.go").read_text())
-        not_in_offer = re.findall(r"const NotInOffer = \"(\w+)\"", (root / "selector" / "errors.go").read_text())
-        self.assertEqual(len(ineligible), 3)
-        self.assertEqual(len(not_in_offer), 1)
-        self.assertEqual(list(get_args(ts.DropRule)), ineligible + not_in_offer)
+        rules = dict(re.findall(r"Rule(\w+) +Rule = \"(\w+)\"", (root / "registry" / "rule.go").read_text()))
+        self.assertEqual(list(get_args(ts.DropRule)),
+                         [rules["Unsafe"], rules["Role"], rules["Capability"], rules["NotInOffer"]])
         self.assertEqual(get_type_hints(ts.DroppedCall)["rule"], Union[ts.DropRule, Literal[""]])
         self.assertIs(get_type_hints(ts.SelectionResult)["feedback_query"], str)
 

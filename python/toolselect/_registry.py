@@ -22,7 +22,7 @@ from ._arguments import Validation, Violation, _BadArguments, _loads_once
 from ._handle import Handle
 from ._llm_common_registry import (CallerRegistry, RegisteredTool, _execute, _executor_of, _field_of, _is_base_tool,
                                    _schema_of_metadata)
-from ._run import _policy, _RunPath
+from ._run import _RULE_HINTS, _policy, _RunPath
 from ._schema import Unsupported, function_schema
 from ._words import _flag, _quote
 from .errors import RegistrationError, UnknownToolError
@@ -197,7 +197,7 @@ class ToolRegistry(_RunPath, Handle):
         try:
             self._call("toolselect_registry_register", _lib.cstr(_dump_tool(tool)))
         except RegistrationError as e:
-            raise _with_python_names(e) from None
+            raise _in_python_words(e, no_schema_mode) from None
         self._fns[name] = run
 
     def register_tool(self, tool: Any, **options: Any) -> Any:
@@ -450,24 +450,30 @@ def _limits(limits: Mapping[str, int]) -> Dict[str, int]:
     return out
 
 
-# The registry's messages name the canonical JSON fields; register() takes
-# them as keyword arguments, so its errors use the keyword names.
-_PYTHON_NAMES = (("allowNoSchema", "allow_no_schema"), ("noSchemaMode", "no_schema_mode"))
+# register()'s reasons for the definition rules, from the no_schema_mode given.
+_REGISTRATION_REASONS: Dict[str, Callable[[Optional[str]], str]] = {
+    "no_schema": lambda mode: f"parameters schema is missing ({_RULE_HINTS['no_schema']})",
+    "no_schema_mode": lambda mode: (
+        f"no_schema_mode {_quote(mode or '')} is not one of {_RULE_HINTS['no_schema_mode']}" if mode else
+        f"allow_no_schema is set without a no_schema_mode ({_RULE_HINTS['no_schema_mode']})"),
+}
 
 
-def _python_names(text: str) -> str:
-    for go, py in _PYTHON_NAMES:
-        text = text.replace(go, py)
-    return text
-
-
-def _with_python_names(e: RegistrationError) -> RegistrationError:
+def _in_python_words(e: RegistrationError, no_schema_mode: Optional[str]) -> RegistrationError:
+    """A register() refusal whose reason names the definition's JSON fields
+    (the library marks it with its rule, no_schema or no_schema_mode), worded
+    anew from the rule with register()'s keywords; others as they are."""
     detail = e.detail
-    if isinstance(detail, dict) and isinstance(detail.get("refused"), list):
-        detail = dict(detail)
-        detail["refused"] = [
-            {k: _python_names(v) if isinstance(v, str) and k != "tool" else v for k, v in r.items()}
-            if isinstance(r, dict) else r
-            for r in detail["refused"]
-        ]
-    return RegistrationError(_python_names(e.message), code=e.code, kind=e.kind, detail=detail)
+    if not (isinstance(detail, dict) and isinstance(detail.get("refused"), list)):
+        return e
+    refused = []
+    for r in detail["refused"]:
+        why = _REGISTRATION_REASONS.get(r.get("rule", "")) if isinstance(r, dict) else None
+        if why is not None:
+            reason = why(no_schema_mode)
+            r = dict(r, reason=reason, message=f"tool {_quote(r.get('tool', ''))}: {reason}")
+        refused.append(r)
+    if refused == detail["refused"]:
+        return e
+    message = refused[0]["message"] if len(refused) == 1 else e.message
+    return RegistrationError(message, code=e.code, kind=e.kind, detail=dict(detail, refused=refused))

@@ -51,8 +51,8 @@ class _RunPath:
             # Refused before the policy is asked: there is no one value to judge.
             text = bytes(args).decode("utf-8", "replace") if isinstance(args, (bytes, bytearray)) else args
             why = f"invalid arguments for tool {_quote(name)}: {bad.violation}"
-            self._end({"id": cid, "tool": name, "args": text, "validated": False}, clock, "invalid",
-                      _call_error(name, "invalid", why))
+            self._end({"id": cid, "tool": name, "args": text, "validated": False, "policy": "invalid_args"}, clock,
+                      "invalid", _call_error(name, "invalid", why))
             raise InvalidArgumentsError(why, tool=name, violations=[bad.violation]) from None
         v = self._call("toolselect_registry_authorize",
                        json.dumps({"id": cid, "tool": name, "args": a}, separators=(",", ":")).encode(),
@@ -66,8 +66,9 @@ class _RunPath:
             if rec:
                 self._audit(rec)
             else:  # the library always sends one; a record all the same
-                rec = self._end({"id": cid, "tool": v.get("tool", name), "args": a, "validated": False}, clock,
-                                v.get("outcome") or "refused", v.get("message", ""))
+                rec = self._end({"id": cid, "tool": v.get("tool", name), "args": a, "validated": False,
+                                 "policy": v.get("rule", "")}, clock, v.get("outcome") or "refused",
+                                v.get("message", ""))
             rule, msg = v.get("rule", ""), v.get("message", "")
             if rule == "invalid_args":
                 raise InvalidArgumentsError(msg or f"invalid arguments for {name!r}", tool=v.get("tool", name),
@@ -90,7 +91,8 @@ class _RunPath:
             # Go refuses a registered tool with no handler before its policy
             # (executor.ErrNoHandler): the record says so, in Go's words.
             tool = v["tool"]
-            self._end({"id": fields["id"], "tool": tool, "args": fields["args"], "validated": False}, clock,
+            self._end({"id": fields["id"], "tool": tool, "args": fields["args"], "validated": False,
+                       "policy": "no_handler"}, clock,
                       "refused", _call_error(tool, "refused", f"no handler bound to the tool {_quote(tool)}"))
             raise UnknownToolError(f"tool {tool!r} has no Python callable (register it with fn, or bind())")
         # The record keeps the validated value the library returned; the
@@ -109,7 +111,7 @@ class _RunPath:
             self._end(fields, clock, "canceled", _call_error(tool, "canceled", f"waiting for approval: {_describe(err)}"))
             return err
         why = f"approval denied: the approver failed: {_describe(err)}"
-        rec = self._end(fields, clock, "refused", _call_error(tool, "refused", why))
+        rec = self._end(dict(fields, policy="approval_denied"), clock, "refused", _call_error(tool, "refused", why))
         return PolicyError(why, rule="approval_denied", tool=tool, record=rec)
 
     def _approval(self, v: Dict[str, Any], fields: Dict[str, Any], clock: "_Clock", answer: Any) -> None:
@@ -144,12 +146,16 @@ class _RunPath:
             self._deny(v, fields, clock, f"the approver returned {_shown(answer)}, whose approved is "
                                          f"{_shown(approved)}, not True ({_APPROVAL})")
         denied = "denied" + (f" by {by}" if by else "") + (f": {reason}" if reason else "")
-        rec = self._end(fields, clock, "refused", _call_error(v["tool"], "refused", f"approval denied: {denied}"))
+        # A refused record names the rule that refused it, as Go's does.
+        rec = self._end(dict(fields, policy="approval_denied"), clock, "refused",
+                        _call_error(v["tool"], "refused", f"approval denied: {denied}"))
         raise PolicyError("approval " + denied, rule="approval_denied", tool=v["tool"], record=rec)
 
     def _deny(self, v: Dict[str, Any], fields: Dict[str, Any], clock: "_Clock", why: str) -> NoReturn:
-        """Refuse a call whose approver gave no approval: audited, then raised."""
-        rec = self._end(fields, clock, "refused", _call_error(v["tool"], "refused", f"approval denied: {why}"))
+        """Refuse a call whose approver gave no approval: audited (naming the
+        rule, as a refused record does), then raised."""
+        rec = self._end(dict(fields, policy="approval_denied"), clock, "refused",
+                        _call_error(v["tool"], "refused", f"approval denied: {why}"))
         raise PolicyError(f"approval denied: {why}", rule="approval_denied", tool=v["tool"], record=rec)
 
     def _end(self, fields: Dict[str, Any], clock: "_Clock", outcome: str, error: str = "") -> Dict[str, Any]:
@@ -355,12 +361,21 @@ def _policy(allow_unsafe: bool, roles: Iterable[str], capabilities: Iterable[str
 
 
 # How a refused Python run says what would let it run, worded from the
-# refusal's rule (the library's message names Go's Options fields).
+# refusal's rule (the library's message names Go's Options fields): one entry
+# per rule of the library, "" where the reason says it all.
 _RULE_HINTS = {
+    "unknown_tool": "",
+    "invalid_args": "",
+    "no_handler": "",
     "unsafe": "pass allow_unsafe=True to run it",
     "role": "pass roles= holding one of them to run it",
-    "approval_required": "pass approve=, a callable that returns True to let it run",
+    "capability": "",
     "no_schema_read_only": "register it with a schema, or with capabilities=[\"readOnly\"] if it only reads",
+    "approval_required": "pass approve=, a callable that returns True to let it run",
+    "approval_denied": "",
+    "not_in_offer": "",
+    "no_schema": "pass parameters=..., or set allow_no_schema with a no_schema_mode to register a tool without one",
+    "no_schema_mode": "read-only, human-approval or full",
 }
 
 

@@ -91,7 +91,7 @@ func RegistryAuthorize(h uint64, call []byte, callPresent bool, policy []byte, p
 		}
 	}
 	if p.Hints != nil {
-		opts.Hint = func(r executor.Rule) string { return p.Hints[string(r)] }
+		opts.Hint = func(r registry.Rule) string { return p.Hints[string(r)] }
 	}
 	ex := executor.New(reg, opts)
 	if e, ok := reg.Lookup(c.Tool); ok {
