@@ -19,8 +19,10 @@
  *   - on TS_OK, the function's result as documented below;
  *   - otherwise {"error":{"code":N,"kind":"argument|handle|not_found|rejected|
  *     canceled|internal|pointer","message":"...","detail":...}}
- *     ("detail" is present for some errors, e.g. {"refused":[...]} for
- *     TS_ERR_REJECTED).
+ *     ("detail" is present for some errors, e.g. {"refused":[{"tool","index",
+ *     "reason","message","rule"}]} for TS_ERR_REJECTED; "rule", when present,
+ *     is "no_schema"|"no_schema_mode", a refusal whose reason names the
+ *     definition's JSON fields and which a binding may word in its own names).
  * When `out` is NULL the result is discarded and only the code is returned.
  * *out is set to NULL only if the library could not allocate memory (then the
  * code is TS_ERR_INTERNAL).

@@ -169,4 +169,6 @@ var goHints = map[registry.Rule]string{
 	registry.RuleApprovalRequired: "set Options.Approver to ask for approval",
 	registry.RuleApprovalDenied:   "",
 	registry.RuleNotInOffer:       "",
+	registry.RuleNoSchema:         "",
+	registry.RuleNoSchemaMode:     "",
 }

@@ -710,6 +710,8 @@ var proxyHints = map[registry.Rule]string{
 	registry.RuleApprovalRequired: "",
 	registry.RuleApprovalDenied:   "",
 	registry.RuleNotInOffer:       "",
+	registry.RuleNoSchema:         "",
+	registry.RuleNoSchemaMode:     "",
 }
 
 func proxyHint(rule registry.Rule) string { return proxyHints[rule] }

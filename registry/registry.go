@@ -402,16 +402,21 @@ func (r *Registry) prepare(t Tool, index int) (*Entry, error) {
 	if len(t.Description) > r.limits.MaxDescriptionBytes {
 		return nil, refuse(fmt.Sprintf("the description is %d bytes, over the limit of %d", len(t.Description), r.limits.MaxDescriptionBytes), nil)
 	}
+	// The no-schema refusals carry their rule: they name the definition's
+	// fields, which a front door with names of its own words itself.
+	ruled := func(rule Rule, reason string, err error) error {
+		return &RegistrationError{Tool: t.Name, Index: index, Reason: reason, Err: err, Rule: rule}
+	}
 	if t.NoSchemaMode != "" && !t.NoSchemaMode.Valid() {
-		return nil, refuse(fmt.Sprintf("noSchemaMode %q is not one of read-only, human-approval, full", t.NoSchemaMode), nil)
+		return nil, ruled(RuleNoSchemaMode, fmt.Sprintf("noSchemaMode %q is not one of read-only, human-approval, full", t.NoSchemaMode), nil)
 	}
 	if t.AllowNoSchema && t.NoSchemaMode == "" {
-		return nil, refuse("allowNoSchema is set without a noSchemaMode (read-only, human-approval or full)", nil)
+		return nil, ruled(RuleNoSchemaMode, "allowNoSchema is set without a noSchemaMode (read-only, human-approval or full)", nil)
 	}
 	e := &Entry{limits: r.limits}
 	if !t.HasSchema() {
 		if !t.AllowNoSchema {
-			return nil, refuse("parameters schema is missing (set allowNoSchema with a noSchemaMode to register a tool without one)", ErrNoSchema)
+			return nil, ruled(RuleNoSchema, "parameters schema is missing (set allowNoSchema with a noSchemaMode to register a tool without one)", ErrNoSchema)
 		}
 		t.Parameters = nil
 	} else {

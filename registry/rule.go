@@ -1,6 +1,7 @@
 package registry
 
-// Rule names the rule a call or a tool broke, as data: why a tool is not
+// Rule names the rule a call or a tool broke, as data: why a tool's
+// definition was refused ([RegistrationError.Rule]), why a tool is not
 // eligible for a caller ([Eligibility.Check]), why the executor refused or
 // would not run a call (executor.CallError.Rule and its audit record's
 // policy), why the selector dropped a call the model made
@@ -12,8 +13,9 @@ package registry
 type Rule string
 
 // The rules. Unsafe, role and capability are the caller's eligibility
-// ([Eligibility.Check]); the rest are met only when a call is run or
-// offered.
+// ([Eligibility.Check]); no_schema and no_schema_mode refuse a tool's
+// definition ([RegistrationError.Rule]); the rest are met only when a call
+// is run or offered.
 const (
 	RuleUnknownTool      Rule = "unknown_tool"        // no registered tool has the name ([ErrUnknownTool])
 	RuleInvalidArgs      Rule = "invalid_args"        // the arguments broke the schema ([ErrInvalidArgs])
@@ -25,4 +27,6 @@ const (
 	RuleApprovalRequired Rule = "approval_required"   // a schema-less human-approval tool and no approver
 	RuleApprovalDenied   Rule = "approval_denied"     // the approver said no
 	RuleNotInOffer       Rule = "not_in_offer"        // the caller may use the tool, but the offer left it out
+	RuleNoSchema         Rule = "no_schema"           // a definition without a parameters schema, not allowed one
+	RuleNoSchemaMode     Rule = "no_schema_mode"      // allowNoSchema without a valid noSchemaMode
 )

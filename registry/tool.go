@@ -141,6 +141,10 @@ type RegistrationError struct {
 	Index  int    // position in a batch or catalog, -1 when registered alone
 	Reason string
 	Err    error // underlying cause, if any
+	// Rule names the rule the definition broke, for the refusals a front
+	// door words in its own names ([RuleNoSchema], [RuleNoSchemaMode]); ""
+	// for the others, whose Reason needs no other words.
+	Rule Rule
 }
 
 func (e *RegistrationError) Error() string {

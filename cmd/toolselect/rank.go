@@ -318,6 +318,8 @@ var cliHints = map[registry.Rule]string{
 	registry.RuleApprovalRequired: "",
 	registry.RuleApprovalDenied:   "",
 	registry.RuleNotInOffer:       "",
+	registry.RuleNoSchema:         "",
+	registry.RuleNoSchemaMode:     "",
 }
 
 func plural(n int, one, many string) string {

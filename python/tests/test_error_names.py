@@ -16,7 +16,7 @@ class ErrorNamesTest(unittest.TestCase):
         self.reg = toolselect.ToolRegistry()
         self.addCleanup(self.reg.close)
 
-    def check(self, want, fn=lambda: 1, **kw):
+    def check(self, want, fn=lambda: 1, rule=None, **kw):
         with self.assertRaises(RegistrationError) as cm:
             self.reg.register("x", fn, **kw)
         e = cm.exception
@@ -25,16 +25,36 @@ class ErrorNamesTest(unittest.TestCase):
             self.assertNotIn("allowNoSchema", text)
             self.assertNotIn("noSchemaMode", text)
         self.assertEqual(e.refused[0]["tool"], "x")
+        if rule is not None:  # worded from the library's rule, not from its text
+            self.assertEqual(e.refused[0]["rule"], rule)
 
     def test_missing_schema_names_the_keywords(self):
         # No schema given, and none can be inferred: the parameter has no annotation.
         self.check("set allow_no_schema with a no_schema_mode", fn=lambda city: city)
 
     def test_allow_without_mode(self):
-        self.check("allow_no_schema is set without a no_schema_mode", allow_no_schema=True)
+        self.check("allow_no_schema is set without a no_schema_mode", allow_no_schema=True, rule="no_schema_mode")
 
     def test_bad_mode(self):
-        self.check('no_schema_mode "bogus" is not one of', allow_no_schema=True, no_schema_mode="bogus")
+        self.check('no_schema_mode "bogus" is not one of', allow_no_schema=True, no_schema_mode="bogus",
+                   rule="no_schema_mode")
+
+    def test_tool_without_schema_is_refused_in_keywords(self):
+        # A tool object whose metadata gives no schema (none is inferred for
+        # it): the library refuses it by its rule, worded in the keywords.
+        class NoSchema:
+            metadata = {"name": "x", "description": "X."}
+
+            def execute(self, **kw):
+                return kw
+
+        with self.assertRaises(RegistrationError) as cm:
+            self.reg.register_tool(NoSchema())
+        e = cm.exception
+        self.assertEqual(e.refused[0]["rule"], "no_schema")
+        for text in (str(e), e.refused[0]["reason"], e.refused[0]["message"]):
+            self.assertIn("set allow_no_schema with a no_schema_mode", text)
+            self.assertNotIn("allowNoSchema", text)
 
 
 class ErrorExportsTest(unittest.TestCase):

@@ -40,6 +40,9 @@ type refusal struct {
 	Index   int    `json:"index"`
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
+	// Rule is the registry.Rule of a refusal a binding words in its own
+	// names (no_schema, no_schema_mode); absent for the others.
+	Rule string `json:"rule,omitempty"`
 }
 
 func rejected(err error) Result {
@@ -54,7 +57,7 @@ func rejected(err error) Result {
 		}
 		var re *registry.RegistrationError
 		if errors.As(err, &re) {
-			list = append(list, refusal{Tool: re.Tool, Index: re.Index, Reason: re.Reason, Message: re.Error()})
+			list = append(list, refusal{Tool: re.Tool, Index: re.Index, Reason: re.Reason, Message: re.Error(), Rule: string(re.Rule)})
 			return
 		}
 		list = append(list, refusal{Index: -1, Message: err.Error()})
