@@ -56,6 +56,12 @@ class PolicyTest(unittest.TestCase):
         self.assertEqual(self.records[-1]["outcome"], "ok")
         self.assertIn("unsafe-allowed", self.records[-1]["policy"])
 
+    def test_an_approver_that_raises_is_recorded_by_its_rule(self):
+        def approve(request):
+            raise RuntimeError("the approval service is down")
+        e = self.refused("approval_denied", "shell", {"cmd": "ls"}, approve=approve)
+        self.assertIsInstance(e.__cause__, RuntimeError)
+
     def test_roles(self):
         self.refused("role", "admin_reset", {"path": "x"})
         self.refused("role", "admin_reset", {"path": "x"}, roles=["viewer"])
