@@ -102,21 +102,12 @@ func readCalls(content string) (calls []rawCall, search string, repaired int, er
 // and how many it removed.
 func dropTrailingCommas(s string) (string, int) {
 	var b strings.Builder
-	n, inStr, esc := 0, false, false
+	n := 0
+	var str jsonString
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case inStr:
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
+		case str.step(c):
 		case c == ',':
 			j := i + 1
 			for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {

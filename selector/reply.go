@@ -556,21 +556,11 @@ func callsCandidates(s string) (out []candidate, ok bool) {
 // objectEnd returns the index just past the object starting at s[i] ('{'),
 // or -1 when its braces never balance.
 func objectEnd(s string, i int) int {
-	depth, inStr, esc := 0, false, false
+	depth := 0
+	var str jsonString
 	for j := i; j < len(s); j++ {
-		c := s[j]
-		switch {
-		case inStr:
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
+		switch c := s[j]; {
+		case str.step(c):
 		case c == '{':
 			depth++
 		case c == '}':
@@ -581,4 +571,29 @@ func objectEnd(s string, i int) int {
 		}
 	}
 	return -1
+}
+
+// jsonString follows JSON string boundaries one byte at a time, for the
+// scanners that must not read braces or commas inside strings.
+type jsonString struct{ in, esc bool }
+
+// step consumes c and reports whether it belongs to a string (its quotes
+// included).
+func (st *jsonString) step(c byte) bool {
+	switch {
+	case st.in:
+		switch {
+		case st.esc:
+			st.esc = false
+		case c == '\\':
+			st.esc = true
+		case c == '"':
+			st.in = false
+		}
+		return true
+	case c == '"':
+		st.in = true
+		return true
+	}
+	return false
 }
