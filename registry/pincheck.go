@@ -60,7 +60,7 @@ type PinCheck struct {
 
 // newPinCheck is the check of the entry key ([PinCheck.Key]).
 func newPinCheck(key string) PinCheck {
-	kind, name := splitpinKey(key)
+	kind, name := splitPinKey(key)
 	return PinCheck{Tool: name, Kind: kind}
 }
 

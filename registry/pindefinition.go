@@ -102,7 +102,7 @@ func definitionHashes(t Tool) (hashes, error) {
 		return h, fmt.Errorf("the annotations: %w", err)
 	}
 	doc := map[string]any{"name": t.Name, "description": t.Description, "inputSchema": schema, "annotations": ann}
-	if kind, name := splitpinKey(t.Name); kind != "" {
+	if kind, name := splitPinKey(t.Name); kind != "" {
 		// A prompt's arguments, a resource's URI and MIME type, as the caller put them.
 		doc = map[string]any{"kind": kind, "name": name, "description": t.Description, "definition": schema}
 	}

@@ -53,7 +53,7 @@ func pinKey(kind, name string) string {
 }
 
 // splitPinKey is the inverse of pinKey.
-func splitpinKey(key string) (kind, name string) {
+func splitPinKey(key string) (kind, name string) {
 	if k, n, ok := strings.Cut(key, keySep); ok {
 		return k, n
 	}
@@ -64,7 +64,7 @@ func (f pinFile) MarshalJSON() ([]byte, error) {
 	out := map[string]any{"version": f.Version}
 	maps := map[string]map[string]*toolPin{"tools": {}}
 	for key, pin := range f.Tools {
-		kind, name := splitpinKey(key)
+		kind, name := splitPinKey(key)
 		m := "tools"
 		if kind != "" {
 			m = pinKindMaps[kind]

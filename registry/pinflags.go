@@ -56,7 +56,7 @@ func (*Pins) TextFlags(texts ...string) []string {
 // titles, enum values, defaults...) and of its MCP annotations.
 func definitionFlags(t Tool) []string {
 	var h hiddenText
-	_, name := splitpinKey(t.Name)
+	_, name := splitPinKey(t.Name)
 	h.scan(name)
 	h.confusable = confusableName(name)
 	h.scan(t.Description)
