@@ -46,11 +46,11 @@ func (e *LineError) Unwrap() error { return e.Err }
 
 // Sentinel errors.
 var (
-	// ErrMalformed is matched by a LineError whose record does not parse or
+	// ErrMalformed is matched by a [LineError] whose record does not parse or
 	// is not a valid feedback pair.
 	ErrMalformed = errors.New("malformed feedback record")
 	// ErrNotRecorded is matched by a withdrawal that matches no learned
-	// pair (Learner.Withdraw): nothing was recorded under that text.
+	// pair ([Learner.Withdraw]): nothing was recorded under that text.
 	ErrNotRecorded = errors.New("nothing recorded to withdraw")
 )
 
