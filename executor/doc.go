@@ -1,5 +1,20 @@
 // Package executor turns tool calls into results, safely.
 //
+//	func main() {
+//		ex := executor.New(registry.New(nil), nil)
+//		err := ex.Register(registry.NewTool("get_weather", "Current weather for a city.",
+//			json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)),
+//			func(ctx context.Context, args json.RawMessage) (any, error) { return "light rain", nil })
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		res, err := ex.Call(context.Background(), executor.Call{Tool: "get_weather", Args: json.RawMessage(`{"city":"Paris"}`)})
+//		if err != nil {
+//			log.Fatal(err) // refused or invalid: a *CallError, and the handler never ran
+//		}
+//		fmt.Println(res.Content()) // light rain
+//	}
+//
 // A call, from the selector or straight from a provider's tool_calls, goes
 // through three steps:
 //

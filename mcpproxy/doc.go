@@ -12,6 +12,23 @@
 // subscriptions with their updates, list_changed, and the progress, log
 // messages and cancellation of a call.
 //
+//	func main() {
+//		cfg, err := mcpproxy.LoadConfig("proxy.json") // upstream servers, catalogs, the keep-list
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		p, err := mcpproxy.New(cfg, nil)
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		defer p.Close()
+//		ctx := context.Background()
+//		if err := p.Start(ctx); err != nil { // connect, import every upstream tool
+//			log.Fatal(err)
+//		}
+//		log.Fatal(p.ServeStdio(ctx, os.Stdin, os.Stdout, 5*time.Second)) // find_tool and call_tool
+//	}
+//
 // It is built on the official Go SDK (github.com/modelcontextprotocol/go-sdk):
 // [Proxy.Server] returns the *mcp.Server, [Proxy.ServeStdio] runs it over stdio
 // (draining in-flight replies when stdin closes) and [Proxy.HTTPHandler] serves

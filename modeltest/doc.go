@@ -3,15 +3,23 @@
 // on the loopback interface ([NewServer]) that answers scripted replies
 // ([Reply], [Call]) and records the requests it got ([Server.Requests]).
 //
-//	fake := modeltest.NewServer(modeltest.Reply{Calls: []modeltest.Call{
-//		{Tool: "get_weather", Args: json.RawMessage(`{"city":"Paris"}`)},
-//	}})
-//	defer fake.Close()
-//	cfg := selector.Config{Settings: selector.Settings{BaseURL: fake.URL}}
-//	client, _ := selector.NewOpenAIClient(&cfg, nil)
-//	sel, _ := selector.New(client, &cfg)
-//	calls, err := sel.SelectToolCalls(ctx, req)
-//	// fake.Requests()[0].Messages holds the prompt the selector sent
+//	func main() {
+//		fake := modeltest.NewServer(modeltest.Reply{Calls: []modeltest.Call{
+//			{Tool: "get_weather", Args: json.RawMessage(`{"city":"Paris"}`)},
+//		}})
+//		defer fake.Close()
+//		reg := registry.New(nil)
+//		_ = reg.Register(registry.NewTool("get_weather", "Current weather for a city.",
+//			json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)))
+//		cfg := selector.Config{Settings: selector.Settings{BaseURL: fake.URL}}
+//		client, _ := selector.NewOpenAIClient(&cfg, nil)
+//		sel, _ := selector.New(client, &cfg)
+//		calls, err := sel.SelectToolCalls(context.Background(), selector.Request{
+//			Registry: reg, Task: selector.Task{Description: "What is the weather in Paris?"},
+//		})
+//		fmt.Println(calls[0].Tool, string(calls[0].Args), err) // get_weather {"city":"Paris"} <nil>
+//		fmt.Println(fake.Requests()[0].Messages[0].Content)    // the system prompt the selector sent
+//	}
 //
 // Each request takes the next reply in order; after the last, the last one
 // is repeated; with none, every answer is a selection of no calls. A reply's

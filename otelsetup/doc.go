@@ -6,11 +6,15 @@
 // line and the C library call [Setup], and a Go program that wants the same
 // reading of OTEL_* may call it too (or install its own providers instead).
 //
-//	stop, warnings := otelsetup.Setup(ctx, os.Getenv, os.Stderr)
-//	if warnings != nil {
-//		log.Print(warnings) // each unusable setting turned its signal off
+//	func main() {
+//		stop, warnings := otelsetup.Setup(context.Background(), os.Getenv, os.Stderr)
+//		if warnings != nil {
+//			log.Print(warnings) // each unusable setting turned its signal off
+//		}
+//		defer stop(context.Background())
+//		// registry, rank, selector, executor and mcpproxy now export
+//		// their spans and metrics where OTEL_* says
 //	}
-//	defer stop(context.Background())
 //
 // With no OTEL_* variable set nothing is installed. [Flush] exports what the
 // installed providers still hold, for a host that exits without stopping them.

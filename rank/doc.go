@@ -7,7 +7,21 @@
 // what is left; then always-active and related tools are added. Every pick
 // carries a score in 0..1, a reason and its provenance.
 //
-//	picks, err := rank.For(reg).Rank(ctx, "what's the weather in Paris?", nil)
+//	func main() {
+//		reg := registry.New(nil)
+//		city := json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)
+//		_ = reg.RegisterAll([]registry.Tool{
+//			registry.NewTool("weather__get_forecast", "Get the weather forecast for a city.", city),
+//			registry.NewTool("mail__send_email", "Send an email message.", city),
+//		})
+//		picks, err := rank.For(reg).Rank(context.Background(), "weather forecast for Paris?", nil)
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		for _, p := range picks {
+//			fmt.Printf("%s %.2f %s\n", p.Tool, p.Score, p.Reason) // weather__get_forecast 0.58 bm25 score ...
+//		}
+//	}
 //
 // [For] returns the registry's shared [Ranker]: it keeps one index per
 // registry and updates it as tools are registered.

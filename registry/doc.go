@@ -1,5 +1,17 @@
 // Package registry holds toolselect's canonical tool definitions.
 //
+//	func main() {
+//		reg := registry.New(nil)
+//		err := reg.Register(registry.NewTool("get_weather", "Current weather for a city.",
+//			json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)))
+//		if err != nil {
+//			log.Fatal(err) // not a self-contained JSON Schema object
+//		}
+//		fmt.Println(reg.Validate("get_weather", []byte(`{"town":"Paris"}`))) // missing property 'city'
+//		view, _ := reg.View(registry.FormatOpenAI) // the catalog as OpenAI's tools field
+//		fmt.Println(string(view))
+//	}
+//
 // A Tool is registered once: its JSON Schema is kept byte-for-byte as given,
 // checked (a JSON object, no reference outside the document), and compiled into
 // a validator that every later argument check reuses. Provider views (OpenAI,

@@ -1,49 +1,107 @@
 // Package selector asks a language model which registered tools a task needs,
 // and returns only calls it has checked.
 //
+//	func main() {
+//		cfg, err := selector.ConfigFromEnv() // the model, its endpoint and key, the limits
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		client, err := selector.NewOpenAIClient(&cfg, nil)
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		sel, err := selector.New(client, &cfg)
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		reg := registry.New(nil)
+//		_ = reg.Register(registry.NewTool("get_weather", "Current weather for a city.",
+//			json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)))
+//		calls, err := sel.SelectToolCalls(context.Background(), selector.Request{
+//			Registry: reg, Task: selector.Task{Description: "What is the weather in Paris?"},
+//		})
+//		if err != nil {
+//			log.Fatal(err) // no calls, and a *SelectionError listing every attempt
+//		}
+//		for _, c := range calls {
+//			fmt.Println(c.Tool, string(c.Args)) // valid against the tool's schema
+//		}
+//	}
+//
+// # Start here
+//
+//   - [New] makes a [ToolSelector] from a [ChatClient] ([NewOpenAIClient] is
+//     the go-openai adapter) and a [Config].
+//   - [ToolSelector.SelectToolCalls] returns the checked [ToolCall] values for
+//     a [Request] (a [Task] with its [SubTask] list, the registry, who asks);
+//     [ToolSelector.Select] returns the whole [Result]: calls, every
+//     [Attempt], each [DroppedCall], the tools offered.
+//   - [ToolSelector.Begin] returns a [Session] for a caller that performs the
+//     chat requests itself.
+//   - [ToolSelector.Withdraw] takes back what a [Result] taught the feedback
+//     recorder, when running its calls showed the selection wrong.
+//
+// # How a selection runs
+//
 // One policy, in one place ([Session]):
 //
 //   - Offer: the eligible tools ([registry.Eligibility]: minus unsafe ones
-//     unless [Request].AllowUnsafe, those the caller's Roles may not use and
-//     those lacking a required Capability). With a [Ranker] ([Config].Ranker),
-//     all of them while their view fits Config.OfferTokens, else the top
-//     Config.TopK ranked; a [Prefilter], if any, decides instead (it can only
-//     narrow). Nothing to offer ends at once with a [*SelectionError] whose
-//     [EmptyKind] says why ([EmptyNoEligibleTools], [EmptyNoRankedTools]); no
-//     model is asked.
+//     unless the request allows them, those the caller's roles may not use
+//     and those lacking a required capability). With a [Ranker], all of them
+//     while their view fits the offer's token budget, else the top ranked; a
+//     [Prefilter], if any, decides instead (it can only narrow). Nothing to
+//     offer ends at once with a [*SelectionError] whose [EmptyKind] says why
+//     ([EmptyNoEligibleTools], [EmptyNoRankedTools]); no model is asked.
 //   - Search: when the offer is a ranked subset, the model may answer
-//     {"calls":[],"search":"..."} (native mode: call [SearchToolName]); the
-//     eligible tools are ranked with its words and the same model is asked
-//     again, Config.MaxSearches times per attempt at most, within the
-//     attempt's timeout.
+//     {"calls":[],"search":"..."} (native mode: it calls the search
+//     function); the eligible tools are ranked with its words and the same
+//     model is asked again, a bounded number of times per attempt, within
+//     the attempt's timeout ([Search] records each round).
 //   - Ask: in [ModeJSON] (the default) the system prompt embeds the offered
 //     tools' schema and the answer schema, the `{"calls":[{"tool","args","reasoning"}]}`
 //     contract, with the response format the provider's dialect takes; in
 //     [ModeNative] the tools go in the provider's `tools` field and tool_calls
-//     come back. The user prompt carries the task, sub-tasks, query and
-//     context. What a request carries and how a reply is read follow the
-//     provider dialect ([Provider], [Reasoning]; docs/providers.md).
+//     come back ([NativeCall]). The user prompt carries the task, sub-tasks,
+//     query and context. What a request carries and how a reply is read
+//     follow the provider dialect ([Provider], [Reasoning]; docs/providers.md).
 //   - Check: every call must name an offered tool and its args must validate
 //     against the tool's schema. Fail-closed (the default): any invalid call
 //     fails the attempt. Fail-open: invalid calls are dropped and reported
-//     ([DroppedCall], [DropReason]). Then the first MaxCalls calls are kept,
-//     in the model's order.
+//     ([DroppedCall], [DropReason]). Then the first calls up to the limit are
+//     kept, in the model's order.
 //   - Attempts: the primary model, then on any failure the fallback model
 //     once, then no calls and a [*SelectionError] listing every [Attempt]
 //     with its [FailureKind]. No path returns "all tools".
 //
-// [ToolSelector.Select] drives a Session with a [ChatClient]
-// ([NewOpenAIClient] is the go-openai adapter). Callers that bring their own
-// LLM client, such as the Python package through the C ABI, drive the
-// Session themselves: [ToolSelector.Begin], then for each [ActionChat]
-// perform the request and [Session.Feed] (or [Session.FeedJSON]) the outcome,
-// until [ActionDone]. Actions marshal to JSON.
+// # Driving a session yourself
 //
-// Configuration: [New] takes a [*Config] whose zero fields mean the defaults;
-// [ConfigFromEnv] reads the [EnvPrefix] variables, [ConfigFromJSON] the
-// JSON form (each starting from the defaults), and [ConfigSchema] describes
-// every setting, from the one table both readers and [Settings.Validate] read. Records of
-// each attempt and decision go to log/slog when [Config].Logger is set (nil
-// logs nothing); selections that return calls are recorded with
-// Config.Recorder ([FeedbackRecorder]).
+// Callers that bring their own LLM client, such as the Python package
+// through the C ABI, drive the [Session]: [ToolSelector.Begin], then
+// [Session.Next]; for each [Action] of kind [ActionChat] perform its
+// [ChatRequest] and [Session.Feed] the [ChatResponse] (or [Session.FeedJSON]
+// its JSON), until [ActionDone]. Actions marshal to JSON.
+//
+// # Configuration
+//
+// [New] takes a [*Config] whose zero fields mean the defaults.
+// [ConfigFromEnv] reads the variables named [EnvPrefix] followed by the
+// setting (and OPENAI_BASE_URL, OPENAI_API_KEY), [ConfigFromJSON] the JSON form, and [ConfigSchema] describes every
+// setting (name, default, bounds) for other languages; a bad value is a
+// [*ConfigError] naming the setting.
+//
+// # Errors
+//
+// A selection that ends with no calls, not by the model's choice, is a
+// [*SelectionError]: it matches [ErrFailClosed] and lists each [Attempt]
+// with its [FailureKind], or says with its [EmptyKind] why no model was
+// asked. A bad [Request] matches [ErrBadRequest]; a chat that failed is a
+// [*ChatError]. [ErrorKind] names any error's kind as JSON output writes it,
+// and [ErrorInfo] carries that kind with the message.
+//
+// # Logs, telemetry and feedback
+//
+// Records of each attempt and decision go to log/slog when the [Config]
+// carries a logger (none logs nothing); spans and metrics go through the
+// OpenTelemetry API. Selections that return calls are recorded with the
+// configured [FeedbackRecorder], which ranking learns from.
 package selector

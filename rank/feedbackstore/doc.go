@@ -3,6 +3,20 @@
 // and a Learner that replays the log into a rank.Feedback and appends to it
 // as selections succeed (or are withdrawn).
 //
+//	func main() {
+//		ctx := context.Background()
+//		learner, err := feedbackstore.OpenLearner(ctx, "feedback.jsonl", rank.NewFeedback(nil)) // or redis://host:6379/0
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		defer learner.Close()
+//		reg := registry.New(nil)
+//		_ = reg.Register(registry.NewTool("get_weather", "Current weather for a city.", json.RawMessage(`{"type":"object"}`)))
+//		_ = learner.Record(ctx, "Should I take an umbrella in Lyon?", []string{"get_weather"})
+//		picks, _ := rank.For(reg).Rank(ctx, "umbrella for Nantes?", &rank.Options{Feedback: learner.Feedback()})
+//		fmt.Println(picks[0].Tool) // get_weather, learned from the record
+//	}
+//
 // One record per line (a file) or list element (Redis):
 //
 //	{"query": "Should I take an umbrella in Lyon?", "tools": ["get_weather"]}

@@ -1,8 +1,9 @@
 // Package snippets builds the Go programs a reader copies, as an importer
-// would: each examples/go-* program and each Go block of README.md and
+// would: each examples/go-* program, each Go block of README.md and
 // docs/*.md that is a whole program (it has a package clause; the other
-// blocks are fragments that show a call) goes into a new module in a
-// temporary directory outside this repository, whose go.mod requires this
+// blocks are fragments that show a call), and the program each package
+// overview (doc.go) opens with goes into a new module in a temporary
+// directory outside this repository, whose go.mod requires this
 // module through a replace directive to this checkout. An import of an
 // internal package, or of anything an importer cannot reach, fails the build
 // there as it would for the reader.
@@ -12,10 +13,17 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"go/ast"
+	"go/doc/comment"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -45,8 +53,8 @@ var goBlock = regexp.MustCompile("(?ms)^```go\n(.*?)^```")
 // packageClause matches a Go file's package clause at the start of a line.
 var packageClause = regexp.MustCompile(`(?m)^package \w+`)
 
-// programs returns every examples/go-* program and every whole-program Go
-// block of README.md and docs/*.md.
+// programs returns every examples/go-* program, every whole-program Go
+// block of README.md and docs/*.md, and every package overview's program.
 func programs(t *testing.T, root string) []program {
 	t.Helper()
 	var out []program
@@ -85,7 +93,143 @@ func programs(t *testing.T, root string) []program {
 			out = append(out, program{name: fmt.Sprintf("%s:%d (Go block %d)", rel, line, i+1), files: map[string]string{"main.go": src}})
 		}
 	}
+	return append(out, overviewPrograms(t, root)...)
+}
+
+// overviews returns the import path of every package that has a doc.go
+// outside internal/, cmd/ and the other folders that hold no library,
+// keyed by the doc.go's path.
+func overviews(t *testing.T, root string) map[string]string {
+	t.Helper()
+	skip := map[string]bool{".git": true, "internal": true, "cmd": true, "cabi": true, "examples": true,
+		"python": true, "tests": true, "testdata": true, "bench": true}
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && skip[d.Name()] {
+			return filepath.SkipDir
+		}
+		if d.Name() == "doc.go" {
+			rel, _ := filepath.Rel(root, filepath.Dir(path))
+			out[path] = module + "/" + filepath.ToSlash(rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return out
+}
+
+// mainFunc marks the code block of an overview that is its program.
+var mainFunc = regexp.MustCompile(`(?m)^func main\(\) \{`)
+
+// stdImports are the standard packages an overview's program may name; the
+// program leaves its imports out (the qualified names say them), and the
+// test writes them back from this table and the overviewed packages.
+var stdImports = map[string]string{
+	"context": "context", "errors": "errors", "fmt": "fmt", "json": "encoding/json", "log": "log",
+	"slog": "log/slog", "http": "net/http", "os": "os", "signal": "os/signal", "strings": "strings", "time": "time",
+}
+
+// overviewPrograms returns the program each package overview opens with: a
+// code block declaring func main, before the overview's first heading. The
+// block holds the program without its package clause and imports, as
+// go-sdk's and slog's overviews show theirs; they are added back here.
+func overviewPrograms(t *testing.T, root string) []program {
+	t.Helper()
+	pkgs := overviews(t, root)
+	byName := map[string]string{}
+	for _, path := range pkgs {
+		byName[path[strings.LastIndexByte(path, '/')+1:]] = path
+	}
+	var out []program
+	for _, docPath := range slices.Sorted(maps.Keys(pkgs)) {
+		pkgPath := pkgs[docPath]
+		rel, _ := filepath.Rel(root, docPath)
+		f, err := parser.ParseFile(token.NewFileSet(), docPath, nil, parser.PackageClauseOnly|parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Name.Name == "main" {
+			continue // a command's overview says how to run it
+		}
+		src, ok := openingProgram(f.Doc.Text())
+		if !ok {
+			t.Errorf("%s: the overview of %s does not open with a program (a code block declaring func main, before the first heading)", rel, pkgPath)
+			continue
+		}
+		imports, err := importsOf(src, byName)
+		if err != nil {
+			t.Errorf("%s: %v", rel, err)
+			continue
+		}
+		file := "package main\n\nimport (\n"
+		for _, p := range imports {
+			file += fmt.Sprintf("\t%q\n", p)
+		}
+		file += ")\n\n" + src
+		out = append(out, program{name: rel + " (overview)", files: map[string]string{"main.go": file}})
+	}
+	return out
+}
+
+// openingProgram returns the overview's program: its first code block that
+// declares func main, if it comes before the first heading.
+func openingProgram(text string) (string, bool) {
+	var p comment.Parser
+	for _, b := range p.Parse(text).Content {
+		switch b := b.(type) {
+		case *comment.Heading:
+			return "", false
+		case *comment.Code:
+			if mainFunc.MatchString(b.Text) {
+				return b.Text, true
+			}
+		}
+	}
+	return "", false
+}
+
+// importsOf returns the import paths of the packages a program names: each
+// qualifier that the program itself does not declare, looked up among the
+// overviewed packages, then the standard ones of stdImports.
+func importsOf(src string, byName map[string]string) ([]string, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), "main.go", "package main\n\n"+src, 0)
+	if err != nil {
+		return nil, fmt.Errorf("the overview's program does not parse: %v", err)
+	}
+	unresolved := map[*ast.Ident]bool{}
+	for _, id := range f.Unresolved {
+		unresolved[id] = true
+	}
+	seen := map[string]bool{}
+	var out []string
+	var missing error
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		id, ok := sel.X.(*ast.Ident)
+		if !ok || !unresolved[id] || seen[id.Name] {
+			return true
+		}
+		seen[id.Name] = true
+		path, ok := byName[id.Name]
+		if !ok {
+			path, ok = stdImports[id.Name]
+		}
+		if !ok {
+			missing = fmt.Errorf("the overview's program names package %q, which is neither overviewed nor in stdImports", id.Name)
+			return true
+		}
+		out = append(out, path)
+		return true
+	})
+	return out, missing
 }
 
 // goVersion is the go directive of this module's go.mod.
@@ -178,7 +322,7 @@ func TestProgramsBuildOutsideTheRepository(t *testing.T) {
 	for _, p := range progs {
 		names[p.name] = true
 	}
-	for _, want := range []string{"examples/go-quickstart", "examples/go-rank"} {
+	for _, want := range []string{"examples/go-quickstart", "examples/go-rank", "registry/doc.go (overview)"} {
 		if !names[want] {
 			t.Errorf("%s was not found: the test would build nothing for it", want)
 		}
