@@ -201,34 +201,18 @@ func packageNames(t *testing.T, dir string) map[string]bool {
 var docLink = regexp.MustCompile(`\[\*?([A-Za-z_]\w*(?:\.\w+)?)\]`)
 
 // TestPackageOverviews: each library package has a doc.go whose overview
-// links its names, and every link there names something that exists (a
-// renamed or unexported name would otherwise print as plain text).
+// links its names (TestDocLinksResolve checks that each link names something
+// that exists; tests/snippets builds the program the overview opens with).
 func TestPackageOverviews(t *testing.T) {
 	root := filepath.Join("..", "..")
-	known := map[string]map[string]bool{}
-	for _, pkg := range publicPackages {
-		known[filepath.Base(pkg)] = packageNames(t, filepath.Join(root, pkg))
-	}
 	for _, pkg := range publicPackages {
 		b, err := os.ReadFile(filepath.Join(root, pkg, "doc.go"))
 		if err != nil {
 			t.Errorf("%s has no doc.go: %v", pkg, err)
 			continue
 		}
-		links := docLink.FindAllStringSubmatch(string(b), -1)
-		if len(links) == 0 {
+		if !docLink.Match(b) {
 			t.Errorf("%s/doc.go links none of its names", pkg)
-		}
-		own := known[filepath.Base(pkg)]
-		for _, l := range links {
-			name := l[1]
-			if own[name] {
-				continue
-			}
-			if other, sym, ok := strings.Cut(name, "."); ok && known[other] != nil && known[other][sym] {
-				continue
-			}
-			t.Errorf("%s/doc.go links [%s], which %s does not export", pkg, name, pkg)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // linkedPackages are the packages whose doc comments link every Type.Member
@@ -45,6 +46,49 @@ func TestDocCommentsLinkMembers(t *testing.T) {
 			for _, cg := range docComments(f) {
 				for _, m := range plainMembers(cg.Text(), names) {
 					t.Errorf("%s:%d: doc comment writes %s as text; link it as [%s]", rel, fset.Position(cg.Pos()).Line, m, m)
+				}
+			}
+		}
+	}
+}
+
+// TestDocLinksResolve fails on a doc link that names nothing: go doc prints
+// a [Name] or [Type.Member] its package does not export as plain text with
+// its brackets, so a renamed or unexported name would leave a dead link
+// behind in any doc comment of a library package, not only in its overview.
+// Links to other packages ([registry.Tool]) are checked against theirs.
+func TestDocLinksResolve(t *testing.T) {
+	root := filepath.Join("..", "..")
+	known := map[string]map[string]bool{}
+	for _, pkg := range publicPackages {
+		known[filepath.Base(pkg)] = packageNames(t, filepath.Join(root, pkg))
+	}
+	for _, pkg := range publicPackages {
+		own := known[filepath.Base(pkg)]
+		fset := token.NewFileSet()
+		files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, _ := filepath.Rel(root, path)
+			for _, cg := range docComments(f) {
+				for _, l := range docLink.FindAllStringSubmatch(cg.Text(), -1) {
+					name := l[1]
+					if own[name] || !unicode.IsUpper(rune(name[0])) && !strings.Contains(name, ".") {
+						continue // [name] in lower case is text, as go doc reads it
+					}
+					if other, sym, ok := strings.Cut(name, "."); ok && (known[other] != nil && known[other][sym] || known[other] == nil && unicode.IsLower(rune(other[0]))) {
+						continue // another package's name (those outside this module are not checked)
+					}
+					t.Errorf("%s:%d: doc comment links [%s], which names nothing %s exports", rel, fset.Position(cg.Pos()).Line, name, pkg)
 				}
 			}
 		}
