@@ -153,8 +153,8 @@ func TestAPIBudget(t *testing.T) {
 }
 
 // packageNames returns every exported name of the package in dir as a doc
-// link names it: "Name" for a top-level name, "Type.Method" for a method,
-// "Type.Field" for a struct field.
+// link names it: "Name" for a top-level name, "Type.Method" for a method
+// (an interface's too), "Type.Field" for a struct field.
 func packageNames(t *testing.T, dir string) map[string]bool {
 	t.Helper()
 	pkg := docPackage(t, dir)
@@ -184,11 +184,19 @@ func packageNames(t *testing.T, dir string) map[string]bool {
 		}
 		for _, spec := range ty.Decl.Specs {
 			ts := spec.(*ast.TypeSpec)
-			if st, ok := ts.Type.(*ast.StructType); ok && ts.Name.Name == ty.Name {
-				for _, f := range st.Fields.List {
-					for _, n := range f.Names {
-						names[ty.Name+"."+n.Name] = n.IsExported()
-					}
+			var fields *ast.FieldList
+			switch tt := ts.Type.(type) {
+			case *ast.StructType:
+				fields = tt.Fields
+			case *ast.InterfaceType:
+				fields = tt.Methods
+			}
+			if fields == nil || ts.Name.Name != ty.Name {
+				continue
+			}
+			for _, f := range fields.List {
+				for _, n := range f.Names {
+					names[ty.Name+"."+n.Name] = n.IsExported()
 				}
 			}
 		}
