@@ -27,9 +27,9 @@
 //	         timeout.
 //	Call     Hydrate then Run.
 //
-// A tool's own failure (its error, a panic, a timeout) is a Result with
-// IsError set; a call that was refused or invalid is a *CallError. Every call
-// produces exactly one audit Record, delivered to [Options.Audit].
+// A tool's own failure (its error, a panic, a timeout) is a [Result] with
+// [Result.IsError] set; a call that was refused or invalid is a [*CallError].
+// Every call produces exactly one audit [Record], delivered to [Options.Audit].
 //
 // Policy, in the order it is applied:
 //

@@ -1,11 +1,11 @@
 // Package mcpproxy is toolselect's MCP front door: a proxy that connects to
 // upstream MCP servers as a client, imports every upstream tool into a
-// registry.Registry (named "server__tool", schemas kept, annotations mapped),
+// [registry.Registry] (named "server__tool", schemas kept, annotations mapped),
 // and serves MCP to an agent with only two meta-tools, find_tool and
 // call_tool, plus a short keep-list of tools shown in full. The agent's
 // prompt therefore stays small however large the catalog grows, and every
 // call is validated against the upstream's schema before it reaches the
-// server. Calls run through one executor.Executor (each upstream tool a
+// server. Calls run through one [executor.Executor] (each upstream tool a
 // handler; find_tool and call_tool are its meta-tools), and everything else
 // the upstreams offer passes through: resources, resource templates and
 // prompts (namespaced like tools), reads, prompt gets, completions,

@@ -12,12 +12,12 @@
 //		fmt.Println(string(view))
 //	}
 //
-// A Tool is registered once: its JSON Schema is kept byte-for-byte as given,
+// A [Tool] is registered once: its JSON Schema is kept byte-for-byte as given,
 // checked (a JSON object, no reference outside the document), and compiled into
 // a validator that every later argument check reuses. Provider views (OpenAI,
 // Anthropic, Ollama, MCP) are derived on demand and never touch the canonical
 // schema. Registration is fail-closed: a tool without a schema is refused unless
-// its author sets AllowNoSchema together with a NoSchemaMode.
+// its author sets [Tool.AllowNoSchema] together with a [NoSchemaMode].
 //
 // # Start here
 //

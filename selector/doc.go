@@ -100,7 +100,7 @@
 //
 // # Logs, telemetry and feedback
 //
-// Records of each attempt and decision go to log/slog when the [Config]
+// Records of each attempt and decision go to [log/slog] when the [Config]
 // carries a logger (none logs nothing); spans and metrics go through the
 // OpenTelemetry API. Selections that return calls are recorded with the
 // configured [FeedbackRecorder], which ranking learns from.

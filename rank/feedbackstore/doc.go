@@ -1,7 +1,7 @@
 // Package feedbackstore keeps what ranking learns from selections: an
 // append-only log of feedback records, in a JSON Lines file or a Redis list,
-// and a Learner that replays the log into a rank.Feedback and appends to it
-// as selections succeed (or are withdrawn).
+// and a [Learner] that replays the log into a [rank.Feedback] and appends to
+// it as selections succeed (or are withdrawn).
 //
 //	func main() {
 //		ctx := context.Background()
@@ -24,13 +24,13 @@
 //
 // "remove" withdraws an earlier record (an executor outcome said the
 // selection was wrong). Several processes may share one store: each Learner
-// reads the records the others appended with Sync.
+// reads the records the others appended with [Learner.Sync].
 //
 // # Start here
 //
 //   - [OpenLearner] opens the store a spec names (a file path, or a redis://
 //     or rediss:// URL) and loads it; [Learner.Feedback] is what it learned,
-//     for rank.Options.Feedback, and the [Learner] itself is the selector's
+//     for [rank.Options.Feedback], and the [Learner] itself is the selector's
 //     feedback recorder ([Learner.Record], [Learner.Withdraw]).
 //   - [Open] returns the [Store] alone; [NewLearner] puts a Learner over any
 //     Store, including your own.
