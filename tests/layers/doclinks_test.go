@@ -5,11 +5,11 @@ import (
 	"go/doc/comment"
 	"go/parser"
 	"go/token"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"unicode"
 )
 
 // linkedPackages are the packages whose doc comments link every Type.Member
@@ -53,18 +53,18 @@ func TestDocCommentsLinkMembers(t *testing.T) {
 }
 
 // TestDocLinksResolve fails on a doc link that names nothing: go doc prints
-// a [Name] or [Type.Member] its package does not export as plain text with
-// its brackets, so a renamed or unexported name would leave a dead link
-// behind in any doc comment of a library package, not only in its overview.
-// Links to other packages ([registry.Tool]) are checked against theirs.
+// a link it cannot resolve as plain text with its brackets (a renamed or
+// unexported name, or [pkg.Name] for a package the file's package does not
+// import), so such a link in any doc comment of a library package is an
+// error. Links into this module's other packages must name what they export.
 func TestDocLinksResolve(t *testing.T) {
 	root := filepath.Join("..", "..")
 	known := map[string]map[string]bool{}
 	for _, pkg := range publicPackages {
-		known[filepath.Base(pkg)] = packageNames(t, filepath.Join(root, pkg))
+		known[mod+"/"+pkg] = packageNames(t, filepath.Join(root, pkg))
 	}
 	for _, pkg := range publicPackages {
-		own := known[filepath.Base(pkg)]
+		p := docPackage(t, filepath.Join(root, pkg)).Parser()
 		fset := token.NewFileSet()
 		files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
 		if err != nil {
@@ -80,19 +80,57 @@ func TestDocLinksResolve(t *testing.T) {
 			}
 			rel, _ := filepath.Rel(root, path)
 			for _, cg := range docComments(f) {
-				for _, l := range docLink.FindAllStringSubmatch(cg.Text(), -1) {
-					name := l[1]
-					if own[name] || !unicode.IsUpper(rune(name[0])) && !strings.Contains(name, ".") {
-						continue // [name] in lower case is text, as go doc reads it
-					}
-					if other, sym, ok := strings.Cut(name, "."); ok && (known[other] != nil && known[other][sym] || known[other] == nil && unicode.IsLower(rune(other[0]))) {
-						continue // another package's name (those outside this module are not checked)
-					}
-					t.Errorf("%s:%d: doc comment links [%s], which names nothing %s exports", rel, fset.Position(cg.Pos()).Line, name, pkg)
+				for _, bad := range deadLinks(p.Parse(cg.Text()), known) {
+					t.Errorf("%s:%d: doc comment links %s, which go doc cannot resolve", rel, fset.Position(cg.Pos()).Line, bad)
 				}
 			}
 		}
 	}
+}
+
+// unresolvedLink is what is left of a doc link go doc could not resolve:
+// [Name], [*Name], [Type.Member] or [pkg.Name], still in brackets. A single
+// lower-case word in brackets is text, as go doc reads it.
+var unresolvedLink = regexp.MustCompile(`\[\*?(?:[A-Z]\w*|[a-z]\w*(?:\.\w+){1,2}|[A-Z]\w*\.\w+)\]`)
+
+// deadLinks returns the links of a parsed doc comment that go doc prints as
+// text, and those into this module's packages that name nothing they export.
+func deadLinks(d *comment.Doc, known map[string]map[string]bool) []string {
+	var out []string
+	var walk func(ts []comment.Text)
+	walk = func(ts []comment.Text) {
+		for _, x := range ts {
+			switch x := x.(type) {
+			case comment.Plain:
+				out = append(out, unresolvedLink.FindAllString(string(x), -1)...)
+			case *comment.Link:
+				walk(x.Text)
+			case *comment.DocLink:
+				name := x.Name
+				if x.Recv != "" {
+					name = x.Recv + "." + name
+				}
+				if names, ok := known[x.ImportPath]; ok && name != "" && !names[name] {
+					out = append(out, "["+path.Base(x.ImportPath)+"."+name+"]")
+				}
+			}
+		}
+	}
+	for _, b := range d.Content {
+		switch b := b.(type) {
+		case *comment.Paragraph:
+			walk(b.Text)
+		case *comment.List:
+			for _, it := range b.Items {
+				for _, c := range it.Content {
+					if para, ok := c.(*comment.Paragraph); ok {
+						walk(para.Text)
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // docComments returns the comments go doc shows: those of declarations,
