@@ -8,8 +8,8 @@
 //			log.Fatal(err) // not a self-contained JSON Schema object
 //		}
 //		fmt.Println(reg.Validate("get_weather", []byte(`{"town":"Paris"}`))) // missing property 'city'
-//		view, _ := reg.View(registry.FormatOpenAI) // the catalog as OpenAI's tools field
-//		fmt.Println(string(view))
+//		view, _ := reg.View(registry.FormatOpenAI)
+//		fmt.Println(string(view)) // the catalog as OpenAI's tools field
 //	}
 //
 // A [Tool] is registered once: its JSON Schema is kept byte-for-byte as given,

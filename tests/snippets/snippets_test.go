@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/doc/comment"
+	"go/format"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -137,7 +138,8 @@ var stdImports = map[string]string{
 // overviewPrograms returns the program each package overview opens with: a
 // code block declaring func main, before the overview's first heading. The
 // block holds the program without its package clause and imports, as
-// go-sdk's and slog's overviews show theirs; they are added back here.
+// go-sdk's and slog's overviews show theirs; they are added back here, and
+// the whole must be laid out as gofmt writes it.
 func overviewPrograms(t *testing.T, root string) []program {
 	t.Helper()
 	pkgs := overviews(t, root)
@@ -171,6 +173,9 @@ func overviewPrograms(t *testing.T, root string) []program {
 			file += fmt.Sprintf("\t%q\n", p)
 		}
 		file += ")\n\n" + src
+		if formatted, err := format.Source([]byte(file)); err == nil && string(formatted) != file {
+			t.Errorf("%s: the overview's program is not laid out as gofmt writes it:\n%s", rel, formatted)
+		}
 		out = append(out, program{name: rel + " (overview)", files: map[string]string{"main.go": file}})
 	}
 	return out
@@ -229,6 +234,7 @@ func importsOf(src string, byName map[string]string) ([]string, error) {
 		out = append(out, path)
 		return true
 	})
+	slices.Sort(out) // as gofmt orders one import block
 	return out, missing
 }
 
