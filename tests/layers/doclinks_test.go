@@ -89,9 +89,10 @@ func TestDocLinksResolve(t *testing.T) {
 }
 
 // unresolvedLink is what is left of a doc link go doc could not resolve:
-// [Name], [*Name], [Type.Member] or [pkg.Name], still in brackets. A single
-// lower-case word in brackets is text, as go doc reads it.
-var unresolvedLink = regexp.MustCompile(`\[\*?(?:[A-Z]\w*|[a-z]\w*(?:\.\w+){1,2}|[A-Z]\w*\.\w+)\]`)
+// [Name], [*Name], [Type.Member], [pkg.Name] or [pkg.Type.Member], still in
+// brackets. As in go doc, the last name is capitalized: [setting.rule] or
+// [name] is text, never a link.
+var unresolvedLink = regexp.MustCompile(`\[\*?(?:[a-z][\w/]*\.)?(?:[A-Z]\w*\.)?[A-Z]\w*\]`)
 
 // deadLinks returns the links of a parsed doc comment that go doc prints as
 // text, and those into this module's packages that name nothing they export.
