@@ -47,15 +47,16 @@
 //
 //   - Offer: the eligible tools ([registry.Eligibility]: minus unsafe ones
 //     unless the request allows them, those the caller's roles may not use
-//     and those lacking a required capability). With a [Ranker], all of them
-//     while their view fits the offer's token budget, else the top ranked; a
-//     [Prefilter], if any, decides instead (it can only narrow). Nothing to
+//     and those lacking a required capability). With a [Config.Ranker], all
+//     of them while their view fits [Settings.OfferTokens], else the top
+//     [Settings.TopK] ranked; a [Prefilter] ([Config.Prefilter] or
+//     [Request.Prefilter]), if any, decides instead (it can only narrow). Nothing to
 //     offer ends at once with a [*SelectionError] whose [EmptyKind] says why
 //     ([EmptyNoEligibleTools], [EmptyNoRankedTools]); no model is asked.
 //   - Search: when the offer is a ranked subset, the model may answer
-//     {"calls":[],"search":"..."} (native mode: it calls the search
-//     function); the eligible tools are ranked with its words and the same
-//     model is asked again, a bounded number of times per attempt, within
+//     {"calls":[],"search":"..."} (native mode: it calls [SearchToolName]);
+//     the eligible tools are ranked with its words and the same model is
+//     asked again, [Settings.MaxSearches] times per attempt at most, within
 //     the attempt's timeout ([Search] records each round).
 //   - Ask: in [ModeJSON] (the default) the system prompt embeds the offered
 //     tools' schema and the answer schema, the `{"calls":[{"tool","args","reasoning"}]}`
@@ -67,10 +68,10 @@
 //   - Check: every call must name an offered tool and its args must validate
 //     against the tool's schema. Fail-closed (the default): any invalid call
 //     fails the attempt. Fail-open: invalid calls are dropped and reported
-//     ([DroppedCall], [DropReason]). Then the first calls up to the limit are
-//     kept, in the model's order.
-//   - Attempts: the primary model, then on any failure the fallback model
-//     once, then no calls and a [*SelectionError] listing every [Attempt]
+//     ([DroppedCall], [DropReason]); [Settings.FailOpen] chooses. Then the
+//     first [Settings.MaxCalls] calls are kept, in the model's order.
+//   - Attempts: the primary model, then on any failure
+//     [Settings.FallbackModel] once, then no calls and a [*SelectionError] listing every [Attempt]
 //     with its [FailureKind]. No path returns "all tools".
 //
 // # Driving a session yourself
@@ -83,11 +84,15 @@
 //
 // # Configuration
 //
-// [New] takes a [*Config] whose zero fields mean the defaults.
-// [ConfigFromEnv] reads the variables named [EnvPrefix] followed by the
-// setting (and OPENAI_BASE_URL, OPENAI_API_KEY), [ConfigFromJSON] the JSON form, and [ConfigSchema] describes every
-// setting (name, default, bounds) for other languages; a bad value is a
-// [*ConfigError] naming the setting.
+// [New] takes a [*Config] whose zero fields mean the defaults. A Config is
+// its [Settings], what the environment and JSON carry, beside the
+// collaborators: [Config.Ranker], [Config.Prefilter], [Config.Recorder] and
+// [Config.Logger]. [ConfigFromEnv] reads the settings from the variables
+// named [EnvPrefix] followed by the setting (and OPENAI_BASE_URL,
+// OPENAI_API_KEY), [ConfigFromJSON] from the JSON form, and
+// [Settings.Validate] checks them; a bad value is a [*ConfigError] naming
+// the setting. [ConfigSchema] describes every setting (variable, JSON key,
+// default, bounds) for other languages.
 //
 // # Errors
 //
@@ -100,8 +105,8 @@
 //
 // # Logs, telemetry and feedback
 //
-// Records of each attempt and decision go to [log/slog] when the [Config]
-// carries a logger (none logs nothing); spans and metrics go through the
-// OpenTelemetry API. Selections that return calls are recorded with the
-// configured [FeedbackRecorder], which ranking learns from.
+// Records of each attempt and decision go to [log/slog] when
+// [Config.Logger] is set (nil logs nothing); spans and metrics go through
+// the OpenTelemetry API. Selections that return calls are recorded with
+// [Config.Recorder] (a [FeedbackRecorder]), which ranking learns from.
 package selector
