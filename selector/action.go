@@ -6,14 +6,14 @@ import (
 	"fmt"
 )
 
-// ActionKind says what a Session wants next (Action.Kind, "action" in JSON).
+// ActionKind says what a Session wants next ([Action.Kind], "action" in JSON).
 type ActionKind string
 
 // Action kinds.
 const (
-	// ActionChat asks the driver to send Action.Chat and Feed the outcome back.
+	// ActionChat asks the driver to send [Action.Chat] and Feed the outcome back.
 	ActionChat ActionKind = "chat"
-	// ActionDone ends the session: Action.Result and Action.Err are final.
+	// ActionDone ends the session: [Action.Result] and [Action.Err] are final.
 	ActionDone ActionKind = "done"
 )
 
@@ -47,11 +47,11 @@ type Result struct {
 	// Offered are the canonical names of the tools offered to the model.
 	Offered []string `json:"offered"`
 	// FeedbackError says why recording the selection as feedback failed
-	// (Config.Recorder); the calls stand.
+	// ([Config.Recorder]); the calls stand.
 	FeedbackError string `json:"feedback_error,omitempty"`
 	// FeedbackQuery is the text a selection with calls is learned under (the
 	// task description and its sub-tasks, one per line, or the query): the
-	// value to withdraw it with (ToolSelector.Withdraw takes the Result
+	// value to withdraw it with ([ToolSelector.Withdraw] takes the Result
 	// itself). "" when no call was returned.
 	FeedbackQuery string `json:"feedback_query,omitempty"`
 }

@@ -53,7 +53,7 @@ const (
 var failureKinds = []FailureKind{KindTransport, KindTimeout, KindCanceled, KindHTTPStatus, KindResponseTooLarge, KindEmptyChoices, KindParse, KindValidation, KindSearch, KindTruncated, KindConfig, KindContentFilter}
 
 // EmptyKind is the kind of a selection that ended with no calls and not by
-// the model's choice (SelectionError.Kind, and "error.kind" in JSON): every
+// the model's choice ([SelectionError.Kind], and "error.kind" in JSON): every
 // attempt failed ([EmptyFailClosed]), or no model was asked. One where the
 // model chose no call has no error at all.
 type EmptyKind string
@@ -61,7 +61,7 @@ type EmptyKind string
 // The kinds of a selection that returned no calls by no choice of the model.
 const (
 	// EmptyFailClosed: a model was asked and every attempt failed
-	// (SelectionError.Attempts says how each did).
+	// ([SelectionError.Attempts] says how each did).
 	EmptyFailClosed EmptyKind = "fail_closed"
 	// EmptyNoEligibleTools: no registered tool passed the request's safety,
 	// role and capability filters (or the registry is empty).
@@ -133,7 +133,7 @@ type DropReason string
 const (
 	// DropUnknownTool: the model named a tool the registry does not have.
 	DropUnknownTool DropReason = "unknown_tool"
-	// DropNotOffered: the tool exists but was not offered; DroppedCall.Rule
+	// DropNotOffered: the tool exists but was not offered; [DroppedCall.Rule]
 	// says the one rule that applied ([registry.RuleUnsafe],
 	// [registry.RuleRole], [registry.RuleCapability] or
 	// [registry.RuleNotInOffer]) and the message says it in words.

@@ -32,7 +32,7 @@ func feedbackQuery(req *Request) string {
 
 // recordFeedback tells the recorder, if any, about a successful selection
 // with calls. A recorder's failure does not undo the selection: it is logged
-// and reported in Result.FeedbackError.
+// and reported in [Result.FeedbackError].
 func (ss *Session) recordFeedback(r *Result) {
 	if len(r.Calls) == 0 {
 		return
@@ -63,7 +63,7 @@ type feedbackWithdrawer interface {
 }
 
 // Withdraw takes back what the selection res taught the recorder
-// (Config.Recorder): the pairs of its FeedbackQuery and each of tools, or of
+// ([Config.Recorder]): the pairs of its FeedbackQuery and each of tools, or of
 // every tool its calls named when tools are not given, typically because
 // running a call failed or was refused. It returns how many recorded pairs
 // matched; a withdrawal that matches none is an error (the recorder's, e.g.

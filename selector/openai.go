@@ -78,7 +78,7 @@ func NewOpenAIClient(config *Config, httpClient *http.Client) (ChatClient, error
 // (the endpoint an empty base URL means) that api.openai.com does not serve,
 // what is wrong and the two settings that fix it; "" when nothing is known
 // to be wrong. The default model (GLM) with no base URL is such a pair: the
-// selector warns when it is made (Config.Logger) and adds these words to
+// selector warns when it is made ([Config.Logger]) and adds these words to
 // each attempt the server refuses. It is a warning, not an error: the
 // defaults must construct (bindings read them from ConfigSchema), and a
 // caller's own client (OwnClient) sends its requests where it likes.

@@ -34,7 +34,7 @@ import (
 // trace (rank.Offering does). The selector has no tokenizer of its own: it
 // must not import rank (tests/layers), and linking a vocabulary would add
 // megabytes to every program that selects; so toolselect.offer.tokens is
-// recorded exactly when Config.Ranker has this method.
+// recorded exactly when [Config.Ranker] has this method.
 type tokenCounter interface {
 	Tokens(entries []*registry.Entry, f registry.Format) (int, error)
 }

@@ -53,21 +53,21 @@ type Request struct {
 	// Capabilities every offered tool must declare (e.g. "readOnly").
 	Capabilities []string `json:"capabilities,omitempty"`
 	// Prefilter, if set, narrows the eligible tools for this request instead
-	// of the selector's own (Config.Prefilter).
+	// of the selector's own ([Config.Prefilter]).
 	Prefilter Prefilter `json:"-"`
 }
 
 // Prefilter narrows the eligible tools (already filtered for safety, roles and
 // capabilities, in catalog order) to the ones offered to the model. The rank
 // package provides one; nil offers every eligible tool. query is
-// Request.Query, or the task and sub-task descriptions when the query is
+// [Request.Query], or the task and sub-task descriptions when the query is
 // empty. Entries a Prefilter returns that were not eligible are ignored: a
 // prefilter can only narrow, never widen.
 type Prefilter func(ctx context.Context, query string, eligible []*registry.Entry) ([]*registry.Entry, error)
 
 // Ranker is what the offer budget and the search round need from a ranking
 // package: the selector declares it and does not import one (a *rank.Offering
-// is one). Give it in Config.Ranker.
+// is one). Give it in [Config.Ranker].
 type Ranker interface {
 	// Rank returns the eligible tools that fit query best, about k of them
 	// (rank adds prerequisites and always-active tools), in any order; it
