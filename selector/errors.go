@@ -140,7 +140,7 @@ const (
 	DropNotOffered DropReason = "not_offered"
 	// DropInvalidArgs: the args failed the tool's schema.
 	DropInvalidArgs DropReason = "invalid_args"
-	// DropMaxCalls: a valid call beyond Config.MaxCalls.
+	// DropMaxCalls: a valid call beyond [Settings.MaxCalls].
 	DropMaxCalls DropReason = "max_calls"
 )
 

@@ -38,7 +38,7 @@ type Session struct {
 	first  *offer // the first request's offer, where every attempt starts
 	cur    *offer // the offer of the pending (or last) request
 
-	feedback      FeedbackRecorder // Config.Recorder
+	feedback      FeedbackRecorder // [Config.Recorder]
 	feedbackQuery string
 
 	deadline    time.Time
@@ -57,7 +57,7 @@ type Session struct {
 }
 
 // Begin starts a selection: it picks the offered tools (the eligible ones,
-// within the token budget or ranked, see Config.Ranker) and builds the prompts.
+// within the token budget or ranked, see [Config.Ranker]) and builds the prompts.
 // The first action is a chat, or done at once when there is nothing to offer
 // (a *SelectionError of kind EmptyNoEligibleTools or EmptyNoRankedTools).
 // ctx's deadline bounds every attempt's timeout; ctx is also passed to the

@@ -13,9 +13,8 @@ import (
 )
 
 // linkedPackages are the packages whose doc comments link every Type.Member
-// of their own they mention: every library package but selector, whose
-// session and configuration comments still write members as text.
-var linkedPackages = []string{"executor", "mcpproxy", "modeltest", "otelsetup", "rank", "rank/embedcache", "rank/feedbackstore", "registry"}
+// of their own they mention: every library package.
+var linkedPackages = []string{"executor", "mcpproxy", "modeltest", "otelsetup", "rank", "rank/embedcache", "rank/feedbackstore", "registry", "selector"}
 
 // plainMember is a Type.Member mention written as text; the lookbehind is
 // done by hand (a name after a dot or a letter is part of a longer path).
