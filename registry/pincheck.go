@@ -125,8 +125,8 @@ func (p *Pins) CheckWith(t Tool, strict, holdNew bool) (PinCheck, bool, error) {
 	flags := definitionFlags(t)
 	c := newPinCheck(t.Name)
 	c.Flags, c.SHA256 = flags, h.whole
-	pending := &pendingPin{SHA256: h.whole, Description: h.desc, Schema: h.schema, Annotations: h.ann,
-		Title: h.title, OutputSchema: h.output, Definition: h.def, Flags: flags, Seen: 1}
+	pending := &pendingPin{pinnedDefinition: pinnedDefinition{SHA256: h.whole, Description: h.desc, Schema: h.schema,
+		Annotations: h.ann, Title: h.title, OutputSchema: h.output, Definition: h.def, Flags: flags}, Seen: 1}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pin := p.file.Tools[t.Name]

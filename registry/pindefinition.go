@@ -8,8 +8,9 @@ import (
 	"fmt"
 )
 
-// toolPin is one tool's pinned definition.
-type toolPin struct {
+// pinnedDefinition is what a pin and a change waiting for approval both
+// record of one definition.
+type pinnedDefinition struct {
 	// SHA256 is the hash of the whole canonical definition.
 	SHA256 string `json:"sha256"`
 	// Description, Schema, Annotations, Title and OutputSchema are the
@@ -20,12 +21,16 @@ type toolPin struct {
 	Annotations  string `json:"annotations"`
 	Title        string `json:"title,omitempty"`
 	OutputSchema string `json:"outputSchema,omitempty"`
-	// Definition is the pinned definition itself (canonical JSON), to show
-	// what a pending change changes; absent in pins written before it was
-	// kept.
+	// Definition is the definition itself (canonical JSON), to show what a
+	// pending change changes; absent in pins written before it was kept.
 	Definition json.RawMessage `json:"definition,omitempty"`
 	// Flags name what is suspicious in the definition's text (the FlagInvisible... constants).
 	Flags []string `json:"flags,omitempty"`
+}
+
+// toolPin is one tool's pinned definition.
+type toolPin struct {
+	pinnedDefinition
 	// Reviewed is set by an approval: the flags above were looked at, so a
 	// strict check no longer holds the tool for them.
 	Reviewed bool `json:"reviewed,omitempty"`
@@ -35,14 +40,7 @@ type toolPin struct {
 
 // pendingPin is a changed definition held until approved.
 type pendingPin struct {
-	SHA256       string          `json:"sha256"`
-	Description  string          `json:"description"`
-	Schema       string          `json:"schema"`
-	Annotations  string          `json:"annotations"`
-	Title        string          `json:"title,omitempty"`
-	OutputSchema string          `json:"outputSchema,omitempty"`
-	Definition   json.RawMessage `json:"definition,omitempty"`
-	Flags        []string        `json:"flags,omitempty"`
+	pinnedDefinition
 	// Changed names the parts that differ from the pin: description,
 	// schema, annotations, title, output schema (or name); "new" for a tool
 	// held for review on first sight.
@@ -58,8 +56,7 @@ func (p *pendingPin) seen() int { return max(p.Seen, 1) }
 
 // pinOf is the pin an approval makes of d.
 func (d *pendingPin) pinOf() toolPin {
-	return toolPin{SHA256: d.SHA256, Description: d.Description, Schema: d.Schema, Annotations: d.Annotations,
-		Title: d.Title, OutputSchema: d.OutputSchema, Definition: d.Definition, Flags: d.Flags, Reviewed: true}
+	return toolPin{pinnedDefinition: d.pinnedDefinition, Reviewed: true}
 }
 
 // hashes are a definition's part and whole hashes, and the definition

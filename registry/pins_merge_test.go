@@ -138,7 +138,7 @@ func TestPinsFileEditWinsOverAnUnsavedChange(t *testing.T) {
 	var f pinFile
 	json.Unmarshal(b, &f)
 	delete(f.Tools, "w")
-	f.Tools["z"] = &toolPin{SHA256: "hand-written"}
+	f.Tools["z"] = &toolPin{pinnedDefinition: pinnedDefinition{SHA256: "hand-written"}}
 	b, _ = json.Marshal(f)
 	os.WriteFile(path, b, 0o600)
 

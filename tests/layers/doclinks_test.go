@@ -1,6 +1,7 @@
 package layers
 
 import (
+	"fmt"
 	"go/ast"
 	"go/doc/comment"
 	"go/parser"
@@ -28,25 +29,34 @@ func TestDocCommentsLinkMembers(t *testing.T) {
 	root := filepath.Join("..", "..")
 	for _, pkg := range linkedPackages {
 		names := packageNames(t, filepath.Join(root, pkg))
-		fset := token.NewFileSet()
-		files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
+		eachDocComment(t, root, pkg, func(at, text string) {
+			for _, m := range plainMembers(text, names) {
+				t.Errorf("%s: doc comment writes %s as text; link it as [%s]", at, m, m)
+			}
+		})
+	}
+}
+
+// eachDocComment calls fn with the place (file:line, from the module root)
+// and the text of every doc comment in pkg's non-test files.
+func eachDocComment(t *testing.T, root, pkg string, fn func(at, text string)) {
+	t.Helper()
+	fset := token.NewFileSet()
+	files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, path := range files {
-			if strings.HasSuffix(path, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rel, _ := filepath.Rel(root, path)
-			for _, cg := range docComments(f) {
-				for _, m := range plainMembers(cg.Text(), names) {
-					t.Errorf("%s:%d: doc comment writes %s as text; link it as [%s]", rel, fset.Position(cg.Pos()).Line, m, m)
-				}
-			}
+		rel, _ := filepath.Rel(root, path)
+		for _, cg := range docComments(f) {
+			fn(fmt.Sprintf("%s:%d", rel, fset.Position(cg.Pos()).Line), cg.Text())
 		}
 	}
 }
@@ -64,26 +74,11 @@ func TestDocLinksResolve(t *testing.T) {
 	}
 	for _, pkg := range publicPackages {
 		p := docPackage(t, filepath.Join(root, pkg)).Parser()
-		fset := token.NewFileSet()
-		files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, path := range files {
-			if strings.HasSuffix(path, "_test.go") {
-				continue
+		eachDocComment(t, root, pkg, func(at, text string) {
+			for _, bad := range deadLinks(p.Parse(text), known) {
+				t.Errorf("%s: doc comment links %s, which go doc cannot resolve", at, bad)
 			}
-			f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rel, _ := filepath.Rel(root, path)
-			for _, cg := range docComments(f) {
-				for _, bad := range deadLinks(p.Parse(cg.Text()), known) {
-					t.Errorf("%s:%d: doc comment links %s, which go doc cannot resolve", rel, fset.Position(cg.Pos()).Line, bad)
-				}
-			}
-		}
+		})
 	}
 }
 
