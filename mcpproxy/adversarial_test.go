@@ -427,3 +427,54 @@ func TestAdversarialBodyTimeoutSparesSlowAnswers(t *testing.T) {
 		t.Fatalf("a call answered after the body timeout: %s", text(res))
 	}
 }
+
+// A stdio upstream's tools may hand the model anything the server can read
+// (server-everything's get-env returns its whole environment): the proxy's
+// bearer token, its other TOOLSELECT_* variables and an unrelated secret
+// in the proxy's environment never reach it; the default set, the entry's
+// env and what passEnv names do.
+func TestAdversarialUpstreamEnvironment(t *testing.T) {
+	t.Setenv("TOOLSELECT_MCP_AUTH_TOKEN", "proxy-bearer-token-0123456789")
+	t.Setenv("GITHUB_TOKEN", "ghp_unrelated_secret")
+	t.Setenv("BRAVE_API_KEY", "brave-passed-on-purpose")
+	t.Setenv("HOME", "/home/attacked")
+	up := testUpstream(t, "env")
+	up.Env["TOOLSELECT_TEST_VARIANT"] = "env"
+	up.PassEnv = []string{"BRAVE_API_KEY"}
+	p := startProxy(t, &Config{Upstreams: []Upstream{up}, Keep: []string{"env__get_env"}})
+	cs := connectMemory(t, p, "")
+	got := text(call(t, cs, "env__get_env", map[string]any{}))
+	checkLeaks(t, got)
+	for _, want := range []string{"HOME=/home/attacked", "BRAVE_API_KEY=brave-passed-on-purpose", "TOOLSELECT_TEST_VARIANT=env"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the upstream lacks %s:\n%s", want, got)
+		}
+	}
+}
+
+// The same through a real server: server-everything's get-env, called by
+// name through call_tool.
+func TestAdversarialUpstreamEnvironmentEverything(t *testing.T) {
+	every := peerBin(t, "mcp-server-everything")
+	t.Setenv("TOOLSELECT_MCP_AUTH_TOKEN", "proxy-bearer-token-0123456789")
+	t.Setenv("GITHUB_TOKEN", "ghp_unrelated_secret")
+	p := startProxy(t, &Config{Upstreams: []Upstream{{Name: "everything", Command: every, Env: peerEnv(every, nil)}}, AllowDestructive: true})
+	cs := connectMemory(t, p, "")
+	res := call(t, cs, rank.CallToolName, map[string]any{"name": "everything__get-env", "arguments": map[string]any{}})
+	got := text(res)
+	if res.IsError || !strings.Contains(got, "PATH") {
+		t.Fatalf("get-env: %s", got)
+	}
+	checkLeaks(t, got)
+}
+
+// checkLeaks fails when an upstream's answer holds a secret of the proxy's
+// environment.
+func checkLeaks(t *testing.T, got string) {
+	t.Helper()
+	for _, secret := range []string{"proxy-bearer-token-0123456789", "ghp_unrelated_secret", "TOOLSELECT_MCP_AUTH_TOKEN", "GITHUB_TOKEN"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("the upstream sees %s:\n%s", secret, got)
+		}
+	}
+}

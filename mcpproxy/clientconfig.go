@@ -188,6 +188,8 @@ func expandPlaceholders(s string) (string, error) {
 			bad = fmt.Errorf("%s: no home directory", m)
 		case strings.HasPrefix(inner, "input:"):
 			bad = fmt.Errorf("%s is a VS Code input, a value VS Code prompts the user for and the proxy cannot: write the value into the file, or pass it in the environment as ${env:NAME}", m)
+		case reservedEnv(name):
+			bad = fmt.Errorf("%s: the proxy's own %s* variables (its bearer token among them) are never passed to an upstream", m, reservedEnvPrefix)
 		case !envNameRE.MatchString(name) || editorVariables[name]:
 			bad = fmt.Errorf("%s is a placeholder only its client can expand: write the value itself, or ${env:NAME} for an environment variable", m)
 		default:

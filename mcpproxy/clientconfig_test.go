@@ -100,7 +100,8 @@ func TestClientConfigRefusals(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"inputs": [{"id": "tok", "type": "promptString", "password": true}], "servers": {"gh": {"command": "x", "env": {"TOKEN": "${input:tok}"}}}}`: `servers.gh.env.TOKEN: ${input:tok} is a VS Code input`,
 		`{"servers": {"gh": {"command": "x", "args": ["${workspaceFolder}"]}}}`:                                                                        `servers.gh.args[0]: ${workspaceFolder} is a placeholder only its client can expand`,
-		`{"mcpServers": {"gh": {"command": "x", "env": {"A": "${TOOLSELECT_TEST_UNSET_VAR}"}}}}`:                                                       `the environment variable TOOLSELECT_TEST_UNSET_VAR is not set`,
+		`{"mcpServers": {"gh": {"command": "x", "env": {"A": "${TS_TEST_UNSET_VAR}"}}}}`:                                                               `the environment variable TS_TEST_UNSET_VAR is not set`,
+		`{"mcpServers": {"gh": {"command": "x", "env": {"T": "${env:TOOLSELECT_MCP_AUTH_TOKEN}"}}}}`:                                                   `${env:TOOLSELECT_MCP_AUTH_TOKEN}: the proxy's own TOOLSELECT_* variables`,
 		`{"mcpServers": {"r": {"type": "websocket", "url": "ws://x"}}}`:                                                                                `mcpServers.r: type "websocket" is not "stdio", "http" or "sse"`,
 		`{"mcpServers": {"r": {"type": "sse", "command": "x"}}}`:                                                                                       `transport "sse" needs url`,
 		`{"mcpServers": {"r": {"command": "x", "headers": {"Authorization": "` + secretHeader + `"}}}}`:                                                `headers need url`,
@@ -124,11 +125,11 @@ func TestClientConfigRefusals(t *testing.T) {
 // ${NAME}, ${NAME:-default} (Claude Code) and ${env:NAME} (Cursor, VS Code)
 // are read from the proxy's environment.
 func TestClientConfigPlaceholders(t *testing.T) {
-	t.Setenv("TOOLSELECT_TEST_TOKEN", "tok")
-	t.Setenv("TOOLSELECT_TEST_HOST", "127.0.0.1")
+	t.Setenv("TS_TEST_TOKEN", "tok")
+	t.Setenv("TS_TEST_HOST", "127.0.0.1")
 	c, err := writeConfig(t, ".mcp.json", `{"mcpServers": {
-		"a": {"command": "${TOOLSELECT_TEST_UNSET:-srv}", "args": ["--dir", "${TOOLSELECT_TEST_UNSET:-}/x"], "env": {"T": "${env:TOOLSELECT_TEST_TOKEN}"}},
-		"b": {"url": "http://${TOOLSELECT_TEST_HOST}:9/mcp", "headers": {"Authorization": "Bearer ${TOOLSELECT_TEST_TOKEN}"}}}}`)
+		"a": {"command": "${TS_TEST_UNSET:-srv}", "args": ["--dir", "${TS_TEST_UNSET:-}/x"], "env": {"T": "${env:TS_TEST_TOKEN}"}},
+		"b": {"url": "http://${TS_TEST_HOST}:9/mcp", "headers": {"Authorization": "Bearer ${TS_TEST_TOKEN}"}}}}`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,8 +31,19 @@ type Upstream struct {
 	// Command and Args start a stdio server.
 	Command string   `json:"command,omitempty"`
 	Args    []string `json:"args,omitempty"`
-	// Env is added to the proxy's own environment for the child process.
+	// Env is the child process's environment beyond the default set a
+	// stdio server gets (as MCP's reference clients start one: on POSIX
+	// HOME, LOGNAME, PATH, SHELL, TERM and USER; on Windows APPDATA,
+	// HOMEDRIVE, HOMEPATH, LOCALAPPDATA, PATH, PROCESSOR_ARCHITECTURE,
+	// SYSTEMDRIVE, SYSTEMROOT, TEMP, USERNAME and USERPROFILE). A value
+	// here replaces the proxy's. Nothing else of the proxy's environment is
+	// passed unless PassEnv names it.
 	Env map[string]string `json:"env,omitempty"`
+	// PassEnv names more of the proxy's variables the child gets (an API
+	// key the server needs, say). A TOOLSELECT_* name is refused: the
+	// proxy's own variables, its bearer token among them, never reach an
+	// upstream.
+	PassEnv []string `json:"passEnv,omitempty"`
 	// Dir is the child's working directory (default: the proxy's).
 	Dir string `json:"dir,omitempty"`
 	// URL is a streamable HTTP endpoint, or an SSE one with Transport
@@ -273,6 +284,11 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("%s: transport %q needs %s", where, t, map[bool]string{true: "command", false: "url"}[t == transportStdio])
 		case len(u.Headers) > 0 && u.URL == "":
 			return fmt.Errorf("%s: headers need url (a stdio upstream takes env)", where)
+		case len(u.PassEnv) > 0 && u.URL != "":
+			return fmt.Errorf("%s: passEnv needs command (an HTTP upstream is not started by the proxy)", where)
+		}
+		if err := checkPassEnv(u.PassEnv); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
 		}
 	}
 	if err := checkPrefixes(c.Upstreams, sep); err != nil {

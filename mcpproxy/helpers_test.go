@@ -38,6 +38,9 @@ func serveTestUpstream() {
 	case "echo":
 		serveEchoUpstream(strings.Split(os.Getenv("TOOLSELECT_TEST_TOOLS"), ","))
 		return
+	case "env":
+		serveEnvUpstream()
+		return
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "1"}, nil)
 	obj := json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0}},"additionalProperties":false}`)
@@ -355,6 +358,18 @@ func serveEchoUpstream(names []string) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
 		})
 	}
+	_ = s.Run(context.Background(), &mcp.StdioTransport{})
+}
+
+// serveEnvUpstream serves get_env, which answers with the server's whole
+// environment, one NAME=value a line: what server-everything's get-env
+// hands a model.
+func serveEnvUpstream() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream-env", Version: "1"}, nil)
+	addTool(s, &mcp.Tool{Name: "get_env", Description: "Return the server's environment", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(os.Environ(), "\n")}}}, nil
+		})
 	_ = s.Run(context.Background(), &mcp.StdioTransport{})
 }
 

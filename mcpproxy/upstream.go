@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -129,18 +128,9 @@ func (u *upstream) connect(ctx context.Context) error {
 	} else {
 		cmd := exec.Command(u.cfg.Command, u.cfg.Args...)
 		cmd.Dir = u.cfg.Dir
-		if len(u.cfg.Env) > 0 {
-			env := os.Environ()
-			keys := make([]string, 0, len(u.cfg.Env))
-			for k := range u.cfg.Env {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				env = append(env, k+"="+u.cfg.Env[k])
-			}
-			cmd.Env = env
-		}
+		// Never nil: a nil Env would hand the child the proxy's whole
+		// environment.
+		cmd.Env = upstreamEnv(os.Environ(), u.cfg)
 		u.stderr.reset()
 		cmd.Stderr = u.stderr
 		t = idTransport{&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}}

@@ -45,7 +45,7 @@ both exit 2.`
 // mcpFlags are the flags shared by "mcp" and "mcp stats".
 type mcpFlags struct {
 	config, listen, separator, forQuery, logLevel string
-	upstreams, urls, keep, catalogs               stringList
+	upstreams, urls, keep, catalogs, passEnv      stringList
 	allowDestructive                              bool
 	timeout                                       time.Duration
 	exposeTop                                     int
@@ -170,6 +170,7 @@ func (f *mcpFlags) authToken(env *cmdEnv) (string, error) {
 func (f *mcpFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "JSON configuration `FILE`: the proxy's own (upstreams, separator, keep, allowDestructive, timeout, listen, expose, catalogs), or an MCP client's (\"mcpServers\" of Claude Desktop, Claude Code, Cursor; \"servers\" of VS Code)")
 	fs.Var(&f.upstreams, "upstream", "stdio upstream `\"[NAME=]COMMAND ARGS\"` (repeatable; NAME derived from the command when absent)")
+	fs.Var(&f.passEnv, "pass-env", "also pass the proxy's environment variable `NAME` to every --upstream (repeatable; a stdio upstream otherwise gets only HOME, LOGNAME, PATH, SHELL, TERM, USER and its own assignments; never a TOOLSELECT_* variable)")
 	fs.Var(&f.urls, "upstream-url", "streamable HTTP upstream `[NAME=]URL` (repeatable)")
 	fs.Var(&f.keep, "keep", "namespaced tool `NAME` always listed in full (repeatable)")
 	fs.Var(&f.catalogs, "catalog", "catalog `FILE` imported without an upstream: findable and counted, not callable (repeatable)")
@@ -202,6 +203,7 @@ func (f *mcpFlags) configure() (*mcpproxy.Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--upstream %q: %v", spec, err)
 		}
+		u.PassEnv = f.passEnv
 		cfg.Upstreams = append(cfg.Upstreams, u)
 	}
 	for _, spec := range f.urls {
@@ -236,6 +238,9 @@ func (f *mcpFlags) configure() (*mcpproxy.Config, error) {
 	}
 	if f.exposeTop != 0 || f.forQuery != "" {
 		cfg.Expose = mcpproxy.Exposure{Mode: mcpproxy.ExposeTop, TopK: f.exposeTop, Query: f.forQuery}
+	}
+	if len(f.passEnv) > 0 && len(f.upstreams) == 0 {
+		return nil, fmt.Errorf("--pass-env applies to --upstream commands: give one, or passEnv in the configuration file's upstream")
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err

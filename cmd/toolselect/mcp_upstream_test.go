@@ -62,3 +62,22 @@ func TestMCPUpstreamWithoutTools(t *testing.T) {
 		t.Fatalf("mcp stats: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// --pass-env names more of the proxy's variables an --upstream gets; the
+// proxy's own TOOLSELECT_* ones are refused, and so is a --pass-env with no
+// --upstream to apply to.
+func TestMCPPassEnvFlag(t *testing.T) {
+	up := noToolsUpstream(t)
+	r := execCLI(t, nil, "", "mcp", "stats", "--pass-env", "TOOLSELECT_MCP_AUTH_TOKEN", "--upstream", up)
+	if r.code != exitUsage || !strings.Contains(r.stderr, `passEnv[0] "TOOLSELECT_MCP_AUTH_TOKEN": the proxy's own TOOLSELECT_* variables`) {
+		t.Errorf("TOOLSELECT_ passed: exit %d: %s", r.code, r.stderr)
+	}
+	r = execCLI(t, nil, "", "mcp", "stats", "--pass-env", "GITHUB_TOKEN", "--upstream-url", "http://127.0.0.1:9/mcp")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--pass-env applies to --upstream commands") {
+		t.Errorf("no --upstream: exit %d: %s", r.code, r.stderr)
+	}
+	r = execCLI(t, nil, "", "mcp", "stats", "--pass-env", "GITHUB_TOKEN", "--upstream", up)
+	if r.code != exitOK {
+		t.Errorf("a valid --pass-env: exit %d: %s", r.code, r.stderr)
+	}
+}
