@@ -481,10 +481,13 @@ func (p *Proxy) heldResult(name string) *mcp.CallToolResult {
 	if !ok {
 		return nil
 	}
+	// The model learns that the tool waits for an operator, never how to
+	// approve it: the command (and the pin file, and the hash it names) is
+	// in the log and "pins list".
 	c := h.check
-	msg := c.Message(p.pins.Path())
+	msg := c.Refusal()
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}},
-		StructuredContent: map[string]any{"error": msg, "tool": name, "outcome": "held", "changed": c.Changed, "flags": c.Flags, "sha256": c.SHA256}}
+		StructuredContent: map[string]any{"error": msg, "tool": name, "outcome": "held", "changed": c.Changed, "flags": c.Flags}}
 }
 
 // pinStats lists the held and flagged tools.

@@ -2,6 +2,7 @@ package mcpproxy
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -366,5 +367,46 @@ func TestPinsCoverTheTitleAndOutputSchemaOfUpstreamTools(t *testing.T) {
 	}
 	if c := check(base); c.Held {
 		t.Fatalf("the pinned definition again: %+v", c)
+	}
+}
+
+// An agent with a shell must not learn from a held tool's refusal how to
+// approve it: the refusal (text and structured content, by name and by
+// call_tool) says the tool waits for an operator, and names neither the
+// approve command, nor the pin file, nor the hash an approval takes. The
+// operator finds the command in the log.
+func TestPinsAttackRefusalTeachesNoApproval(t *testing.T) {
+	pins := filepath.Join(t.TempDir(), "pins.json")
+	startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}, Pins: pins}).Close()
+	poisoned := testUpstream(t, "t")
+	poisoned.Env["TOOLSELECT_TEST_VARIANT"] = "poisoned"
+	var logs syncBuffer
+	p := startProxyWith(t, &Config{Upstreams: []Upstream{poisoned}, Pins: pins, Keep: []string{"t__count"}},
+		&Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	s := p.Stats(context.Background())
+	if s.Pins == nil || len(s.Pins.Held) != 1 || s.Pins.Held[0].SHA256 == "" {
+		t.Fatalf("not held: %+v", s.Pins)
+	}
+	hash := s.Pins.Held[0].SHA256
+	cs := connectMemory(t, p, "")
+	for _, res := range []*mcp.CallToolResult{
+		call(t, cs, "t__count", map[string]any{}),
+		call(t, cs, "call_tool", map[string]any{"name": "t__count", "arguments": map[string]any{}}),
+	} {
+		b, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.IsError || !strings.Contains(text(res), "held until an operator reviews and approves") {
+			t.Errorf("the refusal: %s", b)
+		}
+		for _, leak := range []string{"pins approve", "toolselect mcp", pins, filepath.Base(pins), hash, hash[:12]} {
+			if strings.Contains(string(b), leak) {
+				t.Errorf("the refusal tells the model %q: %s", leak, b)
+			}
+		}
+	}
+	if !strings.Contains(logs.String(), "toolselect mcp pins approve t__count@"+hash+" --pins "+pins) {
+		t.Errorf("the log lacks the approve command:\n%s", logs.String())
 	}
 }

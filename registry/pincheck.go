@@ -89,6 +89,26 @@ func (c PinCheck) Message(pinsPath string) string {
 	return ""
 }
 
+// Refusal says why a held tool is held, for the model that called it: that
+// it waits for an operator's approval, and neither the command that
+// approves it nor the pin file's path nor the hash an approval names (an
+// agent with a shell could approve the change it is being protected from).
+// [PinCheck.Message], with the command, is for the operator's log and
+// "pins list".
+func (c PinCheck) Refusal() string {
+	switch {
+	case c.Status == PinChanged:
+		return fmt.Sprintf("%s changed since it was pinned (%s differ); it is held until an operator reviews and approves the change, and cannot be called until then",
+			c.what(), strings.Join(c.Changed, ", "))
+	case c.Status == PinUnreviewed:
+		return fmt.Sprintf("%s is new since the first pinning; it is held until an operator reviews and approves it, and cannot be called until then", c.what())
+	case c.Held:
+		return fmt.Sprintf("%s is held: its name, description, title or schema text carries %s (strict descriptions); it cannot be called until an operator reviews and approves it",
+			c.what(), strings.Join(c.Flags, ", "))
+	}
+	return ""
+}
+
 // ApproveArg is what "toolselect mcp pins approve" takes to approve exactly
 // this definition: NAME@SHA256, with "KIND:" before the name of a prompt
 // or resource (ParseApproveArg reads it back).
