@@ -13,8 +13,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -49,8 +47,9 @@ var clientTransports = map[string]string{
 	"sse": transportSSE,
 }
 
-// parseClientConfig reads a client's file whose servers are under key.
-func parseClientConfig(data []byte, key string) (*Config, error) {
+// parseClientConfig reads a client's file whose servers are under key,
+// its placeholders handled by pp.
+func parseClientConfig(data []byte, key string, pp *placeholderPass) (*Config, error) {
 	top, _, err := orderedObject(data)
 	if err != nil {
 		return nil, err
@@ -96,6 +95,7 @@ func parseClientConfig(data []byte, key string) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
+		pp.upstream(where, &u)
 		u.Name = upstreamName(name, taken)
 		if u.Name != name {
 			c.Ignored = append(c.Ignored, fmt.Sprintf("%s (served as %q: an upstream name is letters, digits, '_', '.' and '-', without \"__\")", where, u.Name))
@@ -103,10 +103,14 @@ func parseClientConfig(data []byte, key string) (*Config, error) {
 		c.Upstreams = append(c.Upstreams, u)
 	}
 	sort.Strings(c.Ignored)
-	return c, nil
+	if key == vscodeServersKey {
+		pp.declareInputs(top["inputs"])
+	}
+	return c, pp.err()
 }
 
-// upstream turns a client's server into an upstream, placeholders expanded.
+// upstream turns a client's server into an upstream, its placeholders
+// left as they are (see placeholders.go).
 func (s clientServer) upstream(where string) (Upstream, error) {
 	u := Upstream{Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Cwd, URL: s.URL, Headers: s.Headers}
 	if s.Type != "" {
@@ -121,89 +125,7 @@ func (s clientServer) upstream(where string) (Upstream, error) {
 		// HTTP+SSE one.
 		u.Transport = transportSSE
 	}
-	expand := func(field, v string) (string, error) {
-		out, err := expandPlaceholders(v)
-		if err != nil {
-			return "", fmt.Errorf("%s.%s: %w", where, field, err)
-		}
-		return out, nil
-	}
-	var err error
-	if u.Command, err = expand("command", u.Command); err != nil {
-		return Upstream{}, err
-	}
-	if u.Dir, err = expand("cwd", u.Dir); err != nil {
-		return Upstream{}, err
-	}
-	if u.URL, err = expand("url", u.URL); err != nil {
-		return Upstream{}, err
-	}
-	u.Args = append([]string(nil), u.Args...)
-	for i := range u.Args {
-		if u.Args[i], err = expand(fmt.Sprintf("args[%d]", i), u.Args[i]); err != nil {
-			return Upstream{}, err
-		}
-	}
-	for field, m := range map[string]map[string]string{"env": u.Env, "headers": u.Headers} {
-		for k, v := range m {
-			if m[k], err = expand(field+"."+k, v); err != nil {
-				return Upstream{}, err
-			}
-		}
-	}
 	return u, nil
-}
-
-// placeholderRE finds the placeholders clients expand in a server's strings:
-// ${NAME} and ${NAME:-default} (Claude Code), ${env:NAME} (Cursor, VS Code),
-// ${input:ID} (VS Code's prompts) and the editors' own (${workspaceFolder}).
-var placeholderRE = regexp.MustCompile(`\$\{([^}]*)\}`)
-
-// editorVariables are the placeholders VS Code and Cursor expand from the
-// editor's state (the open workspace, the current file): only they can.
-var editorVariables = map[string]bool{"workspaceFolder": true, "workspaceFolderBasename": true, "workspaceRoot": true,
-	"file": true, "fileDirname": true, "fileBasename": true, "relativeFile": true, "cwd": true, "pathSeparator": true}
-
-// envNameRE is an environment variable's name.
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// expandPlaceholders replaces ${NAME}, ${NAME:-default} and ${env:NAME}
-// with the proxy's environment, and ${userHome} with the home directory. A VS Code input (${input:ID}) is refused,
-// not left in place: the server would get the placeholder as its value. The
-// error names the placeholder, never the value.
-func expandPlaceholders(s string) (string, error) {
-	var bad error
-	out := placeholderRE.ReplaceAllStringFunc(s, func(m string) string {
-		inner := m[2 : len(m)-1]
-		name, def, hasDef := strings.Cut(inner, ":-")
-		if n, ok := strings.CutPrefix(name, "env:"); ok {
-			name = n
-		}
-		switch {
-		case bad != nil:
-		case name == "userHome":
-			if home, err := os.UserHomeDir(); err == nil {
-				return home
-			}
-			bad = fmt.Errorf("%s: no home directory", m)
-		case strings.HasPrefix(inner, "input:"):
-			bad = fmt.Errorf("%s is a VS Code input, a value VS Code prompts the user for and the proxy cannot: write the value into the file, or pass it in the environment as ${env:NAME}", m)
-		case reservedEnv(name):
-			bad = fmt.Errorf("%s: the proxy's own %s* variables (its bearer token among them) are never passed to an upstream", m, reservedEnvPrefix)
-		case !envNameRE.MatchString(name) || editorVariables[name]:
-			bad = fmt.Errorf("%s is a placeholder only its client can expand: write the value itself, or ${env:NAME} for an environment variable", m)
-		default:
-			if v, ok := os.LookupEnv(name); ok {
-				return v
-			}
-			if hasDef {
-				return def
-			}
-			bad = fmt.Errorf("%s: the environment variable %s is not set", m, name)
-		}
-		return m
-	})
-	return out, bad
 }
 
 // upstreamName makes a client's server key a valid upstream name, unique

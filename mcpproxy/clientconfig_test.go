@@ -193,3 +193,80 @@ func TestClientConfigRemoteUpstreams(t *testing.T) {
 		}
 	}
 }
+
+// The proxy's own format expands ${env:NAME} (and ${env:NAME:-default},
+// ${userHome}) from the proxy's environment when it loads, and refuses any
+// other spelling, naming it.
+func TestOwnConfigPlaceholders(t *testing.T) {
+	t.Setenv("TS_TEST_TOKEN", "tok")
+	c, err := writeConfig(t, "own.json", `{"upstreams": [
+		{"name": "a", "command": "srv", "args": ["${env:TS_TEST_UNSET:-d}"], "env": {"T": "${env:TS_TEST_TOKEN}"}},
+		{"name": "b", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${env:TS_TEST_TOKEN}"}}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Upstreams[0].Env["T"] != "tok" || c.Upstreams[0].Args[0] != "d" || c.Upstreams[1].Headers["Authorization"] != "Bearer tok" {
+		t.Errorf("not expanded: %+v", c.Upstreams)
+	}
+	for body, want := range map[string]string{
+		`{"upstreams": [{"name": "a", "command": "x", "env": {"T": "${TS_TEST_TOKEN}"}}]}`:             `upstreams[0].env.T: ${TS_TEST_TOKEN}: the proxy's configuration spells an environment variable ${env:TS_TEST_TOKEN}`,
+		`{"upstreams": [{"name": "a", "command": "x", "args": ["${workspaceFolder}"]}]}`:               `upstreams[0].args[0]: ${workspaceFolder} is a placeholder only an editor can expand`,
+		`{"upstreams": [{"name": "a", "command": "x", "args": ["${input:tok}"]}]}`:                     `upstreams[0].args[0]: ${input:tok} is a VS Code input`,
+		`{"upstreams": [{"name": "a", "command": "x", "args": ["${env:TOOLSELECT_MCP_AUTH_TOKEN}"]}]}`: `the proxy's own TOOLSELECT_* variables`,
+		`{"upstreams": [{"name": "a", "command": "x", "env": {"T": "${env:TS_TEST_UNSET}"}}]}`:         `upstreams[0].env.T: ${env:TS_TEST_UNSET}: the environment variable TS_TEST_UNSET is not set`,
+		`{"upstreams": [{"name": "a", "command": "x", "env": {"T": "${what ever}"}}]}`:                 `${what ever} is not a placeholder the proxy knows`,
+	} {
+		if _, err := writeConfig(t, "own.json", body); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s:\n got %v\nwant %q", body, err, want)
+		}
+	}
+}
+
+// Every placeholder problem of a file is in one report, each at its place,
+// so that a user fixes them in one go.
+func TestPlaceholderProblemsInOneReport(t *testing.T) {
+	_, err := writeConfig(t, "mcp.json", `{"inputs": [], "servers": {
+		"a": {"command": "x", "args": ["${workspaceFolder}"], "env": {"K": "${input:key}", "L": "${env:TS_TEST_UNSET_1}"}},
+		"b": {"url": "http://127.0.0.1:9/mcp", "headers": {"X": "${env:TOOLSELECT_MCP_AUTH_TOKEN}"}}}}`)
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	for _, want := range []string{"4 placeholder problems", "servers.a.args[0]: ${workspaceFolder}", "servers.a.env.K: ${input:key}",
+		"servers.a.env.L: ${env:TS_TEST_UNSET_1}: the environment variable TS_TEST_UNSET_1 is not set", "servers.b.headers.X: ${env:TOOLSELECT_MCP_AUTH_TOKEN}"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the report lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// VS Code writes JSONC: comments and trailing commas are read as white
+// space, in client files and the proxy's own.
+func TestJSONCConfig(t *testing.T) {
+	c, err := writeConfig(t, "mcp.json", `// VS Code's .vscode/mcp.json
+{
+  /* the servers */
+  "servers": {
+    "memory": {"command": "mcp-server-memory", "args": ["--x",],}, // trailing commas
+  },
+}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Upstreams) != 1 || c.Upstreams[0].Command != "mcp-server-memory" || len(c.Upstreams[0].Args) != 1 {
+		t.Errorf("%+v", c.Upstreams)
+	}
+	if _, err := writeConfig(t, "own.json", "{\"upstreams\": [{\"name\": \"a\", \"command\": \"x\"},], // one\n}"); err != nil {
+		t.Errorf("own format with a comment: %v", err)
+	}
+	// JSONC is not a licence for anything: an unknown field, a second
+	// object and a string broken by a comment marker are still refused.
+	for body, want := range map[string]string{
+		`{"upstreams": [], /* c */ "cwd": 1}`:               `unknown field "cwd"`,
+		`{"servers": {}} // one` + "\n" + `{"servers": {}}`: `unexpected data after the configuration object`,
+		`{"servers": {"a": {"command": "x" /* open}}}`:      ``,
+	} {
+		if _, err := writeConfig(t, "c.json", body); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", body, err, want)
+		}
+	}
+}

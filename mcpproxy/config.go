@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tailscale/hujson"
+
 	"github.com/toolselect/toolselect/rank"
 )
 
@@ -206,6 +208,17 @@ type Config struct {
 	// marked disabled), as JSON paths; a caller may warn with them. Never
 	// set for the proxy's own format, where an unknown field is an error.
 	Ignored []string `json:"-"`
+	// Inputs are the VS Code inputs the servers of a file read by
+	// [ImportClientConfig] use: the variable of the proxy's environment
+	// each is now read from (${env:VSCODE_INPUT_ID}) -> the input's
+	// declaration in the file's "inputs" (one asking for a password when
+	// the file declared none). The client's entry for toolselect sets the
+	// variable to ${input:ID}, so VS Code still asks.
+	Inputs map[string]json.RawMessage `json:"-"`
+	// Unset names the variables the references of a file read by
+	// [ImportClientConfig] need (having no default) that this process's
+	// environment lacks: the proxy does not start until they are set.
+	Unset []string `json:"-"`
 	// Client is the key that held the servers of an MCP client's file
 	// LoadConfig read: "mcpServers" (Claude Desktop, Claude Code, Cursor)
 	// or "servers" (VS Code); empty for the proxy's own format.
@@ -322,18 +335,61 @@ func (c *Config) Validate() error {
 }
 
 // LoadConfig reads a JSON configuration file: one JSON object, nothing but
-// white space after it. The file is either the proxy's own format, where an
-// unknown field is an error so that a misspelt option is not silently
-// ignored, or an MCP client's, told apart by its shape (see clientconfig.go):
-// "mcpServers" as Claude Desktop, Claude Code and Cursor write it, or VS
-// Code's "servers". A client's file holds fields the proxy has no use for;
-// they are listed in [Config.Ignored].
+// white space after it; comments and trailing commas (JSONC, as VS Code
+// writes its files) are read as white space. The file is either the
+// proxy's own format, where an unknown field is an error so that a misspelt
+// option is not silently ignored, or an MCP client's, told apart by its
+// shape (see clientconfig.go): "mcpServers" as Claude Desktop, Claude Code
+// and Cursor write it, or VS Code's "servers". A client's file holds fields
+// the proxy has no use for; they are listed in [Config.Ignored].
+//
+// Placeholders in an upstream's strings are expanded from the proxy's
+// environment: ${env:NAME}, ${env:NAME:-default} and ${userHome} in either
+// format, and a client's own spellings in its file (${NAME}); one the proxy
+// cannot expand (a VS Code input, an editor variable, an unset variable, a
+// TOOLSELECT_* one) is an error, all of them named in one report.
 func LoadConfig(path string) (*Config, error) {
+	return loadConfig(path, newPlaceholderPass(false))
+}
+
+// ImportClientConfig reads an MCP client's file as LoadConfig does, but
+// keeps its placeholders as references in the proxy's spelling (${NAME}
+// becomes ${env:NAME}) instead of expanding them, so that the
+// configuration written from it holds no secret a placeholder stood for: the
+// proxy expands them when it starts. A VS Code input (${input:ID}) becomes
+// ${env:VSCODE_INPUT_ID}, a variable the client's entry for toolselect is
+// to pass ([Config.Inputs]); the variables read that this process lacks
+// are in [Config.Unset].
+func ImportClientConfig(path string) (*Config, error) {
+	pp := newPlaceholderPass(true)
+	c, err := loadConfig(path, pp)
+	if err != nil {
+		return nil, err
+	}
+	c.Unset = pp.unsetNames()
+	for id, v := range pp.inputs {
+		if c.Inputs == nil {
+			c.Inputs = map[string]json.RawMessage{}
+		}
+		d := pp.declared[id]
+		if d == nil {
+			// VS Code prompts only for a declared input: one the file
+			// used without declaring gets a password prompt.
+			d, _ = json.Marshal(map[string]any{"id": id, "type": "promptString", "description": id, "password": true})
+		}
+		c.Inputs[v] = d
+	}
+	return c, nil
+}
+
+// loadConfig reads, parses and validates the file at path, its
+// placeholders handled by pp.
+func loadConfig(path string, pp *placeholderPass) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	c, err := parseConfig(data)
+	c, err := parseConfig(data, pp)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -343,8 +399,14 @@ func LoadConfig(path string) (*Config, error) {
 	return c, nil
 }
 
-// parseConfig reads either format from data.
-func parseConfig(data []byte) (*Config, error) {
+// parseConfig reads either format from data, JSONC (comments, trailing
+// commas) read as JSON, placeholders handled by pp.
+func parseConfig(data []byte, pp *placeholderPass) (*Config, error) {
+	if std, err := hujson.Standardize(bytes.Clone(data)); err == nil {
+		// Comments and trailing commas become spaces: byte offsets in
+		// errors still point into the file as written.
+		data = std
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var top map[string]json.RawMessage
 	if err := dec.Decode(&top); err == nil {
@@ -356,11 +418,11 @@ func parseConfig(data []byte) (*Config, error) {
 			return nil, fmt.Errorf("unexpected data after the configuration object (at byte %d)", end)
 		}
 		if _, own := top["upstreams"]; !own {
-			if _, ok := top[clientServersKey]; ok {
-				return parseClientConfig(data, clientServersKey)
-			}
-			if _, ok := top[vscodeServersKey]; ok {
-				return parseClientConfig(data, vscodeServersKey)
+			for _, key := range []string{clientServersKey, vscodeServersKey} {
+				if _, ok := top[key]; ok {
+					pp.client, pp.vscode = true, key == vscodeServersKey
+					return parseClientConfig(data, key, pp)
+				}
 			}
 		}
 	}
@@ -370,5 +432,8 @@ func parseConfig(data []byte) (*Config, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, err
 	}
-	return &c, nil
+	for i := range c.Upstreams {
+		pp.upstream(fmt.Sprintf("upstreams[%d]", i), &c.Upstreams[i])
+	}
+	return &c, pp.err()
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -101,8 +103,11 @@ func serveFromSnippet(t *testing.T, what, snippet, config string) {
 		t.Fatalf("%s: %d servers, want the one toolselect entry", what, len(cfg.Upstreams))
 	}
 	u := cfg.Upstreams[0]
-	if u.Name != "toolselect" || u.Command != "toolselect" || len(u.Args) != 3 || u.Args[0] != "mcp" || u.Args[1] != "--config" {
-		t.Fatalf("%s: entry %+v, want toolselect mcp --config PATH", what, u)
+	// Absolute paths: Claude Desktop starts servers without the shell's
+	// PATH, from "/".
+	if u.Name != "toolselect" || !filepath.IsAbs(u.Command) || !strings.HasPrefix(filepath.Base(u.Command), "toolselect") ||
+		len(u.Args) != 3 || u.Args[0] != "mcp" || u.Args[1] != "--config" || !filepath.IsAbs(u.Args[2]) {
+		t.Fatalf("%s: entry %+v, want /ABS/toolselect mcp --config /ABS/PATH", what, u)
 	}
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}`,
@@ -157,6 +162,9 @@ func TestMCPClientSnippets(t *testing.T) {
 		serveFromSnippet(t, "docs/mcp.md "+c.title, snippet, config)
 
 		printed := importConfig(t, c.name, config)
+		if !strings.Contains(printed, strconv.Quote(mustExe(t))) {
+			t.Errorf("import-config --client %s: the entry does not name this binary (%s):\n%s", c.name, mustExe(t), printed)
+		}
 		serveFromSnippet(t, "import-config --client "+c.name, printed, config)
 	}
 	// toolselect's own file is not a client's to import.
@@ -194,4 +202,99 @@ func importConfig(t *testing.T, client, out string) string {
 	}
 	_, entry, _ := strings.Cut(parts[1], "\n")
 	return entry
+}
+
+// import-config keeps placeholders as references: the secret a ${NAME}
+// stands for is in the proxy's environment when it starts, never in the
+// file written; --out leaves a 0600 file whatever mode the file it
+// replaces had. The proxy started on what was written expands the
+// reference from its own environment.
+func TestMCPImportKeepsReferences(t *testing.T) {
+	const secret = "ghp_never_on_disk_0123456789"
+	t.Setenv("TS_TEST_GH_TOKEN", secret)
+	file, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"echo": map[string]any{"command": mustExe(t), "env": map[string]string{"TOOLSELECT_TEST_UPSTREAM": "echo", "GH": "${TS_TEST_GH_TOKEN}", "LIT": "written-out"}},
+		"web":  map[string]any{"url": "http://127.0.0.1:1/mcp", "headers": map[string]string{"Authorization": "Bearer ${env:TS_TEST_GH_TOKEN}"}},
+	}})
+	out := filepath.Join(t.TempDir(), "toolselect.json")
+	if err := os.WriteFile(out, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := execCLI(t, nil, "", "mcp", "import-config", writeTemp(t, ".mcp.json", string(file)), "--out", out)
+	if r.code != exitOK {
+		t.Fatalf("import-config: exit %d: %s", r.code, r.stderr)
+	}
+	written, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(out); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		t.Errorf("--out over a 0644 file left mode %04o", fi.Mode().Perm())
+	}
+	if strings.Contains(string(written)+r.stdout+r.stderr, secret) {
+		t.Fatalf("the secret a placeholder stands for is written or printed:\n%s\n%s", written, r.stdout)
+	}
+	for _, want := range []string{`"GH": "${env:TS_TEST_GH_TOKEN}"`, `"Authorization": "Bearer ${env:TS_TEST_GH_TOKEN}"`, `"LIT": "written-out"`} {
+		if !strings.Contains(string(written), want) {
+			t.Errorf("the written configuration lacks %s:\n%s", want, written)
+		}
+	}
+	// Printed: a bare reference says where the value comes from; what is
+	// written out is masked.
+	if !strings.Contains(r.stdout, `"GH": "${env:TS_TEST_GH_TOKEN}"`) || strings.Contains(r.stdout, "written-out") {
+		t.Errorf("printed:\n%s", r.stdout)
+	}
+	cfg, err := mcpproxy.LoadConfig(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Upstreams[0].Env["GH"] != secret || cfg.Upstreams[1].Headers["Authorization"] != "Bearer "+secret {
+		t.Errorf("the proxy does not expand the references at start: %+v", cfg.Upstreams)
+	}
+	// A variable unset where import-config runs is said, not fatal.
+	t.Setenv("TS_TEST_GH_TOKEN", "")
+	os.Unsetenv("TS_TEST_GH_TOKEN")
+	r = execCLI(t, nil, "", "mcp", "import-config", writeTemp(t, ".mcp.json", string(file)))
+	if r.code != exitOK || !strings.Contains(r.stderr, "reads TS_TEST_GH_TOKEN from the environment, not set here") {
+		t.Errorf("unset: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// A VS Code input stays VS Code's to ask for: the entry import-config
+// prints passes it to the proxy in a variable (with the input's
+// declaration), and the configuration reads that variable.
+func TestMCPImportVSCodeInputs(t *testing.T) {
+	file := `{
+  // VS Code writes comments
+  "inputs": [{"type": "promptString", "id": "gh-token", "description": "GitHub token", "password": true}, {"type": "promptString", "id": "unused"}],
+  "servers": {"gh": {"type": "stdio", "command": "github-mcp-server", "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${input:gh-token}"}},},
+}`
+	out := filepath.Join(t.TempDir(), "toolselect.json")
+	r := execCLI(t, nil, "", "mcp", "import-config", writeTemp(t, "mcp.json", file), "--client", "vscode", "--out", out)
+	if r.code != exitOK {
+		t.Fatalf("import-config: exit %d: %s", r.code, r.stderr)
+	}
+	written, _ := os.ReadFile(out)
+	if !strings.Contains(string(written), `"GITHUB_PERSONAL_ACCESS_TOKEN": "${env:VSCODE_INPUT_GH_TOKEN}"`) {
+		t.Errorf("written:\n%s", written)
+	}
+	_, entry, _ := strings.Cut(r.stdout, "\n# VS Code")
+	_, entry, _ = strings.Cut(entry, "\n")
+	var snippet struct {
+		Inputs  []map[string]any `json:"inputs"`
+		Servers map[string]struct {
+			Env map[string]string `json:"env"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal([]byte(entry), &snippet); err != nil {
+		t.Fatalf("%v:\n%s", err, entry)
+	}
+	if snippet.Servers["toolselect"].Env["VSCODE_INPUT_GH_TOKEN"] != "${input:gh-token}" || len(snippet.Inputs) != 1 || snippet.Inputs[0]["id"] != "gh-token" || snippet.Inputs[0]["password"] != true {
+		t.Errorf("entry:\n%s", entry)
+	}
+	// The same file for a client that has no inputs is refused.
+	r = execCLI(t, nil, "", "mcp", "import-config", writeTemp(t, "mcp.json", file), "--client", "cursor")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "VS Code inputs (gh-token)") {
+		t.Errorf("cursor: exit %d: %s", r.code, r.stderr)
+	}
 }

@@ -8,6 +8,8 @@ package fileperm
 import (
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime"
 )
 
@@ -23,6 +25,43 @@ func Check(path string, fi fs.FileInfo) error {
 	}
 	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
 		return fmt.Errorf("%s is writable by its group or by everyone (mode %04o), so anyone who can write it decides what it holds; refusing it: run chmod go-w %s", path, perm, path)
+	}
+	return nil
+}
+
+// WritePrivate writes data to path readable and writable by its owner only,
+// whatever mode a file already at path had: it writes a new file beside it
+// (created with mode [Private]) and renames it over path, so that no
+// moment exists in which the content is in a file others may read, and a
+// reader never sees half of it. A symbolic link at path is replaced, not
+// followed.
+func WritePrivate(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	// CreateTemp creates 0600 files; Chmod says so where a umask or a
+	// platform might not.
+	if err := tmp.Chmod(Private); err != nil && runtime.GOOS != "windows" {
+		return fail(err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
 	}
 	return nil
 }

@@ -31,9 +31,11 @@ var publicPackages = append(libraryPackages[:len(libraryPackages):len(libraryPac
 // a cut made the code write something twice.
 // It was 170 for the seven library packages; the fake model (modeltest, 6
 // entries), the SDK set-up (otelsetup, 2), typed tools (registry.SchemaFor,
-// executor.AddTool) and refusal rules as data (registry.Rule and its
-// constants) raise it by what they add.
-const apiBudget = 180
+// executor.AddTool), refusal rules as data (registry.Rule and its
+// constants) and mcpproxy.ImportClientConfig (a client's file read with its
+// placeholders kept as references, which only the client parser can do)
+// raise it by what they add.
+const apiBudget = 181
 
 // docPackage reads the package in dir (its non-test files) as go doc does.
 func docPackage(t *testing.T, dir string) *doc.Package {

@@ -25,6 +25,7 @@ var thirdParty = map[string]string{
 	"go.opentelemetry.io/otel":               "OpenTelemetry",
 	"github.com/modelcontextprotocol/go-sdk": "MCP Go SDK",
 	"github.com/prometheus/client_golang":    "Prometheus",
+	"github.com/tailscale/hujson":            "hujson",
 }
 
 var backticked = regexp.MustCompile("`([^`]+)`")
