@@ -110,6 +110,70 @@ func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]Fou
 	return out, nil
 }
 
+// Withheld counts the tools this executor's policy kept out of a find_tool
+// of query at limit that would otherwise have been among its results (the
+// limit best matches of a ranking that ignores the policy), by the rule
+// that refuses each ([registry.RuleUnsafe], [registry.RuleRole], ...): what
+// a front door tells the model was withheld, by number and reason only.
+// found is what FindTool returned for the same query and limit; a tool that
+// nothing runs (no handler) is not counted. It ranks the registry once
+// more, only when the policy refuses some tool at all.
+func (e *Executor) Withheld(ctx context.Context, query string, limit int, found []FoundTool) (map[registry.Rule]int, error) {
+	hidden := e.hiddenTools()
+	if len(hidden) == 0 {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = rank.DefaultFindLimit
+	}
+	limit = min(limit, rank.MaxFindLimit)
+	var o rank.Options
+	if e.opts.FindTool != nil {
+		o = *e.opts.FindTool
+	}
+	// Every role any tool lists, unsafe tools and no capability required:
+	// the ranking the policy would have filtered.
+	entries, _ := e.reg.Snapshot()
+	open := registry.Eligibility{AllowUnsafe: true}
+	for _, en := range entries {
+		open = open.With(registry.Eligibility{Roles: en.Def().Roles})
+	}
+	o.Caller, o.AllowUnsafe, o.Roles, o.Capabilities, o.MaxCandidates = open, false, nil, nil, limit
+	filter := o.Filter
+	o.Filter = func(en *registry.Entry) bool {
+		return e.binding(en.Name()) != nil && (filter == nil || filter(en))
+	}
+	picks, err := rank.For(e.reg).Rank(ctx, query, &o)
+	if err != nil {
+		return nil, err
+	}
+	shown := make(map[string]bool, len(found))
+	for _, f := range found {
+		shown[f.Name] = true
+	}
+	var out map[registry.Rule]int
+	n := 0
+	for _, p := range picks {
+		if p.Entry == nil || p.Provenance.Source == rank.SourcePrerequisite {
+			continue
+		}
+		if n++; n > limit {
+			break
+		}
+		if _, no := hidden[p.Entry.Name()]; !no || shown[p.Entry.Name()] {
+			continue
+		}
+		var ce *CallError
+		if errors.As(e.Allowed(p.Entry.Name()), &ce) && ce.Rule != "" {
+			if out == nil {
+				out = map[registry.Rule]int{}
+			}
+			out[ce.Rule]++
+		}
+	}
+	return out, nil
+}
+
 // findOptions are the ranking options of find_tool and of call_tool's
 // suggestions: [Options.FindTool], this executor's policy, and a filter that
 // leaves out every tool it would refuse to run.

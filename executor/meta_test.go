@@ -534,3 +534,37 @@ func TestFindToolPrerequisites(t *testing.T) {
 		assert.Less(t, prereqs[0].Score, found[0].Score)
 	}
 }
+
+// Withheld counts, by rule, the matches the policy kept out of find_tool:
+// never the unbound tool, nothing once the policy allows them.
+func TestFindToolWithheld(t *testing.T) {
+	ctx := context.Background()
+	ex, _ := metaFixture(t, nil)
+	for q, want := range map[string]map[registry.Rule]int{
+		"reset a weather station":        {registry.RuleUnsafe: 1},
+		"administer the weather service": {registry.RuleRole: 1},
+		"weather satellite images":       nil, // only the unbound tool: nothing runs it
+		"quantum chromodynamics":         nil,
+	} {
+		found, err := ex.FindTool(ctx, q, 5)
+		require.NoError(t, err)
+		got, err := ex.Withheld(ctx, q, 5, found)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "query %q", q)
+	}
+	// A limit of 1 counts only what would have been the one result.
+	found, err := ex.FindTool(ctx, "reset a weather station", 1)
+	require.NoError(t, err)
+	got, err := ex.Withheld(ctx, "reset a weather station", 1, found)
+	require.NoError(t, err)
+	assert.Equal(t, map[registry.Rule]int{registry.RuleUnsafe: 1}, got)
+
+	ex, _ = metaFixture(t, &executor.Options{AllowUnsafe: true, Roles: []string{"admin"}})
+	for _, q := range []string{"reset a weather station", "administer the weather service"} {
+		found, err := ex.FindTool(ctx, q, 5)
+		require.NoError(t, err)
+		got, err := ex.Withheld(ctx, q, 5, found)
+		require.NoError(t, err)
+		assert.Empty(t, got, "query %q with the policy allowing it", q)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -476,5 +477,65 @@ func checkLeaks(t *testing.T, got string) {
 		if strings.Contains(got, secret) {
 			t.Errorf("the upstream sees %s:\n%s", secret, got)
 		}
+	}
+}
+
+// find_tool says how many matches it withheld and why, and never which:
+// the destructive tool a query matched is counted, not named, and a query
+// only it matches is told so rather than "no tool matched".
+func TestAdversarialFindToolWithheldMatches(t *testing.T) {
+	p := startProxy(t, &Config{Upstreams: []Upstream{echoUpstream(t, "fs", "read_file", "!write_file", "!delete_everything")}})
+	cs := connectMemory(t, p, "")
+	for _, tc := range []struct {
+		query    string
+		found    bool
+		withheld float64
+	}{
+		{"write file", true, 1},
+		{"delete everything", false, 1},
+		{"read", true, 0},
+	} {
+		res := call(t, cs, rank.FindToolName, map[string]any{"query": tc.query, "limit": 5})
+		b, _ := json.Marshal(res)
+		var out struct {
+			Tools    []map[string]any   `json:"tools"`
+			Withheld map[string]float64 `json:"withheld"`
+			Note     string             `json:"note"`
+		}
+		if err := json.Unmarshal([]byte(text(res)), &out); err != nil {
+			t.Fatal(err)
+		}
+		if (len(out.Tools) > 0) != tc.found || out.Withheld["destructive"] != tc.withheld {
+			t.Errorf("%q: %s", tc.query, b)
+		}
+		if tc.withheld > 0 && !strings.Contains(out.Note, "1 more matching tool withheld and not callable: 1 destructive") {
+			t.Errorf("%q: the note: %s", tc.query, out.Note)
+		}
+		for _, name := range []string{"write_file", "delete_everything"} {
+			if strings.Contains(string(b), name) {
+				t.Errorf("%q: the answer names the withheld %s: %s", tc.query, name, b)
+			}
+		}
+	}
+	// Allowed, the same tools are found and nothing is withheld.
+	p = startProxy(t, &Config{Upstreams: []Upstream{echoUpstream(t, "fs", "read_file", "!write_file")}, AllowDestructive: true})
+	cs = connectMemory(t, p, "")
+	if res := call(t, cs, rank.FindToolName, map[string]any{"query": "write file"}); strings.Contains(text(res), "withheld") || !strings.Contains(text(res), "fs__write_file") {
+		t.Errorf("allowed: %s", text(res))
+	}
+}
+
+// A held tool a query matches is counted as held, never named.
+func TestAdversarialFindToolWithheldHeld(t *testing.T) {
+	pins := filepath.Join(t.TempDir(), "pins.json")
+	startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}, Pins: pins}).Close()
+	poisoned := testUpstream(t, "t")
+	poisoned.Env["TOOLSELECT_TEST_VARIANT"] = "poisoned"
+	p := startProxy(t, &Config{Upstreams: []Upstream{poisoned}, Pins: pins})
+	cs := connectMemory(t, p, "")
+	res := call(t, cs, rank.FindToolName, map[string]any{"query": "report how many sleep calls reached this server"})
+	b, _ := json.Marshal(res)
+	if !strings.Contains(text(res), `"held":1`) || !strings.Contains(text(res), "waits for an operator's review") || strings.Contains(string(b), "t__count") {
+		t.Errorf("held: %s", b)
 	}
 }

@@ -70,6 +70,16 @@ func (p *Proxy) handleMeta(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	d := time.Since(start)
 	if req.Params.Name == rank.FindToolName {
 		p.stats.find(d, res.IsError)
+		if found, ok := res.Value.([]executor.FoundTool); ok && !res.IsError {
+			var a struct {
+				Query string `json:"query"`
+				Limit int    `json:"limit"`
+			}
+			if raw, err := json.Marshal(req.Params.Arguments); err == nil {
+				_ = json.Unmarshal(raw, &a) // HandleMeta validated them
+			}
+			return p.renderFound(found, p.withheld(ctx, a.Query, a.Limit, found)), nil
+		}
 	} else {
 		p.stats.call(p.toolLabel(res.Tool), string(res.Outcome), d)
 	}

@@ -636,17 +636,7 @@ func (p *Proxy) render(res executor.Result, err error) *mcp.CallToolResult {
 		return r // the upstream's own result, isError or not
 	}
 	if found, ok := res.Value.([]executor.FoundTool); ok && !res.IsError {
-		out := map[string]any{"tools": found}
-		if len(found) == 0 {
-			// No tools is an answer that says why.
-			out["note"] = "no tool this proxy would run matched the query well enough; try other words (what the tool does, not the task)"
-			if down := p.downUpstreams(); len(down) > 0 {
-				out["note"] = out["note"].(string) + "; upstreams currently down (their tools are missing): " + strings.Join(down, ", ")
-				out["upstreamsDown"] = down
-			}
-		}
-		text, _ := json.Marshal(out)
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: out}
+		return p.renderFound(found, nil)
 	}
 	if err == nil && !res.IsError {
 		text := res.Content()
@@ -670,6 +660,30 @@ func (p *Proxy) render(res executor.Result, err error) *mcp.CallToolResult {
 		}
 	}
 	return out
+}
+
+// renderFound is find_tool's answer: the tools found, and, when some
+// matches were withheld (withheld counts them by reason), a note saying how
+// many and why; no tools is an answer that says why too.
+func (p *Proxy) renderFound(found []executor.FoundTool, withheld map[string]int) *mcp.CallToolResult {
+	out := map[string]any{"tools": found}
+	var notes []string
+	if len(found) == 0 {
+		notes = append(notes, "no tool this proxy would run matched the query well enough; try other words (what the tool does, not the task)")
+		if down := p.downUpstreams(); len(down) > 0 {
+			notes = append(notes, "upstreams currently down (their tools are missing): "+strings.Join(down, ", "))
+			out["upstreamsDown"] = down
+		}
+	}
+	if len(withheld) > 0 {
+		notes = append(notes, withheldNote(withheld))
+		out["withheld"] = withheld
+	}
+	if len(notes) > 0 {
+		out["note"] = strings.Join(notes, "; ")
+	}
+	text, _ := json.Marshal(out)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: out}
 }
 
 func (p *Proxy) downUpstreams() []string {
