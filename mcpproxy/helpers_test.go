@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +41,18 @@ func serveTestUpstream() {
 		return
 	case "env":
 		serveEnvUpstream()
+		return
+	case "mute":
+		// Started, never answering initialize: a hung server. It ends
+		// when the proxy closes its stdin.
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		return
+	case "slow":
+		// Answers only after TOOLSELECT_TEST_DELAY: a slow start (npx
+		// fetching a package). Reads nothing before.
+		d, _ := time.ParseDuration(os.Getenv("TOOLSELECT_TEST_DELAY"))
+		time.Sleep(d)
+		serveEchoUpstream([]string{"zebra_stripes_counter"})
 		return
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "1"}, nil)

@@ -89,6 +89,13 @@ type Proxy struct {
 	life context.Context
 	stop context.CancelFunc
 
+	// started closes when every upstream's first connect has finished
+	// (launch). reportLate (under startMu): WaitReady returned, so a first
+	// start failing from now on is the proxy's to report.
+	started    chan struct{}
+	startMu    sync.Mutex
+	reportLate bool
+
 	mu      sync.Mutex
 	routes  map[string]route
 	exposed map[string]uint64 // tools served in full -> entry Seq
@@ -141,6 +148,7 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 		relay:   newRelay(),
 		byName:  map[string]*upstream{},
 		routes:  map[string]route{},
+		started: make(chan struct{}),
 		exposed: map[string]uint64{},
 	}
 	p.life, p.stop = context.WithCancel(context.Background())
@@ -196,6 +204,28 @@ func (p *Proxy) instructions() string {
 // it does not fail Start (its tools are simply absent until it comes back).
 // Start fails only on an unreadable catalog file.
 func (p *Proxy) Start(ctx context.Context) error {
+	if err := p.launch(ctx); err != nil {
+		return err
+	}
+	<-p.started
+	return nil
+}
+
+// Launch is Start without the wait: it loads the catalog files, begins
+// connecting every upstream, and returns, so that one slow or hung upstream
+// holds up nothing. Each upstream's tools join when it is ready (clients
+// get notifications/tools/list_changed); until then its state is
+// "starting". [Proxy.WaitReady] waits for the first thing to serve. An
+// upstream whose first start fails after WaitReady returned is logged at
+// warn (before, at info: WaitReady's caller reports it). Call Start or
+// Launch once.
+func (p *Proxy) Launch(ctx context.Context) error {
+	return p.launch(context.WithoutCancel(ctx))
+}
+
+// launch loads the catalogs and connects every upstream under ctx in the
+// background; p.started closes when every first connect has finished.
+func (p *Proxy) launch(ctx context.Context) error {
 	p.importMu.Lock()
 	for _, path := range p.cfg.Catalogs {
 		tools, _, err := registry.LoadCatalogFile(path)
@@ -208,26 +238,75 @@ func (p *Proxy) Start(ctx context.Context) error {
 		p.serveCatalogTools(path, tools)
 	}
 	p.importMu.Unlock()
+	// A connect runs under ctx and ends with the proxy (Close).
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(p.life, cancel)
 	var wg sync.WaitGroup
 	for _, u := range p.ups {
+		u.mu.Lock()
+		u.state = StateStarting
+		u.mu.Unlock()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			u.connMu.Lock()
 			defer u.connMu.Unlock()
-			_ = u.connect(ctx) // in Health and Stats; logged at Info by fail
+			_ = u.connect(ctx) // in Health and Stats; logged by fail
 		}()
 	}
-	wg.Wait()
-	p.importMu.Lock()
-	p.pinnedBefore = true // what appears from now on is new since the first pinning
-	p.syncExposed(ctx)
-	p.warnUnmatchedKeep()
-	p.importMu.Unlock()
-	if p.pins != nil {
-		p.bg.Go(p.watchPins)
-	}
+	p.bg.Go(func() {
+		defer close(p.started)
+		defer cancel()
+		defer stop()
+		wg.Wait()
+		p.importMu.Lock()
+		p.pinnedBefore = true // what appears from now on is new since the first pinning
+		p.syncExposed(ctx)
+		p.warnUnmatchedKeep()
+		p.importMu.Unlock()
+		if p.pins != nil {
+			p.bg.Go(p.watchPins)
+		}
+	})
 	return nil
+}
+
+// WaitReady waits, after [Proxy.Launch], until there is something to
+// serve (an upstream ready, or a catalog tool imported) or every upstream's
+// first start has finished, or ctx ends, and returns what [Proxy.Health]
+// returns at that moment: the caller reports the upstreams down then; the
+// proxy logs, at warn, every first start that fails afterwards.
+func (p *Proxy) WaitReady(ctx context.Context) (upstreams []upstreamStats, tools int) {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-p.started:
+		case <-ctx.Done():
+		case <-tick.C:
+			if !p.anyReady() && p.reg.Len() == 0 {
+				continue
+			}
+		}
+		p.startMu.Lock()
+		p.reportLate = true
+		ups, n := p.Health()
+		p.startMu.Unlock()
+		return ups, n
+	}
+}
+
+// anyReady reports whether an upstream is ready.
+func (p *Proxy) anyReady() bool {
+	for _, u := range p.ups {
+		u.mu.Lock()
+		ready := u.state == StateReady
+		u.mu.Unlock()
+		if ready {
+			return true
+		}
+	}
+	return false
 }
 
 // serveCatalogTools registers tools of a catalog file: findable, not

@@ -17,9 +17,10 @@ import (
 // The URI of the stats resource, and the states of an upstream
 // (UpstreamStats.State).
 const (
-	StatsURI   = "toolselect://stats"
-	StateReady = "ready"
-	StateDown  = "down"
+	StatsURI      = "toolselect://stats"
+	StateReady    = "ready"
+	StateDown     = "down"
+	StateStarting = "starting" // its first start is under way ([Proxy.Launch])
 )
 
 // countTokens counts the cl100k_base tokens of s offline, with the rank
@@ -197,6 +198,7 @@ func (r *recorder) refusedCatalog(path string, err error) {
 // cached per registry generation.
 func (p *Proxy) Stats(ctx context.Context) Stats {
 	var s Stats
+	p.probeRemote(ctx)
 	p.syncPins()
 	s.Pins = p.pinStats()
 	p.stats.mu.Lock()
@@ -327,4 +329,35 @@ func (p *Proxy) readStats(ctx context.Context, req *mcp.ReadResourceRequest) (*m
 		return nil, err
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: StatsURI, MIMEType: "application/json", Text: string(b)}}}, nil
+}
+
+// remoteProbeTimeout bounds the ping Stats sends each HTTP upstream.
+const remoteProbeTimeout = 2 * time.Second
+
+// probeRemote asks every HTTP upstream believed ready whether its server
+// answers (upstream.reachable), all at once, and drops the ones that do
+// not: a stdio upstream that dies ends its session (its pipes close), but an
+// HTTP server that dies leaves nothing to notice until the next request,
+// and Stats would call it ready. A dropped upstream restarts on next use.
+func (p *Proxy) probeRemote(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, u := range p.ups {
+		if u.cfg.URL == "" {
+			continue
+		}
+		u.mu.Lock()
+		sess := u.sess
+		u.mu.Unlock()
+		if sess == nil {
+			continue
+		}
+		wg.Go(func() {
+			pctx, cancel := context.WithTimeout(ctx, remoteProbeTimeout)
+			defer cancel()
+			if err := u.reachable(pctx); err != nil && ctx.Err() == nil {
+				u.drop(sess, "it stopped answering: "+publicText(err.Error()))
+			}
+		})
+	}
+	wg.Wait()
 }

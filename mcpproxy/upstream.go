@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
@@ -116,10 +117,7 @@ func (u *upstream) connect(ctx context.Context) error {
 
 	var t mcp.Transport
 	if u.cfg.URL != "" {
-		var hc *http.Client
-		if len(u.cfg.Headers) > 0 {
-			hc = &http.Client{Transport: headerTransport{headers: u.cfg.Headers, base: http.DefaultTransport}}
-		}
+		hc := u.httpClient()
 		if u.cfg.transport() == transportSSE {
 			t = streamLife{&mcp.SSEClientTransport{Endpoint: u.cfg.URL, HTTPClient: hc}, u.p.life}
 		} else {
@@ -200,13 +198,19 @@ func (u *upstream) connect(ctx context.Context) error {
 // twice; a failed restart, which only the log tells, is a warning.
 func (u *upstream) fail(err error) error {
 	err = publicError(fmt.Errorf("upstream %q: %w", u.cfg.Name, err))
+	// A first start's failure is the caller's to report (Start's, or
+	// WaitReady's until it returns), so it is logged below the default
+	// level; one after WaitReady returned is the proxy's to report.
+	u.p.startMu.Lock()
 	u.mu.Lock()
 	u.state = StateDown
 	u.lastErr = strings.TrimPrefix(err.Error(), fmt.Sprintf("upstream %q: ", u.cfg.Name))
 	first := u.connects == 1
 	u.mu.Unlock()
+	late := u.p.reportLate
+	u.p.startMu.Unlock()
 	level := slog.LevelWarn
-	if first {
+	if first && !late {
 		level = slog.LevelInfo
 	}
 	u.p.log.Log(context.Background(), level, "mcp upstream unavailable", "upstream", u.cfg.Name, "error", err, "stderr", u.stderr.last())
@@ -397,6 +401,37 @@ func (u *upstream) checkAlive(sess *mcp.ClientSession) {
 	if err := sess.Ping(ctx, nil); err != nil {
 		u.drop(sess, "it stopped answering (a call timed out and a ping failed)")
 	}
+}
+
+// reachable reports whether an HTTP upstream's server answers at all: a
+// HEAD request to its URL, any HTTP status meaning yes (405 included), a
+// refused or cut connection or a timeout no. Not an MCP ping: protocol
+// 2026-07-28 has none, and what the SDK's Ping sends such a server is
+// refused before it is read.
+func (u *upstream) reachable(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodHead, u.cfg.URL, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := u.httpClient().Do(req)
+	if err != nil {
+		// The cause without the URL, which may carry a key.
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			return ue.Err
+		}
+		return err
+	}
+	resp.Body.Close()
+	return nil
+}
+
+// httpClient is the client an HTTP upstream is reached with: its headers
+// on every request.
+func (u *upstream) httpClient() *http.Client {
+	if len(u.cfg.Headers) == 0 {
+		return http.DefaultClient
+	}
+	return &http.Client{Transport: headerTransport{headers: u.cfg.Headers, base: http.DefaultTransport}}
 }
 
 func (u *upstream) current() *mcp.ClientSession {

@@ -277,18 +277,33 @@ func (f *mcpFlags) start(ctx context.Context, env *cmdEnv, name string) (*mcppro
 	if err != nil {
 		return nil, nil, fail(env, name, exitUsage, "%v", err)
 	}
-	if err := p.Start(ctx); err != nil {
+	// "mcp stats" counts every upstream, so it waits for each; "mcp"
+	// serves as soon as there is something to serve: one slow or hung
+	// upstream does not hold the client's initialize, and joins (or is
+	// reported, by the proxy's log) when its own start ends.
+	start := p.Start
+	if name == "mcp" {
+		start = p.Launch
+	}
+	if err := start(ctx); err != nil {
 		p.Close()
 		return nil, nil, fail(env, name, exitUsage, "%v", err)
 	}
 	// Say which upstreams could not start; with none started and no catalog
 	// tool imported there is nothing to serve or count.
 	ups, tools := p.Health()
+	if name == "mcp" {
+		ups, tools = p.WaitReady(ctx)
+	}
 	ready := 0
 	down := 0
 	for _, u := range ups {
 		if u.State == mcpproxy.StateReady {
 			ready++
+			continue
+		}
+		if u.State == mcpproxy.StateStarting {
+			ready++ // not nothing to serve: it joins when ready
 			continue
 		}
 		// The one report of this upstream (the proxy logs a first start's

@@ -81,3 +81,21 @@ func TestMCPPassEnvFlag(t *testing.T) {
 		t.Errorf("a valid --pass-env: exit %d: %s", r.code, r.stderr)
 	}
 }
+
+// A hung upstream (a program that never answers initialize) does not hold
+// the client's initialize: "mcp" serves the upstream that is ready, and the
+// hung one is neither waited for nor, before its start timeout, reported.
+func TestMCPServesWithoutWaitingForAHungUpstream(t *testing.T) {
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"prompts/list"}`,
+	}, "\n") + "\n"
+	r := execCLI(t, nil, in, "mcp", "--upstream", "hung=sleep 600", "--upstream", noToolsUpstream(t))
+	if r.code != exitOK || strings.Contains(r.stderr, "could not start") {
+		t.Fatalf("mcp: exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, `"owls__greet"`) {
+		t.Errorf("the ready upstream is not served:\n%s", r.stdout)
+	}
+}
