@@ -198,11 +198,21 @@ func (f *mcpFlags) configure() (*mcpproxy.Config, error) {
 		}
 		cfg = c
 	}
+	taken := map[string]bool{}
+	for _, u := range cfg.Upstreams {
+		taken[u.Name] = true
+	}
 	for _, spec := range f.upstreams {
 		u, err := parseUpstream(spec)
 		if err != nil {
 			return nil, fmt.Errorf("--upstream %q: %v", spec, err)
 		}
+		if taken[u.Name] {
+			// Two servers started the same way ("node .../index.js") derive
+			// one name: say how to tell them apart.
+			return nil, fmt.Errorf("--upstream %q: the name %q is already taken by another upstream; give this one its own: --upstream \"OTHER=%s\"", spec, u.Name, strings.TrimPrefix(spec, u.Name+"="))
+		}
+		taken[u.Name] = true
 		u.PassEnv = f.passEnv
 		cfg.Upstreams = append(cfg.Upstreams, u)
 	}

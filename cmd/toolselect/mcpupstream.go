@@ -4,7 +4,9 @@ package main
 // of a listen address.
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -64,17 +66,26 @@ var envKeyRE = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
 // first non-flag argument), without "mcp-server-", "server-" or "mcp-"
 // prefixes and extensions, reduced to letters, digits, '-' and '_'.
 // "mcp-server-memory" and "npx -y @modelcontextprotocol/server-memory" both
-// give "memory".
+// give "memory". A script with a generic name ("node .../dist/index.js")
+// takes the name of the package it belongs to (the "name" of the nearest
+// package.json above it), else of the nearest directory above it that is
+// not a build directory (dist, build, lib, src, ...).
 func deriveName(command string, args []string) string {
 	base := filepath.Base(command)
+	script := ""
 	switch strings.TrimSuffix(base, ".exe") {
-	case "npx", "node", "uvx", "uv", "python", "python3", "bunx", "deno", "pipx":
+	case "npx", "node", "uvx", "uv", "python", "python3", "bunx", "bun", "deno", "pipx", "tsx", "ts-node":
 		for _, a := range args {
 			if !strings.HasPrefix(a, "-") && a != "run" {
-				base = a
+				base, script = a, a
 				break
 			}
 		}
+	default:
+		script = command
+	}
+	if name := scriptPackage(script); name != "" {
+		base = name
 	}
 	base = filepath.Base(base)
 	if at := strings.LastIndexByte(base, '@'); at > 0 { // pkg@version
@@ -105,6 +116,51 @@ func deriveName(command string, args []string) string {
 		name = name[:64]
 	}
 	return name
+}
+
+// genericScripts are script names that say nothing of the server.
+var genericScripts = map[string]bool{"index": true, "main": true, "server": true, "cli": true, "app": true, "start": true,
+	"run": true, "__main__": true, "bin": true, "stdio": true, "mcp": true}
+
+// buildDirs are directories that hold a package's output, not its name.
+var buildDirs = map[string]bool{"dist": true, "build": true, "lib": true, "src": true, "bin": true, "out": true,
+	"esm": true, "cjs": true, "target": true, "release": true, "debug": true}
+
+// scriptPackage names the package a script with a generic name belongs to
+// ("" when path is not such a script): the "name" of the nearest
+// package.json in its directory or above (an npm scope dropped), else the
+// nearest directory above it that is not a build directory.
+func scriptPackage(path string) string {
+	if path == "" || !strings.ContainsAny(path, `/\`) {
+		return ""
+	}
+	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if !genericScripts[stem] {
+		return ""
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		if b, err := os.ReadFile(filepath.Join(dir, "package.json")); err == nil {
+			var pkg struct {
+				Name string `json:"name"`
+			}
+			if json.Unmarshal(b, &pkg) == nil && pkg.Name != "" {
+				return pkg.Name[strings.LastIndexByte(pkg.Name, '/')+1:]
+			}
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	for dir := filepath.Dir(abs); filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
+		if b := filepath.Base(dir); !buildDirs[strings.ToLower(b)] && !genericScripts[b] {
+			return b
+		}
+	}
+	return ""
 }
 
 // upstreamFromURL builds an HTTP upstream; the name is "name=URL"'s name or
