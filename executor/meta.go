@@ -28,8 +28,10 @@ type FoundTool struct {
 	// Name is the canonical tool name, the one to pass to call_tool.
 	Name        string `json:"name"`
 	Description string `json:"description"`
-	// Parameters is the tool's JSON Schema, verbatim ({"type":"object"} for a
-	// schema-less tool).
+	// Parameters is the tool's JSON Schema, verbatim but for a top-level
+	// "$schema" (the dialect's URI, which tells a model nothing and is
+	// repeated by every tool of a server: the registry validates with the
+	// dialect it names); {"type":"object"} for a schema-less tool.
 	Parameters json.RawMessage `json:"parameters"`
 	// Score is the ranking score, 0..1, rounded to three decimals. A
 	// prerequisite scores below the tool that needs it.
@@ -96,7 +98,7 @@ func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]Fou
 		t := p.Entry.Def()
 		params := json.RawMessage(`{"type":"object"}`)
 		if t.HasSchema() {
-			params = append(json.RawMessage(nil), t.Parameters...)
+			params = withoutSchemaKeyword(t.Parameters)
 		}
 		score := math.Round(min(max(p.Score, 0), 1)*1000) / 1000
 		f := FoundTool{Name: t.Name, Description: t.Description, Parameters: params, Score: score}
@@ -172,6 +174,40 @@ func (e *Executor) Withheld(ctx context.Context, query string, limit int, found 
 		}
 	}
 	return out, nil
+}
+
+// withoutSchemaKeyword returns a copy of the JSON object schema without its
+// top-level "$schema" member, the other members and their order as they
+// were (white space between members dropped); schema itself when it has
+// none or does not decode as an object.
+func withoutSchemaKeyword(schema json.RawMessage) json.RawMessage {
+	if !bytes.Contains(schema, []byte(`"$schema"`)) {
+		return append(json.RawMessage(nil), schema...)
+	}
+	dec := json.NewDecoder(bytes.NewReader(schema))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return append(json.RawMessage(nil), schema...)
+	}
+	out := []byte{'{'}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return append(json.RawMessage(nil), schema...)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return append(json.RawMessage(nil), schema...)
+		}
+		if t == "$schema" {
+			continue
+		}
+		key, _ := json.Marshal(t)
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, key...), ':'), v...)
+	}
+	return append(out, '}')
 }
 
 // findOptions are the ranking options of find_tool and of call_tool's

@@ -568,3 +568,21 @@ func TestFindToolWithheld(t *testing.T) {
 		assert.Empty(t, got, "query %q with the policy allowing it", q)
 	}
 }
+
+// find_tool leaves out a schema's top-level "$schema" (the dialect's URI,
+// repeated by every tool of a server and of no use to a model), keeping
+// every other member, nested "$schema" included, in its order.
+func TestFindToolDropsSchemaKeyword(t *testing.T) {
+	reg := registry.New(nil)
+	schema := `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`
+	require.NoError(t, reg.Register(registry.NewTool("read_text_file", "Read a text file from disk.", json.RawMessage(schema))))
+	ex := executor.New(reg, nil)
+	require.NoError(t, ex.Handle("read_text_file", echo))
+	found, err := ex.FindTool(context.Background(), "read a text file", 1)
+	require.NoError(t, err)
+	require.Len(t, found, 1)
+	assert.Equal(t, `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`, string(found[0].Parameters))
+	// The registry still validates with the dialect it named.
+	_, err = ex.CallTool(context.Background(), "read_text_file", json.RawMessage(`{"path":"/x","extra":1}`))
+	assert.Error(t, err)
+}

@@ -539,3 +539,19 @@ func TestAdversarialFindToolWithheldHeld(t *testing.T) {
 		t.Errorf("held: %s", b)
 	}
 }
+
+// find_tool's answer is sent once, as text (it declares no output schema),
+// and without each tool's "$schema": server-everything's zod schemas all
+// carry one.
+func TestFindToolAnswersOnceWithoutSchemaKeyword(t *testing.T) {
+	every := peerBin(t, "mcp-server-everything")
+	p := startProxy(t, &Config{Upstreams: []Upstream{{Name: "everything", Command: every, Env: peerEnv(every, nil)}}})
+	cs := connectMemory(t, p, "")
+	res := call(t, cs, rank.FindToolName, map[string]any{"query": "add two numbers", "limit": 5})
+	if res.IsError || res.StructuredContent != nil || len(res.Content) != 1 {
+		t.Fatalf("find_tool sends %d contents, structured %v: %s", len(res.Content), res.StructuredContent != nil, text(res))
+	}
+	if strings.Contains(text(res), `"$schema"`) || !strings.Contains(text(res), "everything__get-sum") {
+		t.Errorf("find_tool: %s", text(res))
+	}
+}

@@ -761,8 +761,11 @@ func (p *Proxy) renderFound(found []executor.FoundTool, withheld map[string]int)
 	if len(notes) > 0 {
 		out["note"] = strings.Join(notes, "; ")
 	}
+	// Once, as text: find_tool declares no output schema, so its client
+	// asked for content, and a second copy as structuredContent would be
+	// sent to the model twice by clients that pass both on.
 	text, _ := json.Marshal(out)
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: out}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}
 }
 
 func (p *Proxy) downUpstreams() []string {
