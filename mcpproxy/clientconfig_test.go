@@ -246,13 +246,14 @@ func TestJSONCConfig(t *testing.T) {
 {
   /* the servers */
   "servers": {
-    "memory": {"command": "mcp-server-memory", "args": ["--x",],}, // trailing commas
+    "memory": {"command": "mcp-server-memory", "args": ["--x", "http://a//b /* no comment */",],}, // trailing commas
   },
 }`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Upstreams) != 1 || c.Upstreams[0].Command != "mcp-server-memory" || len(c.Upstreams[0].Args) != 1 {
+	// Comment markers inside strings are text.
+	if len(c.Upstreams) != 1 || c.Upstreams[0].Command != "mcp-server-memory" || len(c.Upstreams[0].Args) != 2 || c.Upstreams[0].Args[1] != "http://a//b /* no comment */" {
 		t.Errorf("%+v", c.Upstreams)
 	}
 	if _, err := writeConfig(t, "own.json", "{\"upstreams\": [{\"name\": \"a\", \"command\": \"x\"},], // one\n}"); err != nil {
