@@ -63,6 +63,7 @@ func (p *Proxy) handleMeta(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 			if r := p.heldResult(target.Name); r != nil {
 				return r, nil
 			}
+			p.awaitStart(ctx, target.Name)
 		}
 	}
 	start := time.Now()

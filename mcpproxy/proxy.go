@@ -249,6 +249,7 @@ func (p *Proxy) launch(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer close(u.firstDone)
 			u.connMu.Lock()
 			defer u.connMu.Unlock()
 			_ = u.connect(ctx) // in Health and Stats; logged by fail
@@ -271,20 +272,35 @@ func (p *Proxy) launch(ctx context.Context) error {
 	return nil
 }
 
-// WaitReady waits, after [Proxy.Launch], until there is something to
-// serve (an upstream ready, or a catalog tool imported) or every upstream's
-// first start has finished, or ctx ends, and returns what [Proxy.Health]
-// returns at that moment: the caller reports the upstreams down then; the
-// proxy logs, at warn, every first start that fails afterwards.
+// startGrace is how long WaitReady waits for the other upstreams once
+// there is something to serve: long enough for a server started from an
+// installed package or a warm npx cache (under a second) to be served from
+// the client's first tools/list, short enough that a hung one does not hold
+// the client's initialize (the connect timeout is 30 s).
+const startGrace = 5 * time.Second
+
+// WaitReady waits, after [Proxy.Launch], until every upstream's first start
+// has finished, or there has been something to serve (an upstream ready, or
+// a catalog tool imported) for a few seconds, or ctx ends, and returns what
+// [Proxy.Health] returns at that moment: the caller reports the upstreams
+// down then; the proxy logs, at warn, every first start that fails
+// afterwards. An upstream still starting joins when ready.
 func (p *Proxy) WaitReady(ctx context.Context) (upstreams []upstreamStats, tools int) {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
+	var serving time.Time // when there was first something to serve
 	for {
 		select {
 		case <-p.started:
 		case <-ctx.Done():
 		case <-tick.C:
 			if !p.anyReady() && p.reg.Len() == 0 {
+				continue
+			}
+			if serving.IsZero() {
+				serving = time.Now()
+			}
+			if time.Since(serving) < startGrace {
 				continue
 			}
 		}
@@ -672,6 +688,7 @@ func (p *Proxy) CallTool(ctx context.Context, name string, args json.RawMessage)
 	if r := p.heldResult(name); r != nil {
 		return r
 	}
+	p.awaitStart(ctx, name)
 	start := time.Now()
 	if p.topMode() && (name == rank.FindToolName || name == rank.CallToolName) {
 		r := p.noMetaTools(name)
@@ -681,6 +698,27 @@ func (p *Proxy) CallTool(ctx context.Context, name string, args json.RawMessage)
 	res, err := p.ex.CallTool(ctx, name, args)
 	p.stats.call(p.toolLabel(res.Tool), string(res.Outcome), time.Since(start))
 	return p.render(res, err)
+}
+
+// awaitStart waits, when the upstream whose namespace name is in is still
+// starting (Launch), until its first start ends or ctx does: a call made
+// before its tools joined is answered as the upstream answers it, not with
+// "unknown tool".
+func (p *Proxy) awaitStart(ctx context.Context, name string) {
+	u, _, ok := p.owner(name)
+	if !ok {
+		return
+	}
+	u.mu.Lock()
+	starting := u.state == StateStarting
+	u.mu.Unlock()
+	if !starting {
+		return
+	}
+	select {
+	case <-u.firstDone:
+	case <-ctx.Done():
+	}
 }
 
 // noMetaTools answers a tools/call of find_tool or call_tool in "top" mode,
@@ -734,7 +772,7 @@ func (p *Proxy) render(res executor.Result, err error) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}
 	if errors.Is(err, executor.ErrUnknownTool) {
 		if down := p.downUpstreams(); len(down) > 0 {
-			out.Content = append(out.Content, &mcp.TextContent{Text: "Upstreams currently down (their tools may be missing): " + strings.Join(down, ", ") + "."})
+			out.Content = append(out.Content, &mcp.TextContent{Text: "Upstreams currently down (their tools may be missing): " + p.downWords(down) + "."})
 			structured["upstreamsDown"] = down
 		}
 	}
@@ -750,7 +788,7 @@ func (p *Proxy) renderFound(found []executor.FoundTool, withheld map[string]int)
 	if len(found) == 0 {
 		notes = append(notes, "no tool this proxy would run matched the query well enough; try other words (what the tool does, not the task)")
 		if down := p.downUpstreams(); len(down) > 0 {
-			notes = append(notes, "upstreams currently down (their tools are missing): "+strings.Join(down, ", "))
+			notes = append(notes, "upstreams currently down (their tools are missing): "+p.downWords(down))
 			out["upstreamsDown"] = down
 		}
 	}
@@ -766,6 +804,23 @@ func (p *Proxy) renderFound(found []executor.FoundTool, withheld map[string]int)
 	// sent to the model twice by clients that pass both on.
 	text, _ := json.Marshal(out)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}
+}
+
+// downWords lists the upstreams down for the model, one still starting
+// said so.
+func (p *Proxy) downWords(down []string) string {
+	words := make([]string, len(down))
+	for i, name := range down {
+		words[i] = name
+		if u := p.byName[name]; u != nil {
+			u.mu.Lock()
+			if u.state == StateStarting {
+				words[i] += " (still starting)"
+			}
+			u.mu.Unlock()
+		}
+	}
+	return strings.Join(words, ", ")
 }
 
 func (p *Proxy) downUpstreams() []string {

@@ -53,6 +53,8 @@ type upstream struct {
 	refused   []refusal
 	stderr    *tailWriter
 	serverNfo string
+	// firstDone closes when the first connect (Start, Launch) has ended.
+	firstDone chan struct{}
 }
 
 // refusal is an upstream tool the registry refused, with the reason.
@@ -62,7 +64,7 @@ type refusal struct {
 }
 
 func newUpstream(p *Proxy, cfg Upstream) *upstream {
-	return &upstream{cfg: cfg, p: p, state: StateDown, stderr: &tailWriter{max: 4096}}
+	return &upstream{cfg: cfg, p: p, state: StateDown, stderr: &tailWriter{max: 4096}, firstDone: make(chan struct{})}
 }
 
 // session returns a live session, (re)connecting if the upstream is down.

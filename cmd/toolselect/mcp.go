@@ -207,10 +207,11 @@ func (f *mcpFlags) configure() (*mcpproxy.Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--upstream %q: %v", spec, err)
 		}
-		if taken[u.Name] {
+		if named := strings.HasPrefix(strings.TrimSpace(spec), u.Name+"="); taken[u.Name] && !named {
 			// Two servers started the same way ("node .../index.js") derive
-			// one name: say how to tell them apart.
-			return nil, fmt.Errorf("--upstream %q: the name %q is already taken by another upstream; give this one its own: --upstream \"OTHER=%s\"", spec, u.Name, strings.TrimPrefix(spec, u.Name+"="))
+			// one name: say how to tell them apart. (A name given twice is
+			// Validate's "used twice".)
+			return nil, fmt.Errorf("--upstream %q: the name %q derived from the command is already taken by another upstream; give this one its own: --upstream \"OTHER=%s\"", spec, u.Name, spec)
 		}
 		taken[u.Name] = true
 		u.PassEnv = f.passEnv
