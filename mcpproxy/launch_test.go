@@ -11,13 +11,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// One hung upstream holds nothing up: WaitReady returns with the upstream
-// that is ready served and the hung one still starting, and the client is
-// answered (initialize, find_tool) at once.
-func TestLaunchDoesNotWaitForAHungUpstream(t *testing.T) {
-	mute := testUpstream(t, "mute")
-	mute.Env["TOOLSELECT_TEST_VARIANT"] = "mute"
-	p, err := New(&Config{Upstreams: []Upstream{mute, echoUpstream(t, "fs", "read_file")}}, nil)
+// launchProxy builds a proxy, launches it, waits for it to be ready and
+// returns it with the upstreams' states then; it closes with the test.
+func launchProxy(t *testing.T, cfg *Config) (*Proxy, []upstreamStats) {
+	t.Helper()
+	grace := startGrace
+	startGrace = 200 * time.Millisecond // the slow upstream below takes longer
+	t.Cleanup(func() { startGrace = grace })
+	p, err := New(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,6 +27,16 @@ func TestLaunchDoesNotWaitForAHungUpstream(t *testing.T) {
 		t.Fatal(err)
 	}
 	ups, _ := p.WaitReady(context.Background())
+	return p, ups
+}
+
+// One hung upstream holds nothing up: WaitReady returns, the grace after
+// the first upstream was ready, with that one served and the hung one still
+// starting, and the client is answered (initialize, find_tool).
+func TestLaunchDoesNotWaitForAHungUpstream(t *testing.T) {
+	mute := testUpstream(t, "mute")
+	mute.Env["TOOLSELECT_TEST_VARIANT"] = "mute"
+	p, ups := launchProxy(t, &Config{Upstreams: []Upstream{mute, echoUpstream(t, "fs", "read_file")}})
 	states := map[string]string{}
 	for _, u := range ups {
 		states[u.Name] = u.State
@@ -43,26 +54,23 @@ func TestLaunchDoesNotWaitForAHungUpstream(t *testing.T) {
 }
 
 // A slow upstream joins when it is ready, and the client is told with
-// notifications/tools/list_changed.
+// notifications/tools/list_changed; a call to its tool made meanwhile waits
+// for its start.
 func TestLaunchSlowUpstreamJoins(t *testing.T) {
 	slow := testUpstream(t, "zoo")
 	slow.Env["TOOLSELECT_TEST_VARIANT"] = "slow"
-	slow.Env["TOOLSELECT_TEST_DELAY"] = "700ms"
-	p, err := New(&Config{Upstreams: []Upstream{slow, echoUpstream(t, "fs", "read_file")}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	if err := p.Launch(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	p.WaitReady(context.Background())
+	slow.Env["TOOLSELECT_TEST_DELAY"] = "1500ms"
+	p, _ := launchProxy(t, &Config{Upstreams: []Upstream{slow, echoUpstream(t, "fs", "read_file")}})
 	changed := make(chan struct{}, 8)
 	cs := connectSession(t, p, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 		changed <- struct{}{}
 	}}, "")
 	if got := find(t, cs, "zebra stripes counter", 5); slices.Contains(got, "zoo__zebra_stripes_counter") {
 		t.Skip("the slow upstream was ready before the client looked (a loaded machine)")
+	}
+	// A call made before it joined waits for its start.
+	if res := call(t, cs, "call_tool", map[string]any{"name": "zoo__zebra_stripes_counter", "arguments": map[string]any{}}); res.IsError {
+		t.Errorf("a call while the upstream starts: %s", text(res))
 	}
 	select {
 	case <-changed:

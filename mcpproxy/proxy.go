@@ -276,8 +276,9 @@ func (p *Proxy) launch(ctx context.Context) error {
 // there is something to serve: long enough for a server started from an
 // installed package or a warm npx cache (under a second) to be served from
 // the client's first tools/list, short enough that a hung one does not hold
-// the client's initialize (the connect timeout is 30 s).
-const startGrace = 5 * time.Second
+// the client's initialize (the connect timeout is 30 s). A variable for
+// tests.
+var startGrace = 5 * time.Second
 
 // WaitReady waits, after [Proxy.Launch], until every upstream's first start
 // has finished, or there has been something to serve (an upstream ready, or
