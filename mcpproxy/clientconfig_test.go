@@ -105,10 +105,21 @@ func TestClientConfigRefusals(t *testing.T) {
 		`{"mcpServers": {"r": {"type": "sse", "command": "x"}}}`:                                                                                       `transport "sse" needs url`,
 		`{"mcpServers": {"r": {"command": "x", "headers": {"Authorization": "` + secretHeader + `"}}}}`:                                                `headers need url`,
 		`{"mcpServers": {"r": {"command": "x", "env": {"TOKEN": 12345}}}}`:                                                                             `mcpServers.r: env must be string, not a JSON number`,
-		`{"mcpServers": {"r": {"command": "x"}, "r": {"command": "y"}}}`:                                                                               `"r" appears twice`,
-		`{"mcpServers": {}} {"mcpServers": {}}`:                                                                                                        `unexpected data after the configuration object`,
-		`{"upstreams": [], "mcpServers": {}}`:                                                                                                          `unknown field "mcpServers"`,
-		`{"upstreams": [{"name": "a", "command": "x", "cwd": "/tmp"}]}`:                                                                                `unknown field "cwd"`,
+		`{"mcpServers": {"r": {"command": "x"}, "r": {"command": "y"}}}`:                                                                               `the key "mcpServers.r" is given twice`,
+		// The attacker's file: a key the proxy reads, in another case, after
+		// the one a reviewer reads; and a name given twice where the client
+		// and the proxy may keep different ones.
+		`{"mcpServers": {"fs": {"command": "mcp-server-filesystem", "COMMAND": "/bin/sh", "ARGS": ["-c", "id"]}}}`: `the key "mcpServers.fs.COMMAND" matches "command" only in case`,
+		`{"servers": {"fs": {"command": "x", "Env": {"PATH": "/tmp"}}}}`:                                           `the key "servers.fs.Env" matches "env" only in case`,
+		`{"mcpServers": {"fs": {"command": "x", "env": {"PATH": "/usr/bin", "PATH": "/tmp"}}}}`:                    `the key "mcpServers.fs.env.PATH" is given twice`,
+		`{"mcpServers": {"r": {"url": "http://x/", "headers": {"X-A": "1", "X-A": "2"}}}}`:                         `the key "mcpServers.r.headers.X-A" is given twice`,
+		`{"upstreams": [], "allowDestructive": false, "AllowDestructive": true}`:                                   `the key "AllowDestructive" matches "allowDestructive" only in case`,
+		`{"upstreams": [], "pins": "f", "Pins": ""}`:                                                               `the key "Pins" matches "pins" only in case`,
+		`{"upstreams": [{"name": "a", "command": "x", "Command": "/bin/sh"}]}`:                                     `the key "upstreams.0.Command" matches "command" only in case`,
+		`{"upstreams": [], "pins": "f", "pins": ""}`:                                                               `the key "pins" is given twice`,
+		`{"mcpServers": {}} {"mcpServers": {}}`:                                                                    `unexpected data after the JSON value`,
+		`{"upstreams": [], "mcpServers": {}}`:                                                                      `unknown field "mcpServers"`,
+		`{"upstreams": [{"name": "a", "command": "x", "cwd": "/tmp"}]}`:                                            `unknown field "upstreams.0.cwd"`,
 	} {
 		_, err := writeConfig(t, "c.json", body)
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/toolselect/toolselect/internal/strictjson"
 	"os"
 	"regexp"
 	"strconv"
@@ -123,9 +123,7 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 		*plain
 		Timeout *duration `json:"timeout,omitempty"`
 	}{plain: (*plain)(c)}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&aux); err != nil {
+	if err := strictjson.Unmarshal(b, &aux); err != nil {
 		return err
 	}
 	if aux.Timeout != nil {
@@ -327,18 +325,15 @@ func LoadConfig(path string) (*Config, error) {
 	return c, nil
 }
 
-// parseConfig reads either format from data.
+// parseConfig reads either format from data: one JSON object, no name given
+// twice at any depth, keys matched exactly (strictjson), so that what the
+// proxy runs is what a person reading the file sees.
 func parseConfig(data []byte) (*Config, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := strictjson.Check(data, nil); err != nil {
+		return nil, err
+	}
 	var top map[string]json.RawMessage
-	if err := dec.Decode(&top); err == nil {
-		// One object and nothing after it: a second object or a stray
-		// brace (two configurations pasted together, a bad merge) is not
-		// ignored.
-		end := dec.InputOffset()
-		if _, err := dec.Token(); err != io.EOF {
-			return nil, fmt.Errorf("unexpected data after the configuration object (at byte %d)", end)
-		}
+	if json.Unmarshal(data, &top) == nil {
 		if _, own := top["upstreams"]; !own {
 			if _, ok := top[clientServersKey]; ok {
 				return parseClientConfig(data, clientServersKey)
@@ -349,9 +344,7 @@ func parseConfig(data []byte) (*Config, error) {
 		}
 	}
 	var c Config
-	dec = json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if err := strictjson.Unmarshal(data, &c); err != nil {
 		return nil, err
 	}
 	return &c, nil

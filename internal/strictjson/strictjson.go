@@ -114,11 +114,9 @@ func checkType(b []byte, t reflect.Type, loose bool) error {
 	if err := w.value(t, nil); err != nil {
 		return err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		if err != nil {
-			return err
-		}
-		return fmt.Errorf("unexpected data after the JSON value (at byte %d)", dec.InputOffset())
+	off := dec.InputOffset()
+	if len(bytes.TrimLeft(b[off:], " \t\r\n")) > 0 {
+		return fmt.Errorf("unexpected data after the JSON value (at byte %d): one document holds one value", off)
 	}
 	return nil
 }

@@ -32,20 +32,20 @@ type embedded struct {
 // naming the key and where it is.
 func TestRefusals(t *testing.T) {
 	for doc, want := range map[string]string{
-		`{"allowDestructive": false, "AllowDestructive": true}`:                           `"AllowDestructive" matches "allowDestructive" only in case`,
-		`{"pins": "f", "Pins": ""}`:                                                       `"Pins" matches "pins"`,
-		`{"servers": {"fs": {"command": "x", "COMMAND": "/bin/sh"}}}`:                     `"servers.fs.COMMAND" matches "command"`,
-		`{"servers": {"fs": {"env": {"PATH": "/a", "PATH": "/b"}}}}`:                      `"servers.fs.env.PATH" is given twice`,
-		`{"list": [{}, {"command": "a", "comm\u0061nd": "b"}]}`:                           `"list.1.command" is given twice`,
-		`{"free": {"a": [{"x": 1, "x": 2}]}}`:                                             `"free.a.0.x" is given twice`,
-		`{"pins": "a", "pins": "b"}`:                                                      `"pins" is given twice`,
-		`{"DEEP": "x"}`:                                                                   `"DEEP" matches "deep"`,
-		`{"notag": 1}`:                                                                    `"notag" matches "NoTag"`,
-		`{"pinſ": "x"}`:                                                                   `matches "pins"`, // U+017F folds to s for encoding/json
-		`{"servers": {"Fs": {}, "fs": {}, "x": {"ENV": {}}}}`:                            `"servers.x.ENV" matches "env"`,
-		`{"allowDestructive": true} {}`:                                                   `unexpected data after the JSON value`,
-		`{"surplus": 1}`:                                                                  `unknown field "surplus"`,
-		`{"servers": {"fs": {"args": []}}}`:                                               `unknown field "servers.fs.args" (the keys are command, env)`,
+		`{"allowDestructive": false, "AllowDestructive": true}`:       `"AllowDestructive" matches "allowDestructive" only in case`,
+		`{"pins": "f", "Pins": ""}`:                                   `"Pins" matches "pins"`,
+		`{"servers": {"fs": {"command": "x", "COMMAND": "/bin/sh"}}}`: `"servers.fs.COMMAND" matches "command"`,
+		`{"servers": {"fs": {"env": {"PATH": "/a", "PATH": "/b"}}}}`:  `"servers.fs.env.PATH" is given twice`,
+		`{"list": [{}, {"command": "a", "comm\u0061nd": "b"}]}`:       `"list.1.command" is given twice`,
+		`{"free": {"a": [{"x": 1, "x": 2}]}}`:                         `"free.a.0.x" is given twice`,
+		`{"pins": "a", "pins": "b"}`:                                  `"pins" is given twice`,
+		`{"DEEP": "x"}`:                                               `"DEEP" matches "deep"`,
+		`{"notag": 1}`:                                                `"notag" matches "NoTag"`,
+		`{"pinſ": "x"}`:                                               `matches "pins"`, // U+017F folds to s for encoding/json
+		`{"servers": {"Fs": {}, "fs": {}, "x": {"ENV": {}}}}`:         `"servers.x.ENV" matches "env"`,
+		`{"allowDestructive": true} {}`:                               `unexpected data after the JSON value`,
+		`{"surplus": 1}`:                                              `unknown field "surplus"`,
+		`{"servers": {"fs": {"args": []}}}`:                           `unknown field "servers.fs.args" (the keys are command, env)`,
 	} {
 		var v outer
 		err := Unmarshal([]byte(doc), &v)
