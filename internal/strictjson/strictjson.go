@@ -72,7 +72,11 @@ func (e *KeyError) Error() string {
 // refused key is a *[KeyError]; anything else is encoding/json's error.
 //
 // A type with its own UnmarshalJSON is checked for duplicate names only:
-// its method decides its keys (and uses this package to do so).
+// its method decides its keys (and uses this package to do so). A
+// json.RawMessage is not looked into: what it holds is decided by its
+// reader, which refuses a name given twice by its own rule (tool arguments
+// by the registry's validator with a duplicateKey violation, a tool's
+// parameters schema when it is compiled).
 func Unmarshal(b []byte, v any) error {
 	return decode(b, v, false)
 }
@@ -116,7 +120,7 @@ func checkType(b []byte, t reflect.Type, loose bool) error {
 	}
 	off := dec.InputOffset()
 	if len(bytes.TrimLeft(b[off:], " \t\r\n")) > 0 {
-		return fmt.Errorf("unexpected data after the JSON value (at byte %d): one document holds one value", off)
+		return fmt.Errorf("unexpected data after the JSON value (at byte %d): more than one JSON value", off)
 	}
 	return nil
 }
@@ -126,11 +130,18 @@ type walker struct {
 	loose bool
 }
 
-var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
+var (
+	unmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	rawMessage  = reflect.TypeFor[json.RawMessage]()
+)
 
 // value reads the next value, expected to decode into t (nil: anything,
 // checked for duplicate names only).
 func (w *walker) value(t reflect.Type, path []string) error {
+	if t == rawMessage {
+		var skip json.RawMessage
+		return w.dec.Decode(&skip)
+	}
 	tok, err := w.dec.Token()
 	if err != nil {
 		if err == io.EOF {

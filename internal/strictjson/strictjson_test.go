@@ -1,6 +1,7 @@
 package strictjson
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -18,6 +19,7 @@ type outer struct {
 	Servers          map[string]inner `json:"servers"`
 	List             []inner          `json:"list"`
 	Free             map[string]any   `json:"free"`
+	Raw              json.RawMessage  `json:"raw"`
 	Hidden           string           `json:"-"`
 	NoTag            int
 	embedded
@@ -91,6 +93,10 @@ func TestDecodesAsEncodingJSON(t *testing.T) {
 	}
 	if !v.AllowDestructive || v.Deep != "d" || v.NoTag != 3 || v.List[0].Env["K"] != "v" {
 		t.Errorf("decoded %+v", v)
+	}
+	// A RawMessage is its reader's to check (see Unmarshal).
+	if err := Unmarshal([]byte(`{"raw": {"a": 1, "a": 2}}`), &v); err != nil || string(v.Raw) != `{"a": 1, "a": 2}` {
+		t.Errorf("raw: %v %s", err, v.Raw)
 	}
 	if err := Unmarshal([]byte(`{"pins": 3}`), &v); err == nil || !strings.Contains(err.Error(), "cannot unmarshal number") {
 		t.Errorf("type error: %v", err)
