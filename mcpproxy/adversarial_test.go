@@ -427,3 +427,23 @@ func TestAdversarialBodyTimeoutSparesSlowAnswers(t *testing.T) {
 		t.Fatalf("a call answered after the body timeout: %s", text(res))
 	}
 }
+
+// Numbers are judged as the upstream's float reads them, with the verdict
+// Go, the C ABI and Python give (registry.TestNumbersValidatedAsReceived):
+// 1.00000000000000000001 is the integer 1 to every float reader, so it is
+// allowed and forwarded as 1; 1e400 is no float at all and is refused
+// before the upstream is called; -0.5 stays below minimum 0.
+func TestAdversarialNumbersAsTheUpstreamReadsThem(t *testing.T) {
+	p := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}})
+	cs := connectMemory(t, p, "")
+	for args, want := range map[string]string{
+		`{"ms":1.00000000000000000001}`: "done",
+		`{"ms":1e400}`:                  "beyond the range of a 64-bit float",
+		`{"ms":-0.5}`:                   "minimum",
+	} {
+		res := call(t, cs, rank.CallToolName, json.RawMessage(`{"name":"t__sleep","arguments":`+args+`}`))
+		if !strings.Contains(text(res), want) || res.IsError != (want != "done") {
+			t.Errorf("%s: %s (error %v), want %q", args, text(res), res.IsError, want)
+		}
+	}
+}
