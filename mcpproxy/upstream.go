@@ -128,6 +128,11 @@ func (u *upstream) connect(ctx context.Context) error {
 		}
 	} else {
 		cmd := exec.Command(u.cfg.Command, u.cfg.Args...)
+		if path, ok, err := commandPath(u.cfg.Command, u.cfg.Env); ok {
+			// Found as the entry's client finds it (commandPath), not in
+			// the proxy's own PATH.
+			cmd.Path, cmd.Err = path, err
+		}
 		cmd.Dir = u.cfg.Dir
 		if len(u.cfg.Env) > 0 {
 			env := os.Environ()
