@@ -144,9 +144,20 @@ func (s clientServer) upstream(where string) (Upstream, error) {
 		u.Transport = transportSSE
 	}
 	expand := func(field, v string) (string, error) {
-		out, err := expandPlaceholders(v)
+		out, read, err := expandPlaceholdersFrom(v)
 		if err != nil {
 			return "", fmt.Errorf("%s.%s: %w", where, field, err)
+		}
+		if field != "cwd" && !strings.HasPrefix(field, "env.") && !strings.HasPrefix(field, "headers.") {
+			// What the environment put into the command, its arguments or
+			// the URL was kept out of the file to be kept out of sight:
+			// never printed (Upstream.Secrets). Env and header values are
+			// never printed anyway.
+			for _, r := range read {
+				if r != "" && !slices.Contains(u.Secrets, r) {
+					u.Secrets = append(u.Secrets, r)
+				}
+			}
 		}
 		return out, nil
 	}
@@ -194,7 +205,15 @@ var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // not left in place: the server would get the placeholder as its value. The
 // error names the placeholder, never the value.
 func expandPlaceholders(s string) (string, error) {
+	out, _, err := expandPlaceholdersFrom(s)
+	return out, err
+}
+
+// expandPlaceholdersFrom is expandPlaceholders that also returns the values
+// it read from the environment (a default written in the file is not one).
+func expandPlaceholdersFrom(s string) (string, []string, error) {
 	var bad error
+	var read []string
 	out := placeholderRE.ReplaceAllStringFunc(s, func(m string) string {
 		inner := m[2 : len(m)-1]
 		name, def, hasDef := strings.Cut(inner, ":-")
@@ -214,6 +233,7 @@ func expandPlaceholders(s string) (string, error) {
 			bad = fmt.Errorf("%s is a placeholder only its client can expand: write the value itself, or ${env:NAME} for an environment variable", m)
 		default:
 			if v, ok := os.LookupEnv(name); ok {
+				read = append(read, v)
 				return v
 			}
 			if hasDef {
@@ -223,7 +243,7 @@ func expandPlaceholders(s string) (string, error) {
 		}
 		return m
 	})
-	return out, bad
+	return out, read, bad
 }
 
 // upstreamName makes a client's server key a valid upstream name, unique

@@ -8,6 +8,7 @@ import (
 	"github.com/toolselect/toolselect/internal/strictjson"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +47,25 @@ type Upstream struct {
 	// Headers are sent with every HTTP request to URL (an API key, a
 	// bearer token). Their values, like Env's, are never printed.
 	Headers map[string]string `json:"headers,omitempty"`
+	// Secrets are strings of URL, Command or Args that are never printed:
+	// a key carried in the URL's path ("/mcp/KEY/sse") or in an argument.
+	// Errors, toolselect://stats, the log and import-config show "***" in
+	// their place (a URL's user info and query string are cut without
+	// being listed). import-config lists here the values it expanded from
+	// placeholders (${env:NAME}) into the URL, command and arguments.
+	Secrets []string `json:"secrets,omitempty"`
+}
+
+// Mask replaces u's secrets in s with "***" and cuts a URL's user info and
+// query string (publicText): what a client, the model, the log or a person
+// reading printed output may see of u's address and errors.
+func (u *Upstream) Mask(s string) string {
+	for _, sec := range u.Secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, "***")
+		}
+	}
+	return publicText(s)
 }
 
 // The transports of an upstream ([Upstream.Transport]).
@@ -271,6 +291,9 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("%s: transport %q needs %s", where, t, map[bool]string{true: "command", false: "url"}[t == transportStdio])
 		case len(u.Headers) > 0 && u.URL == "":
 			return fmt.Errorf("%s: headers need url (a stdio upstream takes env)", where)
+		}
+		if slices.Contains(u.Secrets, "") {
+			return fmt.Errorf("%s: secrets must not be empty strings", where)
 		}
 	}
 	if err := checkPrefixes(c.Upstreams, sep); err != nil {

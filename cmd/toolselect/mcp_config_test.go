@@ -195,3 +195,41 @@ func importConfig(t *testing.T, client, out string) string {
 	_, entry, _ := strings.Cut(parts[1], "\n")
 	return entry
 }
+
+// What import-config prints keeps a URL's user info and query string, a
+// key in its path and values expanded from the environment into the URL,
+// the command or the arguments out of sight ("***"); --out writes them, and
+// the configuration written lists them as Secrets, so the proxy masks them
+// in its errors, stats and log too.
+func TestMCPImportConfigMasksSecretsInURLsAndArgs(t *testing.T) {
+	t.Setenv("TS_TEST_PATH_KEY", "path-key-secret")
+	t.Setenv("TS_TEST_ARG_TOKEN", "arg-token-secret")
+	client := `{"mcpServers": {
+		"web": {"url": "https://user:userinfo-secret@mcp.example/mcp/${env:TS_TEST_PATH_KEY}/sse?api_key=query-secret"},
+		"local": {"command": "server", "args": ["--token", "${TS_TEST_ARG_TOKEN}", "--home", "${TS_TEST_UNSET:-plain-default}"]}
+	}}`
+	out := filepath.Join(t.TempDir(), "toolselect-mcp.json")
+	r := execCLI(t, nil, "", "mcp", "import-config", writeTemp(t, "claude_desktop_config.json", client), "--out", out)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, secret := range []string{"userinfo-secret", "query-secret", "path-key-secret", "arg-token-secret"} {
+		if strings.Contains(r.stdout+r.stderr, secret) {
+			t.Errorf("%q printed:\n%s%s", secret, r.stdout, r.stderr)
+		}
+	}
+	for _, shown := range []string{"https://mcp.example/mcp/***/sse?...", `"***"`, "plain-default"} {
+		if !strings.Contains(r.stdout, shown) {
+			t.Errorf("the printed configuration lacks %s:\n%s", shown, r.stdout)
+		}
+	}
+	written, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"userinfo-secret", "query-secret", `"secrets": [`, "arg-token-secret"} {
+		if !strings.Contains(string(written), want) {
+			t.Errorf("the written configuration lacks %s:\n%s", want, written)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -96,6 +97,17 @@ func maskSecrets(cfg mcpproxy.Config) mcpproxy.Config {
 			}
 			*m = masked
 		}
+		// A URL's user info and query, and what Secrets lists (a key in the
+		// URL's path, a token expanded into an argument), are printed as ***.
+		u.URL = u.Mask(u.URL)
+		u.Command = u.Mask(u.Command)
+		u.Args = append([]string(nil), u.Args...)
+		for j := range u.Args {
+			u.Args[j] = u.Mask(u.Args[j])
+		}
+		if len(u.Secrets) > 0 {
+			u.Secrets = slices.Repeat([]string{"***"}, len(u.Secrets))
+		}
 		ups[i] = u
 	}
 	cfg.Upstreams = ups
@@ -110,7 +122,9 @@ func runMCPImport(env *cmdEnv, args []string) int {
 Reads an MCP client's configuration FILE ("mcpServers" of Claude Desktop, Claude Code and Cursor,
 "servers" of VS Code) and prints the toolselect configuration it corresponds to, then the entry
 that replaces the client's servers with "toolselect mcp --config CONFIG". The values of env and
-headers are printed as "***"; --out writes the configuration with them (mode 0600).`)
+headers are printed as "***", and so are a URL's user info and query string and what the
+environment put into the URL, command or arguments (listed as the upstream's "secrets");
+--out writes the configuration with them (mode 0600).`)
 	client := fs.String("client", "", "the `CLIENT` to write the entry for: claude-desktop, claude-code, cursor or vscode (default: from FILE's name and shape)")
 	out := fs.String("out", "", "write the toolselect configuration to `CONFIG` (mode 0600, secrets included); the entry names it")
 	files, code, ok := parseInterleaved(env, fs, args)
