@@ -270,6 +270,7 @@ type fakeIssuer struct {
 	*httptest.Server
 	answers map[string]map[string]any
 	fail    bool // answer introspection with a 502 naming internal details
+	delay   time.Duration
 	mu      sync.Mutex
 	asked   int
 }
@@ -286,8 +287,9 @@ func newFakeIssuer(t *testing.T, answers map[string]map[string]any) *fakeIssuer 
 		case "/introspect":
 			f.mu.Lock()
 			f.asked++
-			fail := f.fail
+			fail, delay := f.fail, f.delay
 			f.mu.Unlock()
+			time.Sleep(delay)
 			if fail {
 				http.Error(w, "db-primary-3 unreachable", http.StatusBadGateway)
 				return
@@ -450,5 +452,84 @@ func TestAdversarialNumbersAsTheUpstreamReadsThem(t *testing.T) {
 		if !strings.Contains(text(res), want) || res.IsError != (want != "done") {
 			t.Errorf("%s: %s (error %v), want %q", args, text(res), res.IsError, want)
 		}
+	}
+}
+
+// OAuth under load: 20 first uses of one new token at once are one
+// introspection and no 429; a subject in the reserved token-sha256: form
+// (the identity of tokens without a subject) is refused; 300 addresses
+// together get the global allowance, not 300 allowances; and a user's
+// cached token is never refused for what other addresses spent.
+func TestAdversarialOAuthUnderLoad(t *testing.T) {
+	const resource = "https://tools.example.test/mcp"
+	exp := time.Now().Add(time.Hour).Unix()
+	iss := newFakeIssuer(t, map[string]map[string]any{
+		"fresh":  {"active": true, "aud": resource, "exp": exp, "sub": "dana"},
+		"cached": {"active": true, "aud": resource, "exp": exp, "sub": "erin"},
+		// The hash-form identity of some other, subject-less token.
+		"forged": {"active": true, "aud": resource, "exp": exp, "sub": "token-sha256:00112233445566778899aabbccddeeff"},
+	})
+	iss.delay = 200 * time.Millisecond // the checks overlap
+	p := startProxy(t, &Config{})
+	base := serveHTTP(t, p, &HTTPOptions{OAuth: &OAuth{Issuer: iss.URL, Resource: resource}})
+
+	var wg sync.WaitGroup
+	codes := make([]int, 20)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(initBody))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Authorization", "Bearer fresh")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return
+			}
+			resp.Body.Close()
+			codes[i] = resp.StatusCode
+		}()
+	}
+	wg.Wait()
+	for i, c := range codes {
+		if c != http.StatusOK {
+			t.Errorf("first use %d of a valid token: %d, want 200", i, c)
+		}
+	}
+	if n := iss.count(); n != 1 {
+		t.Errorf("20 first uses of one token made %d introspections, want 1", n)
+	}
+	iss.mu.Lock()
+	iss.delay = 0
+	iss.mu.Unlock()
+
+	if resp := post(t, base+"/mcp", "forged", initBody); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a token whose sub is in the reserved token-sha256: form: %s, want 401", resp.Status)
+	}
+
+	// The global allowance, spent by 300 addresses (the verifier is not
+	// reached: admit alone decides), and a cached token let through.
+	in := newIntrospector(&OAuth{Issuer: iss.URL, Resource: resource}, nil)
+	admitted := 0
+	for i := 0; i < 300; i++ {
+		r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+		r.RemoteAddr = fmt.Sprintf("127.0.%d.%d:1234", i/250, 1+i%250)
+		r.Header.Set("Authorization", fmt.Sprintf("Bearer junk-%d", i))
+		if in.admit(r) {
+			admitted++
+		}
+	}
+	if admitted > globalIntrospectionBurst+5 {
+		t.Errorf("300 addresses got %d checks admitted, want at most about %d (the global allowance)", admitted, globalIntrospectionBurst)
+	}
+	if _, err := in.verify(context.Background(), "cached", nil); err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	r.RemoteAddr = "127.0.0.1:1234" // an address whose allowance junk spent too
+	r.Header.Set("Authorization", "Bearer cached")
+	if !in.admit(r) {
+		t.Error("a cached valid token was refused for the junk of other addresses")
 	}
 }
