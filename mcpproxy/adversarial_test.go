@@ -533,3 +533,30 @@ func TestAdversarialOAuthUnderLoad(t *testing.T) {
 		t.Error("a cached valid token was refused for the junk of other addresses")
 	}
 }
+
+// One subject cannot hold every --max-sessions slot: with OAuth it may hold
+// a quarter of them, and another subject still gets in.
+func TestAdversarialSessionsPerSubject(t *testing.T) {
+	const resource = "https://tools.example.test/mcp"
+	exp := time.Now().Add(time.Hour).Unix()
+	iss := newFakeIssuer(t, map[string]map[string]any{
+		"frank":   {"active": true, "aud": resource, "exp": exp, "sub": "frank"},
+		"frank-2": {"active": true, "aud": resource, "exp": exp, "sub": "frank"}, // another token, same subject
+		"gina":    {"active": true, "aud": resource, "exp": exp, "sub": "gina"},
+	})
+	p := startProxy(t, &Config{})
+	base := serveHTTP(t, p, &HTTPOptions{OAuth: &OAuth{Issuer: iss.URL, Resource: resource}, MaxSessions: 8})
+	for i, tok := range []string{"frank", "frank-2"} {
+		if resp := post(t, base+"/mcp", tok, initBody); resp.StatusCode != http.StatusOK {
+			t.Fatalf("frank's session %d: %s", i+1, resp.Status)
+		}
+	}
+	resp := post(t, base+"/mcp", "frank", initBody)
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(body), "limit for one subject") {
+		t.Errorf("frank's third session of 8: %s %s, want 429", resp.Status, body)
+	}
+	if resp := post(t, base+"/mcp", "gina", initBody); resp.StatusCode != http.StatusOK {
+		t.Errorf("another subject: %s, want 200", resp.Status)
+	}
+}
