@@ -339,6 +339,11 @@ func TestHiddenTextAndConfusableNameFlags(t *testing.T) {
 		"検索_files":                                 false,
 		"café_menu":                                false,
 		"re\u1d00d":                                true, // small capital A
+		// Separators that pass for '_', '-' and '.' (Unicode's confusables,
+		// and the spaces and lines the data pairs with something else).
+		"read\u02cdfile": true, "read\u2017file": true, "read\ufe4dfile": true, "read\u00a0file": true,
+		"read\u2010file": true, "read\u2011file": true, "read\u2024file": true, "read\u3000file": true,
+		"read-file.v2": false, "日本語ー検索": false, "ファイル_読む": false, "Ελληνικά": false,
 	} {
 		tool := NewTool(name, "Reads.", json.RawMessage(`{"type":"object"}`))
 		flags := strings.Join(definitionFlags(tool), ",")
