@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/toolselect/toolselect/internal/jsonscan"
 	"io"
 	"reflect"
 	"sort"
@@ -112,21 +113,29 @@ func decode(b []byte, v any, loose bool) error {
 }
 
 func checkType(b []byte, t reflect.Type, loose bool) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber() // numbers are skipped, never converted
-	w := walker{dec: dec, loose: loose}
-	if err := w.value(t, nil); err != nil {
-		return err
+	if !json.Valid(b) {
+		// Say what is wrong as encoding/json does; one value followed by
+		// more is said in words of its own.
+		dec := json.NewDecoder(bytes.NewReader(b))
+		var first json.RawMessage
+		if err := dec.Decode(&first); err != nil {
+			if err == io.EOF {
+				return io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		return fmt.Errorf("unexpected data after the JSON value (at byte %d): more than one JSON value", dec.InputOffset())
 	}
-	off := dec.InputOffset()
-	if len(bytes.TrimLeft(b[off:], " \t\r\n")) > 0 {
-		return fmt.Errorf("unexpected data after the JSON value (at byte %d): more than one JSON value", off)
-	}
-	return nil
+	w := walker{b: b, loose: loose}
+	return w.value(t, nil)
 }
 
+// walker reads a valid JSON document by hand (internal/jsonscan), beside
+// the Go type it decodes into: encoding/json's token reader costs four
+// times as much on a catalog.
 type walker struct {
-	dec   *json.Decoder
+	b     []byte
+	i     int
 	loose bool
 }
 
@@ -135,22 +144,12 @@ var (
 	rawMessage  = reflect.TypeFor[json.RawMessage]()
 )
 
-// value reads the next value, expected to decode into t (nil: anything,
-// checked for duplicate names only).
+// value reads the value at w.i, expected to decode into t (nil: anything,
+// checked for duplicate names only), and leaves w.i after it.
 func (w *walker) value(t reflect.Type, path []string) error {
+	w.i = jsonscan.SkipSpace(w.b, w.i)
 	if t == rawMessage {
-		var skip json.RawMessage
-		return w.dec.Decode(&skip)
-	}
-	tok, err := w.dec.Token()
-	if err != nil {
-		if err == io.EOF {
-			return io.ErrUnexpectedEOF
-		}
-		return err
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
+		w.skip()
 		return nil
 	}
 	for t != nil && t.Kind() == reflect.Pointer {
@@ -159,18 +158,27 @@ func (w *walker) value(t reflect.Type, path []string) error {
 	if t != nil && (reflect.PointerTo(t).Implements(unmarshaler) || t.Implements(unmarshaler)) {
 		t = nil
 	}
-	if d == '[' {
+	switch w.b[w.i] {
+	case '[':
 		var elem reflect.Type
 		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 			elem = t.Elem()
 		}
-		for n := 0; w.dec.More(); n++ {
+		w.i = jsonscan.SkipSpace(w.b, w.i+1)
+		for n := 0; w.b[w.i] != ']'; n++ {
 			if err := w.value(elem, append(path, strconv.Itoa(n))); err != nil {
 				return err
 			}
+			if w.i = jsonscan.SkipSpace(w.b, w.i); w.b[w.i] == ',' {
+				w.i = jsonscan.SkipSpace(w.b, w.i+1)
+			}
 		}
-		_, err := w.dec.Token()
-		return err
+		w.i++
+		return nil
+	case '{':
+	default:
+		w.skip()
+		return nil
 	}
 	var fields map[string]reflect.Type
 	var elem reflect.Type
@@ -181,18 +189,29 @@ func (w *walker) value(t reflect.Type, path []string) error {
 	case t.Kind() == reflect.Map:
 		elem = t.Elem()
 	}
-	seen := map[string]bool{}
-	for w.dec.More() {
-		tok, err := w.dec.Token()
-		if err != nil {
-			return err
-		}
-		key := tok.(string)
+	var seen []string // a linear search: configuration objects are small
+	var seenSet map[string]bool
+	w.i = jsonscan.SkipSpace(w.b, w.i+1)
+	for w.b[w.i] != '}' {
+		key := w.key()
 		at := append(path, key)
-		if seen[key] {
+		repeated := seenSet[key]
+		if seenSet == nil {
+			for _, k := range seen {
+				repeated = repeated || k == key
+			}
+			if seen = append(seen, key); len(seen) > 16 {
+				seenSet = make(map[string]bool, 2*len(seen))
+				for _, k := range seen {
+					seenSet[k] = true
+				}
+			}
+		} else {
+			seenSet[key] = true
+		}
+		if repeated {
 			return &KeyError{Path: strings.Join(at, "."), Key: key, Problem: ProblemDuplicate}
 		}
-		seen[key] = true
 		next := elem
 		if fields != nil {
 			ft, known := fields[key]
@@ -203,12 +222,62 @@ func (w *walker) value(t reflect.Type, path []string) error {
 			}
 			next = ft
 		}
+		w.i = jsonscan.SkipSpace(w.b, w.i) + 1 // the ':'
 		if err := w.value(next, at); err != nil {
 			return err
 		}
+		if w.i = jsonscan.SkipSpace(w.b, w.i); w.b[w.i] == ',' {
+			w.i = jsonscan.SkipSpace(w.b, w.i+1)
+		}
 	}
-	_, err = w.dec.Token()
-	return err
+	w.i++
+	return nil
+}
+
+// key reads the object key at w.i as encoding/json decodes it.
+func (w *walker) key() string {
+	if s, end, ok := jsonscan.String(w.b, w.i); ok {
+		w.i = end
+		return s
+	}
+	start := w.i
+	w.skip()
+	var s string
+	_ = json.Unmarshal(w.b[start:w.i], &s) // a valid string: lone surrogates and bad UTF-8 become U+FFFD
+	return s
+}
+
+// skip moves w.i past the value there.
+func (w *walker) skip() {
+	b := w.b
+	depth := 0
+	for {
+		switch c := b[w.i]; c {
+		case '"':
+			for w.i++; b[w.i] != '"'; w.i++ {
+				if b[w.i] == '\\' {
+					w.i++
+				}
+			}
+			w.i++
+		case '{', '[':
+			depth++
+			w.i++
+		case '}', ']':
+			depth--
+			w.i++
+		default:
+			for w.i < len(b) && !jsonscan.IsSpace(b[w.i]) && b[w.i] != ',' && b[w.i] != '}' && b[w.i] != ']' && b[w.i] != ':' {
+				w.i++
+			}
+			if depth > 0 && w.i < len(b) && (jsonscan.IsSpace(b[w.i]) || b[w.i] == ',' || b[w.i] == ':') {
+				w.i++
+			}
+		}
+		if depth == 0 {
+			return
+		}
+	}
 }
 
 func (w *walker) unknown(at []string, key string, fields map[string]reflect.Type) error {
