@@ -14,7 +14,7 @@ const mod = "github.com/toolselect/toolselect"
 // directly or not: the layers above it, and the test fixtures.
 var above = map[string][]string{
 	"internal/jsonscan":   {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "internal/par", "internal/telemetry"},
-	"internal/strictjson": {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "internal/jsonscan", "internal/par", "internal/telemetry"},
+	"internal/strictjson": {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "internal/par", "internal/telemetry"},
 	"internal/par":        {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "internal/jsonscan", "internal/telemetry"},
 	"internal/fileperm":   {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "internal/jsonscan", "internal/par", "internal/telemetry"},
 	"internal/telemetry":  {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "otelsetup"},
