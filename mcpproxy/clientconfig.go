@@ -13,9 +13,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/toolselect/toolselect/internal/strictjson"
 )
 
 // The keys that hold the servers of a client's file.
@@ -47,9 +50,29 @@ var clientTransports = map[string]string{
 	"sse": transportSSE,
 }
 
+// The shapes of a client's file, for strictjson.Check: a key that matches
+// one the proxy reads only in case ("COMMAND", "Env") is refused, since
+// encoding/json would read it as that key while the file's reader, and the
+// warning about keys of no use to the proxy, would not.
+type (
+	clientFile struct {
+		Servers map[string]clientServer `json:"mcpServers"`
+	}
+	vscodeFile struct {
+		Servers map[string]clientServer `json:"servers"`
+	}
+)
+
 // parseClientConfig reads a client's file whose servers are under key,
 // its placeholders handled by pp.
 func parseClientConfig(data []byte, key string, pp *placeholderPass) (*Config, error) {
+	shape := reflect.TypeFor[clientFile]()
+	if key == vscodeServersKey {
+		shape = reflect.TypeFor[vscodeFile]()
+	}
+	if err := strictjson.Check(data, shape); err != nil {
+		return nil, err
+	}
 	top, _, err := orderedObject(data)
 	if err != nil {
 		return nil, err
@@ -79,7 +102,7 @@ func parseClientConfig(data []byte, key string, pp *placeholderPass) (*Config, e
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		var s clientServer
-		if err := json.Unmarshal(servers[name], &s); err != nil {
+		if err := json.Unmarshal(servers[name], &s); err != nil { // keys checked above
 			return nil, fmt.Errorf("%s: %v", where, jsonTypeError(err))
 		}
 		for f := range fields {
@@ -158,7 +181,8 @@ func upstreamName(key string, taken map[string]bool) string {
 }
 
 // orderedObject decodes a JSON object into its members and their keys in
-// file order (the order the servers are started and listed in).
+// file order (the order the servers are started and listed in). parseConfig
+// has refused a name given twice (strictjson.Check) before it is called.
 func orderedObject(data []byte) (map[string]json.RawMessage, []string, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -175,9 +199,6 @@ func orderedObject(data []byte) (map[string]json.RawMessage, []string, error) {
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			return nil, nil, err
-		}
-		if _, dup := m[k]; dup {
-			return nil, nil, fmt.Errorf("%q appears twice", k)
 		}
 		m[k] = v
 		order = append(order, k)

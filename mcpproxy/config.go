@@ -5,14 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/toolselect/toolselect/internal/strictjson"
 
 	"github.com/toolselect/toolselect/rank"
 )
@@ -59,6 +61,25 @@ type Upstream struct {
 	// Headers are sent with every HTTP request to URL (an API key, a
 	// bearer token). Their values, like Env's, are never printed.
 	Headers map[string]string `json:"headers,omitempty"`
+	// Secrets are strings of URL, Command or Args that are never printed:
+	// a key carried in the URL's path ("/mcp/KEY/sse") or in an argument.
+	// Errors, toolselect://stats, the log and import-config show "***" in
+	// their place (a URL's user info and query string are cut without
+	// being listed). import-config lists here the values it expanded from
+	// placeholders (${env:NAME}) into the URL, command and arguments.
+	Secrets []string `json:"secrets,omitempty"`
+}
+
+// Mask replaces u's secrets in s with "***" and cuts a URL's user info and
+// query string (publicText): what a client, the model, the log or a person
+// reading printed output may see of u's address and errors.
+func (u *Upstream) Mask(s string) string {
+	for _, sec := range u.Secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, "***")
+		}
+	}
+	return publicText(s)
 }
 
 // The transports of an upstream ([Upstream.Transport]).
@@ -136,9 +157,7 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 		*plain
 		Timeout *duration `json:"timeout,omitempty"`
 	}{plain: (*plain)(c)}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&aux); err != nil {
+	if err := strictjson.Unmarshal(b, &aux); err != nil {
 		return err
 	}
 	if aux.Timeout != nil {
@@ -303,6 +322,9 @@ func (c *Config) Validate() error {
 		if err := checkPassEnv(u.PassEnv); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
+		if slices.Contains(u.Secrets, "") {
+			return fmt.Errorf("%s: secrets must not be empty strings", where)
+		}
 	}
 	if err := checkPrefixes(c.Upstreams, sep); err != nil {
 		return err
@@ -399,24 +421,21 @@ func loadConfig(path string, pp *placeholderPass) (*Config, error) {
 	return c, nil
 }
 
-// parseConfig reads either format from data, JSONC (comments, trailing
-// commas) read as JSON, placeholders handled by pp.
+// parseConfig reads either format from data: JSONC (comments, trailing
+// commas) read as JSON, one JSON object, no name given twice at any depth,
+// keys matched exactly (strictjson), so that what the proxy runs is what a
+// person reading the file sees; placeholders handled by pp.
 func parseConfig(data []byte, pp *placeholderPass) (*Config, error) {
 	if std, err := hujson.Standardize(bytes.Clone(data)); err == nil {
 		// Comments and trailing commas become spaces: byte offsets in
 		// errors still point into the file as written.
 		data = std
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := strictjson.Check(data, nil); err != nil {
+		return nil, err
+	}
 	var top map[string]json.RawMessage
-	if err := dec.Decode(&top); err == nil {
-		// One object and nothing after it: a second object or a stray
-		// brace (two configurations pasted together, a bad merge) is not
-		// ignored.
-		end := dec.InputOffset()
-		if _, err := dec.Token(); err != io.EOF {
-			return nil, fmt.Errorf("unexpected data after the configuration object (at byte %d)", end)
-		}
+	if json.Unmarshal(data, &top) == nil {
 		if _, own := top["upstreams"]; !own {
 			for _, key := range []string{clientServersKey, vscodeServersKey} {
 				if _, ok := top[key]; ok {
@@ -427,9 +446,7 @@ func parseConfig(data []byte, pp *placeholderPass) (*Config, error) {
 		}
 	}
 	var c Config
-	dec = json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if err := strictjson.Unmarshal(data, &c); err != nil {
 		return nil, err
 	}
 	for i := range c.Upstreams {

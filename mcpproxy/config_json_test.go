@@ -106,7 +106,7 @@ func TestConfigTrailingData(t *testing.T) {
 		`{} 1`,
 	} {
 		err := load(body)
-		if err == nil || !strings.Contains(err.Error(), "unexpected data after the configuration object") {
+		if err == nil || !strings.Contains(err.Error(), "unexpected data after the JSON value") {
 			t.Errorf("%q: %v, want it refused", body, err)
 		}
 	}

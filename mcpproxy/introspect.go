@@ -36,6 +36,19 @@ const (
 	// maxTrackedAddresses bounds the allowances kept; a full table drops
 	// the addresses whose allowance is whole again.
 	maxTrackedAddresses = 4096
+	// All addresses together may have globalIntrospectionBurst tokens
+	// checked at once, then one per globalIntrospectionEvery: 300 loopback
+	// addresses with 10 junk tokens each cost the issuer 50 requests, not
+	// 3,000. A token already found valid (cached) is never refused for it.
+	globalIntrospectionBurst = 50
+	globalIntrospectionEvery = 100 * time.Millisecond
+	// A check admitted for a token and not begun within flightWait is
+	// forgotten (the request never reached the verifier).
+	flightWait = 10 * time.Second
+	// reservedSubjectPrefix is the form of the identity a token without a
+	// subject gets (the hash of the token): a subject in that form would
+	// join that token's sessions, so it is refused.
+	reservedSubjectPrefix = "token-sha256:"
 )
 
 // errCheckFailed is what an unauthenticated caller reads when a token could
@@ -54,6 +67,20 @@ type introspector struct {
 	endpoint string
 	cache    map[[32]byte]cachedToken
 	allow    map[string]*allowance
+	global   allowance
+	// flights are the checks admitted or under way, one per token: the
+	// requests carrying a token being checked wait for that one check and
+	// spend no allowance (20 first uses at once are one introspection).
+	flights map[[32]byte]*flight
+}
+
+// flight is one check of one token; done is closed when info and err are set.
+type flight struct {
+	admitted time.Time
+	started  bool
+	done     chan struct{}
+	info     *auth.TokenInfo
+	err      error
 }
 
 type cachedToken struct {
@@ -71,7 +98,8 @@ func newIntrospector(o *OAuth, log *slog.Logger) *introspector {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &introspector{o: o, log: log, cache: map[[32]byte]cachedToken{}, allow: map[string]*allowance{}}
+	return &introspector{o: o, log: log, cache: map[[32]byte]cachedToken{}, allow: map[string]*allowance{},
+		global: allowance{tokens: globalIntrospectionBurst, last: time.Now()}, flights: map[[32]byte]*flight{}}
 }
 
 func (in *introspector) client() *http.Client {
@@ -82,8 +110,10 @@ func (in *introspector) client() *http.Client {
 }
 
 // admit reports whether r may go on to the token check: its token is
-// cached, or its client address has allowance left (which it then spends).
-// A request without a bearer token is admitted: it gets its 401 for free.
+// cached or being checked already, or both its client address and all
+// addresses together have allowance left (which it then spends, once per
+// token). A request without a bearer token is admitted: it gets its 401 for
+// free.
 func (in *introspector) admit(r *http.Request) bool {
 	token, ok := bearerToken(r)
 	if !ok {
@@ -96,6 +126,9 @@ func (in *introspector) admit(r *http.Request) bool {
 	if c, ok := in.cache[key]; ok && now.Before(c.until) {
 		return true
 	}
+	if f := in.flights[key]; f != nil && (f.started || now.Sub(f.admitted) < flightWait) {
+		return true // it waits for the check under way
+	}
 	addr := clientAddr(r)
 	a := in.allow[addr]
 	if a == nil {
@@ -107,10 +140,22 @@ func (in *introspector) admit(r *http.Request) bool {
 	}
 	a.tokens = min(introspectionBurst, a.tokens+float64(now.Sub(a.last))/float64(introspectionEvery))
 	a.last = now
-	if a.tokens < 1 {
+	g := &in.global
+	g.tokens = min(globalIntrospectionBurst, g.tokens+float64(now.Sub(g.last))/float64(globalIntrospectionEvery))
+	g.last = now
+	if a.tokens < 1 || g.tokens < 1 {
 		return false
 	}
 	a.tokens--
+	g.tokens--
+	if len(in.flights) >= maxCachedTokens {
+		for k, f := range in.flights {
+			if !f.started && now.Sub(f.admitted) >= flightWait {
+				delete(in.flights, k)
+			}
+		}
+	}
+	in.flights[key] = &flight{admitted: now, done: make(chan struct{})}
 	return true
 }
 
@@ -173,11 +218,47 @@ func (in *introspector) verify(ctx context.Context, token string, _ *http.Reques
 	now := time.Now()
 	in.mu.Lock()
 	c, ok := in.cache[key]
-	in.mu.Unlock()
 	if ok && now.Before(c.until) {
+		in.mu.Unlock()
 		info := c.info
 		return &info, nil
 	}
+	f := in.flights[key]
+	if f != nil && f.started {
+		in.mu.Unlock()
+		select { // the one check of this token under way
+		case <-f.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if f.info == nil {
+			return nil, f.err
+		}
+		info := *f.info
+		return &info, nil
+	}
+	if f == nil {
+		f = &flight{admitted: now, done: make(chan struct{})}
+		in.flights[key] = f
+	}
+	f.started = true
+	in.mu.Unlock()
+	// The check is every waiting request's: the first one leaving does not
+	// end it (the HTTP client's timeout does).
+	f.info, f.err = in.check(context.WithoutCancel(ctx), token, key, now)
+	in.mu.Lock()
+	delete(in.flights, key)
+	in.mu.Unlock()
+	close(f.done)
+	if f.info == nil {
+		return nil, f.err
+	}
+	info := *f.info
+	return &info, nil
+}
+
+// check introspects token (whose hash is key) once, for verify.
+func (in *introspector) check(ctx context.Context, token string, key [32]byte, now time.Time) (*auth.TokenInfo, error) {
 	info, err := in.introspect(ctx, token)
 	if err != nil {
 		if errors.Is(err, auth.ErrInvalidToken) {
@@ -189,7 +270,7 @@ func (in *introspector) verify(ctx context.Context, token string, _ *http.Reques
 	if info.UserID == "" {
 		// Without a subject the token is the identity: a session it opened
 		// is its own, not every subject-less token's.
-		info.UserID = "token-sha256:" + hex.EncodeToString(key[:16])
+		info.UserID = reservedSubjectPrefix + hex.EncodeToString(key[:16])
 	}
 	if !info.Expiration.IsZero() {
 		in.store(key, *info, now)
@@ -281,6 +362,9 @@ func (in *introspector) introspect(ctx context.Context, token string) (*auth.Tok
 	}
 	if !oauthex.MatchesResource(aud, in.o.Resource) {
 		return nil, fmt.Errorf("%w: the token's audience %v does not name this server (%s)", auth.ErrInvalidToken, aud, in.o.Resource)
+	}
+	if strings.HasPrefix(ir.Sub, reservedSubjectPrefix) {
+		return nil, fmt.Errorf("%w: the token's subject %q has the form the proxy gives tokens without one", auth.ErrInvalidToken, ir.Sub)
 	}
 	info := &auth.TokenInfo{UserID: ir.Sub, Scopes: strings.Fields(ir.Scope)}
 	if ir.Exp > 0 {

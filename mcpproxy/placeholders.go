@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -57,6 +58,9 @@ type placeholderPass struct {
 	// unset are the variables referenced (keep) that the environment
 	// lacks now, without a default.
 	unset map[string]bool
+	// read collects the values expanded from the environment into the
+	// string being handled (a default written in the file is not one).
+	read []string
 }
 
 func newPlaceholderPass(keep bool) *placeholderPass {
@@ -66,17 +70,31 @@ func newPlaceholderPass(keep bool) *placeholderPass {
 // upstream handles every string of u that may hold a placeholder; where
 // names u in problems ("mcpServers.gh", "upstreams[0]").
 func (pp *placeholderPass) upstream(where string, u *Upstream) {
-	u.Command = pp.str(where+".command", u.Command)
+	// What the environment puts into the command, its arguments or the
+	// URL was kept out of the file to be kept out of sight: it joins
+	// u.Secrets, never printed. Env and header values are never printed
+	// anyway, and cwd is no secret.
+	secret := func(field, s string) string {
+		pp.read = pp.read[:0]
+		out := pp.str(where+field, s)
+		for _, v := range pp.read {
+			if v != "" && !slices.Contains(u.Secrets, v) {
+				u.Secrets = append(u.Secrets, v)
+			}
+		}
+		return out
+	}
+	u.Command = secret(".command", u.Command)
 	dirField := ".dir"
 	if pp.client {
 		dirField = ".cwd"
 	}
 	u.Dir = pp.str(where+dirField, u.Dir)
-	u.URL = pp.str(where+".url", u.URL)
+	u.URL = secret(".url", u.URL)
 	if u.Args != nil {
 		u.Args = append([]string(nil), u.Args...)
 		for i := range u.Args {
-			u.Args[i] = pp.str(fmt.Sprintf("%s.args[%d]", where, i), u.Args[i])
+			u.Args[i] = secret(fmt.Sprintf(".args[%d]", i), u.Args[i])
 		}
 	}
 	for _, f := range []struct {
@@ -160,6 +178,7 @@ func (pp *placeholderPass) one(m string) (string, string) {
 		return "${env:" + name + "}", ""
 	}
 	if v, ok := pp.lookup(name); ok {
+		pp.read = append(pp.read, v)
 		return v, ""
 	}
 	if hasDef {

@@ -304,7 +304,7 @@ func onUpstream[R any](ctx context.Context, p *Proxy, u *upstream, r relayed, ca
 		if ctx.Err() == nil && connectionLost(err) {
 			u.awaitEnd(ctx, sess) // so that its last stderr line is in
 			u.p.log.Warn("mcp upstream went down during a request", "upstream", u.cfg.Name, "method", r.method, "stderr", u.stderr.last())
-			return zero, publicError(fmt.Errorf("upstream %q went down during %s: %w; it restarts on next use", u.cfg.Name, r.method, err))
+			return zero, u.publicError(fmt.Errorf("upstream %q went down during %s: %w; it restarts on next use", u.cfg.Name, r.method, err))
 		}
 		return zero, upstreamErr(u, err)
 	}
@@ -318,7 +318,7 @@ func upstreamErr(u *upstream, err error) error {
 	if errors.As(err, &je) {
 		return &jsonrpc.Error{Code: je.Code, Message: "upstream " + strconv.Quote(u.cfg.Name) + ": " + je.Message, Data: je.Data}
 	}
-	return publicError(fmt.Errorf("upstream %q: %w", u.cfg.Name, err))
+	return u.publicError(fmt.Errorf("upstream %q: %w", u.cfg.Name, err))
 }
 
 // getPrompt gets a namespaced prompt from its upstream.

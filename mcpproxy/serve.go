@@ -195,7 +195,9 @@ type HTTPOptions struct {
 	// a larger one gets 413.
 	MaxBodyBytes int64
 	// MaxSessions bounds the sessions open at once (default
-	// DefaultMaxSessions, 256): the next initialize gets 503.
+	// DefaultMaxSessions, 256): the next initialize gets 503. With OAuth,
+	// one subject may hold a quarter of them (at least one): its next
+	// initialize gets 429.
 	MaxSessions int
 	// ReadHeaderTimeout cuts off a client that has not sent its headers in
 	// time (default DefaultReadHeaderTimeout, 10 s).
@@ -402,7 +404,13 @@ func (p *Proxy) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptio
 		o.IdleTimeout = DefaultIdleTimeout
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", p.capSessions(o.MaxSessions, p.HTTPHandler(&o)))
+	perSubject := 0
+	if o.OAuth != nil {
+		// A subject (an OAuth user) may hold a quarter of the sessions:
+		// with a static token every client is one subject.
+		perSubject = max(1, o.MaxSessions/4)
+	}
+	mux.Handle("/mcp", p.capSessions(o.MaxSessions, perSubject, p.HTTPHandler(&o)))
 	mux.Handle("GET /metrics", o.checkHost(p.MetricsHandler()))
 	var h http.Handler = mux
 	if a := o.auth(); a != nil {

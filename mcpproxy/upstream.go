@@ -127,6 +127,11 @@ func (u *upstream) connect(ctx context.Context) error {
 		}
 	} else {
 		cmd := exec.Command(u.cfg.Command, u.cfg.Args...)
+		if path, ok, err := commandPath(u.cfg.Command, u.cfg.Env); ok {
+			// Found as the entry's client finds it (commandPath), not in
+			// the proxy's own PATH.
+			cmd.Path, cmd.Err = path, err
+		}
 		cmd.Dir = u.cfg.Dir
 		// Never nil: a nil Env would hand the child the proxy's whole
 		// environment.
@@ -199,7 +204,7 @@ func (u *upstream) connect(ctx context.Context) error {
 // line names each upstream that could not start) would otherwise say it
 // twice; a failed restart, which only the log tells, is a warning.
 func (u *upstream) fail(err error) error {
-	err = publicError(fmt.Errorf("upstream %q: %w", u.cfg.Name, err))
+	err = u.publicError(fmt.Errorf("upstream %q: %w", u.cfg.Name, err))
 	// A first start's failure is the caller's to report (Start's, or
 	// WaitReady's until it returns), so it is logged below the default
 	// level; one after WaitReady returned is the proxy's to report.
@@ -215,7 +220,7 @@ func (u *upstream) fail(err error) error {
 	if first && !late {
 		level = slog.LevelInfo
 	}
-	u.p.log.Log(context.Background(), level, "mcp upstream unavailable", "upstream", u.cfg.Name, "error", err, "stderr", u.stderr.last())
+	u.p.log.Log(context.Background(), level, "mcp upstream unavailable", "upstream", u.cfg.Name, "error", err, "stderr", u.cfg.Mask(u.stderr.last()))
 	return err
 }
 
@@ -233,12 +238,12 @@ func (u *upstream) watch(sess *mcp.ClientSession) {
 	u.crashes++
 	msg := "the connection closed"
 	if err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
-		msg = "the connection closed: " + publicText(err.Error())
+		msg = "the connection closed: " + u.cfg.Mask(err.Error())
 	}
 	u.lastErr = msg
 	u.lastTry = time.Time{} // restart right away on next use
 	u.mu.Unlock()
-	u.p.log.Warn("mcp upstream went down; it restarts on next use", "upstream", u.cfg.Name, "error", msg, "stderr", u.stderr.last())
+	u.p.log.Warn("mcp upstream went down; it restarts on next use", "upstream", u.cfg.Name, "error", msg, "stderr", u.cfg.Mask(u.stderr.last()))
 }
 
 // drop closes a session believed to be hung, so the next use restarts it.
@@ -358,9 +363,9 @@ func (u *upstream) call(ctx context.Context, tool string, args []byte) (*mcp.Cal
 	case connectionLost(err) || sess != u.current():
 		u.awaitEnd(ctx, sess) // so that its last stderr line is in the log
 		u.p.log.Warn("mcp upstream went down during a call", "upstream", u.cfg.Name, "tool", tool, "stderr", u.stderr.last())
-		return nil, publicError(fmt.Errorf("upstream %q went down during the call to %q: %w; it restarts on next use", u.cfg.Name, tool, err))
+		return nil, u.publicError(fmt.Errorf("upstream %q went down during the call to %q: %w; it restarts on next use", u.cfg.Name, tool, err))
 	}
-	return nil, publicError(fmt.Errorf("upstream %q refused the call to %q: %w", u.cfg.Name, tool, err))
+	return nil, u.publicError(fmt.Errorf("upstream %q refused the call to %q: %w", u.cfg.Name, tool, err))
 }
 
 // connectionLost reports whether err says the upstream's connection is
@@ -533,9 +538,12 @@ func publicText(s string) string {
 	})
 }
 
-// publicError is err with its text made public (publicText); errors.Is and
-// errors.As still see err.
-func publicError(err error) error { return &redacted{msg: publicText(err.Error()), err: err} }
+// publicError is err with its text made public (Upstream.mask: the
+// upstream's secrets and URL secrets cut); errors.Is and errors.As still
+// see err.
+func (u *upstream) publicError(err error) error {
+	return &redacted{msg: u.cfg.Mask(err.Error()), err: err}
+}
 
 type redacted struct {
 	msg string

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/toolselect/toolselect/internal/strictjson"
 	"io"
 	"os"
+	"reflect"
 
 	"github.com/toolselect/toolselect/internal/jsonscan"
 	"github.com/toolselect/toolselect/internal/par"
@@ -131,6 +133,9 @@ func unwrapToolsObject(data []byte, obj span) (tools []span, ok bool, err error)
 	if err != nil {
 		return nil, false, nil // not an object we can read: decodeTool says why
 	}
+	if _, twice := members[repeatedMember]; twice {
+		return nil, false, fmt.Errorf("catalog: %w", catalogKeys(data[obj.start:obj.end], nil))
+	}
 	var probe struct {
 		JSONRPC string `json:"jsonrpc"`
 		Error   *struct {
@@ -193,6 +198,9 @@ func decodeTool(raw []byte) (Tool, Format, error) {
 		}
 		return Tool{}, "", fmt.Errorf("a tool must be a JSON object")
 	}
+	if _, twice := members[repeatedMember]; twice {
+		return Tool{}, "", catalogKeys(raw, nil) // names it
+	}
 	has := func(key string) bool { _, ok := members[key]; return ok }
 	str := func(key string) string {
 		m, ok := members[key]
@@ -215,13 +223,9 @@ func decodeTool(raw []byte) (Tool, Format, error) {
 	switch {
 	case has("function") && typ == "function":
 		// OpenAI Chat Completions (or Ollama): {"type":"function","function":{...}}.
-		var o struct {
-			Function *struct {
-				Name        string          `json:"name"`
-				Description string          `json:"description"`
-				Parameters  json.RawMessage `json:"parameters"`
-				Strict      *bool           `json:"strict"`
-			} `json:"function"`
+		var o openAIShape
+		if err := catalogKeys(raw, &o); err != nil {
+			return Tool{}, "", fmt.Errorf("openai tool %q: %w", nameOf(), err)
 		}
 		if err := json.Unmarshal(raw, &o); err != nil {
 			var syn *json.SyntaxError
@@ -238,22 +242,18 @@ func decodeTool(raw []byte) (Tool, Format, error) {
 		t.Strict = fn.Strict != nil && *fn.Strict
 		return t, FormatOpenAI, nil
 	case has("input_schema"):
-		var a struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			InputSchema json.RawMessage `json:"input_schema"`
+		var a anthropicShape
+		if err := catalogKeys(raw, &a); err != nil {
+			return Tool{}, "", fmt.Errorf("anthropic tool %q: %w", nameOf(), err)
 		}
 		if err := json.Unmarshal(raw, &a); err != nil {
 			return Tool{}, "", fmt.Errorf("anthropic tool %q: %w", nameOf(), err)
 		}
 		return NewTool(a.Name, a.Description, nullToNil(a.InputSchema)), FormatAnthropic, nil
 	case has("inputSchema"):
-		var m struct {
-			Name        string          `json:"name"`
-			Title       string          `json:"title"`
-			Description string          `json:"description"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-			Annotations *MCPAnnotations `json:"annotations"`
+		var m mcpShape
+		if err := catalogKeys(raw, &m); err != nil {
+			return Tool{}, "", fmt.Errorf("mcp tool %q: %w", nameOf(), err)
 		}
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return Tool{}, "", fmt.Errorf("mcp tool %q: %w", nameOf(), err)
@@ -266,6 +266,9 @@ func decodeTool(raw []byte) (Tool, Format, error) {
 		return t, FormatMCP, nil
 	case typ != "" && typ != "function":
 		return Tool{}, "", fmt.Errorf("tool %q has type %q: only function tools can be registered (provider built-in tools have no schema to check calls against)", nameOf(), typ)
+	}
+	if err := catalogKeys(raw, (*toolFields)(nil)); err != nil {
+		return Tool{}, "", fmt.Errorf("tool %q: %w", nameOf(), err)
 	}
 	t, ok := fastCanonical(raw, members)
 	if !ok {
@@ -281,6 +284,50 @@ func decodeTool(raw []byte) (Tool, Format, error) {
 		return t, FormatOpenAIResponses, nil
 	}
 	return t, FormatCanonical, nil
+}
+
+// The shapes decodeTool reads a catalog item as, one per format.
+type (
+	openAIShape struct {
+		Function *struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+			Strict      *bool           `json:"strict"`
+		} `json:"function"`
+	}
+	anthropicShape struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"input_schema"`
+	}
+	mcpShape struct {
+		Name        string          `json:"name"`
+		Title       string          `json:"title"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+		Annotations *MCPAnnotations `json:"annotations"`
+	}
+	// toolFields is Tool without its UnmarshalJSON, for its keys.
+	toolFields Tool
+)
+
+// catalogKeys refuses a catalog item read as shape (a pointer to one of the
+// shapes; nil: any) in which a key the shape reads is written in another
+// case, or a name is given twice at any depth: encoding/json would read the
+// last, or the other case, where a person reading the catalog sees the
+// first. Keys for other programs are left alone (strictjson.Check); the
+// parameters schema is checked when it is compiled.
+func catalogKeys(raw []byte, shape any) error {
+	var t reflect.Type
+	if shape != nil {
+		t = reflect.TypeOf(shape)
+	}
+	var refused *strictjson.KeyError
+	if err := strictjson.Check(raw, t); errors.As(err, &refused) {
+		return err
+	}
+	return nil // anything else (a syntax error) is the decoding's to say, with its position
 }
 
 // MCPAnnotations are the hints an MCP server attaches to a tool.

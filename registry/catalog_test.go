@@ -135,6 +135,23 @@ func TestParseCatalogMCPAnnotations(t *testing.T) {
 	}
 }
 
+// TestRegisterRefusesSchemaKeywordTwice: a parameters schema naming a
+// keyword twice is refused at registration, however the tool arrives (a
+// catalog, the Go API), naming the keyword: the validator would read the
+// last maxLength, a provider or a reviewer may read the first.
+func TestRegisterRefusesSchemaKeywordTwice(t *testing.T) {
+	tools, _, err := registry.ParseCatalog([]byte(`[{"name":"a","parameters":{"type":"object","properties":{"p":{"type":"string","maxLength":3,"maxLength":99}}}}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range append(tools, registry.NewTool("b", "d", []byte(`{"type":"object","properties":{"p":{"type":"string","\u0074ype":"integer"}}}`))) {
+		err := registry.New(nil).Register(tl)
+		if err == nil || !strings.Contains(err.Error(), "is given twice") {
+			t.Errorf("%s: %v, want the keyword given twice refused", tl.Name, err)
+		}
+	}
+}
+
 func TestParseCatalogErrors(t *testing.T) {
 	cases := []struct{ desc, in, want string }{
 		{"empty", "", "catalog is empty"},
@@ -152,6 +169,16 @@ func TestParseCatalogErrors(t *testing.T) {
 		{"JSON-RPC error", `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`, "JSON-RPC error response (code -32601): Method not found"},
 		{"JSON-RPC without tools", `{"jsonrpc":"2.0","id":1,"result":{"resources":[]}}`, "not a tools/list result"},
 		{"OpenAI function not an object", `[{"type":"function","function":"x"}]`, `"function" is not an object`},
+		// The attacker's catalogs: a key the reader trusts beside one in
+		// another case or given again, which encoding/json would read instead.
+		{"canonical Safe beside safe", `[{"name":"rm","description":"d","parameters":{"type":"object"},"safe":false,"Safe":true}]`, `tool "rm": the key "Safe" matches "safe" only in case`},
+		{"canonical safe twice", `[{"name":"rm","description":"d","safe":false,"safe":true}]`, `the key "safe" is given twice`},
+		{"MCP annotations in another case", `[{"name":"rm","inputSchema":{"type":"object"},"annotations":{"destructiveHint":true,"DestructiveHint":false}}]`, `the key "annotations.DestructiveHint" matches "destructiveHint" only in case`},
+		{"MCP annotation twice", `{"tools":[{"name":"rm","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":false,"readOnlyHint":true}}]}`, `the key "annotations.readOnlyHint" is given twice`},
+		{"OpenAI function name in another case", `[{"type":"function","function":{"name":"a","Name":"b","parameters":{"type":"object"}}}]`, `the key "function.Name" matches "name" only in case`},
+		{"Anthropic schema twice", `[{"name":"a","input_schema":{"type":"object"},"input_schema":{"type":"string"}}]`, `the key "input_schema" is given twice`},
+		{"metadata key twice", `[{"name":"a","metadata":{"owner":"x","owner":"y"}}]`, `the key "metadata.owner" is given twice`},
+		{"tools twice", `{"tools":[{"name":"a"}],"tools":[{"name":"b"}]}`, `the key "tools" is given twice`},
 	}
 	for _, c := range cases {
 		t.Run(c.desc, func(t *testing.T) {

@@ -1,6 +1,10 @@
 package registry
 
-import "unicode"
+import (
+	"unicode"
+
+	"github.com/toolselect/toolselect/registry/internal/confusables"
+)
 
 // confusableName reports a name that can pass for another one
 // (FlagConfusableName): its letters come from scripts that do not mix in
@@ -8,7 +12,8 @@ import "unicode"
 // holds a letter made to look like an ASCII one (fullwidth, mathematical and
 // letterlike forms, small capitals and other Latin lookalikes), or all its
 // letters are lookalikes of ASCII ones from one other script ("рор" in
-// Cyrillic). Names in one script that happen to share a few letters with
+// Cyrillic). What passes for an ASCII character is Unicode's confusables
+// for the characters MCP names allow (package confusables, generated). Names in one script that happen to share a few letters with
 // Latin ("поиск") and Latin mixed with Han, kana or Hangul are not flagged.
 func confusableName(name string) bool {
 	scripts := map[*unicode.RangeTable]bool{}
@@ -20,18 +25,23 @@ func confusableName(name string) bool {
 			}
 			continue
 		}
-		if latinForm(r) {
+		_, passes := confusables.ToASCII[r]
+		script := scriptOf(r)
+		if latinForm(r) || passes && (script == nil || script == unicode.Latin) {
+			// Another form of an ASCII character (fullwidth, mathematical,
+			// ɑ), or a separator drawn like '_', '-' or '.' (U+2010,
+			// U+FE4D, a no-break space): nothing but a lookalike.
 			return true
 		}
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 			continue
 		}
 		letters++
-		if asciiLookalike[r] {
+		if passes {
 			lookalikes++
 		}
-		if s := scriptOf(r); s != nil {
-			scripts[s] = true
+		if script != nil {
+			scripts[script] = true
 		}
 	}
 	if letters > 0 && lookalikes == letters {
@@ -84,24 +94,5 @@ func latinForm(r rune) bool {
 	case r >= 0x24B6 && r <= 0x24E9: // circled letters
 		return true
 	}
-	return latinLookalike[r]
-}
-
-// latinLookalike are Latin letters outside ASCII drawn like ASCII ones.
-var latinLookalike = runeSet("ıȷɑɡɩɪʟʏɢʜɴʀꞮǀǃ")
-
-// asciiLookalike are letters of other scripts drawn like ASCII letters
-// (Unicode's confusables for the Latin alphabet, the common ones).
-var asciiLookalike = runeSet(
-	"аАвВеЕкКмМнНоОрРсСтТуУхХѕЅіІјЈԁԛԜԝӏһҺүҮԍɡѵѴԌ" + // Cyrillic
-		"αΑΒεΕΖΗιΙκΚΜνΝοΟρΡτΤυΥχΧ" + // Greek
-		"օսհոցԳ" + // Armenian
-		"ᎪᏴᏟᎬᏀᎻᏆᏦᏞᎷᏃᏚᎢᏙᏔᎳ") // Cherokee
-
-func runeSet(s string) map[rune]bool {
-	m := map[rune]bool{}
-	for _, r := range s {
-		m[r] = true
-	}
-	return m
+	return false
 }

@@ -34,5 +34,5 @@
 //   - [Pins] holds tool definitions pinned on first sight ([LoadPins],
 //     [Pins.Check], [Pins.Approve]; [Pins.Reload] and [Pins.Save] merge
 //     with edits made to the file elsewhere) and flags hidden text in
-//     descriptions ([FlagInvisible], [FlagBidi], [FlagHTMLComment]).
+//     descriptions ([FlagInvisible], [FlagBidi], [FlagHTMLComment], [FlagHiddenMarkup]).
 package registry

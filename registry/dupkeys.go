@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/toolselect/toolselect/internal/jsonscan"
@@ -22,27 +23,39 @@ import (
 //
 // b must be one valid JSON value nesting no deeper than the argument depth
 // limit (validateArgs checks both first), so the recursion is bounded.
-func reencode(b []byte) (out []byte, pointer, key string, dup bool) {
+//
+// A number with a fraction or an exponent is written as the 64-bit float a
+// receiver reads it as (Go's float64, the C ABI's double, Python's float,
+// the JSON readers behind an MCP upstream) whenever that float is another
+// number than the text says: 0.99999999999999999999 is 1 and 1e-400 is 0
+// to every one of them, so that is what is validated and passed on, and
+// exclusiveMaximum: 1 refuses it as every receiver would see it. rounded
+// reports such a change; a number beyond a float's range (1e400) is
+// refused, its pointer in pointer and its text in key, with tooBig set.
+// Integers are written as given: a receiver may read them as int64.
+func reencode(b []byte) (out []byte, pointer, key string, dup, rounded, tooBig bool) {
 	w := canonWriter{b: b, out: make([]byte, 0, len(b))}
 	w.value(jsonscan.SkipSpace(b, 0))
-	if w.dup {
-		return nil, jsonPointer(w.path), w.key, true
+	if w.dup || w.tooBig {
+		return nil, jsonPointer(w.path), w.key, w.dup, false, w.tooBig
 	}
-	return w.out, "", "", false
+	return w.out, "", "", false, w.rounded, false
 }
 
 type canonWriter struct {
-	b    []byte
-	out  []byte
-	path []string
-	dup  bool
-	key  string
+	b       []byte
+	out     []byte
+	path    []string
+	dup     bool
+	key     string
+	rounded bool
+	tooBig  bool
 }
 
 // value copies the value at b[i] and returns the index after it.
 func (w *canonWriter) value(i int) int {
 	b := w.b
-	if i >= len(b) || w.dup {
+	if i >= len(b) || w.dup || w.tooBig {
 		return len(b)
 	}
 	switch b[i] {
@@ -57,7 +70,7 @@ func (w *canonWriter) value(i int) int {
 			}
 			w.path = append(w.path, strconv.Itoa(n))
 			i = jsonscan.SkipSpace(b, w.value(i))
-			if w.dup {
+			if w.dup || w.tooBig {
 				return len(b)
 			}
 			w.path = w.path[:len(w.path)-1]
@@ -85,8 +98,62 @@ func (w *canonWriter) value(i int) int {
 	if end < 0 {
 		return len(b)
 	}
-	w.out = append(w.out, b[i:end]...)
+	text := b[i:end]
+	if bytes.IndexAny(text, ".eE") < 0 {
+		w.out = append(w.out, text...)
+		return end
+	}
+	f, err := strconv.ParseFloat(string(text), 64)
+	if err != nil { // ±Inf: beyond the range of a float
+		w.tooBig, w.key = true, string(text)
+		return len(b)
+	}
+	short := strconv.AppendFloat(nil, f, 'g', -1, 64)
+	if sameDecimal(text, short) {
+		w.out = append(w.out, text...)
+	} else {
+		w.out, w.rounded = append(w.out, short...), true
+	}
 	return end
+}
+
+// sameDecimal reports whether the JSON numbers a and b are one decimal
+// value (1.50 and 15e-1 are; 0.99999999999999999999 and 1 are not).
+func sameDecimal(a, b []byte) bool {
+	na, da, ea, okA := decimalParts(a)
+	nb, db, eb, okB := decimalParts(b)
+	if !okA || !okB {
+		return false
+	}
+	if da == "" || db == "" { // zero, whatever its sign
+		return da == db
+	}
+	return na == nb && da == db && ea == eb
+}
+
+// decimalParts splits a JSON number into its sign, its significant digits
+// (no leading or trailing zeros; "" for zero) and the power of ten of the
+// last one. ok is false for an exponent beyond an int.
+func decimalParts(t []byte) (neg bool, digits string, exp int, ok bool) {
+	s := string(t)
+	if neg = strings.HasPrefix(s, "-"); neg {
+		s = s[1:]
+	}
+	if k := strings.IndexAny(s, "eE"); k >= 0 {
+		e, err := strconv.Atoi(strings.TrimPrefix(s[k+1:], "+"))
+		if err != nil {
+			return false, "", 0, false
+		}
+		exp, s = e, s[:k]
+	}
+	intPart, frac, _ := strings.Cut(s, ".")
+	exp -= len(frac)
+	d := strings.TrimLeft(intPart+frac, "0")
+	for strings.HasSuffix(d, "0") {
+		d = d[:len(d)-1]
+		exp++
+	}
+	return neg, d, exp, true
 }
 
 func (w *canonWriter) object(i int) int {
@@ -129,7 +196,7 @@ func (w *canonWriter) object(i int) int {
 		}
 		w.out = append(w.out, ':')
 		i = jsonscan.SkipSpace(b, w.value(jsonscan.SkipSpace(b, i+1)))
-		if w.dup {
+		if w.dup || w.tooBig {
 			return len(b)
 		}
 		w.path = w.path[:len(w.path)-1]

@@ -173,7 +173,10 @@ func (p *Pins) CheckWith(t Tool, strict, holdNew bool) (PinCheck, bool, error) {
 			return c, false, nil
 		}
 		p.touch(t.Name)
-		pin.Pending = nil // the definition came back to its pin
+		// The definition came back to its pin: nothing waits, but what was
+		// reviewed, if anything, is no longer what will come next.
+		pin.Changes = pin.Pending.seen()
+		pin.Pending = nil
 		return c, true, nil
 	default:
 		c.Status, c.Changed, c.Held = PinChanged, pin.changedParts(h), true
@@ -184,6 +187,8 @@ func (p *Pins) CheckWith(t Tool, strict, holdNew bool) (PinCheck, bool, error) {
 	}
 	if pin.Pending != nil {
 		pending.Seen = pin.Pending.seen() + 1
+	} else {
+		pending.Seen = pin.Changes + 1
 	}
 	p.touch(t.Name)
 	pin.Pending = pending

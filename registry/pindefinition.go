@@ -36,6 +36,11 @@ type toolPin struct {
 	Reviewed bool `json:"reviewed,omitempty"`
 	// Pending is the changed definition seen since, waiting for approval.
 	Pending *pendingPin `json:"pending,omitempty"`
+	// Changes counts the changed definitions seen since the pin that no
+	// longer wait because the definition came back to the pin (A-B-A): the
+	// next change's Seen starts above it, so an approval by name alone
+	// cannot approve what arrives after a person reviewed another (A-B-A-C).
+	Changes int `json:"changes,omitempty"`
 }
 
 // pendingPin is a changed definition held until approved.
@@ -46,8 +51,9 @@ type pendingPin struct {
 	// held for review on first sight.
 	Changed []string `json:"changed"`
 	// Seen counts the different definitions that waited since the pin (1:
-	// only this one), so an approval by name alone cannot approve one that
-	// arrived after the person looked.
+	// only this one), those that stopped waiting when the definition came
+	// back to the pin included, so an approval by name alone cannot approve
+	// one that arrived after the person looked.
 	Seen int `json:"seen,omitempty"`
 }
 

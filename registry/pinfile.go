@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/toolselect/toolselect/internal/strictjson"
 	"io"
 	"os"
 	"path/filepath"
@@ -88,7 +89,10 @@ func (f *pinFile) UnmarshalJSON(b []byte) error {
 		Resources         map[string]*toolPin `json:"resources"`
 		ResourceTemplates map[string]*toolPin `json:"resourceTemplates"`
 	}
-	if err := json.Unmarshal(b, &raw); err != nil {
+	// "Tools" beside "tools", or a pin given twice, is two files in one:
+	// which one a reader trusts is not guessed (strictjson). A key no
+	// field has is left, as a newer toolselect may write one.
+	if err := strictjson.UnmarshalKnown(b, &raw); err != nil {
 		return err
 	}
 	f.Version, f.Tools = raw.Version, map[string]*toolPin{}

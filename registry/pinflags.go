@@ -2,6 +2,8 @@ package registry
 
 import (
 	"encoding/json"
+	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -19,8 +21,13 @@ const (
 	FlagInvisible   = "invisible_characters"
 	FlagBidi        = "bidi_controls" // bidirectional overrides, embeddings, isolates and marks (Bidi_Control)
 	FlagHTMLComment = "html_comment"  // <!-- ... --> hidden from rendered text
-	// FlagBlankLines: a run of blankRunLimit or more blank lines, which
-	// pushes what follows out of a reviewer's view.
+	// FlagHiddenMarkup: markup that renders as nothing yet carries text
+	// or a target: an element styled display:none or visibility:hidden, an
+	// empty markdown link "[](...)".
+	FlagHiddenMarkup = "hidden_markup"
+	// FlagBlankLines: a run of blankRunLimit or more blank lines, or of
+	// spaceRunLimit or more spaces (ideographic and no-break spaces, tabs)
+	// within a line, which pushes what follows out of a reviewer's view.
 	FlagBlankLines = "blank_lines"
 	// FlagConfusableName: the tool's name mixes scripts (Latin with
 	// Cyrillic, Greek...) or holds a letter made to look like an ASCII one
@@ -78,20 +85,53 @@ func definitionFlags(t Tool) []string {
 	return h.flags()
 }
 
-// hiddenText collects what scan found.
-type hiddenText struct{ invisible, bidi, comment, blank, confusable bool }
+// hiddenText collects the flags scan found.
+type hiddenText struct {
+	found      map[string]bool
+	confusable bool
+}
+
+// flagOrder is the order flags are listed in.
+var flagOrder = []string{FlagInvisible, FlagBidi, FlagHTMLComment, FlagHiddenMarkup, FlagBlankLines, FlagConfusableName}
 
 func (h *hiddenText) flags() []string {
 	var flags []string
-	for _, f := range []struct {
-		on   bool
-		flag string
-	}{{h.invisible, FlagInvisible}, {h.bidi, FlagBidi}, {h.comment, FlagHTMLComment}, {h.blank, FlagBlankLines}, {h.confusable, FlagConfusableName}} {
-		if f.on {
-			flags = append(flags, f.flag)
+	for _, f := range flagOrder {
+		if h.found[f] || f == FlagConfusableName && h.confusable {
+			flags = append(flags, f)
 		}
 	}
 	return flags
+}
+
+func (h *hiddenText) set(flag string) {
+	if h.found == nil {
+		h.found = map[string]bool{}
+	}
+	h.found[flag] = true
+}
+
+// spaceRunLimit is how many spaces in a row within a line are flagged
+// (FlagBlankLines): a text pushed off the right of a reviewer's view.
+const spaceRunLimit = 32
+
+// hiddenTextRules are the patterns of text a reviewer does not see (or
+// sees elsewhere) but a model reads, one rule a row, each with the flag it
+// raises. Characters that render as nothing are isInvisible's.
+var hiddenTextRules = []struct {
+	flag  string
+	found func(string) bool
+}{
+	{FlagHTMLComment, func(s string) bool { return strings.Contains(s, "<!--") }},
+	// <span style="display: none">, visibility:hidden, the hidden attribute.
+	{FlagHiddenMarkup, regexp.MustCompile(`(?i)display\s*:\s*none|visibility\s*:\s*hidden|<[a-z][^>]*\shidden[\s=/>]`).MatchString},
+	// [](https://...): a link with no text renders as nothing.
+	{FlagHiddenMarkup, regexp.MustCompile(`\[[\s\x{3000}\x{00A0}]*\]\(`).MatchString},
+	{FlagBlankLines, func(s string) bool { return blankRun(s) >= blankRunLimit }},
+	{FlagBlankLines, regexp.MustCompile(`[ \t\x{00A0}\x{2007}\x{202F}\x{3000}]{` + strconv.Itoa(spaceRunLimit) + `,}`).MatchString},
+	// A carriage return not ending a line sends a terminal back to the
+	// line's start: what follows is drawn over what came before.
+	{FlagInvisible, regexp.MustCompile(`\r([^\n]|$)`).MatchString},
 }
 
 // scanJSON scans every string of a decoded JSON value, object keys included.
@@ -112,11 +152,10 @@ func (h *hiddenText) scanJSON(v any) {
 }
 
 func (h *hiddenText) scan(s string) {
-	if strings.Contains(s, "<!--") {
-		h.comment = true
-	}
-	if blankRun(s) >= blankRunLimit {
-		h.blank = true
+	for _, rule := range hiddenTextRules {
+		if !h.found[rule.flag] && rule.found(s) {
+			h.set(rule.flag)
+		}
 	}
 	selectors, afterChar := 0, false
 	for _, r := range s {
@@ -126,16 +165,16 @@ func (h *hiddenText) scan(s string) {
 			// run they select nothing and can encode hidden bytes.
 			selectors++
 			if selectors > 1 || !afterChar {
-				h.invisible = true
+				h.set(FlagInvisible)
 			}
 			continue
 		}
 		selectors, afterChar = 0, true
 		switch {
 		case unicode.Is(unicode.Bidi_Control, r):
-			h.bidi = true
+			h.set(FlagBidi)
 		case isInvisible(r):
-			h.invisible = true
+			h.set(FlagInvisible)
 		}
 	}
 }

@@ -16,7 +16,7 @@ func (pin *toolPin) waiting() (sha string, seen int, ok bool) {
 	case pin.Pending != nil:
 		return pin.Pending.SHA256, pin.Pending.seen(), true
 	case len(pin.Flags) > 0 && !pin.Reviewed:
-		return pin.SHA256, 1, true
+		return pin.SHA256, pin.Changes + 1, true
 	}
 	return "", 0, false
 }
@@ -29,7 +29,7 @@ func (p *Pins) approve(name string) {
 		*pin = pin.Pending.pinOf()
 		return
 	}
-	pin.Reviewed = true
+	pin.Reviewed, pin.Changes = true, 0
 }
 
 // Approve makes each named tool's pending definition its pin (and marks a
@@ -53,8 +53,10 @@ func (p *Pins) Approve(names ...string) (missing []string) {
 // sha256 ([PinCheck.SHA256], shown by "pins list"), and only it: when another
 // one waits, it is ErrStaleApproval naming the hash that waits. With sha256
 // "", it approves what waits only when exactly one definition waited since
-// the pin (a second one may have arrived after the person looked). It
-// returns the hash it approved.
+// the pin, counting one that stopped waiting when the definition came back
+// to the pin (a second one may have arrived after the person looked: v1
+// pinned, v2 reviewed, v1 back, v3 arriving is refused by name). It returns
+// the hash it approved.
 func (p *Pins) ApproveDefinition(name, sha256 string) (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -65,7 +67,7 @@ func (p *Pins) ApproveDefinition(name, sha256 string) (string, error) {
 	case sha256 != "" && !strings.EqualFold(sha256, sha):
 		return "", fmt.Errorf("%w: %s@%s; what waits now is %s@%s", ErrStaleApproval, name, sha256, name, sha)
 	case sha256 == "" && seen > 1:
-		return "", fmt.Errorf("%w: %d definitions of %s waited since it was pinned, so its name alone does not say which was reviewed; approve the one you reviewed: %s@%s is the one waiting now", ErrStaleApproval, seen, name, name, sha)
+		return "", fmt.Errorf("%w: %d definitions of %s waited since it was pinned (one that came back to the pinned definition counts), so its name alone does not say which was reviewed; review it again (pins list) and approve the one you reviewed: %s@%s is the one waiting now", ErrStaleApproval, seen, name, name, sha)
 	}
 	p.approve(name)
 	return sha, nil

@@ -76,8 +76,10 @@ func (p *prechecker) str() (s []byte, plain, ok bool) {
 	return nil, false, false
 }
 
-// members walks an object at depth, calling f at each member's value.
-func (p *prechecker) members(depth int, f func(key []byte, plainKey bool) bool) bool {
+// members walks an object at depth, calling f at each member's value. An
+// object naming a member twice, or with an escaped name (which may decode to
+// a name given before), is not decided here.
+func (p *prechecker) members(depth int, f func(key []byte) bool) bool {
 	if !p.at('{') || depth > p.lim.MaxSchemaDepth {
 		return false
 	}
@@ -86,14 +88,21 @@ func (p *prechecker) members(depth int, f func(key []byte, plainKey bool) bool) 
 		p.i++
 		return true
 	}
+	var seen [][]byte // a name given twice is the compiler path's to refuse (strictjson)
 	for {
 		key, plain, ok := p.str()
-		if !ok || !p.at(':') {
+		if !ok || !p.at(':') || !plain {
 			return false
 		}
+		for _, k := range seen {
+			if string(k) == string(key) {
+				return false
+			}
+		}
+		seen = append(seen, key)
 		p.i++
 		p.ws()
-		if !f(key, plain) {
+		if !f(key) {
 			return false
 		}
 		switch {
@@ -154,7 +163,7 @@ func (p *prechecker) value(depth int) bool {
 	}
 	switch p.b[p.i] {
 	case '{':
-		return p.members(depth, func(key []byte, _ bool) bool {
+		return p.members(depth, func(key []byte) bool {
 			if string(key) == "enum" && p.at('[') {
 				n, ok := p.elements(depth+1, func() bool { return p.value(depth + 2) })
 				return ok && n <= p.lim.MaxEnum
@@ -182,8 +191,8 @@ func (p *prechecker) schema(depth int, root bool) bool {
 	if p.i < len(p.b) && p.b[p.i] != '{' {
 		return !root && p.boolean()
 	}
-	return p.members(depth, func(key []byte, plain bool) bool {
-		return plain && p.keyword(string(key), depth+1, root)
+	return p.members(depth, func(key []byte) bool {
+		return p.keyword(string(key), depth+1, root)
 	})
 }
 
@@ -206,7 +215,7 @@ func (p *prechecker) keyword(k string, depth int, root bool) bool {
 		})
 		return ok && n > 0
 	case "properties":
-		return p.members(depth, func([]byte, bool) bool { return p.schema(depth+1, false) })
+		return p.members(depth, func([]byte) bool { return p.schema(depth+1, false) })
 	case "items", "additionalProperties", "not":
 		return p.schema(depth, false)
 	case "anyOf", "oneOf", "allOf":

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/toolselect/toolselect/internal/strictjson"
 	"io"
 	"regexp"
 	"regexp/syntax"
@@ -149,6 +150,11 @@ func decodeSchema(raw []byte, lim Limits) (any, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(trimmed))
 	if err != nil {
 		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
+	}
+	// {"type": "string", "type": "integer"} is one schema to the validator
+	// (the last) and another to a reader or a provider keeping the first.
+	if err := strictjson.Check(trimmed, nil); err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
 	}
 	if err := checkSchemaShape(doc, lim, 1); err != nil {
 		return nil, err

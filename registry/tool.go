@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/toolselect/toolselect/internal/strictjson"
 )
 
 // NoSchemaMode says how a tool registered without a schema may be run.
@@ -71,11 +72,14 @@ func NewTool(name, description string, parameters json.RawMessage) Tool {
 	return Tool{Type: "function", Name: name, Description: description, Parameters: parameters, Safe: true}
 }
 
-// UnmarshalJSON decodes a canonical tool, defaulting Safe to true when absent.
+// UnmarshalJSON decodes a canonical tool, defaulting Safe to true when
+// absent. Keys another program may have added are left alone, but one that
+// matches a field only in case ("Safe": true beside "safe": false) and a name
+// given twice at any depth are refused (strictjson).
 func (t *Tool) UnmarshalJSON(data []byte) error {
 	type plain Tool
 	p := plain{Safe: true}
-	if err := json.Unmarshal(data, &p); err != nil {
+	if err := strictjson.UnmarshalKnown(data, &p); err != nil {
 		return err
 	}
 	*t = Tool(p)

@@ -77,9 +77,19 @@ func validateArgs(tool string, sch *jsonschema.Schema, raw []byte, lim Limits) (
 	if deeperThan(v, lim.MaxArgsDepth) {
 		return nil, fail("", "maxDepth", fmt.Sprintf("the arguments nest deeper than %d levels", lim.MaxArgsDepth))
 	}
-	checked, pointer, key, dup := reencode(raw)
+	checked, pointer, key, dup, rounded, tooBig := reencode(raw)
 	if dup {
 		return nil, fail(pointer, "duplicateKey", fmt.Sprintf("the key %q appears more than once in one object; give it once", key))
+	}
+	if tooBig {
+		return nil, fail(pointer, "number", fmt.Sprintf("the number %s is beyond the range of a 64-bit float, what a receiver reads it as", key))
+	}
+	if rounded {
+		// What is validated is what is passed on: the numbers as a
+		// receiver's float reads them (see reencode).
+		if v, err = decodeJSON(checked); err != nil {
+			return nil, fail("", "json", "the arguments are not valid JSON: "+err.Error())
+		}
 	}
 	if err := validateValue(tool, sch, v); err != nil {
 		return nil, err

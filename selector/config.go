@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/toolselect/toolselect/internal/strictjson"
 	"io"
 	"log/slog"
 	"maps"
@@ -439,16 +440,24 @@ func ConfigFromJSON(data []byte) (Config, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return Config{}, fmt.Errorf("%w: trailing data after the JSON object", ErrInvalidConfig)
 	}
+	if err := strictjson.Check(data, nil); err != nil { // a name given twice, at any depth
+		return Config{}, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
 	c := defaultConfig()
 	keys := slices.Sorted(maps.Keys(doc))
 	var errs []error
 	for _, key := range keys {
 		raw := doc[key]
-		if strings.EqualFold(key, "api_key_set") { // written by MarshalJSON; ignored
+		if key == "api_key_set" { // written by MarshalJSON; ignored
 			continue
 		}
-		i := slices.IndexFunc(settings, func(s setting) bool { return strings.EqualFold(s.key, key) })
+		i := slices.IndexFunc(settings, func(s setting) bool { return s.key == key })
 		if i < 0 {
+			// Keys match exactly, as everywhere else (strictjson): "Allow_X"
+			// is not read as allow_x.
+			if j := slices.IndexFunc(settings, func(s setting) bool { return strings.EqualFold(s.key, key) }); j >= 0 {
+				return Config{}, fmt.Errorf("%w: %w", ErrInvalidConfig, &strictjson.KeyError{Path: key, Key: key, Problem: strictjson.ProblemCase, Want: []string{settings[j].key}})
+			}
 			return Config{}, fmt.Errorf("%w: json: unknown field %q", ErrInvalidConfig, key)
 		}
 		s := &settings[i]

@@ -57,9 +57,20 @@ int main(void) {
     rc = toolselect_registry_authorize(reg, "{\"tool\":\"add\",\"args\":{ \"a\" : 1 }}", NULL, &out);
     CHECK(rc == TS_OK && strstr(out, "\"allowed\":true") && strstr(out, "\"args\":{\"a\":1}"), "authorize: %d %s", rc, out);
     toolselect_free(out);
-    /* Policy keys are exact. */
+    /* A number is judged as the double a receiver reads: 1.00000000000000000001
+     * is the integer 1 and is passed on so; 1e400 is no double at all. */
+    rc = toolselect_registry_authorize(reg, "{\"tool\":\"add\",\"args\":{\"a\":1.00000000000000000001}}", NULL, &out);
+    CHECK(rc == TS_OK && strstr(out, "\"allowed\":true") && strstr(out, "\"args\":{\"a\":1}"), "authorize a rounded number: %d %s", rc, out);
+    toolselect_free(out);
+    rc = toolselect_registry_validate(reg, "add", "{\"a\":1e400}", &out);
+    CHECK(rc == TS_OK && strstr(out, "\"valid\":false") && strstr(out, "\"rule\":\"number\""), "a number beyond a double: %s", out);
+    toolselect_free(out);
+    /* Policy keys are exact, and given once. */
     rc = toolselect_registry_authorize(reg, "{\"tool\":\"add\",\"args\":{\"a\":1}}", "{\"Allow_Unsafe\":true}", &out);
     CHECK(rc == TS_ERR_ARGUMENT && strstr(out, "Allow_Unsafe"), "a policy key in another case: %d %s", rc, out);
+    toolselect_free(out);
+    rc = toolselect_registry_authorize(reg, "{\"tool\":\"add\",\"args\":{\"a\":1}}", "{\"allow_unsafe\":false,\"allow_unsafe\":true}", &out);
+    CHECK(rc == TS_ERR_ARGUMENT && strstr(out, "given twice"), "a policy key given twice: %d %s", rc, out);
     toolselect_free(out);
 
     rc = toolselect_registry_validate(reg, NULL, "{}", &out);

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -296,5 +297,56 @@ func TestMCPImportVSCodeInputs(t *testing.T) {
 	r = execCLI(t, nil, "", "mcp", "import-config", writeTemp(t, "mcp.json", file), "--client", "cursor")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "VS Code inputs (gh-token)") {
 		t.Errorf("cursor: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// What import-config prints keeps a URL's user info and query string out of
+// sight, and a placeholder in the URL or the arguments stays a reference;
+// --out writes the user info and query string as given. The proxy that
+// expands the references at start lists what the environment put into the
+// URL, the command or the arguments as Secrets, so it masks them in its
+// errors, stats and log.
+func TestMCPImportConfigMasksSecretsInURLsAndArgs(t *testing.T) {
+	t.Setenv("TS_TEST_PATH_KEY", "path-key-secret")
+	t.Setenv("TS_TEST_ARG_TOKEN", "arg-token-secret")
+	client := `{"mcpServers": {
+		"web": {"url": "https://user:userinfo-secret@mcp.example/mcp/${env:TS_TEST_PATH_KEY}/sse?api_key=query-secret"},
+		"local": {"command": "server", "args": ["--token", "${TS_TEST_ARG_TOKEN}", "--home", "${TS_TEST_UNSET:-plain-default}"]}
+	}}`
+	out := filepath.Join(t.TempDir(), "toolselect-mcp.json")
+	r := execCLI(t, nil, "", "mcp", "import-config", writeTemp(t, "claude_desktop_config.json", client), "--out", out)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, secret := range []string{"userinfo-secret", "query-secret", "path-key-secret", "arg-token-secret"} {
+		if strings.Contains(r.stdout+r.stderr, secret) {
+			t.Errorf("%q printed:\n%s%s", secret, r.stdout, r.stderr)
+		}
+	}
+	for _, shown := range []string{"https://mcp.example/mcp/${env:TS_TEST_PATH_KEY}/sse?...", "${env:TS_TEST_ARG_TOKEN}", "${env:TS_TEST_UNSET:-plain-default}"} {
+		if !strings.Contains(r.stdout, shown) {
+			t.Errorf("the printed configuration lacks %s:\n%s", shown, r.stdout)
+		}
+	}
+	written, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"userinfo-secret", "query-secret", "${env:TS_TEST_PATH_KEY}", "${env:TS_TEST_ARG_TOKEN}"} {
+		if !strings.Contains(string(written), want) {
+			t.Errorf("the written configuration lacks %s:\n%s", want, written)
+		}
+	}
+	cfg, err := mcpproxy.LoadConfig(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var secrets []string
+	for _, u := range cfg.Upstreams {
+		secrets = append(secrets, u.Secrets...)
+	}
+	slices.Sort(secrets)
+	if !slices.Equal(secrets, []string{"arg-token-secret", "path-key-secret"}) {
+		t.Errorf("the proxy's expanded secrets: %q", secrets)
 	}
 }

@@ -50,7 +50,7 @@ func TestMCPUsage(t *testing.T) {
 	}
 	cfg = writeTemp(t, "two.json", `{"upstreams":[{"name":"a","command":"x"}]}{"keep":["a__b"]}`)
 	r = execCLI(t, nil, "", "mcp", "--config", cfg)
-	if r.code != exitUsage || !strings.Contains(r.stderr, "unexpected data after the configuration object") {
+	if r.code != exitUsage || !strings.Contains(r.stderr, "unexpected data after the JSON value") {
 		t.Fatalf("data after the config object: %d %q", r.code, r.stderr)
 	}
 	oneLine(t, r.stderr)

@@ -122,6 +122,17 @@ func maskSecrets(cfg mcpproxy.Config) mcpproxy.Config {
 			}
 			*m = masked
 		}
+		// A URL's user info and query, and what Secrets lists (a key in the
+		// URL's path, a token expanded into an argument), are printed as ***.
+		u.URL = u.Mask(u.URL)
+		u.Command = u.Mask(u.Command)
+		u.Args = append([]string(nil), u.Args...)
+		for j := range u.Args {
+			u.Args[j] = u.Mask(u.Args[j])
+		}
+		if len(u.Secrets) > 0 {
+			u.Secrets = slices.Repeat([]string{"***"}, len(u.Secrets))
+		}
 		ups[i] = u
 	}
 	cfg.Upstreams = ups
@@ -142,8 +153,8 @@ Reads an MCP client's configuration FILE ("mcpServers" of Claude Desktop, Claude
 configuration it corresponds to, then the entry that replaces the client's servers with
 "toolselect mcp --config CONFIG" (both paths absolute). Placeholders stay references
 (${NAME} becomes ${env:NAME}, expanded by the proxy when it starts; a VS Code input is passed by
-the entry). Values written out in env and headers are printed as "***"; --out writes the
-configuration with them, mode 0600 whatever the file had.`)
+the entry). Values written out in env and headers are printed as "***", and so are a URL's user
+info and query string; --out writes the configuration with them, mode 0600 whatever the file had.`)
 	client := fs.String("client", "", "the `CLIENT` to write the entry for: claude-desktop, claude-code, cursor or vscode (default: from FILE's name and shape)")
 	out := fs.String("out", "", "write the toolselect configuration to `CONFIG` (always mode 0600: a new file renamed over the old; values written out in env and headers included); the entry names it")
 	files, code, ok := parseInterleaved(env, fs, args)

@@ -309,3 +309,44 @@ class CallerViewTest(Fixture):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class NumberTest(unittest.TestCase):
+    """A number is judged as the value the callable receives: text that
+    rounds across a bound is refused (as Go, the C ABI and the proxy refuse
+    it), and an ``int`` parameter receives an ``int``."""
+
+    def setUp(self):
+        self.reg = ts.ToolRegistry()
+        self.got = []
+
+        def ratio(f: float) -> None:
+            """A ratio strictly between 0 and 1."""
+            self.got.append(f)
+
+        def count(n: int, more: "list[int]") -> None:
+            """Counts."""
+            self.got.append((n, more))
+
+        self.reg.register("ratio", ratio, parameters={
+            "type": "object", "properties": {"f": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}},
+            "required": ["f"]})
+        self.reg.register(count)
+
+    def test_a_number_rounding_across_a_bound_is_refused(self):
+        for text, rule in (('{"f": 1e-400}', "exclusiveMinimum"), ('{"f": 0.99999999999999999999}', "exclusiveMaximum")):
+            with self.subTest(text=text):
+                with self.assertRaises(ts.InvalidArgumentsError) as cm:
+                    self.reg.run("ratio", text)
+                self.assertEqual([v.rule for v in cm.exception.violations], [rule])
+        self.assertEqual(self.got, [], "nothing ran")
+        self.reg.run("ratio", '{"f": 0.5}')
+        self.assertEqual(self.got, [0.5])
+
+    def test_an_int_parameter_receives_an_int(self):
+        self.reg.run("count", '{"n": 1.0, "more": [2.0, 1e2, 3]}')
+        n, more = self.got[-1]
+        self.assertEqual((n, more), (1, [2, 100, 3]))
+        self.assertEqual([type(x) for x in [n, *more]], [int, int, int, int])
+        with self.assertRaises(ts.InvalidArgumentsError):
+            self.reg.run("count", '{"n": 1.5, "more": []}')

@@ -339,6 +339,8 @@ def _converter(tp: Any) -> Optional[Converter]:
         return None if inner is None else _or_none(inner)
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return tp
+    if tp is int:
+        return _to_int
     if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
         return _fixed_tuple([_converter(a) for a in args])
     if origin in (list, tuple, set, frozenset) or tp in (tuple, set, frozenset):
@@ -364,6 +366,17 @@ def _converter(tp: Any) -> Optional[Converter]:
     if isinstance(tp, type) and callable(validate):
         return validate  # type: ignore[no-any-return]
     return None
+
+
+def _to_int(v: Any) -> Any:
+    """An ``int`` parameter receives an ``int``: JSON Schema's "integer"
+    admits ``1.0`` (and ``1e2``), which JSON decodes to a float, so an
+    integral float is converted; any other float is refused."""
+    if isinstance(v, float):
+        if v.is_integer():
+            return int(v)
+        raise TypeError(f"expected an integer, got {v!r}")
+    return v
 
 
 def _or_none(inner: Converter) -> Converter:

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/toolselect/toolselect/internal/strictjson"
 	"io"
 	"os"
 	"strings"
@@ -74,17 +75,13 @@ func parseRecord(b []byte) (Record, error) {
 	return r, nil
 }
 
-// decodeRecord is encoding/json's reading of a record: every shape it
-// accepts, and its exact error for the rest.
+// decodeRecord is strictjson's reading of a record: every shape
+// encoding/json accepts with keys given once and matched exactly, and its
+// exact error for the rest.
 func decodeRecord(b []byte) (Record, error) {
 	var r Record
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	if err := strictjson.Unmarshal(b, &r); err != nil {
 		return r, fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	if dec.More() {
-		return r, fmt.Errorf("%w: more than one JSON value", ErrMalformed)
 	}
 	return r, nil
 }

@@ -122,6 +122,9 @@ func TestFileStoreErrorsNameTheLine(t *testing.T) {
 		{"no tools", `{"query":"a","tools":[]}` + "\n", 1, "no tool names"},
 		{"unknown key", `{"query":"a","tools":["x"],"tool":"y"}` + "\n", 1, "unknown field"},
 		{"two values", `{"query":"a","tools":["x"]} {}` + "\n", 1, "more than one"},
+		// A record a person reads as one thing and encoding/json as another.
+		{"case variant", `{"query":"a","tools":["x"],"Tools":["rm"]}` + "\n", 1, `the key "Tools" matches "tools" only in case`},
+		{"key twice", `{"query":"a","tools":["x"],"tools":["rm"]}` + "\n", 1, `the key "tools" is given twice`},
 		{"huge line", `{"query":"a","tools":["x"]}` + "\n" + `{"query":"` + strings.Repeat("a", maxLineBytes) + `","tools":["x"]}` + "\n" + `{"query":"b","tools":["x"]}` + "\n", 2, "longer than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

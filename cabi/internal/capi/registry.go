@@ -18,7 +18,7 @@ type RegistryOptions struct {
 func RegistryNew(opts []byte, present bool) Result {
 	var o RegistryOptions
 	if present && len(bytes.TrimSpace(opts)) > 0 {
-		if r := JSON("options_json", opts, true, &o); r != nil {
+		if r := Strict("options_json", opts, true, &o); r != nil {
 			return *r
 		}
 	}

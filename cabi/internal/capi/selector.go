@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/toolselect/toolselect/internal/strictjson"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -83,6 +84,10 @@ func SelectorNew(cfgJSON []byte, present bool) Result {
 // when the caller's own client sends its sessions' requests, to base_url, or
 // to an endpoint the caller cannot name when base_url is empty.
 func takeOwnClient(cfgJSON []byte) ([]byte, bool, error) {
+	var twice *strictjson.KeyError
+	if err := strictjson.Check(cfgJSON, nil); errors.As(err, &twice) {
+		return nil, false, err // a name given twice: which one counts is not guessed
+	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(cfgJSON, &m) != nil {
 		return cfgJSON, false, nil // not an object: ConfigFromJSON says so
