@@ -28,7 +28,8 @@ var (
 	ErrCapability = errors.New("tool lacks a capability the caller requires")
 	// ErrNotReadOnly: a schema-less tool in read-only mode does not declare the readOnly capability.
 	ErrNotReadOnly = errors.New("schema-less read-only tool is not declared readOnly")
-	// ErrApprovalRequired: a schema-less tool in human-approval mode and no Approver configured.
+	// ErrApprovalRequired: a tool that requires approval (RequiresApproval, or
+	// schema-less in human-approval mode) and no Approver configured.
 	ErrApprovalRequired = errors.New("human approval required but no approver is configured")
 	// ErrApprovalDenied: the approver said no.
 	ErrApprovalDenied = errors.New("approval denied")
@@ -47,7 +48,7 @@ type CallError struct {
 	ID string
 	// Tool is the tool's canonical name, or the name as received when unknown.
 	Tool string
-	// Outcome is OutcomeInvalid, OutcomeRefused or OutcomeCanceled.
+	// Outcome is OutcomeInvalid, OutcomeRefused, OutcomeCanceled or OutcomePending.
 	Outcome Outcome
 	// Violations lists the broken rules for OutcomeInvalid (after repair, if any).
 	Violations []registry.Violation
@@ -153,6 +154,7 @@ var rules = []struct {
 	{ErrNotReadOnly, registry.RuleNoSchemaReadOnly},
 	{ErrApprovalRequired, registry.RuleApprovalRequired},
 	{ErrApprovalDenied, registry.RuleApprovalDenied},
+	{ErrApprovalPending, registry.RuleApprovalRequired},
 }
 
 // goHints are the Go program's words: what to set for a refused call to

@@ -56,6 +56,10 @@ type Tool struct {
 	NoSchemaMode NoSchemaMode `json:"noSchemaMode,omitempty"`
 	// Safe is false for a tool that must never be offered unless unsafe tools are allowed.
 	Safe bool `json:"safe"`
+	// RequiresApproval says every call must be approved by someone before
+	// it runs, whatever else the caller allows: without an approver it is
+	// refused ([RuleApprovalRequired]). Pinned with the annotations.
+	RequiresApproval bool `json:"requiresApproval,omitempty"`
 	// Tags are free-form labels used by ranking.
 	Tags []string `json:"tags,omitempty"`
 	// Roles lists who may use the tool; empty means everyone.
