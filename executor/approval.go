@@ -14,20 +14,13 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-// ErrApprovalPending: the call waits for an approval that was not given
-// yet; the *CallError wraps a *PendingApproval whose ID [Executor.Resume]
-// takes. Its Rule is registry.RuleApprovalRequired and its Outcome
-// [OutcomePending]. An Approver returns it (or an error wrapping it) to
-// decide later.
-var ErrApprovalPending = errors.New("approval pending")
-
-// PendingApproval is a call that was asked about and not answered yet: the
-// tool, the validated arguments and what the approver is shown. An agent
-// loop that must wait for a person gets it from the error (errors.As), shows
-// it, and later calls [Executor.Resume] with its ID and the answer: the call
-// runs as it was asked about, without selecting or hydrating it again. It is
-// data (JSON), so an [ApprovalStore] may keep it anywhere.
-type PendingApproval struct {
+// pendingApproval is a call that was asked about and not answered yet: the
+// tool, the validated arguments and why it is asked. The *CallError of the
+// parked call carries its ID ([CallError.PendingID]) and arguments;
+// [Executor.Resume] runs it as it was asked about, without selecting or
+// hydrating it again. It is data (JSON), so an approvalStore may keep it
+// anywhere (Redis, for several processes).
+type pendingApproval struct {
 	// ID is the pending approval's own ID, random and used once.
 	ID string `json:"id"`
 	// CallID is the call's ID, if it had one.
@@ -50,51 +43,43 @@ type PendingApproval struct {
 	Created time.Time `json:"created"`
 }
 
-// Error says which call waits and how to go on.
-func (p *PendingApproval) Error() string {
-	return fmt.Sprintf("%v: %q waits for approval (resume it with ID %s)", ErrApprovalPending, p.Tool, p.ID)
-}
-
-// Unwrap returns [ErrApprovalPending].
-func (p *PendingApproval) Unwrap() error { return ErrApprovalPending }
-
-// ApprovalStore keeps the executor's approval state: calls waiting for an
+// approvalStore keeps the executor's approval state: calls waiting for an
 // answer, and how often each exact call (tool and arguments) was declined,
 // so that a model retrying a declined call is told, not asked about forever.
-// Executors given the same store share it. It must be safe for concurrent
-// use. nil in [Options.Approvals] is a [MemoryApprovals] of the executor's
-// own.
-type ApprovalStore interface {
+// Views of one executor share it. It must be safe for concurrent use; the
+// one implementation is memoryApprovals (a shared store, e.g. Redis, is the
+// next one).
+type approvalStore interface {
 	// Park keeps p until Take.
-	Park(ctx context.Context, p PendingApproval) error
+	Park(ctx context.Context, p pendingApproval) error
 	// Take returns and removes the pending approval id (false: none, or
 	// taken already: an ID resumes one call once).
-	Take(ctx context.Context, id string) (PendingApproval, bool, error)
+	Take(ctx context.Context, id string) (pendingApproval, bool, error)
 	// Declined adds n (0 or 1) to the count of declines of the call key and
 	// returns the count.
 	Declined(ctx context.Context, key string, n int) (int, error)
 }
 
-// MemoryApprovals is an [ApprovalStore] in memory. Its zero value is ready to use.
-type MemoryApprovals struct {
+// memoryApprovals is an approvalStore in memory. Its zero value is ready to use.
+type memoryApprovals struct {
 	mu       sync.Mutex
-	pending  map[string]PendingApproval
+	pending  map[string]pendingApproval
 	declined map[string]int
 }
 
 // Park keeps p.
-func (m *MemoryApprovals) Park(_ context.Context, p PendingApproval) error {
+func (m *memoryApprovals) Park(_ context.Context, p pendingApproval) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.pending == nil {
-		m.pending = map[string]PendingApproval{}
+		m.pending = map[string]pendingApproval{}
 	}
 	m.pending[p.ID] = p
 	return nil
 }
 
 // Take returns and removes the pending approval id.
-func (m *MemoryApprovals) Take(_ context.Context, id string) (PendingApproval, bool, error) {
+func (m *memoryApprovals) Take(_ context.Context, id string) (pendingApproval, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	p, ok := m.pending[id]
@@ -103,7 +88,7 @@ func (m *MemoryApprovals) Take(_ context.Context, id string) (PendingApproval, b
 }
 
 // Declined adds n to key's count of declines and returns it.
-func (m *MemoryApprovals) Declined(_ context.Context, key string, n int) (int, error) {
+func (m *memoryApprovals) Declined(_ context.Context, key string, n int) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.declined == nil {
@@ -157,7 +142,7 @@ func (e *Executor) ask(ctx context.Context, inv *Invocation, rec *Record) (asked
 		return asked{}, e.park(ctx, inv, args)
 	}
 	req := ApprovalRequest{ID: inv.ID, Tool: inv.entry.Tool(), Args: append(json.RawMessage(nil), args...),
-		Validated: inv.Validated, ArgsSHA256: rec.ArgsSHA256, Reason: e.askReason(inv.entry)}
+		Validated: inv.Validated, ArgsSHA256: rec.ArgsSHA256, Reason: askReason(inv.entry.Def())}
 	a, err := e.callApprover(ctx, req)
 	switch {
 	case ctx.Err() != nil:
@@ -170,26 +155,42 @@ func (e *Executor) ask(ctx context.Context, inv *Invocation, rec *Record) (asked
 	return e.answered(ctx, inv.entry, inv.binding, c, args, a, rec)
 }
 
-// callApprover asks the approver under [Options.ApprovalTimeout]; a panic
-// is its failure, never a run.
-func (e *Executor) callApprover(ctx context.Context, req ApprovalRequest) (a Approval, err error) {
+// callApprover asks the approver under [Options.ApprovalTimeout], in a
+// goroutine of its own so that one ignoring its context cannot hold the
+// call past the timeout (its late answer is discarded); a panic is its
+// failure. Either way a refusal, never a run.
+func (e *Executor) callApprover(ctx context.Context, req ApprovalRequest) (Approval, error) {
+	actx, cancel := ctx, context.CancelFunc(func() {})
 	if e.opts.ApprovalTimeout > 0 {
-		var cancel context.CancelFunc
-		actx, cancel := context.WithTimeout(ctx, e.opts.ApprovalTimeout)
-		defer cancel()
+		actx, cancel = context.WithTimeout(ctx, e.opts.ApprovalTimeout)
+	}
+	defer cancel()
+	type answer struct {
+		a   Approval
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
 		defer func() {
-			if actx.Err() != nil && ctx.Err() == nil {
-				a, err = Approval{}, fmt.Errorf("no answer within %s", e.opts.ApprovalTimeout)
+			if p := recover(); p != nil {
+				ch <- answer{err: fmt.Errorf("the approver panicked: %v", p)}
 			}
 		}()
-		ctx = actx
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			a, err = Approval{}, fmt.Errorf("the approver panicked: %v", p)
-		}
+		a, err := e.opts.Approver(actx, req)
+		ch <- answer{a, err}
 	}()
-	return e.opts.Approver(ctx, req)
+	select {
+	case got := <-ch:
+		if actx.Err() != nil && ctx.Err() == nil {
+			return Approval{}, fmt.Errorf("no answer within %s", e.opts.ApprovalTimeout)
+		}
+		return got.a, got.err
+	case <-actx.Done():
+		if ctx.Err() != nil {
+			return Approval{}, ctx.Err()
+		}
+		return Approval{}, fmt.Errorf("no answer within %s", e.opts.ApprovalTimeout)
+	}
 }
 
 // answered applies the answer a to the call of entry with args: a decline is
@@ -233,16 +234,17 @@ func (e *Executor) answered(ctx context.Context, entry *registry.Entry, b *bindi
 
 // park keeps the call for [Executor.Resume] and returns the error that says so.
 func (e *Executor) park(ctx context.Context, inv *Invocation, args json.RawMessage) error {
-	p := &PendingApproval{ID: newPendingID(), CallID: inv.ID, Tool: inv.Tool, Definition: inv.entry.Tool(),
+	p := &pendingApproval{ID: newPendingID(), CallID: inv.ID, Tool: inv.Tool, Definition: inv.entry.Tool(),
 		Args: args, ArgsSHA256: argsHash(args), Validated: inv.Validated, Repaired: inv.Repaired,
-		OriginalArgs: inv.OriginalArgs, Reason: e.askReason(inv.entry), Created: time.Now().UTC()}
+		OriginalArgs: inv.OriginalArgs, Reason: askReason(inv.entry.Def()), Created: time.Now().UTC()}
 	if err := e.approvals.Park(ctx, *p); err != nil {
 		return e.refused(&Call{ID: inv.ID, Tool: inv.Tool}, inv.Tool, fmt.Errorf("%w: the approval store failed: %w", ErrApprovalDenied, err))
 	}
-	return e.worded(&CallError{ID: inv.ID, Tool: inv.Tool, Outcome: OutcomePending, Err: p})
+	return e.worded(&CallError{ID: inv.ID, Tool: inv.Tool, Outcome: OutcomePending, PendingID: p.ID, Args: args, ArgsSHA256: p.ArgsSHA256,
+		Err: fmt.Errorf("%w: %q waits for approval (resume it with ID %s)", ErrApprovalPending, p.Tool, p.ID)})
 }
 
-// Resume answers the pending approval id (from a *PendingApproval) and,
+// Resume answers the pending approval id ([CallError.PendingID]) and,
 // when a approves, runs the call it holds: the tool and the arguments asked
 // about (or a's edited Args, validated again), under this executor's policy
 // as it is now (a tool that became refused stays refused). Each ID resumes

@@ -25,7 +25,7 @@ const (
 	// OutcomeCanceled: the caller's context ended before the call finished; a *CallError.
 	OutcomeCanceled Outcome = "canceled"
 	// OutcomePending: the call waits for an approval ([Executor.Resume]); a
-	// *CallError wrapping a *PendingApproval.
+	// *CallError with its [CallError.PendingID].
 	OutcomePending Outcome = "pending"
 )
 

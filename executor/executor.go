@@ -67,15 +67,11 @@ type Options struct {
 	// may block (waiting for a human) and must return when ctx ends; an
 	// error, a panic or [Options.ApprovalTimeout] is a refusal, never a run;
 	// returning [ErrApprovalPending] parks the call for [Executor.Resume].
-	// Options.Caller.Ask without an Approver parks every asked call.
+	// [Options.Caller].Ask without an Approver parks every asked call.
 	Approver func(ctx context.Context, req ApprovalRequest) (Approval, error)
 	// ApprovalTimeout bounds each wait for the Approver (0: only ctx does);
 	// no answer in time is a refusal.
 	ApprovalTimeout time.Duration
-	// Approvals keeps pending approvals and declined calls; executors given
-	// the same store share them (a Redis-backed one, several processes).
-	// nil: a [MemoryApprovals] of this executor's own.
-	Approvals ApprovalStore
 	// Hint words what would let a refused call run, for [CallError.Hint] and
 	// its message, in the names of the program's own front door (a flag, a
 	// keyword argument); "" says nothing. nil: Go's words ("set
@@ -119,7 +115,7 @@ type Executor struct {
 
 	hidden hiddenCache // find_tool: tools of the registry this executor would refuse
 
-	approvals ApprovalStore // pending approvals and declined calls
+	approvals approvalStore // pending approvals and declined calls
 }
 
 // New returns an executor over reg.
@@ -137,10 +133,7 @@ func New(reg *registry.Registry, opts *Options) *Executor {
 	if e.opts.Timeout == 0 {
 		e.opts.Timeout = defaultTimeout
 	}
-	e.approvals = e.opts.Approvals
-	if e.approvals == nil {
-		e.approvals = &MemoryApprovals{}
-	}
+	e.approvals = &memoryApprovals{}
 	return e
 }
 

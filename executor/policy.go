@@ -20,7 +20,7 @@ type ApprovalRequest struct {
 	ArgsSHA256 string
 	// Reason is why the call is asked about: registry.RuleUnsafe for an
 	// unsafe tool, registry.RuleApprovalRequired for one that requires
-	// approval ([registry.Eligibility.Decide]'s Verdict.Rule).
+	// approval ([registry.Tool.ApprovalRequired]).
 	Reason registry.Rule
 }
 
@@ -44,7 +44,7 @@ type Approval struct {
 
 // caller is who this executor runs calls for, as [registry.Eligibility]
 // describes a caller: it can ask when it has an Approver, or when
-// Options.Caller.Ask parks asked calls for [Executor.Resume].
+// [Options.Caller].Ask parks asked calls for [Executor.Resume].
 func (e *Executor) caller() registry.Eligibility {
 	return registry.Eligibility{AllowUnsafe: e.opts.AllowUnsafe, Roles: e.opts.Roles, Capabilities: e.opts.Capabilities,
 		Ask: e.opts.Caller.Ask || e.opts.Approver != nil}
@@ -63,37 +63,39 @@ func (e *Executor) checkStatic(entry *registry.Entry) (string, bool, error) {
 		policy = "no-schema:" + string(t.NoSchemaMode)
 	}
 	el := e.caller()
-	v := el.Decide(t)
-	if v.Decision == registry.Deny {
-		switch v.Rule {
-		case registry.RuleUnsafe:
-			return policy, false, refusal(ErrUnsafe, "%q is marked unsafe", t.Name)
-		case registry.RuleRole:
-			return policy, false, refusal(ErrRoleDenied, "%q requires one of the roles %v", t.Name, t.Roles)
-		case registry.RuleCapability:
-			return policy, false, refusal(ErrCapability, "%q declares %v, the caller requires %v", t.Name, t.Capabilities, el.Capabilities)
-		case registry.RuleNoSchemaReadOnly:
-			return policy, false, refusal(ErrNotReadOnly, "%q has no schema and may run only as read-only, but does not declare the %q capability", t.Name, registry.CapabilityReadOnly)
-		case registry.RuleApprovalRequired:
-			if t.RequiresApproval {
-				return policy, false, refusal(ErrApprovalRequired, "%q requires approval before every call", t.Name)
-			}
-			return policy, false, refusal(ErrApprovalRequired, "%q has no schema and runs only with a human's approval", t.Name)
-		default:
-			// The registry refuses this; fail closed should it ever happen.
-			return policy, false, refusal(ErrNotReadOnly, "%q has no schema and no valid mode for running without one", t.Name)
+	deny, ask := el.Decide(t)
+	switch deny {
+	case "":
+	case registry.RuleUnsafe:
+		return policy, false, refusal(ErrUnsafe, "%q is marked unsafe", t.Name)
+	case registry.RuleRole:
+		return policy, false, refusal(ErrRoleDenied, "%q requires one of the roles %v", t.Name, t.Roles)
+	case registry.RuleCapability:
+		return policy, false, refusal(ErrCapability, "%q declares %v, the caller requires %v", t.Name, t.Capabilities, el.Capabilities)
+	case registry.RuleNoSchemaReadOnly:
+		return policy, false, refusal(ErrNotReadOnly, "%q has no schema and may run only as read-only, but does not declare the %q capability", t.Name, registry.CapabilityReadOnly)
+	case registry.RuleApprovalRequired:
+		if t.RequiresApproval {
+			return policy, false, refusal(ErrApprovalRequired, "%q requires approval before every call", t.Name)
 		}
+		return policy, false, refusal(ErrApprovalRequired, "%q has no schema and runs only with a human's approval", t.Name)
+	default:
+		// The registry refuses this; fail closed should it ever happen.
+		return policy, false, refusal(ErrNotReadOnly, "%q has no schema and no valid mode for running without one", t.Name)
 	}
-	if !t.Safe && v.Decision == registry.Allow {
+	if ask {
+		return policy + ",ask", true, nil
+	}
+	if !t.Safe {
 		policy += ",unsafe-allowed"
 	}
-	if v.Decision == registry.Ask {
-		policy += ",ask"
-	}
-	return policy, v.Decision == registry.Ask, nil
+	return policy, false, nil
 }
 
-// askReason is why Decide asks about entry's calls (see [ApprovalRequest.Reason]).
-func (e *Executor) askReason(entry *registry.Entry) registry.Rule {
-	return e.caller().Decide(entry.Def()).Rule
+// askReason is why Decide asks about t's calls (see [ApprovalRequest.Reason]).
+func askReason(t *registry.Tool) registry.Rule {
+	if t.ApprovalRequired() {
+		return registry.RuleApprovalRequired
+	}
+	return registry.RuleUnsafe
 }

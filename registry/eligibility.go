@@ -24,30 +24,12 @@ type Eligibility struct {
 	Ask bool
 }
 
-// Decision is the policy's answer for one call of one tool: run it, ask
-// someone first, or refuse it.
-type Decision string
-
-// The three outcomes of [Eligibility.Decide].
-const (
-	Allow Decision = "allow" // run it
-	Ask   Decision = "ask"   // run it only after an approver says yes
-	Deny  Decision = "deny"  // refuse it
-)
-
-// Verdict is [Eligibility.Decide]'s answer: the decision and, for Deny, the
-// rule the call breaks, for Ask the rule that makes it ask ([RuleUnsafe]
-// for an unsafe tool, [RuleApprovalRequired] for one that requires
-// approval); "" for Allow.
-type Verdict struct {
-	Decision Decision `json:"decision"`
-	Rule     Rule     `json:"rule,omitempty"`
-}
-
-// Decide is the one rule for whether a call of t may run for the caller el:
-// the Go executor, the C library's authorize verdict (and so Python's run
-// and arun), and the MCP proxy all apply it, and nothing else re-derives
-// it. In order:
+// Decide is the one rule for whether a call of t may run for the caller el,
+// with three outcomes: deny (deny is the rule the call breaks), ask (ask is
+// true: run it only after an approver says yes) or allow (neither). The Go
+// executor, the C library's authorize verdict (and so Python's run and
+// arun), and the MCP proxy all apply it, and nothing else re-derives it.
+// In order:
 //
 //   - an unsafe tool, for a caller that neither allows unsafe tools nor can
 //     ask, is denied ([RuleUnsafe]);
@@ -61,40 +43,38 @@ type Verdict struct {
 //   - without an approver, an unsafe tool the caller allows runs, and one
 //     that requires approval is denied ([RuleApprovalRequired]);
 //   - everything else is allowed.
-func (el Eligibility) Decide(t *Tool) Verdict {
+func (el Eligibility) Decide(t *Tool) (deny Rule, ask bool) {
 	if !t.Safe && !el.AllowUnsafe && !el.Ask {
-		return Verdict{Deny, RuleUnsafe}
+		return RuleUnsafe, false
 	}
 	if !t.AllowedFor(el.Roles) {
-		return Verdict{Deny, RuleRole}
+		return RuleRole, false
 	}
 	for _, c := range el.Capabilities {
 		if !t.HasCapability(c) {
-			return Verdict{Deny, RuleCapability}
+			return RuleCapability, false
 		}
 	}
 	if !t.HasSchema() {
 		switch t.NoSchemaMode {
 		case NoSchemaReadOnly:
 			if !t.ReadOnly() {
-				return Verdict{Deny, RuleNoSchemaReadOnly}
+				return RuleNoSchemaReadOnly, false
 			}
 		case NoSchemaHumanApproval, NoSchemaFull:
 		default:
 			// The registry refuses this; fail closed should it ever happen.
-			return Verdict{Deny, RuleNoSchemaMode}
+			return RuleNoSchemaMode, false
 		}
 	}
-	approval := t.RequiresApproval || (!t.HasSchema() && t.NoSchemaMode == NoSchemaHumanApproval)
+	approval := t.ApprovalRequired()
 	switch {
-	case el.Ask && approval:
-		return Verdict{Ask, RuleApprovalRequired}
-	case el.Ask && !t.Safe:
-		return Verdict{Ask, RuleUnsafe}
+	case el.Ask && (approval || !t.Safe):
+		return "", true
 	case approval:
-		return Verdict{Deny, RuleApprovalRequired}
+		return RuleApprovalRequired, false
 	}
-	return Verdict{Decision: Allow}
+	return "", false
 }
 
 // Check returns "" when t is eligible to be offered, else the caller's rule
@@ -104,11 +84,9 @@ func (el Eligibility) Decide(t *Tool) Verdict {
 // for its own definition (a no-schema mode, approval without an approver)
 // is offered and refused when called, saying how to let it run.
 func (el Eligibility) Check(t *Tool) Rule {
-	if v := el.Decide(t); v.Decision == Deny {
-		switch v.Rule {
-		case RuleUnsafe, RuleRole, RuleCapability:
-			return v.Rule
-		}
+	switch deny, _ := el.Decide(t); deny {
+	case RuleUnsafe, RuleRole, RuleCapability:
+		return deny
 	}
 	return ""
 }

@@ -101,6 +101,13 @@ func (t *Tool) HasCapability(c string) bool {
 	return false
 }
 
+// ApprovalRequired reports whether every call of the tool needs an
+// approver's yes, whoever calls it: it is marked RequiresApproval, or it has
+// no schema and runs in human-approval mode.
+func (t *Tool) ApprovalRequired() bool {
+	return t.RequiresApproval || (!t.HasSchema() && t.NoSchemaMode == NoSchemaHumanApproval)
+}
+
 // ReadOnly reports whether the tool declares the readOnly capability.
 func (t *Tool) ReadOnly() bool { return t.HasCapability(CapabilityReadOnly) }
 
