@@ -252,6 +252,10 @@ func (inv *Invocation) Policy() string { return inv.policy }
 // [registry.Eligibility.Decide] said ask for the executor that hydrated it.
 func (inv *Invocation) NeedsApproval() bool { return inv.ask }
 
+// ArgsSHA256 is the hex SHA-256 of Args, as the audit record of an asked
+// call carries it ([Record.ArgsSHA256], [Approval.ArgsSHA256]).
+func (inv *Invocation) ArgsSHA256() string { return argsHash(inv.Args) }
+
 // Result is the outcome of a tool that ran: its value, or its own failure.
 type Result struct {
 	ID      string  `json:"id,omitempty"`
