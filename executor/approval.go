@@ -23,24 +23,14 @@ import (
 type pendingApproval struct {
 	// ID is the pending approval's own ID, random and used once.
 	ID string `json:"id"`
-	// CallID is the call's ID, if it had one.
-	CallID string `json:"callId,omitempty"`
-	// Tool is the tool's canonical name.
-	Tool string `json:"tool"`
+	// Call is the parked call as its audit record has it: its ID, tool,
+	// arguments (validated when Validated), their hash, any repair, and
+	// when it was parked (Start).
+	Call Record `json:"call"`
 	// Definition is a copy of the tool's definition, to show.
 	Definition registry.Tool `json:"definition"`
-	// Args are the arguments asked about (validated when Validated).
-	Args json.RawMessage `json:"args"`
-	// ArgsSHA256 is the hex SHA-256 of Args.
-	ArgsSHA256 string `json:"argsSha256"`
-	// Validated, Repaired, OriginalArgs are the hydrated call's.
-	Validated    bool            `json:"validated"`
-	Repaired     bool            `json:"repaired,omitempty"`
-	OriginalArgs json.RawMessage `json:"originalArgs,omitempty"`
 	// Reason is why the call is asked about (see [ApprovalRequest.Reason]).
 	Reason registry.Rule `json:"reason"`
-	// Created is when the call was parked.
-	Created time.Time `json:"created"`
 }
 
 // approvalStore keeps the executor's approval state: calls waiting for an
@@ -234,14 +224,14 @@ func (e *Executor) answered(ctx context.Context, entry *registry.Entry, b *bindi
 
 // park keeps the call for [Executor.Resume] and returns the error that says so.
 func (e *Executor) park(ctx context.Context, inv *Invocation, args json.RawMessage) error {
-	p := &pendingApproval{ID: newPendingID(), CallID: inv.ID, Tool: inv.Tool, Definition: inv.entry.Tool(),
-		Args: args, ArgsSHA256: argsHash(args), Validated: inv.Validated, Repaired: inv.Repaired,
-		OriginalArgs: inv.OriginalArgs, Reason: askReason(inv.entry.Def()), Created: time.Now().UTC()}
+	p := &pendingApproval{ID: newPendingID(), Definition: inv.entry.Tool(), Reason: askReason(inv.entry.Def()),
+		Call: Record{ID: inv.ID, Tool: inv.Tool, Args: args, ArgsSHA256: argsHash(args), Validated: inv.Validated,
+			Repaired: inv.Repaired, OriginalArgs: inv.OriginalArgs, Start: time.Now().UTC()}}
 	if err := e.approvals.Park(ctx, *p); err != nil {
 		return e.refused(&Call{ID: inv.ID, Tool: inv.Tool}, inv.Tool, fmt.Errorf("%w: the approval store failed: %w", ErrApprovalDenied, err))
 	}
-	return e.worded(&CallError{ID: inv.ID, Tool: inv.Tool, Outcome: OutcomePending, PendingID: p.ID, Args: args, ArgsSHA256: p.ArgsSHA256,
-		Err: fmt.Errorf("%w: %q waits for approval (resume it with ID %s)", ErrApprovalPending, p.Tool, p.ID)})
+	return e.worded(&CallError{ID: inv.ID, Tool: inv.Tool, Outcome: OutcomePending, PendingID: p.ID, Args: args, ArgsSHA256: p.Call.ArgsSHA256,
+		Err: fmt.Errorf("%w: %q waits for approval (resume it with ID %s)", ErrApprovalPending, inv.Tool, p.ID)})
 }
 
 // Resume answers the pending approval id ([CallError.PendingID]) and,
@@ -252,17 +242,18 @@ func (e *Executor) park(ctx context.Context, inv *Invocation, args json.RawMessa
 // returns, and writes the call's audit record (the parked call had one,
 // outcome pending).
 func (e *Executor) Resume(ctx context.Context, id string, a Approval) (Result, error) {
-	p, ok, err := e.approvals.Take(ctx, id)
-	c := &Call{ID: p.CallID, Tool: p.Tool}
+	parked, ok, err := e.approvals.Take(ctx, id)
+	p := parked.Call
+	c := &Call{ID: p.ID, Tool: p.Tool}
 	start := time.Now()
-	rec := Record{ID: p.CallID, Tool: p.Tool, Args: p.Args, OriginalArgs: p.OriginalArgs, Validated: p.Validated,
+	rec := Record{ID: p.ID, Tool: p.Tool, Args: p.Args, OriginalArgs: p.OriginalArgs, Validated: p.Validated,
 		Repaired: p.Repaired, ArgsSHA256: p.ArgsSHA256, Start: start}
 	ctx, span := startToolSpan(ctx, rec.ID, rec.Tool, start)
 	done := func(res Result, err error) (Result, error) {
 		e.record(ctx, span, rec, time.Since(start), err, res)
 		return res, err
 	}
-	fail := func(err error) (Result, error) { return done(Result{ID: p.CallID, Tool: p.Tool}, err) }
+	fail := func(err error) (Result, error) { return done(Result{ID: p.ID, Tool: p.Tool}, err) }
 	switch {
 	case err != nil:
 		return fail(e.refused(c, p.Tool, fmt.Errorf("%w: the approval store failed: %w", ErrApprovalDenied, err)))
@@ -291,7 +282,7 @@ func (e *Executor) Resume(ctx context.Context, id string, a Approval) (Result, e
 	if err != nil {
 		return fail(err)
 	}
-	inv := &Invocation{ID: p.CallID, Tool: p.Tool, Args: got.args, Validated: p.Validated, entry: entry, binding: b, runner: got.runner, policy: policy}
+	inv := &Invocation{ID: p.ID, Tool: p.Tool, Args: got.args, Validated: p.Validated, entry: entry, binding: b, runner: got.runner, policy: policy}
 	runStart := time.Now()
 	res, err := e.execute(ctx, inv)
 	res.Duration = time.Since(runStart)
