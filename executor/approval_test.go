@@ -45,7 +45,7 @@ func sha(s string) string {
 	return hex.EncodeToString(b[:])
 }
 
-// The report: an unsafe tool with a schema, allow-unsafe and an
+// A user's report: an unsafe tool with a schema, allow-unsafe and an
 // approver that says no. The approver is asked and the tool does not run.
 func TestApproverGivenIsApproverAsked(t *testing.T) {
 	var seen []executor.ApprovalRequest

@@ -12,11 +12,12 @@ import (
 	"github.com/toolselect/toolselect/executor"
 )
 
-// The values of [Config.Destructive].
+// The values of [Config.Destructive] (unexported: a configuration file
+// and the --destructive flag spell them as strings).
 const (
-	DestructiveDeny  = "deny"  // destructive tools are neither findable nor callable
-	DestructiveAsk   = "ask"   // findable; each call asks the client's user (elicitation)
-	DestructiveAllow = "allow" // findable and callable
+	destructiveDeny  = "deny"  // destructive tools are neither findable nor callable
+	destructiveAsk   = "ask"   // findable; each call asks the client's user (elicitation)
+	destructiveAllow = "allow" // findable and callable
 )
 
 // destructive is the mode in force: Destructive, or "allow" for
@@ -26,9 +27,9 @@ func (c *Config) destructive() string {
 	case c.Destructive != "":
 		return c.Destructive
 	case c.AllowDestructive:
-		return DestructiveAllow
+		return destructiveAllow
 	}
-	return DestructiveDeny
+	return destructiveDeny
 }
 
 // protocolStateless is the first MCP version whose requests carry no

@@ -30,7 +30,7 @@ func elicitingClient(action string, asked *atomic.Int32, msg *atomic.Value) *mcp
 // told so, with the operator's alternative.
 func TestDestructiveAskElicitsThroughTheClient(t *testing.T) {
 	ups, fsDir := realPeers(t)
-	p := startProxy(t, &Config{Upstreams: ups[1:2], Destructive: DestructiveAsk})
+	p := startProxy(t, &Config{Upstreams: ups[1:2], Destructive: destructiveAsk})
 	target := filepath.Join(fsDir, "note.txt")
 	write := func(cs *mcp.ClientSession, content string) *mcp.CallToolResult {
 		return call(t, cs, rank.CallToolName, map[string]any{"name": "filesystem__write_file",
@@ -95,7 +95,7 @@ func TestDestructiveModeConfig(t *testing.T) {
 		want string
 	}{
 		{Config{Destructive: "sometimes"}, `destructive "sometimes" is not`},
-		{Config{Destructive: DestructiveAsk, AllowDestructive: true}, "disagree"},
+		{Config{Destructive: destructiveAsk, AllowDestructive: true}, "disagree"},
 	} {
 		if err := c.cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.cfg, err, c.want)
@@ -105,8 +105,8 @@ func TestDestructiveModeConfig(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{Config{}, DestructiveDeny}, {Config{AllowDestructive: true}, DestructiveAllow},
-		{Config{AllowDestructive: true, Destructive: DestructiveAllow}, DestructiveAllow}, {Config{Destructive: DestructiveAsk}, DestructiveAsk},
+		{Config{}, destructiveDeny}, {Config{AllowDestructive: true}, destructiveAllow},
+		{Config{AllowDestructive: true, Destructive: destructiveAllow}, destructiveAllow}, {Config{Destructive: destructiveAsk}, destructiveAsk},
 	} {
 		if err := c.cfg.Validate(); err != nil {
 			t.Fatal(err)
@@ -123,7 +123,7 @@ func TestDestructiveModeConfig(t *testing.T) {
 // for a client that declares elicitation, and nothing runs.
 func TestDestructiveAskOnTheStatelessProtocolRefuses(t *testing.T) {
 	ups, fsDir := realPeers(t)
-	p := startProxy(t, &Config{Upstreams: ups[1:2], Destructive: DestructiveAsk})
+	p := startProxy(t, &Config{Upstreams: ups[1:2], Destructive: destructiveAsk})
 	var asked atomic.Int32
 	var msg atomic.Value
 	cs := connectSession(t, p, elicitingClient("accept", &asked, &msg), "2026-07-28")

@@ -289,12 +289,12 @@ func (c *Config) Validate() error {
 		return errors.New("timeout must not be negative")
 	}
 	switch c.Destructive {
-	case "", DestructiveDeny, DestructiveAsk, DestructiveAllow:
+	case "", destructiveDeny, destructiveAsk, destructiveAllow:
 	default:
-		return fmt.Errorf("destructive %q is not %q, %q or %q", c.Destructive, DestructiveDeny, DestructiveAsk, DestructiveAllow)
+		return fmt.Errorf("destructive %q is not %q, %q or %q", c.Destructive, destructiveDeny, destructiveAsk, destructiveAllow)
 	}
-	if c.AllowDestructive && c.Destructive != "" && c.Destructive != DestructiveAllow {
-		return fmt.Errorf("allowDestructive (destructive %q) and destructive %q disagree: keep one", DestructiveAllow, c.Destructive)
+	if c.AllowDestructive && c.Destructive != "" && c.Destructive != destructiveAllow {
+		return fmt.Errorf("allowDestructive (destructive %q) and destructive %q disagree: keep one", destructiveAllow, c.Destructive)
 	}
 	switch c.PinsNew {
 	case "", pinsNewPin:

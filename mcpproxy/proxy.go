@@ -139,8 +139,8 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 	// is findable and callable: destructive tools only when allowed, or,
 	// with "ask", findable and asked about through the client (an approver
 	// given, registry.Eligibility.Decide says ask).
-	exOpts := &executor.Options{AllowUnsafe: c.destructive() == DestructiveAllow, Timeout: c.timeout(), FindTool: o.FindTool, Hint: proxyHint}
-	if c.destructive() == DestructiveAsk {
+	exOpts := &executor.Options{AllowUnsafe: c.destructive() == destructiveAllow, Timeout: c.timeout(), FindTool: o.FindTool, Hint: proxyHint}
+	if c.destructive() == destructiveAsk {
 		exOpts.Approver = p.elicitApprover
 	}
 	p.ex = executor.New(reg, exOpts)
@@ -172,7 +172,7 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 	}
 	if !p.topMode() {
 		p.server.AddTool(findToolDef(), p.handleMeta)
-		p.server.AddTool(callToolDef(p.cfg.destructive() != DestructiveDeny), p.handleMeta)
+		p.server.AddTool(callToolDef(p.cfg.destructive() != destructiveDeny), p.handleMeta)
 	}
 	p.server.AddResource(&mcp.Resource{
 		URI: StatsURI, Name: "stats", Title: "toolselect proxy statistics", MIMEType: "application/json",

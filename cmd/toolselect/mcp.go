@@ -221,7 +221,7 @@ func (f *mcpFlags) configure() (*mcpproxy.Config, error) {
 	if f.separator != "" {
 		cfg.Separator = f.separator
 	}
-	if f.allowDestructive && f.destructive != "" && f.destructive != mcpproxy.DestructiveAllow {
+	if f.allowDestructive && f.destructive != "" && f.destructive != "allow" {
 		return nil, fmt.Errorf("--allow-destructive (--destructive allow) and --destructive %s disagree: give one", f.destructive)
 	}
 	if f.allowDestructive {

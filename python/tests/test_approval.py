@@ -1,4 +1,4 @@
-"""Issue 38: an approver given is an approver asked. A calendar agent's
+"""An approver given is an approver asked. A calendar agent's
 ``delete_event`` (safe=False, schema inferred from its signature) run with
 allow_unsafe and an approver: the approver is asked, sees the validated
 arguments, and what runs is what it approved, sync and async."""
