@@ -167,7 +167,10 @@ int toolselect_registry_validate(uint64_t registry, const char *tool, const char
  * {"allowed":true,"tool":CANONICAL,"args":{...},"policy":"schema","validated":true,
  *  "approval_required":false} — run it with these args (the validated value
  * written again, never call_json's bytes; asking the approver first when
- * approval_required), and write the audit record; or {"allowed":false,"tool",
+ * approval_required, which the one allow/ask/deny rule sets with "approver"
+ * true for every unsafe tool and every tool marked "requiresApproval",
+ * with "args_sha256", the hash of args, for the record beside who
+ * approved), and write the audit record; or {"allowed":false,"tool",
  * "outcome":"refused"|"invalid","rule":"unsafe"|"role"|"capability"|
  * "no_schema_read_only"|"approval_required"|"unknown_tool"|"invalid_args",
  * "message","violations":[...],"audit":{record}} — do not run it.

@@ -24,6 +24,9 @@ const (
 	OutcomeInvalid Outcome = "invalid"
 	// OutcomeCanceled: the caller's context ended before the call finished; a *CallError.
 	OutcomeCanceled Outcome = "canceled"
+	// OutcomePending: the call waits for an approval ([Executor.Resume]); a
+	// *CallError with its [CallError.PendingID].
+	OutcomePending Outcome = "pending"
 )
 
 // Record is the audit record of one call: every call that reaches Hydrate,
@@ -49,8 +52,14 @@ type Record struct {
 	// error's [CallError.Rule] ("unsafe", "role", "no_schema_read_only",
 	// "invalid_args", ...).
 	Policy string `json:"policy,omitempty"`
-	// ApprovedBy is who approved a human-approval call ("" when none was needed or given).
+	// ApprovedBy is who approved an asked call ("" when none was needed or given).
 	ApprovedBy string `json:"approvedBy,omitempty"`
+	// ArgsSHA256 is the hex SHA-256 of Args for a call an approver was
+	// asked about: the arguments approved are the arguments that ran.
+	ArgsSHA256 string `json:"argsSha256,omitempty"`
+	// ApprovalEdited is true when the approver answered with edited
+	// arguments (validated again; Args are they).
+	ApprovalEdited bool `json:"approvalEdited,omitempty"`
 	// Start is when the call reached the executor.
 	Start time.Time `json:"start"`
 	// Duration is the time from Start to the outcome, approval wait included.
@@ -98,6 +107,12 @@ func (s SlogSink) Audit(ctx context.Context, r Record) {
 	}
 	if r.ApprovedBy != "" {
 		attrs = append(attrs, slog.String("approved_by", r.ApprovedBy))
+	}
+	if r.ArgsSHA256 != "" {
+		attrs = append(attrs, slog.String("args_sha256", r.ArgsSHA256))
+	}
+	if r.ApprovalEdited {
+		attrs = append(attrs, slog.Bool("approval_edited", true))
 	}
 	if r.Error != "" {
 		attrs = append(attrs, slog.String("error", r.Error))

@@ -31,13 +31,16 @@
 // [Result.IsError] set; a call that was refused or invalid is a [*CallError].
 // Every call produces exactly one audit [Record], delivered to [Options.Audit].
 //
-// Policy, in the order it is applied:
+// Policy, [registry.Eligibility.Decide] (allow, ask or deny), in the order
+// it is applied:
 //
-//	unsafe tool (safe: false)        refused unless Options.AllowUnsafe
+//	unsafe tool (safe: false)        asked with an Approver; else refused unless Options.AllowUnsafe
 //	tool with roles                  refused unless Options.Roles holds one of them
 //	tool lacking a capability        refused when Options.Capabilities names one it does not declare
 //	no schema, mode read-only        refused unless the tool declares the readOnly capability
-//	no schema, mode human-approval   runs only after Options.Approver approves
+//	requiresApproval, or no schema   runs only after Options.Approver approves the validated
+//	  and mode human-approval        arguments (refused without one); an unanswered call
+//	                                 parks for [Executor.Resume]
 //	no schema, mode full             runs; audited validated: false
 //	schema                           runs when the arguments validate
 //

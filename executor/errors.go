@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -28,10 +29,16 @@ var (
 	ErrCapability = errors.New("tool lacks a capability the caller requires")
 	// ErrNotReadOnly: a schema-less tool in read-only mode does not declare the readOnly capability.
 	ErrNotReadOnly = errors.New("schema-less read-only tool is not declared readOnly")
-	// ErrApprovalRequired: a schema-less tool in human-approval mode and no Approver configured.
+	// ErrApprovalRequired: a tool that requires approval (RequiresApproval, or
+	// schema-less in human-approval mode) and no Approver configured.
 	ErrApprovalRequired = errors.New("human approval required but no approver is configured")
-	// ErrApprovalDenied: the approver said no.
+	// ErrApprovalDenied: the approver said no, failed, or did not answer in time.
 	ErrApprovalDenied = errors.New("approval denied")
+	// ErrApprovalPending: the call waits for an approval not given yet: a
+	// *CallError with Outcome [OutcomePending] and the [CallError.PendingID]
+	// that [Executor.Resume] takes; its Rule is approval_required. An
+	// Approver returns it (or an error wrapping it) to decide later.
+	ErrApprovalPending = errors.New("approval pending")
 	// ErrNoSelector: Resolve on an executor built without [Options.Select].
 	ErrNoSelector = errors.New("no selector configured (set Options.Select)")
 	// ErrRepairDeclined: the ChatRepairer's model answered {"args": null}
@@ -47,7 +54,7 @@ type CallError struct {
 	ID string
 	// Tool is the tool's canonical name, or the name as received when unknown.
 	Tool string
-	// Outcome is OutcomeInvalid, OutcomeRefused or OutcomeCanceled.
+	// Outcome is OutcomeInvalid, OutcomeRefused, OutcomeCanceled or OutcomePending.
 	Outcome Outcome
 	// Violations lists the broken rules for OutcomeInvalid (after repair, if any).
 	Violations []registry.Violation
@@ -63,6 +70,12 @@ type CallError struct {
 	// Hint says what would let the call run, in the words of the front door
 	// that refused it ([Options.Hint]; Go's by default), or "".
 	Hint string
+	// PendingID, for OutcomePending, is the ID [Executor.Resume] takes to
+	// answer the parked call; Args are the arguments it was asked about (to
+	// show) and ArgsSHA256 their hash (for [Approval.ArgsSHA256]).
+	PendingID  string
+	Args       json.RawMessage
+	ArgsSHA256 string
 }
 
 // Error says which call failed, how, and why.
@@ -153,6 +166,7 @@ var rules = []struct {
 	{ErrNotReadOnly, registry.RuleNoSchemaReadOnly},
 	{ErrApprovalRequired, registry.RuleApprovalRequired},
 	{ErrApprovalDenied, registry.RuleApprovalDenied},
+	{ErrApprovalPending, registry.RuleApprovalRequired},
 }
 
 // goHints are the Go program's words: what to set for a refused call to

@@ -57,11 +57,21 @@ type Options struct {
 	// Capabilities every tool must declare to run (e.g. "readOnly"), as a
 	// selection's Request.Capabilities offers only such tools.
 	Capabilities []string
-	// Approver decides whether a call of a schema-less tool in human-approval
-	// mode may run; without one such calls are refused. It may block (waiting
-	// for a human) and must return when ctx ends, with ctx.Err() or an error
-	// wrapping it.
+	// Approver is asked about every call [registry.Eligibility.Decide] says
+	// to ask about: with an approver given, every unsafe tool (whether or not
+	// AllowUnsafe is set too: an approver never loosens anything), every tool
+	// marked RequiresApproval and every schema-less human-approval tool.
+	// Without one, unsafe tools run only with AllowUnsafe and the others are
+	// refused (ErrApprovalRequired). It sees the validated arguments; what
+	// runs is the copy it approved, or its edited Args validated again. It
+	// may block (waiting for a human) and must return when ctx ends; an
+	// error, a panic or [Options.ApprovalTimeout] is a refusal, never a run;
+	// returning [ErrApprovalPending] parks the call for [Executor.Resume].
+	// [Options.Caller].Ask without an Approver parks every asked call.
 	Approver func(ctx context.Context, req ApprovalRequest) (Approval, error)
+	// ApprovalTimeout bounds each wait for the Approver (0: only ctx does);
+	// no answer in time is a refusal.
+	ApprovalTimeout time.Duration
 	// Hint words what would let a refused call run, for [CallError.Hint] and
 	// its message, in the names of the program's own front door (a flag, a
 	// keyword argument); "" says nothing. nil: Go's words ("set
@@ -104,6 +114,8 @@ type Executor struct {
 	bindGen  uint64              // bumped on every binding change, under mu
 
 	hidden hiddenCache // find_tool: tools of the registry this executor would refuse
+
+	approvals approvalStore // pending approvals and declined calls
 }
 
 // New returns an executor over reg.
@@ -113,7 +125,7 @@ func New(reg *registry.Registry, opts *Options) *Executor {
 		e.opts = *opts
 		// The caller is read once, into the shorthand fields the policy reads.
 		el := opts.Caller.With(registry.Eligibility{AllowUnsafe: opts.AllowUnsafe, Roles: opts.Roles, Capabilities: opts.Capabilities})
-		e.opts.Caller, e.opts.AllowUnsafe = registry.Eligibility{}, el.AllowUnsafe
+		e.opts.Caller, e.opts.AllowUnsafe = registry.Eligibility{Ask: el.Ask}, el.AllowUnsafe
 		e.opts.Roles = append([]string(nil), el.Roles...)
 		e.opts.Capabilities = append([]string(nil), el.Capabilities...)
 		e.opts.ToolTimeouts = maps.Clone(opts.ToolTimeouts)
@@ -121,6 +133,7 @@ func New(reg *registry.Registry, opts *Options) *Executor {
 	if e.opts.Timeout == 0 {
 		e.opts.Timeout = defaultTimeout
 	}
+	e.approvals = &memoryApprovals{}
 	return e
 }
 
@@ -224,6 +237,7 @@ type Invocation struct {
 	binding  *binding
 	runner   func(ctx context.Context) (any, error)
 	policy   string
+	ask      bool // Run asks the approver first
 	hydrated time.Duration
 }
 
@@ -234,9 +248,13 @@ func (inv *Invocation) Entry() *registry.Entry { return inv.entry }
 // policy: "schema", "no-schema:full", ",unsafe-allowed", ...).
 func (inv *Invocation) Policy() string { return inv.policy }
 
-// NeedsApproval reports whether Run will ask the approver first (a
-// schema-less tool in human-approval mode).
-func (inv *Invocation) NeedsApproval() bool { return needsApproval(inv.entry) }
+// NeedsApproval reports whether Run will ask the approver first:
+// [registry.Eligibility.Decide] said ask for the executor that hydrated it.
+func (inv *Invocation) NeedsApproval() bool { return inv.ask }
+
+// ArgsSHA256 is the hex SHA-256 of Args, as the audit record of an asked
+// call carries it ([Record.ArgsSHA256], [Approval.ArgsSHA256]).
+func (inv *Invocation) ArgsSHA256() string { return argsHash(inv.Args) }
 
 // Result is the outcome of a tool that ran: its value, or its own failure.
 type Result struct {
@@ -310,12 +328,12 @@ func (e *Executor) hydrate(ctx context.Context, c *Call) (*Invocation, Record, e
 	if b == nil {
 		return nil, rec, e.refused(c, name, fmt.Errorf("%w %q", ErrNoHandler, name))
 	}
-	policy, err := e.checkStatic(entry)
+	policy, ask, err := e.checkStatic(entry)
 	rec.Policy = policy
 	if err != nil {
 		return nil, rec, e.refused(c, name, err)
 	}
-	inv := &Invocation{ID: c.ID, Tool: name, Validated: entry.Validated(), entry: entry, binding: b, policy: policy}
+	inv := &Invocation{ID: c.ID, Tool: name, Validated: entry.Validated(), entry: entry, binding: b, policy: policy, ask: ask}
 	rec.Validated = inv.Validated // from here on the schema, if any, is checked
 	runner, checked, err := instantiate(entry, b, args)
 	if err != nil && e.opts.Repairer != nil {
@@ -413,33 +431,21 @@ func (e *Executor) Run(ctx context.Context, inv *Invocation) (Result, error) {
 	}
 	c := &Call{ID: inv.ID, Tool: inv.Tool}
 	// Static policy again: the invocation may come from another executor.
-	if policy, err := e.checkStatic(inv.entry); err != nil {
+	policy, ask, err := e.checkStatic(inv.entry)
+	if err != nil {
 		rec.Policy = policy
 		return done(Result{ID: inv.ID, Tool: inv.Tool}, e.refused(c, inv.Tool, err))
 	}
-	if needsApproval(inv.entry) {
-		req := ApprovalRequest{ID: inv.ID, Tool: inv.entry.Tool(), Args: append(json.RawMessage(nil), inv.Args...)}
-		a, err := e.opts.Approver(ctx, req)
-		switch {
-		case ctx.Err() != nil:
-			return done(Result{ID: inv.ID, Tool: inv.Tool}, &CallError{ID: inv.ID, Tool: inv.Tool, Outcome: OutcomeCanceled,
-				Err: fmt.Errorf("waiting for approval: %w", ctx.Err())})
-		case err != nil:
-			return done(Result{ID: inv.ID, Tool: inv.Tool}, e.refused(c, inv.Tool, fmt.Errorf("%w: the approver failed: %w", ErrApprovalDenied, err)))
-		case !a.Approved:
-			msg := "denied"
-			if a.By != "" {
-				msg += " by " + a.By
-			}
-			if a.Reason != "" {
-				msg += ": " + a.Reason
-			}
-			return done(Result{ID: inv.ID, Tool: inv.Tool}, e.refused(c, inv.Tool, fmt.Errorf("%w: %s", ErrApprovalDenied, msg)))
+	if ask || inv.ask {
+		rec.Policy = policy
+		got, err := e.ask(ctx, inv, &rec)
+		if err != nil {
+			return done(Result{ID: inv.ID, Tool: inv.Tool}, err)
 		}
-		rec.ApprovedBy = a.By
-		if rec.ApprovedBy == "" {
-			rec.ApprovedBy = "approver"
-		}
+		// What runs is what was approved: a copy, or the edited arguments
+		// validated again, never inv.Args as it may be now.
+		inv = &Invocation{ID: inv.ID, Tool: inv.Tool, Args: got.args, OriginalArgs: inv.OriginalArgs, Validated: inv.Validated,
+			Repaired: inv.Repaired, entry: inv.entry, binding: inv.binding, runner: got.runner, policy: policy, ask: true, hydrated: inv.hydrated}
 	}
 	runStart := time.Now()
 	res, err := e.execute(ctx, inv)

@@ -218,7 +218,9 @@ func (e *Executor) findOptions(limit int) *rank.Options {
 	if e.opts.FindTool != nil {
 		o = *e.opts.FindTool
 	}
-	o.Caller, o.AllowUnsafe, o.Roles, o.MaxCandidates = registry.Eligibility{}, e.opts.AllowUnsafe, e.opts.Roles, limit
+	// A tool the executor asks about is findable (the filter below still
+	// leaves out what it would refuse); calling it asks.
+	o.Caller, o.AllowUnsafe, o.Roles, o.MaxCandidates = registry.Eligibility{}, e.opts.AllowUnsafe || e.caller().Ask, e.opts.Roles, limit
 	o.PrerequisitesBeyond = true
 	hidden := e.hiddenTools()
 	filter := o.Filter
@@ -445,7 +447,7 @@ func (e *Executor) refusal(entry *registry.Entry, bound bool) error {
 	if !bound {
 		return fmt.Errorf("%w %q", ErrNoHandler, entry.Name())
 	}
-	_, err := e.checkStatic(entry)
+	_, _, err := e.checkStatic(entry)
 	return err
 }
 

@@ -6,11 +6,22 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-// ApprovalRequest is what an Approver is asked about.
+// ApprovalRequest is what an Approver is asked about: the tool's definition
+// and the arguments that will run, already validated against its schema (an
+// invalid call is refused before anyone is asked).
 type ApprovalRequest struct {
 	ID   string          // the call's ID, if any
 	Tool registry.Tool   // a copy of the tool's definition
-	Args json.RawMessage // the arguments the tool would run with (not schema-validated)
+	Args json.RawMessage // a copy of the arguments the tool would run with (validated when Validated)
+	// Validated is false for a schema-less tool: Args were not checked.
+	Validated bool
+	// ArgsSHA256 is the hex SHA-256 of Args, the value the audit record
+	// carries; an Approval that names it holds for these arguments only.
+	ArgsSHA256 string
+	// Reason is why the call is asked about: registry.RuleUnsafe for an
+	// unsafe tool, registry.RuleApprovalRequired for one that requires
+	// approval ([registry.Tool.ApprovalRequired]).
+	Reason registry.Rule
 }
 
 // Approval is an Approver's answer.
@@ -21,50 +32,70 @@ type Approval struct {
 	By string
 	// Reason is shown in the refusal when Approved is false.
 	Reason string
+	// Args, when set, are edited arguments to run instead of the ones asked
+	// about: they are validated again (invalid ones are refused, nothing
+	// runs) and the audit record says they were edited.
+	Args json.RawMessage
+	// ArgsSHA256, when set, must be the [ApprovalRequest.ArgsSHA256] of the
+	// call answered (or of the pending call resumed): an approval given for
+	// other arguments is refused, never applied to these.
+	ArgsSHA256 string
 }
 
-// checkStatic applies the rules that need no one's answer: unsafe tools and
-// roles (registry.Eligibility, the rule the selector and rank apply too), and
-// the read-only no-schema mode. It returns the policy that lets the call
-// run (the audit record's, "schema", "no-schema:read-only,unsafe-allowed",
-// ...) or, on refusal, the error (whose rule the record then names).
-func (e *Executor) checkStatic(entry *registry.Entry) (string, error) {
+// caller is who this executor runs calls for, as [registry.Eligibility]
+// describes a caller: it can ask when it has an Approver, or when
+// [Options.Caller].Ask parks asked calls for [Executor.Resume].
+func (e *Executor) caller() registry.Eligibility {
+	return registry.Eligibility{AllowUnsafe: e.opts.AllowUnsafe, Roles: e.opts.Roles, Capabilities: e.opts.Capabilities,
+		Ask: e.opts.Caller.Ask || e.opts.Approver != nil}
+}
+
+// checkStatic applies [registry.Eligibility.Decide], the one rule every
+// front door applies, to entry for this executor's caller. It returns the
+// policy that lets the call run (the audit record's: "schema",
+// "no-schema:full", "schema,unsafe-allowed", "schema,ask", ...), whether an
+// approver must be asked first, or, on refusal, the error (whose rule the
+// record then names).
+func (e *Executor) checkStatic(entry *registry.Entry) (string, bool, error) {
 	t := entry.Def()
 	policy := "schema"
 	if !entry.Validated() {
 		policy = "no-schema:" + string(t.NoSchemaMode)
 	}
-	switch (registry.Eligibility{AllowUnsafe: e.opts.AllowUnsafe, Roles: e.opts.Roles, Capabilities: e.opts.Capabilities}).Check(t) {
+	el := e.caller()
+	deny, ask := el.Decide(t)
+	switch deny {
+	case "":
 	case registry.RuleUnsafe:
-		return policy, refusal(ErrUnsafe, "%q is marked unsafe", t.Name)
+		return policy, false, refusal(ErrUnsafe, "%q is marked unsafe", t.Name)
 	case registry.RuleRole:
-		return policy, refusal(ErrRoleDenied, "%q requires one of the roles %v", t.Name, t.Roles)
+		return policy, false, refusal(ErrRoleDenied, "%q requires one of the roles %v", t.Name, t.Roles)
 	case registry.RuleCapability:
-		return policy, refusal(ErrCapability, "%q declares %v, the caller requires %v", t.Name, t.Capabilities, e.opts.Capabilities)
+		return policy, false, refusal(ErrCapability, "%q declares %v, the caller requires %v", t.Name, t.Capabilities, el.Capabilities)
+	case registry.RuleNoSchemaReadOnly:
+		return policy, false, refusal(ErrNotReadOnly, "%q has no schema and may run only as read-only, but does not declare the %q capability", t.Name, registry.CapabilityReadOnly)
+	case registry.RuleApprovalRequired:
+		if t.RequiresApproval {
+			return policy, false, refusal(ErrApprovalRequired, "%q requires approval before every call", t.Name)
+		}
+		return policy, false, refusal(ErrApprovalRequired, "%q has no schema and runs only with a human's approval", t.Name)
+	default:
+		// The registry refuses this; fail closed should it ever happen.
+		return policy, false, refusal(ErrNotReadOnly, "%q has no schema and no valid mode for running without one", t.Name)
+	}
+	if ask {
+		return policy + ",ask", true, nil
 	}
 	if !t.Safe {
 		policy += ",unsafe-allowed"
 	}
-	if !entry.Validated() {
-		switch t.NoSchemaMode {
-		case registry.NoSchemaReadOnly:
-			if !t.ReadOnly() {
-				return policy, refusal(ErrNotReadOnly, "%q has no schema and may run only as read-only, but does not declare the %q capability", t.Name, registry.CapabilityReadOnly)
-			}
-		case registry.NoSchemaHumanApproval:
-			if e.opts.Approver == nil {
-				return policy, refusal(ErrApprovalRequired, "%q has no schema and runs only with a human's approval", t.Name)
-			}
-		case registry.NoSchemaFull:
-		default:
-			// The registry refuses this; fail closed should it ever happen.
-			return policy, refusal(ErrNotReadOnly, "%q has no schema and no valid mode for running without one", t.Name)
-		}
-	}
-	return policy, nil
+	return policy, false, nil
 }
 
-// needsApproval reports whether a call of entry waits on the Approver.
-func needsApproval(entry *registry.Entry) bool {
-	return !entry.Validated() && entry.Def().NoSchemaMode == registry.NoSchemaHumanApproval
+// askReason is why Decide asks about t's calls (see [ApprovalRequest.Reason]).
+func askReason(t *registry.Tool) registry.Rule {
+	if t.ApprovalRequired() {
+		return registry.RuleApprovalRequired
+	}
+	return registry.RuleUnsafe
 }

@@ -13,7 +13,8 @@ import (
 // would run: Registry defaults to the executor's, Roles to [Options.Roles]
 // (the request's roles count only where [Options.Roles] holds them too),
 // [Options.Capabilities] are added to the request's, and unsafe tools are
-// offered only when [Options.AllowUnsafe] is set. Selection
+// offered only when [Options.AllowUnsafe] is set or the executor asks about
+// them ([Options.Approver]), and the request allows or asks too. Selection
 // errors (e.g. a *selector.SelectionError, errors.Is selector.ErrFailClosed)
 // are returned unchanged, with no calls.
 func (e *Executor) Resolve(ctx context.Context, req selector.Request) ([]Call, error) {
@@ -43,7 +44,10 @@ func (e *Executor) Resolve(ctx context.Context, req selector.Request) ([]Call, e
 			req.Capabilities = append(slices.Clip(req.Capabilities), c)
 		}
 	}
-	req.AllowUnsafe = req.AllowUnsafe && e.opts.AllowUnsafe
+	// An unsafe tool is offered when both sides would let it run or ask
+	// about it (for offering, asking and allowing are alike:
+	// registry.Eligibility.Check); the executor still asks when it runs.
+	req.AllowUnsafe = (el.AllowUnsafe || el.Ask) && (e.opts.AllowUnsafe || e.caller().Ask)
 	tcs, err := e.opts.Select(ctx, req)
 	if err != nil {
 		return nil, err

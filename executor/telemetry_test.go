@@ -92,7 +92,8 @@ func TestExecuteToolSpanFailures(t *testing.T) {
 		outcome string
 		refusal string
 	}{
-		{call("danger", `{"msg":"ARGSECRET"}`), "refused", "unsafe tool not allowed"},
+		// With an approver an unsafe tool is asked about, and bob says no.
+		{call("danger", `{"msg":"ARGSECRET"}`), "refused", "approval denied"},
 		{call("runbook", `{"name":"ARGSECRET"}`), "refused", "approval denied"},
 		{call("echo", `{"msg":""}`), "invalid", ""},
 		{call("no such tool", `{"msg":"ARGSECRET"}`), "invalid", ""},

@@ -190,8 +190,15 @@ type Config struct {
 	Separator string `json:"separator,omitempty"`
 	// Keep lists namespaced tool names always shown in full in tools/list.
 	Keep []string `json:"keep,omitempty"`
-	// AllowDestructive makes tools with destructiveHint findable and callable.
+	// AllowDestructive makes tools with destructiveHint findable and
+	// callable: the older spelling of Destructive "allow".
 	AllowDestructive bool `json:"allowDestructive,omitempty"`
+	// Destructive says what becomes of a destructive tool (one MCP's
+	// annotations do not declare read-only or non-destructive): "deny" (the
+	// default, also ""): neither findable nor callable; "ask": findable,
+	// and each call runs only after the client's user accepts an MCP
+	// elicitation request; "allow": findable and callable.
+	Destructive string `json:"destructive,omitempty"`
 	// Timeout bounds every upstream tools/call (default 30s). Starting and
 	// listing an upstream get at least 30s. In JSON, "timeout": a Go duration
 	// string ("1m30s") or a number of seconds.
@@ -331,6 +338,14 @@ func (c *Config) Validate() error {
 	}
 	if c.Timeout < 0 {
 		return errors.New("timeout must not be negative")
+	}
+	switch c.Destructive {
+	case "", destructiveDeny, destructiveAsk, destructiveAllow:
+	default:
+		return fmt.Errorf("destructive %q is not %q, %q or %q", c.Destructive, destructiveDeny, destructiveAsk, destructiveAllow)
+	}
+	if c.AllowDestructive && c.Destructive != "" && c.Destructive != destructiveAllow {
+		return fmt.Errorf("allowDestructive (destructive %q) and destructive %q disagree: keep one", destructiveAllow, c.Destructive)
 	}
 	switch c.PinsNew {
 	case "", pinsNewPin:

@@ -24,7 +24,8 @@ func TestRefusalNamesTheProxyFlag(t *testing.T) {
 	}
 	res := p.CallTool(context.Background(), "wipe", json.RawMessage(`{}`))
 	got := text(res)
-	if !res.IsError || !strings.Contains(got, "--allow-destructive") || !strings.Contains(got, `\"allowDestructive\": true`) {
+	if !res.IsError || !strings.Contains(got, "--destructive ask") || !strings.Contains(got, "--destructive allow") ||
+		!strings.Contains(got, `\"destructive\": \"ask\"`) || !strings.Contains(got, "--allow-destructive") {
 		t.Errorf("the refusal does not name the proxy's flag and key: %s", got)
 	}
 	if strings.Contains(got, "Options.") {

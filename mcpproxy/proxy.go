@@ -131,19 +131,10 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 	}
 	reg := registry.New(nil)
 	p := &Proxy{
-		cfg:   c,
-		log:   o.Logger,
-		count: o.CountTokens,
-		reg:   reg,
-		// One executor runs every call: each upstream tool is a handler,
-		// find_tool / call_tool are its meta-tools, and its policy decides
-		// what is findable and callable (destructive tools only when allowed).
-		ex: executor.New(reg, &executor.Options{
-			AllowUnsafe: c.AllowDestructive,
-			Timeout:     c.timeout(),
-			FindTool:    o.FindTool,
-			Hint:        proxyHint,
-		}),
+		cfg:     c,
+		log:     o.Logger,
+		count:   o.CountTokens,
+		reg:     reg,
 		stats:   newRecorder(),
 		relay:   newRelay(),
 		byName:  map[string]*upstream{},
@@ -151,6 +142,16 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 		started: make(chan struct{}),
 		exposed: map[string]uint64{},
 	}
+	// One executor runs every call: each upstream tool is a handler,
+	// find_tool / call_tool are its meta-tools, and its policy decides what
+	// is findable and callable: destructive tools only when allowed, or,
+	// with "ask", findable and asked about through the client (an approver
+	// given, registry.Eligibility.Decide says ask).
+	exOpts := &executor.Options{AllowUnsafe: c.destructive() == destructiveAllow, Timeout: c.timeout(), FindTool: o.FindTool, Hint: proxyHint}
+	if c.destructive() == destructiveAsk {
+		exOpts.Approver = p.elicitApprover
+	}
+	p.ex = executor.New(reg, exOpts)
 	p.life, p.stop = context.WithCancel(context.Background())
 	for _, u := range c.Upstreams {
 		up := newUpstream(p, u)
@@ -179,7 +180,7 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 	}
 	if !p.topMode() {
 		p.server.AddTool(findToolDef(), p.handleMeta)
-		p.server.AddTool(callToolDef(p.cfg.AllowDestructive), p.handleMeta)
+		p.server.AddTool(callToolDef(p.cfg.destructive() != destructiveDeny), p.handleMeta)
 	}
 	p.server.AddResource(&mcp.Resource{
 		URI: StatsURI, Name: "stats", Title: "toolselect proxy statistics", MIMEType: "application/json",
@@ -855,7 +856,7 @@ var proxyHints = map[registry.Rule]string{
 	registry.RuleUnknownTool:      "",
 	registry.RuleInvalidArgs:      "",
 	registry.RuleNoHandler:        "",
-	registry.RuleUnsafe:           "the proxy runs destructive tools only when started with --allow-destructive (\"allowDestructive\": true in its configuration)",
+	registry.RuleUnsafe:           "the proxy runs destructive tools only when started with --destructive ask (each call asks the client's user) or --destructive allow (\"destructive\": \"ask\" or \"allow\" in its configuration; --allow-destructive, \"allowDestructive\": true, is allow)",
 	registry.RuleRole:             "",
 	registry.RuleCapability:       "",
 	registry.RuleNoSchemaReadOnly: "",

@@ -112,7 +112,9 @@ func (o *Options) withDefaults() Options {
 		v = *o
 	}
 	el := v.caller()
-	v.Caller, v.AllowUnsafe, v.Roles, v.Capabilities = registry.Eligibility{}, el.AllowUnsafe, el.Roles, el.Capabilities
+	// A caller who can ask is offered unsafe tools as one who allows them
+	// (registry.Eligibility.Check treats them alike); the executor asks.
+	v.Caller, v.AllowUnsafe, v.Roles, v.Capabilities = registry.Eligibility{}, el.AllowUnsafe || el.Ask, el.Roles, el.Capabilities
 	if v.MaxCandidates <= 0 {
 		v.MaxCandidates = DefaultMaxCandidates
 	}

@@ -267,7 +267,7 @@ func fastCanonical(raw []byte, members map[string]span) (t Tool, ok bool) {
 				return Tool{}, false
 			}
 			t.Parameters = append(json.RawMessage(nil), v...)
-		case "strict", "allowNoSchema", "safe":
+		case "strict", "allowNoSchema", "safe", "requiresApproval":
 			var b bool
 			switch string(v) {
 			case "true":
@@ -281,6 +281,8 @@ func fastCanonical(raw []byte, members map[string]span) (t Tool, ok bool) {
 				t.Strict = b
 			case "allowNoSchema":
 				t.AllowNoSchema = b
+			case "requiresApproval":
+				t.RequiresApproval = b
 			default:
 				t.Safe = b
 			}

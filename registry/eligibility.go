@@ -15,28 +15,85 @@ type Eligibility struct {
 	Roles []string
 	// Capabilities every tool must declare (e.g. "readOnly").
 	Capabilities []string
+	// Ask says the caller has someone to ask (an approver): a tool that
+	// needs asking (unsafe, [Tool.RequiresApproval], a schema-less
+	// human-approval tool) is asked about rather than refused, and unsafe
+	// tools become eligible to be offered. Asking never loosens anything:
+	// with AllowUnsafe set too, an unsafe tool is still asked about
+	// ([Eligibility.Decide]).
+	Ask bool
 }
 
-// Check returns "" when t is eligible, else the rule it breaks
-// ([RuleUnsafe], [RuleRole] or [RuleCapability], checked in that order).
-func (el Eligibility) Check(t *Tool) Rule {
-	if !t.Safe && !el.AllowUnsafe {
-		return RuleUnsafe
+// Decide is the one rule for whether a call of t may run for the caller el,
+// with three outcomes: deny (deny is the rule the call breaks), ask (ask is
+// true: run it only after an approver says yes) or allow (neither). The Go
+// executor, the C library's authorize verdict (and so Python's run and
+// arun), and the MCP proxy all apply it, and nothing else re-derives it.
+// In order:
+//
+//   - an unsafe tool, for a caller that neither allows unsafe tools nor can
+//     ask, is denied ([RuleUnsafe]);
+//   - a tool listing roles the caller holds none of is denied ([RuleRole]),
+//     as is one lacking a capability the caller requires ([RuleCapability]);
+//   - a schema-less read-only tool that does not declare readOnly is denied
+//     ([RuleNoSchemaReadOnly]);
+//   - a tool that needs asking (unsafe, [Tool.RequiresApproval], or
+//     schema-less in human-approval mode) is asked about when the caller can
+//     ask ([Eligibility.Ask]), whether or not it also allows unsafe tools;
+//   - without an approver, an unsafe tool the caller allows runs, and one
+//     that requires approval is denied ([RuleApprovalRequired]);
+//   - everything else is allowed.
+func (el Eligibility) Decide(t *Tool) (deny Rule, ask bool) {
+	if !t.Safe && !el.AllowUnsafe && !el.Ask {
+		return RuleUnsafe, false
 	}
 	if !t.AllowedFor(el.Roles) {
-		return RuleRole
+		return RuleRole, false
 	}
 	for _, c := range el.Capabilities {
 		if !t.HasCapability(c) {
-			return RuleCapability
+			return RuleCapability, false
 		}
+	}
+	if !t.HasSchema() {
+		switch t.NoSchemaMode {
+		case NoSchemaReadOnly:
+			if !t.ReadOnly() {
+				return RuleNoSchemaReadOnly, false
+			}
+		case NoSchemaHumanApproval, NoSchemaFull:
+		default:
+			// The registry refuses this; fail closed should it ever happen.
+			return RuleNoSchemaMode, false
+		}
+	}
+	approval := t.ApprovalRequired()
+	switch {
+	case el.Ask && (approval || !t.Safe):
+		return "", true
+	case approval:
+		return RuleApprovalRequired, false
+	}
+	return "", false
+}
+
+// Check returns "" when t is eligible to be offered, else the caller's rule
+// it breaks ([RuleUnsafe], [RuleRole] or [RuleCapability], checked in that
+// order): [Eligibility.Decide]'s denials that depend on who the caller is.
+// A tool [Eligibility.Decide] would ask about is eligible; one it denies
+// for its own definition (a no-schema mode, approval without an approver)
+// is offered and refused when called, saying how to let it run.
+func (el Eligibility) Check(t *Tool) Rule {
+	switch deny, _ := el.Decide(t); deny {
+	case RuleUnsafe, RuleRole, RuleCapability:
+		return deny
 	}
 	return ""
 }
 
 // With returns the caller el and other describe together: unsafe tools
 // allowed when either allows them, the roles of both and the capabilities
-// of both, each once. rank, the selector and the executor each take one
+// of both, each once, and asking when either can ask. rank, the selector and the executor each take one
 // caller value (their Caller field) and read it With their shorthand fields
 // (AllowUnsafe, Roles, Capabilities), so either way of saying it counts.
 func (el Eligibility) With(other Eligibility) Eligibility {
@@ -56,6 +113,7 @@ func (el Eligibility) With(other Eligibility) Eligibility {
 		AllowUnsafe:  el.AllowUnsafe || other.AllowUnsafe,
 		Roles:        union(el.Roles, other.Roles),
 		Capabilities: union(el.Capabilities, other.Capabilities),
+		Ask:          el.Ask || other.Ask,
 	}
 }
 

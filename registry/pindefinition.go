@@ -98,6 +98,11 @@ func definitionHashes(t Tool) (hashes, error) {
 		return h, fmt.Errorf("the input schema: %w", err)
 	}
 	ann := map[string]any{"safe": t.Safe, "roles": t.Roles, "capabilities": t.Capabilities}
+	if t.RequiresApproval {
+		// Only when set, so pins written before the annotation existed still
+		// match; dropping it later changes the annotations' hash.
+		ann["requiresApproval"] = true
+	}
 	if a, ok := t.Metadata["annotations"]; ok {
 		ann["mcp"] = a
 	}

@@ -45,6 +45,7 @@ func TestPinsHoldAChangeUntilApproved(t *testing.T) {
 			t.Parameters = json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"}}}`)
 		}, []string{"schema"}},
 		{func(t *Tool) { t.Safe = false }, []string{"annotations"}},
+		{func(t *Tool) { t.RequiresApproval = true }, []string{"annotations"}},
 		{func(t *Tool) { t.Description = "x"; t.Roles = []string{"admin"} }, []string{"description", "annotations"}},
 	} {
 		changed := orig

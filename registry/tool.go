@@ -57,6 +57,10 @@ type Tool struct {
 	NoSchemaMode NoSchemaMode `json:"noSchemaMode,omitempty"`
 	// Safe is false for a tool that must never be offered unless unsafe tools are allowed.
 	Safe bool `json:"safe"`
+	// RequiresApproval says every call must be approved by someone before
+	// it runs, whatever else the caller allows: without an approver it is
+	// refused ([RuleApprovalRequired]). Pinned with the annotations.
+	RequiresApproval bool `json:"requiresApproval,omitempty"`
 	// Tags are free-form labels used by ranking.
 	Tags []string `json:"tags,omitempty"`
 	// Roles lists who may use the tool; empty means everyone.
@@ -99,6 +103,13 @@ func (t *Tool) HasCapability(c string) bool {
 		}
 	}
 	return false
+}
+
+// ApprovalRequired reports whether every call of the tool needs an
+// approver's yes, whoever calls it: it is marked RequiresApproval, or it has
+// no schema and runs in human-approval mode.
+func (t *Tool) ApprovalRequired() bool {
+	return t.RequiresApproval || (!t.HasSchema() && t.NoSchemaMode == NoSchemaHumanApproval)
 }
 
 // ReadOnly reports whether the tool declares the readOnly capability.

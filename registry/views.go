@@ -306,6 +306,7 @@ func (w *viewWriter) view(e *Entry, f Format, name string) error {
 			{"type", "function"}, {"name", t.Name}, {"description", t.Description}, {"parameters", p},
 			{"strict", omitFalse(t.Strict)}, {"allowNoSchema", omitFalse(t.AllowNoSchema)},
 			{"noSchemaMode", omitEmpty(string(t.NoSchemaMode))}, {"safe", t.Safe},
+			{"requiresApproval", omitFalse(t.RequiresApproval)},
 			{"tags", omitNil(t.Tags)}, {"roles", omitNil(t.Roles)}, {"capabilities", omitNil(t.Capabilities)},
 			{"metadata", omitNilMap(t.Metadata)},
 		}

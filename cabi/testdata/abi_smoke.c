@@ -73,6 +73,37 @@ int main(void) {
     CHECK(rc == TS_ERR_ARGUMENT && strstr(out, "given twice"), "a policy key given twice: %d %s", rc, out);
     toolselect_free(out);
 
+    /* The allow/ask/deny rule behind the verdict: an unsafe tool is refused,
+     * allowed with allow_unsafe, asked about (approval_required, with the
+     * arguments' hash) once the caller has an approver, even with
+     * allow_unsafe; a tool marked requiresApproval without an approver is
+     * refused naming the rule. */
+    rc = toolselect_registry_register(reg,
+        "{\"name\":\"rm\",\"description\":\"Remove\",\"safe\":false,\"parameters\":{\"type\":\"object\"}}", &out);
+    CHECK(rc == TS_OK, "register rm: %s", out);
+    toolselect_free(out);
+    rc = toolselect_registry_register(reg,
+        "{\"name\":\"pay\",\"description\":\"Pay\",\"requiresApproval\":true,\"parameters\":{\"type\":\"object\"}}", &out);
+    CHECK(rc == TS_OK, "register pay: %s", out);
+    toolselect_free(out);
+    rc = toolselect_registry_authorize(reg, "{\"tool\":\"rm\",\"args\":{}}", NULL, &out);
+    CHECK(rc == TS_OK && strstr(out, "\"allowed\":false") && strstr(out, "\"rule\":\"unsafe\""), "deny: %s", out);
+    toolselect_free(out);
+    rc = toolselect_registry_authorize(reg, "{\"tool\":\"rm\",\"args\":{}}", "{\"allow_unsafe\":true}", &out);
+    CHECK(rc == TS_OK && strstr(out, "\"allowed\":true") && strstr(out, "\"approval_required\":false"), "allow: %s", out);
+    toolselect_free(out);
+    rc = toolselect_registry_authorize(reg, "{\"tool\":\"rm\",\"args\":{}}", "{\"allow_unsafe\":true,\"approver\":true}", &out);
+    CHECK(rc == TS_OK && strstr(out, "\"allowed\":true") && strstr(out, "\"approval_required\":true")
+          && strstr(out, "\"args_sha256\":\"44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a\""),
+          "ask: %s", out);
+    toolselect_free(out);
+    rc = toolselect_registry_authorize(reg, "{\"tool\":\"pay\",\"args\":{}}", "{\"allow_unsafe\":true}", &out);
+    CHECK(rc == TS_OK && strstr(out, "\"allowed\":false") && strstr(out, "\"rule\":\"approval_required\""), "deny pay: %s", out);
+    toolselect_free(out);
+    rc = toolselect_registry_authorize(reg, "{\"tool\":\"pay\",\"args\":{}}", "{\"approver\":true}", &out);
+    CHECK(rc == TS_OK && strstr(out, "\"approval_required\":true"), "ask pay: %s", out);
+    toolselect_free(out);
+
     rc = toolselect_registry_validate(reg, NULL, "{}", &out);
     CHECK(rc == TS_ERR_ARGUMENT && strstr(out, "tool is NULL"), "NULL tool: %d %s", rc, out);
     toolselect_free(out);

@@ -45,6 +45,7 @@ both exit 2.`
 // mcpFlags are the flags shared by "mcp" and "mcp stats".
 type mcpFlags struct {
 	config, listen, separator, forQuery, logLevel string
+	destructive                                   string
 	upstreams, urls, keep, catalogs, passEnv      stringList
 	allowDestructive                              bool
 	timeout                                       time.Duration
@@ -168,7 +169,7 @@ func (f *mcpFlags) authToken(env *cmdEnv) (string, error) {
 }
 
 func (f *mcpFlags) bind(fs *flag.FlagSet) {
-	fs.StringVar(&f.config, "config", "", "JSON configuration `FILE`: the proxy's own (upstreams, separator, keep, allowDestructive, timeout, listen, expose, catalogs), or an MCP client's (\"mcpServers\" of Claude Desktop, Claude Code, Cursor; \"servers\" of VS Code)")
+	fs.StringVar(&f.config, "config", "", "JSON configuration `FILE`: the proxy's own (upstreams, separator, keep, destructive, allowDestructive, timeout, listen, expose, catalogs), or an MCP client's (\"mcpServers\" of Claude Desktop, Claude Code, Cursor; \"servers\" of VS Code)")
 	fs.Var(&f.upstreams, "upstream", "stdio upstream `\"[NAME=]COMMAND ARGS\"` (repeatable; NAME derived from the command when absent)")
 	fs.Var(&f.passEnv, "pass-env", "also pass the proxy's environment variable `NAME` to every --upstream (repeatable; a stdio upstream otherwise gets only HOME, LOGNAME, PATH, SHELL, TERM, USER and its own assignments; never a TOOLSELECT_* variable)")
 	fs.Var(&f.urls, "upstream-url", "streamable HTTP upstream `[NAME=]URL` (repeatable)")
@@ -176,7 +177,8 @@ func (f *mcpFlags) bind(fs *flag.FlagSet) {
 	fs.Var(&f.catalogs, "catalog", "catalog `FILE` imported without an upstream: findable and counted, not callable (repeatable)")
 	fs.StringVar(&f.listen, "listen", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
 	fs.StringVar(&f.separator, "separator", "", "separator between upstream and tool names (default \"__\")")
-	fs.BoolVar(&f.allowDestructive, "allow-destructive", false, "make tools marked destructiveHint findable and callable")
+	fs.BoolVar(&f.allowDestructive, "allow-destructive", false, "make tools marked destructiveHint findable and callable (--destructive allow)")
+	fs.StringVar(&f.destructive, "destructive", "", "what becomes of destructive tools: `deny` (the default: hidden and refused), ask (findable; each call asks the client's user through MCP elicitation) or allow (findable and callable)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "per-call upstream timeout (default 30s)")
 	fs.IntVar(&f.exposeTop, "expose-top", 0, "hide the meta-tools and list the top `K` tools for --for-query")
 	fs.StringVar(&f.forQuery, "for-query", "", "the fixed query or task ranked for --expose-top")
@@ -232,8 +234,15 @@ func (f *mcpFlags) configure() (*mcpproxy.Config, error) {
 	if f.separator != "" {
 		cfg.Separator = f.separator
 	}
+	if f.allowDestructive && f.destructive != "" && f.destructive != "allow" {
+		return nil, fmt.Errorf("--allow-destructive (--destructive allow) and --destructive %s disagree: give one", f.destructive)
+	}
 	if f.allowDestructive {
 		cfg.AllowDestructive = true
+	}
+	if f.destructive != "" {
+		// The flag says it for this run, over the configuration file's setting.
+		cfg.Destructive, cfg.AllowDestructive = f.destructive, false
 	}
 	if f.timeout != 0 {
 		cfg.Timeout = f.timeout

@@ -350,3 +350,36 @@ func TestMCPImportConfigMasksSecretsInURLsAndArgs(t *testing.T) {
 		t.Errorf("the proxy's expanded secrets: %q", secrets)
 	}
 }
+
+// --destructive sets the mode over the configuration file's; with
+// --allow-destructive it must agree (allow), and a mode it does not know is
+// a configuration error.
+func TestMCPDestructiveFlag(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "proxy.json")
+	if err := os.WriteFile(file, []byte(`{"catalogs":["tools.json"],"destructive":"allow"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cat := stringList{"tools.json"}
+	for _, c := range []struct {
+		flags mcpFlags
+		want  string // the mode, or part of the error
+	}{
+		{mcpFlags{config: file}, "allow"},
+		{mcpFlags{config: file, destructive: "ask"}, "ask"},
+		{mcpFlags{catalogs: cat, allowDestructive: true, destructive: "allow"}, "allow"},
+		{mcpFlags{catalogs: cat, allowDestructive: true, destructive: "ask"}, "disagree"},
+		{mcpFlags{catalogs: cat, destructive: "maybe"}, `destructive "maybe" is not`},
+	} {
+		cfg, err := c.flags.configure()
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = cfg.Destructive
+		}
+		if !strings.Contains(got, c.want) {
+			t.Errorf("--destructive %q (--allow-destructive %v): %q, want %q", c.flags.destructive, c.flags.allowDestructive, got, c.want)
+		}
+	}
+}

@@ -111,9 +111,10 @@ class ApprovalAnswerTest(Fixture):
             # A plain approver returning it is awaited once: False is a denial.
             with self.assertRaises(ts.PolicyError):
                 await self.reg.arun("shell", {"cmd": "ls"}, approve=lambda req: fut)
-            # run() cannot wait for it at all.
+            # run() cannot wait for it at all (other arguments: the declined
+            # call itself is not asked about again).
             with self.assertRaises(ts.PolicyError) as cm:
-                self.reg.run("shell", {"cmd": "ls"}, approve=lambda req: fut)
+                self.reg.run("shell", {"cmd": "pwd"}, approve=lambda req: fut)
             self.assertIn("use arun", str(cm.exception))
 
         before = len(self.records)

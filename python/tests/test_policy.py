@@ -129,8 +129,8 @@ class PolicyTest(unittest.TestCase):
 
 
 # The keys of the Go executor's Record in JSON, in its order (executor/audit.go).
-GO_KEYS = ["id", "tool", "args", "originalArgs", "validated", "repaired", "policy", "approvedBy", "start",
-           "durationMs", "outcome", "error"]
+GO_KEYS = ["id", "tool", "args", "originalArgs", "validated", "repaired", "policy", "approvedBy", "argsSha256",
+           "approvalEdited", "start", "durationMs", "outcome", "error"]
 GO_START = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$")  # RFC 3339, UTC, Go's trimmed fraction
 
 

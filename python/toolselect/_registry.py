@@ -71,31 +71,35 @@ class ToolRegistry(_RunPath, Handle):
     def register(self, name: str, fn: F, *, description: Optional[str] = ..., parameters: Any = ...,
                  safe: bool = ..., tags: Iterable[str] = ..., roles: Iterable[str] = ...,
                  capabilities: Iterable[str] = ..., metadata: Optional[Mapping[str, Any]] = ...,
-                 strict: bool = ..., allow_no_schema: bool = ..., no_schema_mode: Optional[str] = ...) -> F: ...
+                 strict: bool = ..., allow_no_schema: bool = ..., no_schema_mode: Optional[str] = ...,
+                 requires_approval: bool = ...) -> F: ...
 
     @overload
     def register(self, name: str, fn: None = ..., *, description: Optional[str] = ..., parameters: Any = ...,
                  safe: bool = ..., tags: Iterable[str] = ..., roles: Iterable[str] = ...,
                  capabilities: Iterable[str] = ..., metadata: Optional[Mapping[str, Any]] = ...,
                  strict: bool = ..., allow_no_schema: bool = ...,
-                 no_schema_mode: Optional[str] = ...) -> Callable[[F], F]: ...
+                 no_schema_mode: Optional[str] = ...,
+                 requires_approval: bool = ...) -> Callable[[F], F]: ...
 
     @overload
     def register(self, name: T_Tool, fn: None = ..., *, safe: bool = ..., tags: Iterable[str] = ...,
                  roles: Iterable[str] = ..., capabilities: Iterable[str] = ..., strict: bool = ...,
-                 allow_no_schema: bool = ..., no_schema_mode: Optional[str] = ...) -> T_Tool: ...
+                 allow_no_schema: bool = ..., no_schema_mode: Optional[str] = ...,
+                 requires_approval: bool = ...) -> T_Tool: ...
 
     @overload
     def register(self, name: F, fn: None = ..., *, description: Optional[str] = ..., parameters: Any = ...,
                  safe: bool = ..., tags: Iterable[str] = ..., roles: Iterable[str] = ...,
                  capabilities: Iterable[str] = ..., metadata: Optional[Mapping[str, Any]] = ...,
-                 strict: bool = ..., allow_no_schema: bool = ..., no_schema_mode: Optional[str] = ...) -> F: ...
+                 strict: bool = ..., allow_no_schema: bool = ..., no_schema_mode: Optional[str] = ...,
+                 requires_approval: bool = ...) -> F: ...
 
     def register(self, name: Any, fn: Optional[Callable[..., Any]] = None, *, description: Optional[str] = None,
                  parameters: Any = None, safe: bool = True, tags: Iterable[str] = (), roles: Iterable[str] = (),
                  capabilities: Iterable[str] = (), metadata: Optional[Mapping[str, Any]] = None,
                  strict: bool = False, allow_no_schema: bool = False,
-                 no_schema_mode: Optional[str] = None) -> Any:
+                 no_schema_mode: Optional[str] = None, requires_approval: bool = False) -> Any:
         """Register a tool and the callable that runs it.
 
         ``parameters`` is the JSON Schema of the arguments (a dict, or JSON
@@ -119,6 +123,11 @@ class ToolRegistry(_RunPath, Handle):
                     unit: Temperature unit.
                 \"\"\"
 
+        ``requires_approval=True`` marks a tool whose every call must be
+        approved: :meth:`run` and :meth:`arun` refuse it without
+        ``approve=`` and ask ``approve`` about each call (as they ask about
+        an unsafe tool once an approver is given).
+
         Raises :class:`~toolselect.errors.RegistrationError` naming the tool
         and the problem (duplicate name, missing or invalid schema, ...), and
         :class:`TypeError` for an argument of the wrong kind, naming the
@@ -135,13 +144,14 @@ class ToolRegistry(_RunPath, Handle):
                                     "parameters or metadata")
                 return self.register_tool(name, safe=safe, tags=tags, roles=roles, capabilities=capabilities,
                                           strict=strict, allow_no_schema=allow_no_schema,
-                                          no_schema_mode=no_schema_mode)
+                                          no_schema_mode=no_schema_mode, requires_approval=requires_approval)
             _check_register_name(name, fn)
             fn, name = name, name.__name__  # @registry.register: the function's own name
         _check_register_fn(name, fn)
         options = dict(description=description, parameters=parameters, safe=safe, tags=tags, roles=roles,
                        capabilities=capabilities, metadata=metadata, strict=strict,
-                       allow_no_schema=allow_no_schema, no_schema_mode=no_schema_mode)
+                       allow_no_schema=allow_no_schema, no_schema_mode=no_schema_mode,
+                       requires_approval=requires_approval)
 
         def apply(f: Any) -> Any:
             _check_register_fn(name, f)
@@ -155,7 +165,7 @@ class ToolRegistry(_RunPath, Handle):
     def _register_one(self, name: str, f: Callable[..., Any], *, infer: bool, description: Optional[str],
                       parameters: Any, safe: bool, tags: Iterable[str], roles: Iterable[str],
                       capabilities: Iterable[str], metadata: Optional[Mapping[str, Any]], strict: bool,
-                      allow_no_schema: bool, no_schema_mode: Optional[str]) -> None:
+                      allow_no_schema: bool, no_schema_mode: Optional[str], requires_approval: bool = False) -> None:
         """Register one tool run by ``f``; with ``infer``, a schema not given
         (and not waived with ``allow_no_schema``) is inferred from ``f``."""
         safe, strict, allow_no_schema = _flag("safe", safe), _flag("strict", strict), \
@@ -180,6 +190,8 @@ class ToolRegistry(_RunPath, Handle):
         tool: Dict[str, Any] = {"type": "function", "name": name, "description": desc or "", "safe": bool(safe)}
         if parameters is not None:
             tool["parameters"] = _RawJSON(parameters)
+        if _flag("requires_approval", requires_approval):
+            tool["requiresApproval"] = True
         if strict:
             tool["strict"] = True
         if allow_no_schema:
@@ -231,7 +243,7 @@ class ToolRegistry(_RunPath, Handle):
             raise TypeError(f"{type(tool).__name__} has no execute()")
         opts: Dict[str, Any] = dict(description=_field_of(md, "description") or "", parameters=params, safe=True,
                                     tags=(), roles=(), capabilities=(), metadata=None, strict=False,
-                                    allow_no_schema=False, no_schema_mode=None)
+                                    allow_no_schema=False, no_schema_mode=None, requires_approval=False)
         unknown = sorted(set(options) - set(opts))
         if unknown:
             raise TypeError(f"register_tool() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}")

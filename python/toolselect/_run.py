@@ -114,10 +114,12 @@ class _RunPath:
         rec = self._end(dict(fields, policy="approval_denied"), clock, "refused", _call_error(tool, "refused", why))
         return PolicyError(why, rule="approval_denied", tool=tool, record=rec)
 
-    def _approval(self, v: Dict[str, Any], fields: Dict[str, Any], clock: "_Clock", answer: Any) -> None:
+    def _approval(self, v: Dict[str, Any], fields: Dict[str, Any], clock: "_Clock", answer: Any) -> Any:
         """Read an approver's answer. An approval is exactly ``True``, or a
         mapping or an object whose ``approved`` is exactly ``True`` (its
-        ``by`` goes to the record); ``False``, or ``approved`` ``False``, is
+        ``by`` goes to the record; its ``args``, when not ``None``, are
+        edited arguments, returned for :meth:`_approved_args`, else
+        ``None``); ``False``, or ``approved`` ``False``, is
         a denial (with ``by`` and ``reason``); anything else (``"false"``,
         ``1``, ``None``, an object without ``approved``, an awaitable) is
         not an approval: refused, naming what came back. A denial is
@@ -141,15 +143,28 @@ class _RunPath:
                                          f"({_APPROVAL})")
         if approved is True:
             fields["approvedBy"] = by or "approver"
-            return
+            return _edited_args(answer)
         if approved is not False:
             self._deny(v, fields, clock, f"the approver returned {_shown(answer)}, whose approved is "
                                          f"{_shown(approved)}, not True ({_APPROVAL})")
+        _declines(self)[(v["tool"], v.get("args_sha256", ""))] = 1
         denied = "denied" + (f" by {by}" if by else "") + (f": {reason}" if reason else "")
         # A refused record names the rule that refused it, as Go's does.
         rec = self._end(dict(fields, policy="approval_denied"), clock, "refused",
                         _call_error(v["tool"], "refused", f"approval denied: {denied}"))
         raise PolicyError("approval " + denied, rule="approval_denied", tool=v["tool"], record=rec)
+
+    def _not_again(self, v: Dict[str, Any], fields: Dict[str, Any], clock: "_Clock") -> None:
+        """Refuse, without asking, a call the approver declined before (the
+        same tool and arguments, by their hash): a model retrying it in a
+        loop is told how often, and nobody is asked again. As the Go
+        executor does."""
+        seen = _declines(self)
+        key = (v["tool"], v.get("args_sha256", ""))
+        if key in seen:
+            seen[key] += 1
+            self._deny(v, fields, clock, "this exact call was declined before and is not asked about again "
+                                         f"(declined or retried {seen[key]} times); change the arguments or stop")
 
     def _deny(self, v: Dict[str, Any], fields: Dict[str, Any], clock: "_Clock", why: str) -> NoReturn:
         """Refuse a call whose approver gave no approval: audited (naming the
@@ -158,17 +173,53 @@ class _RunPath:
                         _call_error(v["tool"], "refused", f"approval denied: {why}"))
         raise PolicyError(f"approval denied: {why}", rule="approval_denied", tool=v["tool"], record=rec)
 
+    def _approved_args(self, a: Dict[str, Any], v: Dict[str, Any], fields: Dict[str, Any], clock: "_Clock",
+                       edited: Any, policy: Dict[str, Any]) -> Dict[str, Any]:
+        """The arguments the callable runs with after an approval: a copy of
+        the ones asked about, or the approver's edited ones, validated again
+        by the Go executor (invalid ones are refused and audited as the
+        approved call's record, nothing runs); the record says they were
+        edited and carries the hash of what runs."""
+        fields["argsSha256"] = v.get("args_sha256", "")
+        if edited is None:
+            return a
+        try:
+            e = _arguments(edited)
+        except _BadArguments as bad:
+            why = f"invalid arguments for tool {_quote(v['tool'])}: the approved arguments: {bad.violation}"
+            self._end(dict(fields, args=edited, policy="invalid_args", approvalEdited=True), clock, "invalid",
+                      _call_error(v["tool"], "invalid", why))
+            raise InvalidArgumentsError(why, tool=v["tool"], violations=[bad.violation]) from None
+        w = self._call("toolselect_registry_authorize",
+                       json.dumps({"id": fields["id"], "tool": v["tool"], "args": e}, separators=(",", ":")).encode(),
+                       json.dumps({"allow_unsafe": policy["allow_unsafe"], "roles": policy["roles"],
+                                   "capabilities": policy["capabilities"], "approver": True,
+                                   "hints": _RULE_HINTS}).encode())
+        fields["approvalEdited"] = True
+        if not w["allowed"]:
+            msg = w.get("message", "")
+            self._end(dict(fields, args=e, policy=w.get("rule", "")), clock, w.get("outcome") or "refused", msg)
+            if w.get("rule") == "invalid_args":
+                raise InvalidArgumentsError(f"the approved arguments: {msg}", tool=v["tool"],
+                                            violations=[Violation(x["pointer"], x["rule"], x["message"])
+                                                        for x in w.get("violations") or []])
+            raise PolicyError(msg, rule=w.get("rule", ""), tool=v["tool"], record=self.audit_records[-1])
+        fields["args"], fields["argsSha256"] = w.get("args"), w.get("args_sha256", "")
+        out = w.get("args")
+        return copy.deepcopy(out) if isinstance(out, dict) else {}
+
     def _end(self, fields: Dict[str, Any], clock: "_Clock", outcome: str, error: str = "") -> Dict[str, Any]:
         """Write the run's one audit record, shaped as the Go executor's
         Record is in JSON (same keys, in its order; empty id, policy,
-        approvedBy and error left out), and return it."""
+        approvedBy, argsSha256, approvalEdited and error left out), and
+        return it."""
         rec: Dict[str, Any] = {}
         if fields.get("id"):
             rec["id"] = fields["id"]
         rec["tool"] = fields["tool"]
         rec["args"] = fields.get("args")
         rec["validated"] = bool(fields.get("validated"))
-        for key in ("policy", "approvedBy"):
+        for key in ("policy", "approvedBy", "argsSha256", "approvalEdited"):
             if fields.get(key):
                 rec[key] = fields[key]
         rec["start"] = _iso(clock.start)
@@ -230,9 +281,19 @@ class _RunPath:
         (``True`` or ``False`` only: anything else is a ``TypeError``), a tool
         with roles runs only for a caller holding one of ``roles``, a tool
         must declare every capability in ``capabilities``, the no-schema
-        modes apply, and a human-approval tool runs only when ``approve``
-        (called with ``{"id","tool","args"}``, ``args`` a copy) answers
-        ``True``, or a mapping or object whose ``approved`` is ``True``. Any
+        modes apply. The one allow/ask/deny rule decides whether ``approve``
+        is asked: given an approver, every unsafe tool (even with
+        ``allow_unsafe``), every tool registered with
+        ``requires_approval=True`` and every human-approval tool is asked
+        about (a ``requires_approval`` tool without ``approve`` is refused).
+        ``approve`` is called with ``{"id","tool","args","args_sha256"}``
+        (``args`` a copy of the validated arguments) and the call runs only
+        when it answers ``True``, or a mapping or object whose ``approved``
+        is ``True``; its ``args``, when given, are edited arguments,
+        validated again before they run, and the record says so
+        (``approvalEdited``, ``argsSha256``). A call declined once is not
+        asked about again with the same arguments: it is refused, counted.
+        Any
         other answer (``"no"``, ``1``, ``None``, an awaitable, which
         :meth:`arun` awaits once) is refused naming what came back; an
         ``approve`` that raises is a refusal too, with the exception as its
@@ -251,6 +312,7 @@ class _RunPath:
         policy = _policy(allow_unsafe, roles, capabilities, approve)
         fn, a, v, fields, clock = self._begin(call, args, policy)
         if v.get("approval_required"):
+            self._not_again(v, fields, clock)
             try:
                 answer = approve(_approval_request(fields, v, a))  # type: ignore[misc]
             except BaseException as e:
@@ -259,7 +321,7 @@ class _RunPath:
                 shown = _shown(answer)
                 _discard(answer)
                 self._deny(v, fields, clock, f"the approver returned {shown}; run() cannot wait for it (use arun)")
-            self._approval(v, fields, clock, answer)
+            a = self._approved_args(a, v, fields, clock, self._approval(v, fields, clock, answer), policy)
         try:
             out = fn(**a)
         except BaseException as e:
@@ -278,6 +340,7 @@ class _RunPath:
         policy = _policy(allow_unsafe, roles, capabilities, approve)
         fn, a, v, fields, clock = self._begin(call, args, policy)
         if v.get("approval_required"):
+            self._not_again(v, fields, clock)
             try:
                 answer = approve(_approval_request(fields, v, a))  # type: ignore[misc]
                 if inspect.isawaitable(answer):
@@ -288,7 +351,7 @@ class _RunPath:
                 shown = _shown(answer)
                 _discard(answer)
                 self._deny(v, fields, clock, f"the approver's answer, awaited once, is still awaitable: {shown}")
-            self._approval(v, fields, clock, answer)
+            a = self._approved_args(a, v, fields, clock, self._approval(v, fields, clock, answer), policy)
         try:
             out = fn(**a)
             if inspect.isawaitable(out):
@@ -332,7 +395,24 @@ _NOT_AN_APPROVAL = object()
 def _approval_request(fields: Dict[str, Any], v: Dict[str, Any], args: Dict[str, Any]) -> Dict[str, Any]:
     """What the approver is asked: the call's id, the tool and a copy of the
     arguments that will run (an approver that edits it changes nothing)."""
-    return {"id": fields["id"], "tool": v["tool"], "args": copy.deepcopy(args)}
+    return {"id": fields["id"], "tool": v["tool"], "args": copy.deepcopy(args),
+            "args_sha256": v.get("args_sha256", "")}
+
+
+def _declines(reg: Any) -> Dict[Any, int]:
+    """The registry's count of declined calls, by (tool, hash of the arguments)."""
+    seen: Optional[Dict[Any, int]] = reg.__dict__.get("_declined")
+    if seen is None:
+        seen = {}
+        reg.__dict__["_declined"] = seen
+    return seen
+
+
+def _edited_args(answer: Any) -> Any:
+    """The edited arguments an approval carries (its ``args``), or None."""
+    if isinstance(answer, Mapping):
+        return answer.get("args")
+    return getattr(answer, "args", None)
 
 
 def _discard(aw: Any) -> None:

@@ -20,8 +20,9 @@ type policyJSON struct {
 	AllowUnsafe  bool     `json:"allow_unsafe"`
 	Roles        []string `json:"roles"`
 	Capabilities []string `json:"capabilities"`
-	// Approver says the caller can ask for approval (human-approval tools
-	// are refused without one, as in Go).
+	// Approver says the caller can ask for approval: registry.Eligibility.Decide
+	// then asks about unsafe and requires-approval tools (approval_required),
+	// as the Go executor does with an Approver.
 	Approver bool `json:"approver"`
 	// Hints, when given, word what would let a refused call run, by rule
 	// (executor.Options.Hint), in the caller's own names: they go into the
@@ -41,15 +42,18 @@ type callJSON struct {
 // an approval must be asked first; or a refusal naming its Rule, with the
 // audit record of the refusal.
 type Authorization struct {
-	Allowed          bool             `json:"allowed"`
-	Tool             string           `json:"tool"`
-	Args             json.RawMessage  `json:"args,omitempty"`
-	Policy           string           `json:"policy,omitempty"`
-	Validated        bool             `json:"validated"`
-	ApprovalRequired bool             `json:"approval_required"`
-	Outcome          executor.Outcome `json:"outcome,omitempty"`
-	Rule             string           `json:"rule,omitempty"`
-	Message          string           `json:"message,omitempty"`
+	Allowed          bool            `json:"allowed"`
+	Tool             string          `json:"tool"`
+	Args             json.RawMessage `json:"args,omitempty"`
+	Policy           string          `json:"policy,omitempty"`
+	Validated        bool            `json:"validated"`
+	ApprovalRequired bool            `json:"approval_required"`
+	// ArgsSHA256 is the hash of Args when an approval must be asked: the
+	// caller's audit record carries it beside who approved.
+	ArgsSHA256 string           `json:"args_sha256,omitempty"`
+	Outcome    executor.Outcome `json:"outcome,omitempty"`
+	Rule       string           `json:"rule,omitempty"`
+	Message    string           `json:"message,omitempty"`
 	// Reason is a policy refusal's reason without the Go executor's hint
 	// (which names Options fields): the caller words its own hint from Rule.
 	Reason     string               `json:"reason,omitempty"`
@@ -100,8 +104,12 @@ func RegistryAuthorize(h uint64, call []byte, callPresent bool, policy []byte, p
 	}
 	inv, err := ex.Hydrate(context.Background(), executor.Call{ID: c.ID, Tool: c.Tool, Args: c.Args})
 	if err == nil {
-		return Ok(Authorization{Allowed: true, Tool: inv.Tool, Args: inv.Args, Policy: inv.Policy(), Validated: inv.Validated,
-			ApprovalRequired: inv.NeedsApproval()})
+		out := Authorization{Allowed: true, Tool: inv.Tool, Args: inv.Args, Policy: inv.Policy(), Validated: inv.Validated,
+			ApprovalRequired: inv.NeedsApproval()}
+		if out.ApprovalRequired {
+			out.ArgsSHA256 = inv.ArgsSHA256()
+		}
+		return Ok(out)
 	}
 	out := Authorization{Tool: c.Tool, Message: err.Error(), Audit: sink.rec, Rule: "refused"}
 	var ce *executor.CallError
