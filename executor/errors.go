@@ -161,7 +161,7 @@ var rules = []struct {
 var goHints = map[registry.Rule]string{
 	registry.RuleUnknownTool:      "",
 	registry.RuleInvalidArgs:      "",
-	registry.RuleNoHandler:        "",
+	registry.RuleNoHandler:        "bind one with Handle, HandleConstructor, Register or AddTool on this executor or on any view of it from With; bindings made on another executor over the same registry are that executor's own",
 	registry.RuleUnsafe:           "set Options.AllowUnsafe to run it",
 	registry.RuleRole:             "give the caller one of them in Options.Caller.Roles (or Options.Roles)",
 	registry.RuleCapability:       "",

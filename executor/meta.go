@@ -362,9 +362,10 @@ type hiddenCache struct {
 // would not run: no binding, or refused by the static policy.
 func (e *Executor) hiddenTools() map[string]struct{} {
 	entries, gen := e.reg.Snapshot()
-	e.mu.RLock()
-	bgn := e.bindGen
-	e.mu.RUnlock()
+	b := e.handlers
+	b.mu.RLock()
+	bgn := b.gen
+	b.mu.RUnlock()
 	h := &e.hidden
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -372,14 +373,14 @@ func (e *Executor) hiddenTools() map[string]struct{} {
 		return h.names
 	}
 	names := map[string]struct{}{}
-	e.mu.RLock()
+	b.mu.RLock()
 	for _, en := range entries {
-		if e.refusal(en, e.bindings[en.Name()] != nil) != nil {
+		if e.refusal(en, b.bindings[en.Name()] != nil) != nil {
 			names[en.Name()] = struct{}{}
 		}
 	}
-	bgn = e.bindGen
-	e.mu.RUnlock()
+	bgn = b.gen
+	b.mu.RUnlock()
 	h.valid, h.gen, h.bgn, h.names = true, gen, bgn, names
 	return names
 }
