@@ -10,8 +10,7 @@ import (
 
 // Sentinel errors. Every error Hydrate, Run and Call return is a *CallError
 // that matches exactly one of ErrUnknownTool ... ErrApprovalDenied (or
-// context.Canceled, context.DeadlineExceeded) with errors.Is; ErrNoSelector
-// comes from Resolve, ErrRepairDeclined from a ChatRepairer.
+// context.Canceled, context.DeadlineExceeded) with errors.Is.
 var (
 	// ErrUnknownTool: the call names no registered tool (registry.ErrUnknownTool).
 	ErrUnknownTool = registry.ErrUnknownTool
@@ -32,11 +31,6 @@ var (
 	ErrApprovalRequired = errors.New("human approval required but no approver is configured")
 	// ErrApprovalDenied: the approver said no.
 	ErrApprovalDenied = errors.New("approval denied")
-	// ErrNoSelector: Resolve on an executor built without [Options.Select].
-	ErrNoSelector = errors.New("no selector configured (set Options.Select)")
-	// ErrRepairDeclined: the ChatRepairer's model answered {"args": null}
-	// (a CallError's RepairErr).
-	ErrRepairDeclined = errors.New("the model declined to repair the arguments")
 )
 
 // CallError is why a call was not run: the call could not be hydrated

@@ -11,9 +11,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
-	"github.com/toolselect/toolselect/selector"
 )
 
 // defaultTimeout bounds one tool run when neither [Options.Timeout] nor
@@ -43,8 +41,7 @@ type binding struct {
 }
 
 // Options configures an Executor. A nil *Options means defaults: no unsafe
-// tools, no roles, no approver, a 30 s timeout, no audit sink, no repair,
-// no selector.
+// tools, no roles, no approver, a 30 s timeout, no audit sink, no repair.
 type Options struct {
 	// Caller is who runs the calls: the same value rank.Options.Caller and
 	// selector.Request.Caller take. AllowUnsafe, Roles and Capabilities below
@@ -82,15 +79,6 @@ type Options struct {
 	// like any other arguments; an error means "no repair" and the call stays
 	// invalid. A ChatRepairer's RepairArgs asks a chat model.
 	Repairer func(ctx context.Context, req RepairRequest) (json.RawMessage, error)
-	// Select, when set, lets Resolve turn a task into calls: a
-	// *selector.ToolSelector's SelectToolCalls method.
-	Select func(ctx context.Context, req selector.Request) ([]selector.ToolCall, error)
-	// FindTool tunes the ranking behind the find_tool meta-tool (scorer, min
-	// score, related tools...). Its MaxCandidates comes from find_tool's
-	// limit, and its AllowUnsafe and Roles from this executor; its Filter
-	// also leaves out every tool the executor would refuse to run, so
-	// find_tool never shows one. nil means rank's defaults.
-	FindTool *rank.Options
 }
 
 // Executor hydrates, checks and runs tool calls against a registry. It is

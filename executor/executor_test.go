@@ -771,3 +771,14 @@ func TestValidatedFlagOnInvalidCalls(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, onlyRecord(t, sink).Validated, "the schema ran and said no")
 }
+func TestCallAllContinuesAfterFailures(t *testing.T) {
+	ex, sink := fixture(t, nil)
+	outs := ex.CallAll(context.Background(), []executor.Call{
+		call("danger", `{"msg":"x"}`), call("echo", `{}`), call("echo", `{"msg":"ok"}`),
+	})
+	require.Len(t, outs, 3)
+	assert.ErrorIs(t, outs[0].Err, executor.ErrUnsafe)
+	assert.ErrorIs(t, outs[1].Err, executor.ErrInvalidArgs)
+	assert.NoError(t, outs[2].Err)
+	assert.Len(t, sink.Records(), 3)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/toolselect/toolselect/executor/metatool"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolselect/toolselect/executor"
 	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/internal/testing/mcpupstream"
 	"github.com/toolselect/toolselect/rank"
@@ -301,7 +301,7 @@ func find(t *testing.T, cs *mcp.ClientSession, query string, limit int) []string
 	if res.IsError {
 		t.Fatalf("find_tool %q: %s", query, text(res))
 	}
-	var out struct{ Tools []executor.FoundTool }
+	var out struct{ Tools []metatool.FoundTool }
 	if err := json.Unmarshal([]byte(text(res)), &out); err != nil {
 		t.Fatalf("find_tool result: %v: %s", err, text(res))
 	}

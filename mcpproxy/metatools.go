@@ -49,8 +49,8 @@ func metaTool(name string) registry.Tool {
 	panic(fmt.Sprintf("mcpproxy: rank defines no meta-tool %q (%v)", name, err))
 }
 
-// handleMeta answers find_tool and call_tool with the executor's HandleMeta:
-// one implementation of the meta-tools, one result type (executor.FoundTool),
+// handleMeta answers find_tool and call_tool with the meta-tools' Handle (package executor/metatool):
+// one implementation of the meta-tools, one result type (metatool.FoundTool),
 // one outcome vocabulary (executor.Outcome).
 func (p *Proxy) handleMeta(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	ctx = withOrigin(ctx, req)
@@ -66,7 +66,7 @@ func (p *Proxy) handleMeta(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		}
 	}
 	start := time.Now()
-	res, _, err := p.ex.HandleMeta(ctx, executor.Call{Tool: req.Params.Name, Args: req.Params.Arguments})
+	res, _, err := p.meta.Handle(ctx, executor.Call{Tool: req.Params.Name, Args: req.Params.Arguments})
 	d := time.Since(start)
 	if req.Params.Name == rank.FindToolName {
 		p.stats.find(d, res.IsError)
