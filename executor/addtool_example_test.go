@@ -32,3 +32,26 @@ func ExampleAddTool() {
 	// light rain in Lyon <nil>
 	// call of tool "get_weather" invalid: invalid arguments for tool "get_weather": at /unit: value must be one of 'c', 'f' (enum)
 }
+
+// With gives an admin path its own policy and audit sink over the handlers
+// the service bound once.
+func ExampleExecutor_With() {
+	ex := executor.New(registry.New(nil), nil) // what every user may run
+	admin := ex.With(&executor.Options{AllowUnsafe: true})
+	type ticket struct {
+		ID string `json:"id"`
+	}
+	err := executor.AddTool(admin, registry.Tool{Name: "delete_ticket", Description: "Delete a ticket.", Safe: false},
+		func(ctx context.Context, in ticket) (string, error) { return "deleted " + in.ID, nil })
+	if err != nil {
+		panic(err)
+	}
+	c := executor.Call{Tool: "delete_ticket", Args: json.RawMessage(`{"id":"T-7"}`)}
+	_, err = ex.Call(context.Background(), c)
+	fmt.Println(err)
+	res, err := admin.Call(context.Background(), c)
+	fmt.Println(res.Content(), err)
+	// Output:
+	// call of tool "delete_ticket" refused: unsafe tool not allowed: "delete_ticket" is marked unsafe (set Options.AllowUnsafe to run it)
+	// deleted T-7 <nil>
+}

@@ -140,7 +140,7 @@ func TestEditedArgsAreValidatedAndRecorded(t *testing.T) {
 
 	// Edited into something the schema refuses: invalid, nothing runs.
 	edit = `{"msg":"5 EUR","to":"attacker"}`
-	sink.records = nil
+	sink.Reset()
 	_, err = ex.Call(context.Background(), call("pay", `{"msg":"11 EUR"}`))
 	callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
 	assert.Len(t, *ran, 1)
@@ -242,7 +242,7 @@ func TestPendingApprovalResumedByID(t *testing.T) {
 
 	_, err = ex.Call(context.Background(), executor.Call{ID: "c2", Tool: "pay", Args: json.RawMessage(`{"msg":"10 EUR"}`)})
 	require.ErrorAs(t, err, &ce)
-	sink.records = nil
+	sink.Reset()
 	res, err := ex.Resume(context.Background(), ce.PendingID, executor.Approval{Approved: true, By: "bob", ArgsSHA256: ce.ArgsSHA256})
 	require.NoError(t, err)
 	assert.Equal(t, "done", res.Value)

@@ -130,6 +130,11 @@ func parseOne(raw json.RawMessage) (Call, bool, error) {
 	return c, false, nil
 }
 
+// Arguments returns c.Args as the JSON text the executor validates: a JSON
+// string is unquoted (its content may still be invalid JSON; validation
+// reports that), empty and null become {}.
+func (c Call) Arguments() json.RawMessage { return normalizeArgs(c.Args) }
+
 // normalizeArgs turns the received arguments into the JSON text to validate:
 // a JSON string is unquoted (its content may still be invalid JSON; the
 // validator reports that), empty and null become {}.

@@ -52,5 +52,12 @@
 //     [Executor.Hydrate] then [Executor.Run]) runs a [Call] to a [Result].
 //   - Refusals and invalid calls are a [CallError] with an [Outcome]; every
 //     call yields one audit [Record].
-//   - [Executor.HandleMeta] answers the find_tool / call_tool meta-tools.
+//   - [Executor.With] is a view with another caller's policy over the same
+//     handlers.
+//
+// The package links neither ranking nor selection: a program that only
+// registers and runs tools stays small. The find_tool / call_tool
+// meta-tools, which rank the catalog, are package executor/metatool;
+// turning a task into calls through a selector (Resolve) and repairing
+// arguments with a chat model (Repairer) are package executor/chat.
 package executor

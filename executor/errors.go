@@ -11,8 +11,7 @@ import (
 
 // Sentinel errors. Every error Hydrate, Run and Call return is a *CallError
 // that matches exactly one of ErrUnknownTool ... ErrApprovalDenied (or
-// context.Canceled, context.DeadlineExceeded) with errors.Is; ErrNoSelector
-// comes from Resolve, ErrRepairDeclined from a ChatRepairer.
+// context.Canceled, context.DeadlineExceeded) with errors.Is.
 var (
 	// ErrUnknownTool: the call names no registered tool (registry.ErrUnknownTool).
 	ErrUnknownTool = registry.ErrUnknownTool
@@ -39,11 +38,6 @@ var (
 	// that [Executor.Resume] takes; its Rule is approval_required. An
 	// Approver returns it (or an error wrapping it) to decide later.
 	ErrApprovalPending = errors.New("approval pending")
-	// ErrNoSelector: Resolve on an executor built without [Options.Select].
-	ErrNoSelector = errors.New("no selector configured (set Options.Select)")
-	// ErrRepairDeclined: the ChatRepairer's model answered {"args": null}
-	// (a CallError's RepairErr).
-	ErrRepairDeclined = errors.New("the model declined to repair the arguments")
 )
 
 // CallError is why a call was not run: the call could not be hydrated
@@ -175,7 +169,7 @@ var rules = []struct {
 var goHints = map[registry.Rule]string{
 	registry.RuleUnknownTool:      "",
 	registry.RuleInvalidArgs:      "",
-	registry.RuleNoHandler:        "",
+	registry.RuleNoHandler:        "bind one with Handle, HandleConstructor, Register or AddTool on this executor or on any view of it from With; bindings made on another executor over the same registry are that executor's own",
 	registry.RuleUnsafe:           "set Options.AllowUnsafe to run it",
 	registry.RuleRole:             "give the caller one of them in Options.Caller.Roles (or Options.Roles)",
 	registry.RuleCapability:       "",

@@ -11,9 +11,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
-	"github.com/toolselect/toolselect/selector"
 )
 
 // defaultTimeout bounds one tool run when neither [Options.Timeout] nor
@@ -43,8 +41,7 @@ type binding struct {
 }
 
 // Options configures an Executor. A nil *Options means defaults: no unsafe
-// tools, no roles, no approver, a 30 s timeout, no audit sink, no repair,
-// no selector.
+// tools, no roles, no approver, a 30 s timeout, no audit sink, no repair.
 type Options struct {
 	// Caller is who runs the calls: the same value rank.Options.Caller and
 	// selector.Request.Caller take. AllowUnsafe, Roles and Capabilities below
@@ -92,35 +89,63 @@ type Options struct {
 	// like any other arguments; an error means "no repair" and the call stays
 	// invalid. A ChatRepairer's RepairArgs asks a chat model.
 	Repairer func(ctx context.Context, req RepairRequest) (json.RawMessage, error)
-	// Select, when set, lets Resolve turn a task into calls: a
-	// *selector.ToolSelector's SelectToolCalls method.
-	Select func(ctx context.Context, req selector.Request) ([]selector.ToolCall, error)
-	// FindTool tunes the ranking behind the find_tool meta-tool (scorer, min
-	// score, related tools...). Its MaxCandidates comes from find_tool's
-	// limit, and its AllowUnsafe and Roles from this executor; its Filter
-	// also leaves out every tool the executor would refuse to run, so
-	// find_tool never shows one. nil means rank's defaults.
-	FindTool *rank.Options
 }
 
 // Executor hydrates, checks and runs tool calls against a registry. It is
 // safe for concurrent use.
+//
+// An Executor is one caller's policy over a set of handler bindings: [Executor.With]
+// gives another caller's view (say an admin's, with unsafe tools allowed)
+// sharing the registry and the bindings, so each tool's handler is bound once
+// for every view.
 type Executor struct {
 	reg  *registry.Registry
 	opts Options
 
-	mu       sync.RWMutex
-	bindings map[string]*binding // canonical name -> binding
-	bindGen  uint64              // bumped on every binding change, under mu
+	handlers *handlers // shared by every view from With
 
 	hidden hiddenCache // find_tool: tools of the registry this executor would refuse
 
 	approvals approvalStore // pending approvals and declined calls
 }
 
-// New returns an executor over reg.
+// handlers are the handler bindings every view of an executor shares.
+type handlers struct {
+	mu       sync.RWMutex
+	bindings map[string]*binding // canonical name -> binding
+	gen      uint64              // bumped on every binding change, under mu
+}
+
+// New returns an executor over reg, with no handlers bound.
 func New(reg *registry.Registry, opts *Options) *Executor {
-	e := &Executor{reg: reg, bindings: map[string]*binding{}}
+	e := newView(reg, opts)
+	e.handlers = &handlers{bindings: map[string]*binding{}}
+	e.approvals = &memoryApprovals{}
+	return e
+}
+
+// With returns a view of e with another caller's policy: opts replaces e's
+// options as a whole (caller, AllowUnsafe, roles, capabilities, approver,
+// audit sink, timeouts, repairer...; nil means the defaults, as for [New]),
+// while the registry and every handler binding stay shared. A handler bound
+// on any view (Handle, HandleConstructor, Register, AddTool) is bound for e
+// and all its views, and a call runs the same handler whichever view it goes
+// through; only what the policy allows, and who approves and audits it,
+// differ. Views are cheap: one per request or per caller is fine. The
+// calls waiting for approval and the calls declined are shared too: a call
+// parked through one view is resumed through any ([Executor.Resume] applies
+// the policy of the view it is called on), and a call an approver declined
+// is not asked about again through another view.
+func (e *Executor) With(opts *Options) *Executor {
+	v := newView(e.reg, opts)
+	v.handlers = e.handlers
+	v.approvals = e.approvals
+	return v
+}
+
+// newView is an executor over reg with opts read, without bindings.
+func newView(reg *registry.Registry, opts *Options) *Executor {
+	e := &Executor{reg: reg}
 	if opts != nil {
 		e.opts = *opts
 		// The caller is read once, into the shorthand fields the policy reads.
@@ -133,7 +158,6 @@ func New(reg *registry.Registry, opts *Options) *Executor {
 	if e.opts.Timeout == 0 {
 		e.opts.Timeout = defaultTimeout
 	}
-	e.approvals = &memoryApprovals{}
 	return e
 }
 
@@ -141,7 +165,7 @@ func New(reg *registry.Registry, opts *Options) *Executor {
 func (e *Executor) Registry() *registry.Registry { return e.reg }
 
 // Handle binds h to the registered tool name (canonical or provider-mapped),
-// replacing any earlier binding.
+// replacing any earlier binding, for e and every view of it ([Executor.With]).
 func (e *Executor) Handle(name string, h Handler) error {
 	if h == nil {
 		return errors.New("Handle: nil handler")
@@ -150,7 +174,7 @@ func (e *Executor) Handle(name string, h Handler) error {
 }
 
 // HandleConstructor binds a constructor to the registered tool name,
-// replacing any earlier binding.
+// replacing any earlier binding, for e and every view of it.
 func (e *Executor) HandleConstructor(name string, c Constructor) error {
 	if c == nil {
 		return errors.New("HandleConstructor: nil constructor")
@@ -204,17 +228,19 @@ func (e *Executor) bind(name string, b *binding) error {
 	if !ok {
 		return fmt.Errorf("cannot bind %q: %w", name, registry.ErrUnknownTool)
 	}
-	e.mu.Lock()
-	e.bindings[entry.Name()] = b
-	e.bindGen++
-	e.mu.Unlock()
+	h := e.handlers
+	h.mu.Lock()
+	h.bindings[entry.Name()] = b
+	h.gen++
+	h.mu.Unlock()
 	return nil
 }
 
 func (e *Executor) binding(name string) *binding {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.bindings[name]
+	h := e.handlers
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.bindings[name]
 }
 
 // Invocation is a hydrated call: a known tool, arguments that passed

@@ -17,10 +17,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/internal/testing/exectest"
 	"github.com/toolselect/toolselect/registry"
 )
 
 const msgSchema = `{"type":"object","properties":{"msg":{"type":"string","minLength":1}},"required":["msg"],"additionalProperties":false}`
+
+// The shared helpers (internal/testing/exectest), under this file's names.
+var (
+	echo       = exectest.Echo
+	call       = exectest.Call
+	callError  = exectest.CallError
+	onlyRecord = exectest.OnlyRecord
+)
+
+type recordSink = exectest.RecordSink
 
 func tool(name, schema string, mod ...func(*registry.Tool)) registry.Tool {
 	t := registry.NewTool(name, "test tool "+name, json.RawMessage(schema))
@@ -39,31 +50,8 @@ func noSchema(mode registry.NoSchemaMode, caps ...string) func(*registry.Tool) {
 	}
 }
 
-func echo(_ context.Context, args json.RawMessage) (any, error) {
-	var v map[string]any
-	err := json.Unmarshal(args, &v)
-	return v, err
-}
-
 // fixture returns a registry of test tools; every tool is bound to echo
 // unless the test binds something else.
-// recordSink keeps audit records in memory, in the order they arrived.
-type recordSink struct {
-	mu      sync.Mutex
-	records []executor.Record
-}
-
-func (s *recordSink) Audit(_ context.Context, r executor.Record) {
-	s.mu.Lock()
-	s.records = append(s.records, r)
-	s.mu.Unlock()
-}
-
-func (s *recordSink) Records() []executor.Record {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]executor.Record(nil), s.records...)
-}
 
 func fixture(t *testing.T, opts *executor.Options) (*executor.Executor, *recordSink) {
 	t.Helper()
@@ -90,30 +78,6 @@ func fixture(t *testing.T, opts *executor.Options) (*executor.Executor, *recordS
 		require.NoError(t, ex.Handle(name, echo))
 	}
 	return ex, sink
-}
-
-func call(tool, args string) executor.Call {
-	return executor.Call{Tool: tool, Args: json.RawMessage(args)}
-}
-
-// lastRecord returns the only audit record, failing unless there is exactly one.
-func onlyRecord(t *testing.T, sink *recordSink) executor.Record {
-	t.Helper()
-	recs := sink.Records()
-	require.Len(t, recs, 1, "one audit record per call")
-	return recs[0]
-}
-
-func callError(t *testing.T, err error, outcome executor.Outcome, sentinel error) *executor.CallError {
-	t.Helper()
-	require.Error(t, err)
-	var ce *executor.CallError
-	require.True(t, errors.As(err, &ce), "want *CallError, got %T: %v", err, err)
-	assert.Equal(t, outcome, ce.Outcome)
-	if sentinel != nil {
-		assert.ErrorIs(t, err, sentinel)
-	}
-	return ce
 }
 
 func TestCallOK(t *testing.T) {
@@ -770,4 +734,15 @@ func TestValidatedFlagOnInvalidCalls(t *testing.T) {
 	_, err := ex.Call(context.Background(), call("echo", `{}`))
 	require.Error(t, err)
 	assert.True(t, onlyRecord(t, sink).Validated, "the schema ran and said no")
+}
+func TestCallAllContinuesAfterFailures(t *testing.T) {
+	ex, sink := fixture(t, nil)
+	outs := ex.CallAll(context.Background(), []executor.Call{
+		call("danger", `{"msg":"x"}`), call("echo", `{}`), call("echo", `{"msg":"ok"}`),
+	})
+	require.Len(t, outs, 3)
+	assert.ErrorIs(t, outs[0].Err, executor.ErrUnsafe)
+	assert.ErrorIs(t, outs[1].Err, executor.ErrInvalidArgs)
+	assert.NoError(t, outs[2].Err)
+	assert.Len(t, sink.Records(), 3)
 }

@@ -40,20 +40,14 @@ func TestCallErrorCarriesRule(t *testing.T) {
 		{Call{Tool: "admin"}, registry.RuleRole, "Options.Caller.Roles"},
 		{Call{Tool: "nope"}, registry.RuleUnknownTool, ""},
 		{Call{Tool: "free", Args: json.RawMessage(`{"n":"x"}`)}, registry.RuleInvalidArgs, ""},
-		{Call{Tool: "call_tool", Args: json.RawMessage(`{"name":"call_tool"}`)}, registry.RuleUnknownTool, ""},
 	} {
-		_, err := ex.CallTool(ctx, c.call.Tool, c.call.Args)
-		if c.call.Tool == "call_tool" {
-			_, err = ex.CallTool(ctx, "call_tool", nil)
-		}
+		_, err := ex.Call(ctx, c.call)
 		var ce *CallError
 		require.True(t, errors.As(err, &ce), "%s: %v", c.call.Tool, err)
 		assert.Equal(t, c.rule, ce.Rule, c.call.Tool)
-		if c.call.Tool != "call_tool" { // the meta-tool's own arguments are not a call to audit
-			// The audit record names the same rule the error carries.
-			require.NotEmpty(t, recs, c.call.Tool)
-			assert.Equal(t, string(c.rule), recs[len(recs)-1].Policy, c.call.Tool)
-		}
+		// The audit record names the same rule the error carries.
+		require.NotEmpty(t, recs, c.call.Tool)
+		assert.Equal(t, string(c.rule), recs[len(recs)-1].Policy, c.call.Tool)
 		if c.hint != "" {
 			assert.Contains(t, ce.Hint, c.hint)
 			assert.Contains(t, ce.Error(), "("+ce.Hint+")")

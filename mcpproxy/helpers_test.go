@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/toolselect/toolselect/executor/metatool"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolselect/toolselect/executor"
 	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/internal/testing/mcpupstream"
 	"github.com/toolselect/toolselect/rank"
@@ -317,7 +317,7 @@ func find(t *testing.T, cs *mcp.ClientSession, query string, limit int) []string
 	if res.IsError {
 		t.Fatalf("find_tool %q: %s", query, text(res))
 	}
-	var out struct{ Tools []executor.FoundTool }
+	var out struct{ Tools []metatool.FoundTool }
 	if err := json.Unmarshal([]byte(text(res)), &out); err != nil {
 		t.Fatalf("find_tool result: %v: %s", err, text(res))
 	}

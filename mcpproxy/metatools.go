@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/executor/metatool"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 )
@@ -49,8 +50,8 @@ func metaTool(name string) registry.Tool {
 	panic(fmt.Sprintf("mcpproxy: rank defines no meta-tool %q (%v)", name, err))
 }
 
-// handleMeta answers find_tool and call_tool with the executor's HandleMeta:
-// one implementation of the meta-tools, one result type (executor.FoundTool),
+// handleMeta answers find_tool and call_tool with the meta-tools' Handle (package executor/metatool):
+// one implementation of the meta-tools, one result type (metatool.FoundTool),
 // one outcome vocabulary (executor.Outcome).
 func (p *Proxy) handleMeta(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	ctx = withOrigin(ctx, req)
@@ -67,11 +68,11 @@ func (p *Proxy) handleMeta(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		}
 	}
 	start := time.Now()
-	res, _, err := p.ex.HandleMeta(ctx, executor.Call{Tool: req.Params.Name, Args: req.Params.Arguments})
+	res, _, err := p.meta.Handle(ctx, executor.Call{Tool: req.Params.Name, Args: req.Params.Arguments})
 	d := time.Since(start)
 	if req.Params.Name == rank.FindToolName {
 		p.stats.find(d, res.IsError)
-		if found, ok := res.Value.([]executor.FoundTool); ok && !res.IsError {
+		if found, ok := res.Value.([]metatool.FoundTool); ok && !res.IsError {
 			var a struct {
 				Query string `json:"query"`
 				Limit int    `json:"limit"`

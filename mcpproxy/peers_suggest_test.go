@@ -2,11 +2,11 @@ package mcpproxy
 
 import (
 	"encoding/json"
+	"github.com/toolselect/toolselect/executor/metatool"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolselect/toolselect/executor"
 	"github.com/toolselect/toolselect/rank"
 )
 
@@ -21,7 +21,7 @@ func TestRealPeersSuggestionsAndPrerequisites(t *testing.T) {
 	cs := connectMemory(t, p, "")
 	for _, name := range []string{"read_text_file", "fs__read_txt", "filesystem__read_text_file"} {
 		res := call(t, cs, rank.CallToolName, map[string]any{"name": name, "arguments": map[string]any{"path": "x"}})
-		var me executor.MetaError
+		var me metatool.MetaError
 		if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &me); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -30,7 +30,7 @@ func TestRealPeersSuggestionsAndPrerequisites(t *testing.T) {
 		}
 	}
 	res := call(t, cs, rank.FindToolName, map[string]any{"query": "read the text file notes.txt", "limit": 3})
-	var out struct{ Tools []executor.FoundTool }
+	var out struct{ Tools []metatool.FoundTool }
 	if err := json.Unmarshal([]byte(text(res)), &out); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/executor/metatool"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 )
@@ -33,7 +34,7 @@ type Options struct {
 	Logger *slog.Logger
 	// FindTool tunes the ranking behind find_tool and the "top" exposure
 	// mode (scorer, minimum score, related tools...), as
-	// executor.Options.FindTool; nil means rank's defaults (BM25).
+	// metatool.New; nil means rank's defaults (BM25).
 	FindTool *rank.Options
 	// CountTokens counts the tokens of a text for the stats; default cl100k.
 	CountTokens func(string) int
@@ -53,6 +54,7 @@ type Proxy struct {
 	count  func(string) int
 	reg    *registry.Registry
 	ex     *executor.Executor
+	meta   *metatool.Tools // find_tool / call_tool over ex
 	server *mcp.Server
 	stats  *recorder
 	// metrics are the Prometheus instruments served at /metrics (telemetry.go).
@@ -147,11 +149,12 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 	// is findable and callable: destructive tools only when allowed, or,
 	// with "ask", findable and asked about through the client (an approver
 	// given, registry.Eligibility.Decide says ask).
-	exOpts := &executor.Options{AllowUnsafe: c.destructive() == destructiveAllow, Timeout: c.timeout(), FindTool: o.FindTool, Hint: proxyHint}
+	exOpts := &executor.Options{AllowUnsafe: c.destructive() == destructiveAllow, Timeout: c.timeout(), Hint: proxyHint}
 	if c.destructive() == destructiveAsk {
 		exOpts.Approver = p.elicitApprover
 	}
 	p.ex = executor.New(reg, exOpts)
+	p.meta = metatool.New(p.ex, o.FindTool)
 	p.life, p.stop = context.WithCancel(context.Background())
 	for _, u := range c.Upstreams {
 		up := newUpstream(p, u)
@@ -557,7 +560,7 @@ func (p *Proxy) syncExposed(ctx context.Context) {
 		want[name] = e
 	}
 	if p.topMode() {
-		found, err := p.ex.FindTool(ctx, p.cfg.Expose.Query, p.cfg.Expose.TopK)
+		found, err := p.meta.Find(ctx, p.cfg.Expose.Query, p.cfg.Expose.TopK)
 		switch {
 		case err != nil:
 			p.log.Warn("ranking for the exposed top tools failed", "error", err)
@@ -670,10 +673,10 @@ func mcpToolOf(e *registry.Entry) (*mcp.Tool, bool) {
 // returns at most limit tools (rank.DefaultFindLimit when limit <= 0, at
 // most rank.MaxFindLimit). Only tools the proxy would run are returned
 // (destructive ones only when allowed), plus catalog-only tools.
-func (p *Proxy) FindTool(ctx context.Context, query string, limit int) ([]executor.FoundTool, error) {
+func (p *Proxy) FindTool(ctx context.Context, query string, limit int) ([]metatool.FoundTool, error) {
 	p.syncPins()
 	start := time.Now()
-	found, err := p.ex.FindTool(ctx, query, limit)
+	found, err := p.meta.Find(ctx, query, limit)
 	p.stats.find(time.Since(start), err != nil)
 	return found, err
 }
@@ -697,7 +700,7 @@ func (p *Proxy) CallTool(ctx context.Context, name string, args json.RawMessage)
 		p.stats.call(p.toolLabel(name), string(executor.OutcomeInvalid), time.Since(start))
 		return r
 	}
-	res, err := p.ex.CallTool(ctx, name, args)
+	res, err := p.meta.Call(ctx, name, args)
 	p.stats.call(p.toolLabel(res.Tool), string(res.Outcome), time.Since(start))
 	return p.render(res, err)
 }
@@ -736,7 +739,7 @@ func (p *Proxy) noMetaTools(name string) *mcp.CallToolResult {
 	}
 	p.mu.Unlock()
 	sort.Strings(listed)
-	me := executor.MetaError{
+	me := metatool.MetaError{
 		Error: fmt.Sprintf("unknown tool %q: this server lists only the tools that best fit its configured task (top %d, plus any keep-list) and has no %s or %s",
 			name, p.cfg.Expose.TopK, rank.FindToolName, rank.CallToolName),
 		Tool: name, Outcome: executor.OutcomeInvalid,
@@ -754,7 +757,7 @@ func (p *Proxy) render(res executor.Result, err error) *mcp.CallToolResult {
 	if r, ok := res.Value.(*mcp.CallToolResult); ok {
 		return r // the upstream's own result, isError or not
 	}
-	if found, ok := res.Value.([]executor.FoundTool); ok && !res.IsError {
+	if found, ok := res.Value.([]metatool.FoundTool); ok && !res.IsError {
 		return p.renderFound(found, nil)
 	}
 	if err == nil && !res.IsError {
@@ -784,7 +787,7 @@ func (p *Proxy) render(res executor.Result, err error) *mcp.CallToolResult {
 // renderFound is find_tool's answer: the tools found, and, when some
 // matches were withheld (withheld counts them by reason), a note saying how
 // many and why; no tools is an answer that says why too.
-func (p *Proxy) renderFound(found []executor.FoundTool, withheld map[string]int) *mcp.CallToolResult {
+func (p *Proxy) renderFound(found []metatool.FoundTool, withheld map[string]int) *mcp.CallToolResult {
 	out := map[string]any{"tools": found}
 	var notes []string
 	if len(found) == 0 {

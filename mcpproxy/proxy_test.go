@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/toolselect/toolselect/executor/metatool"
 	"github.com/toolselect/toolselect/rank"
 	"log/slog"
 	"os"
@@ -246,7 +247,7 @@ func TestExposeTop(t *testing.T) {
 	// The meta-tools are not served here, and the answer says what is.
 	for _, name := range []string{rank.FindToolName, rank.CallToolName} {
 		res = call(t, cs, name, map[string]any{"query": "read a file"})
-		var me executor.MetaError
+		var me metatool.MetaError
 		if err := json.Unmarshal([]byte(text(res)), &me); err != nil || !res.IsError {
 			t.Fatalf("%s in top mode: %v %s", name, err, text(res))
 		}
@@ -465,11 +466,11 @@ func TestRenderNeverAnEmptyError(t *testing.T) {
 // find_tool with nothing to offer says why instead of a bare empty list.
 func TestRenderEmptyFindSaysWhy(t *testing.T) {
 	p := &Proxy{}
-	out := p.render(executor.Result{Tool: rank.FindToolName, Value: []executor.FoundTool{}}, nil)
+	out := p.render(executor.Result{Tool: rank.FindToolName, Value: []metatool.FoundTool{}}, nil)
 	if out.IsError || !strings.Contains(out.Content[0].(*mcp.TextContent).Text, `"note":"no tool this proxy would run matched`) {
 		t.Fatalf("render: %+v", out.Content[0])
 	}
-	out = p.render(executor.Result{Tool: rank.FindToolName, Value: []executor.FoundTool{{Name: "a"}}}, nil)
+	out = p.render(executor.Result{Tool: rank.FindToolName, Value: []metatool.FoundTool{{Name: "a"}}}, nil)
 	if strings.Contains(out.Content[0].(*mcp.TextContent).Text, "note") {
 		t.Fatalf("a list with tools needs no note: %+v", out.Content[0])
 	}

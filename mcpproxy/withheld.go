@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/executor/metatool"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 )
@@ -40,9 +40,9 @@ var withheldWhy = map[string]string{
 
 // withheld counts the matches of a find_tool of query at limit that the
 // policy or the pins kept out of found, by reason.
-func (p *Proxy) withheld(ctx context.Context, query string, limit int, found []executor.FoundTool) map[string]int {
+func (p *Proxy) withheld(ctx context.Context, query string, limit int, found []metatool.FoundTool) map[string]int {
 	out := map[string]int{}
-	byRule, err := p.ex.Withheld(ctx, query, limit, found)
+	byRule, err := p.meta.Withheld(ctx, query, limit, found)
 	if err != nil {
 		p.log.Debug("mcp find_tool: counting withheld matches failed", "error", err)
 	}

@@ -596,7 +596,7 @@ func callsFormat(search bool) answerFormat {
 
 // Shape applies the provider dialect of req.Model under c (docs/providers.md)
 // to a chat request built outside a selection, such as
-// executor.ChatRepairer's: the temperature (sent, omitted, or 1), the token
+// the executor/chat Repairer's: the temperature (sent, omitted, or 1), the token
 // limit in the dialect's field, the reasoning control, and, for a request
 // in JSON mode (ResponseFormat "json_object"), a json_schema response format
 // named name with schema where the provider refuses json_object. A request

@@ -17,6 +17,7 @@ import (
 	"os"
 
 	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/executor/chat"
 	"github.com/toolselect/toolselect/modeltest"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
@@ -87,7 +88,7 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 
 	// 4. The executor checks each call again and runs it.
-	for _, o := range ex.CallAll(ctx, executor.FromToolCalls(calls)) {
+	for _, o := range ex.CallAll(ctx, chat.FromToolCalls(calls)) {
 		if o.Err != nil {
 			fmt.Fprintf(out, "run: %s refused: %v\n", o.Call.Tool, o.Err)
 			continue

@@ -14,6 +14,7 @@ import (
 	"os"
 
 	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/executor/metatool"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 )
@@ -99,7 +100,7 @@ func run(ctx context.Context, out io.Writer, catalog string) error {
 		{ID: "1", Tool: rank.FindToolName, Args: json.RawMessage(`{"query":"weather forecast","limit":2}`)},
 		{ID: "2", Tool: rank.CallToolName, Args: json.RawMessage(`{"name":"get_weather","arguments":{"city":"Lyon"}}`)},
 	} {
-		res, handled, err := ex.HandleMeta(ctx, c)
+		res, handled, err := metatool.New(ex, nil).Handle(ctx, c)
 		if err != nil {
 			return err
 		}

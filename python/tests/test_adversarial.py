@@ -299,7 +299,7 @@ class CallerViewTest(Fixture):
         sent, _, _ = self.select(self.reg.for_caller(capabilities=["readOnly"]), allow_unsafe=True)
         self.assertEqual(sent, ["read_file"])
         # A caller with more rights is offered them; a selector without roles
-        # of its own offers as the caller (as Go's executor.Resolve does).
+        # of its own offers as the caller (as Go's chat.Resolve does).
         sent, _, calls = self.select(self.reg.for_caller(roles=["admin"]))
         self.assertEqual(sent, ["admin_reset", "read_file", "write_file"])
         self.assertEqual(calls, ["admin_reset", "write_file"])

@@ -191,7 +191,7 @@ class CallerRegistry:
         definitions of the tools this caller may run (safe, roles and
         capabilities kept, so the selector's own settings still narrow it),
         returned as catalog text; a request without roles of its own gets
-        this caller's, as Go's executor.Resolve completes a request."""
+        this caller's, as Go's chat.Resolve completes a request."""
         if not request.get("roles") and self._policy["roles"]:
             request["roles"] = list(self._policy["roles"])
         may = self._may_run()

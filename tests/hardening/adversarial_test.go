@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/toolselect/toolselect/executor/metatool"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -75,7 +76,7 @@ func TestAdversarialDuplicateKeysExecutor(t *testing.T) {
 			assert.True(t, errors.Is(err, registry.ErrInvalidArgs), doc)
 		}
 		// Through the call_tool meta-tool as well.
-		res, handled, err := ex.HandleMeta(ctx, executor.Call{Tool: rank.CallToolName,
+		res, handled, err := metatool.New(ex, nil).Handle(ctx, executor.Call{Tool: rank.CallToolName,
 			Args: json.RawMessage(`{"name":"read_file","arguments":` + doc + `}`)})
 		assert.True(t, handled)
 		assert.Error(t, err, doc)

@@ -25,9 +25,13 @@ var above = map[string][]string{
 	"rank/feedbackstore":  {"selector", "executor", "mcpproxy", "cabi", "internal/testing"},
 	"rank/embedcache":     {"selector", "executor", "mcpproxy", "cabi", "internal/testing"},
 	"selector":            {"rank", "executor", "mcpproxy", "cabi", "internal/testing", "internal/tools"},
-	"executor":            {"mcpproxy", "cabi", "internal/testing", "internal/tools"},
-	"mcpproxy":            {"cabi", "internal/testing", "internal/tools"},
-	"cabi/internal/capi":  {"mcpproxy", "internal/testing", "internal/tools"},
+	// A program that only registers and runs tools links no ranking (nor its
+	// dictionaries) and no selector: the meta-tools and Resolve live above.
+	"executor":           {"rank", "selector", "executor/metatool", "executor/chat", "mcpproxy", "cabi", "internal/testing", "internal/tools"},
+	"executor/metatool":  {"selector", "executor/chat", "mcpproxy", "cabi", "internal/testing", "internal/tools"},
+	"executor/chat":      {"rank", "executor/metatool", "mcpproxy", "cabi", "internal/testing", "internal/tools"},
+	"mcpproxy":           {"cabi", "internal/testing", "internal/tools"},
+	"cabi/internal/capi": {"mcpproxy", "internal/testing", "internal/tools"},
 }
 
 func TestNoPackageImportsUpward(t *testing.T) {

@@ -1,4 +1,4 @@
-package executor_test
+package metatool_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/executor/metatool"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 )
@@ -50,7 +51,10 @@ func metaFixture(t *testing.T, opts *executor.Options) (*executor.Executor, *ato
 	return ex, &runs
 }
 
-func names(found []executor.FoundTool) []string {
+// meta is ex's meta-tools with rank's default ranking.
+func meta(ex *executor.Executor) *metatool.Tools { return metatool.New(ex, nil) }
+
+func names(found []metatool.FoundTool) []string {
 	var out []string
 	for _, f := range found {
 		out = append(out, f.Name)
@@ -61,7 +65,7 @@ func names(found []executor.FoundTool) []string {
 func TestFindToolLimitAndFields(t *testing.T) {
 	ex, _ := metaFixture(t, nil)
 	ctx := context.Background()
-	found, err := ex.FindTool(ctx, "weather for a city", 0)
+	found, err := meta(ex).Find(ctx, "weather for a city", 0)
 	require.NoError(t, err)
 	assert.Len(t, found, rank.DefaultFindLimit, "limit 0 means 5")
 	for _, f := range found {
@@ -74,19 +78,19 @@ func TestFindToolLimitAndFields(t *testing.T) {
 		assert.GreaterOrEqual(t, found[i-1].Score, found[i].Score, "best first")
 	}
 
-	found, err = ex.FindTool(ctx, "weather for a city", 2)
+	found, err = meta(ex).Find(ctx, "weather for a city", 2)
 	require.NoError(t, err)
 	assert.Len(t, found, 2)
-	found, err = ex.FindTool(ctx, "weather for a city", 1000)
+	found, err = meta(ex).Find(ctx, "weather for a city", 1000)
 	require.NoError(t, err)
 	assert.Len(t, found, 8, "every runnable weather tool, capped at rank.MaxFindLimit")
 
-	found, err = ex.FindTool(ctx, "send an email", 3)
+	found, err = meta(ex).Find(ctx, "send an email", 3)
 	require.NoError(t, err)
 	require.NotEmpty(t, found)
 	assert.Equal(t, "send_email", found[0].Name)
 
-	found, err = ex.FindTool(ctx, "quantum chromodynamics", 3)
+	found, err = meta(ex).Find(ctx, "quantum chromodynamics", 3)
 	require.NoError(t, err)
 	assert.Empty(t, found)
 }
@@ -96,47 +100,48 @@ func TestFindToolHidesWhatTheExecutorRefuses(t *testing.T) {
 	hiddenByDefault := []string{"weather_station_reset", "weather_admin", "weather_unbound"}
 	ex, _ := metaFixture(t, nil)
 	for _, q := range []string{"weather station reset", "administer the weather service", "satellite images", "weather"} {
-		found, err := ex.FindTool(ctx, q, rank.MaxFindLimit)
+		found, err := meta(ex).Find(ctx, q, rank.MaxFindLimit)
 		require.NoError(t, err)
 		for _, h := range hiddenByDefault {
 			assert.NotContains(t, names(found), h, "query %q", q)
 		}
 	}
 	// Named exactly, still hidden.
-	found, err := ex.FindTool(ctx, "weather_station_reset", 5)
+	found, err := meta(ex).Find(ctx, "weather_station_reset", 5)
 	require.NoError(t, err)
 	assert.NotContains(t, names(found), "weather_station_reset")
 
 	// The executor's own options reveal what it would run; never the unbound tool.
 	ex, _ = metaFixture(t, &executor.Options{AllowUnsafe: true, Roles: []string{"admin"}})
-	found, err = ex.FindTool(ctx, "reset a weather station", 5)
+	found, err = meta(ex).Find(ctx, "reset a weather station", 5)
 	require.NoError(t, err)
 	assert.Contains(t, names(found), "weather_station_reset")
-	found, err = ex.FindTool(ctx, "administer the weather service", 5)
+	found, err = meta(ex).Find(ctx, "administer the weather service", 5)
 	require.NoError(t, err)
 	assert.Contains(t, names(found), "weather_admin")
-	found, err = ex.FindTool(ctx, "weather satellite images", 50)
+	found, err = meta(ex).Find(ctx, "weather satellite images", 50)
 	require.NoError(t, err)
 	assert.NotContains(t, names(found), "weather_unbound")
 
 	// Hidden tools do not eat into the limit.
-	found, err = ex.FindTool(ctx, "weather", 8)
+	found, err = meta(ex).Find(ctx, "weather", 8)
 	require.NoError(t, err)
 	assert.Len(t, found, 8)
 
 	// Binding later reveals the tool (the hidden set follows bindings).
 	require.NoError(t, ex.Handle("weather_unbound", echo))
-	found, err = ex.FindTool(ctx, "weather satellite images", 3)
+	found, err = meta(ex).Find(ctx, "weather satellite images", 3)
 	require.NoError(t, err)
 	assert.Contains(t, names(found), "weather_unbound")
 }
 
 func TestFindToolOptions(t *testing.T) {
-	// Options.FindTool tunes the ranking but cannot widen what is shown.
-	ex, _ := metaFixture(t, &executor.Options{FindTool: &rank.Options{
+	// New's ranking options tune the ranking but cannot widen what is shown.
+	ex, _ := metaFixture(t, nil)
+	tools := metatool.New(ex, &rank.Options{
 		Scorer: rank.Keyword{}, AllowUnsafe: true, AlwaysActive: []string{"send_email", "weather_station_reset"},
-	}})
-	found, err := ex.FindTool(context.Background(), "radar", 5)
+	})
+	found, err := tools.Find(context.Background(), "radar", 5)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"weather_2", "send_email"}, names(found))
 }
@@ -154,8 +159,8 @@ func TestFindToolRerankerSeesOnlyRunnableTools(t *testing.T) {
 		seen = append(seen, names)
 		return picks, nil
 	})
-	ex, _ := metaFixture(t, &executor.Options{FindTool: &rank.Options{Reranker: rr, MinScore: -1}})
-	found, err := ex.FindTool(context.Background(), "weather radar and satellite images", 2)
+	ex, _ := metaFixture(t, nil)
+	found, err := metatool.New(ex, &rank.Options{Reranker: rr, MinScore: -1}).Find(context.Background(), "weather radar and satellite images", 2)
 	require.NoError(t, err)
 	assert.Len(t, found, 2)
 	require.Len(t, seen, 1)
@@ -176,20 +181,20 @@ func TestCallTool(t *testing.T) {
 	sink := &recordSink{}
 	ex, runs := metaFixture(t, &executor.Options{Audit: sink.Audit})
 
-	res, err := ex.CallTool(ctx, "weather_0", json.RawMessage(`{"city":"Lyon","days":3}`))
+	res, err := meta(ex).Call(ctx, "weather_0", json.RawMessage(`{"city":"Lyon","days":3}`))
 	require.NoError(t, err)
 	assert.Equal(t, executor.OutcomeOK, res.Outcome)
 	assert.JSONEq(t, `{"city":"Lyon","days":3}`, res.Content())
 	assert.EqualValues(t, 1, runs.Load())
 
 	// Invalid arguments: the handler never runs; the model gets every violation and the schema.
-	res, err = ex.CallTool(ctx, "weather_0", json.RawMessage(`{"days":30,"town":"Lyon"}`))
+	res, err = meta(ex).Call(ctx, "weather_0", json.RawMessage(`{"days":30,"town":"Lyon"}`))
 	ce := callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
 	assert.Len(t, ce.Violations, 3, "%v", ce.Violations)
 	assert.EqualValues(t, 1, runs.Load(), "the handler never ran")
 	assert.True(t, res.IsError)
 	assert.Equal(t, executor.OutcomeInvalid, res.Outcome)
-	var me executor.MetaError
+	var me metatool.MetaError
 	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me), res.Content())
 	assert.Equal(t, "weather_0", me.Tool)
 	assert.Equal(t, executor.OutcomeInvalid, me.Outcome)
@@ -204,22 +209,22 @@ func TestCallTool(t *testing.T) {
 	assert.Contains(t, me.Hint, "fix the arguments")
 
 	// Unknown tool: points the model at find_tool.
-	res, err = ex.CallTool(ctx, "weather_forecast_pro", json.RawMessage(`{}`))
+	res, err = meta(ex).Call(ctx, "weather_forecast_pro", json.RawMessage(`{}`))
 	callError(t, err, executor.OutcomeInvalid, executor.ErrUnknownTool)
-	me = executor.MetaError{}
+	me = metatool.MetaError{}
 	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
 	assert.Contains(t, me.Hint, "find_tool")
 	assert.Empty(t, me.Parameters)
 
 	// Refused by policy, and not a way around it.
-	res, err = ex.CallTool(ctx, "weather_station_reset", json.RawMessage(`{"city":"Lyon"}`))
+	res, err = meta(ex).Call(ctx, "weather_station_reset", json.RawMessage(`{"city":"Lyon"}`))
 	callError(t, err, executor.OutcomeRefused, executor.ErrUnsafe)
-	me = executor.MetaError{}
+	me = metatool.MetaError{}
 	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
 	assert.Equal(t, executor.OutcomeRefused, me.Outcome)
 
 	// call_tool does not call meta-tools.
-	_, err = ex.CallTool(ctx, "find_tool", json.RawMessage(`{"query":"x"}`))
+	_, err = meta(ex).Call(ctx, "find_tool", json.RawMessage(`{"query":"x"}`))
 	callError(t, err, executor.OutcomeInvalid, executor.ErrUnknownTool)
 
 	assert.EqualValues(t, 1, runs.Load())
@@ -236,32 +241,32 @@ func TestHandleMeta(t *testing.T) {
 	ex, runs := metaFixture(t, nil)
 
 	// Not a meta-tool: not handled.
-	_, handled, err := ex.HandleMeta(ctx, call("weather_0", `{"city":"Lyon"}`))
+	_, handled, err := meta(ex).Handle(ctx, call("weather_0", `{"city":"Lyon"}`))
 	assert.False(t, handled)
 	assert.NoError(t, err)
 	assert.Zero(t, runs.Load())
 
 	// find_tool, as a provider delivers it (arguments as a JSON string), default limit.
-	res, handled, err := ex.HandleMeta(ctx, executor.Call{ID: "c1", Tool: "find_tool", Args: json.RawMessage(`{"query":"weather for a city"}`)})
+	res, handled, err := meta(ex).Handle(ctx, executor.Call{ID: "c1", Tool: "find_tool", Args: json.RawMessage(`{"query":"weather for a city"}`)})
 	require.True(t, handled)
 	require.NoError(t, err)
 	assert.Equal(t, "c1", res.ID)
-	var found []executor.FoundTool
+	var found []metatool.FoundTool
 	require.NoError(t, json.Unmarshal([]byte(res.Content()), &found), res.Content())
 	assert.Len(t, found, 5)
-	res, _, err = ex.HandleMeta(ctx, call("find_tool", `{"query":"email","limit":1}`))
+	res, _, err = meta(ex).Handle(ctx, call("find_tool", `{"query":"email","limit":1}`))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal([]byte(res.Content()), &found))
 	assert.Equal(t, []string{"send_email"}, names(found))
-	res, _, err = ex.HandleMeta(ctx, call("find_tool", `{"query":"nothing matches zzz"}`))
+	res, _, err = meta(ex).Handle(ctx, call("find_tool", `{"query":"nothing matches zzz"}`))
 	require.NoError(t, err)
 	assert.Equal(t, "[]", res.Content(), "an empty result is an empty array, not null")
 
 	// Invalid find_tool arguments.
-	res, handled, err = ex.HandleMeta(ctx, call("find_tool", `{"limit":500}`))
+	res, handled, err = meta(ex).Handle(ctx, call("find_tool", `{"limit":500}`))
 	require.True(t, handled)
 	callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
-	var me executor.MetaError
+	var me metatool.MetaError
 	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
 	assert.Equal(t, "find_tool", me.Tool)
 	assert.Len(t, me.Violations, 2, "%v", me.Violations)
@@ -269,9 +274,9 @@ func TestHandleMeta(t *testing.T) {
 
 	// An empty query: its violation, and the schema the hint points at.
 	for _, q := range []string{`{"query":""}`, `{"query":"   ","limit":3}`} {
-		res, _, err = ex.HandleMeta(ctx, call("find_tool", q))
+		res, _, err = meta(ex).Handle(ctx, call("find_tool", q))
 		callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
-		me = executor.MetaError{}
+		me = metatool.MetaError{}
 		require.NoError(t, json.Unmarshal([]byte(res.Content()), &me), q)
 		assert.Equal(t, "find_tool", me.Tool)
 		require.Len(t, me.Violations, 1)
@@ -287,7 +292,7 @@ func TestHandleMeta(t *testing.T) {
 		`{"name":"weather_1","arguments":{"city":"Oslo"}}`,
 		`{"name":"weather_1","arguments":"{\"city\":\"Oslo\"}"}`,
 	} {
-		res, handled, err = ex.HandleMeta(ctx, call("call_tool", args))
+		res, handled, err = meta(ex).Handle(ctx, call("call_tool", args))
 		require.True(t, handled)
 		require.NoError(t, err, args)
 		assert.JSONEq(t, `{"city":"Oslo"}`, res.Content())
@@ -296,22 +301,22 @@ func TestHandleMeta(t *testing.T) {
 	assert.EqualValues(t, 2, runs.Load())
 
 	// call_tool with invalid inner arguments: violations, no run.
-	res, _, err = ex.HandleMeta(ctx, call("call_tool", `{"name":"weather_1","arguments":{"city":""}}`))
+	res, _, err = meta(ex).Handle(ctx, call("call_tool", `{"name":"weather_1","arguments":{"city":""}}`))
 	ce := callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
 	assert.Equal(t, "weather_1", ce.Tool)
-	me = executor.MetaError{}
+	me = metatool.MetaError{}
 	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
 	require.Len(t, me.Violations, 1)
 	assert.Equal(t, "/city", me.Violations[0].Pointer)
 	assert.EqualValues(t, 2, runs.Load())
 
 	// call_tool without a name: the meta call itself is invalid.
-	_, _, err = ex.HandleMeta(ctx, call("call_tool", `{"arguments":{}}`))
+	_, _, err = meta(ex).Handle(ctx, call("call_tool", `{"arguments":{}}`))
 	ce = callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
 	assert.Equal(t, "call_tool", ce.Tool)
 
 	// call_tool of an unknown tool.
-	res, _, err = ex.HandleMeta(ctx, call("call_tool", `{"name":"nope","arguments":{}}`))
+	res, _, err = meta(ex).Handle(ctx, call("call_tool", `{"name":"nope","arguments":{}}`))
 	callError(t, err, executor.OutcomeInvalid, executor.ErrUnknownTool)
 	assert.Contains(t, res.Content(), "find_tool")
 	assert.EqualValues(t, 2, runs.Load())
@@ -335,17 +340,17 @@ func TestCallToolArgumentsOptional(t *testing.T) {
 		}))
 	}
 
-	res, handled, err := ex.HandleMeta(ctx, call("call_tool", `{"name":"ping"}`))
+	res, handled, err := meta(ex).Handle(ctx, call("call_tool", `{"name":"ping"}`))
 	require.True(t, handled)
 	require.NoError(t, err, res.Content())
 	assert.Equal(t, "ping", res.Tool)
 	assert.Equal(t, []string{"{}"}, got, "missing arguments run the tool with {}")
 
 	// A tool whose schema requires something: its own violations, not call_tool's.
-	res, _, err = ex.HandleMeta(ctx, call("call_tool", `{"name":"weather"}`))
+	res, _, err = meta(ex).Handle(ctx, call("call_tool", `{"name":"weather"}`))
 	ce := callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
 	assert.Equal(t, "weather", ce.Tool)
-	var me executor.MetaError
+	var me metatool.MetaError
 	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
 	require.Len(t, me.Violations, 1, "%v", me.Violations)
 	assert.Equal(t, "required", me.Violations[0].Rule)
@@ -398,7 +403,7 @@ func TestMetaLoopDispatch(t *testing.T) {
 		call("call_tool", `{"name":"weather_2","arguments":{"city":"Paris"}}`),
 		call("send_email", `{"to":"bob@example.com"}`),
 	} {
-		res, handled, err := ex.HandleMeta(ctx, c)
+		res, handled, err := meta(ex).Handle(ctx, c)
 		if !handled {
 			res, err = ex.Call(ctx, c)
 		}
@@ -416,7 +421,7 @@ func TestMetaLoopDispatch(t *testing.T) {
 // may return, and names why for the others.
 func TestAllowedMatchesFindTool(t *testing.T) {
 	ex, _ := metaFixture(t, nil)
-	found, err := ex.FindTool(context.Background(), "weather city satellite station admin email", rank.MaxFindLimit)
+	found, err := meta(ex).Find(context.Background(), "weather city satellite station admin email", rank.MaxFindLimit)
 	require.NoError(t, err)
 	entries, _ := ex.Registry().Snapshot()
 	require.NotEmpty(t, found)
@@ -440,18 +445,18 @@ func TestAllowedMatchesFindTool(t *testing.T) {
 func TestMetaUnknownSuggestsAndBlankQueryRefused(t *testing.T) {
 	ex, runs := metaFixture(t, nil)
 	ctx := context.Background()
-	res, err := ex.CallTool(ctx, "send_mail", json.RawMessage(`{"to":"a"}`))
+	res, err := meta(ex).Call(ctx, "send_mail", json.RawMessage(`{"to":"a"}`))
 	require.ErrorIs(t, err, executor.ErrUnknownTool)
-	var me executor.MetaError
+	var me metatool.MetaError
 	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
 	assert.Contains(t, me.DidYouMean, "send_email")
 	assert.NotContains(t, me.DidYouMean, "weather_station_reset")
 	// The tool name without its namespace prefix, or with a word cut
 	// short, comes first; an unrunnable tool is never suggested.
 	for name, want := range map[string]string{"email": "send_email", "weather_7x": "weather_7", "station_reset": ""} {
-		res, err = ex.CallTool(ctx, name, nil)
+		res, err = meta(ex).Call(ctx, name, nil)
 		require.ErrorIs(t, err, executor.ErrUnknownTool)
-		me = executor.MetaError{}
+		me = metatool.MetaError{}
 		require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
 		if want != "" {
 			require.NotEmpty(t, me.DidYouMean, name)
@@ -461,7 +466,7 @@ func TestMetaUnknownSuggestsAndBlankQueryRefused(t *testing.T) {
 		assert.NotContains(t, me.DidYouMean, "weather_unbound", name)
 	}
 
-	res, _, err = ex.HandleMeta(ctx, executor.Call{Tool: rank.FindToolName, Args: json.RawMessage(`{"query":"  "}`)})
+	res, _, err = meta(ex).Handle(ctx, executor.Call{Tool: rank.FindToolName, Args: json.RawMessage(`{"query":"  "}`)})
 	require.ErrorIs(t, err, executor.ErrInvalidArgs)
 	require.NoError(t, json.Unmarshal([]byte(res.Content()), &me))
 	require.Len(t, me.Violations, 1)
@@ -504,17 +509,14 @@ func TestFindToolPrerequisites(t *testing.T) {
 		require.NoError(t, ex.Handle(tl.Name, func(context.Context, json.RawMessage) (any, error) { return "ok", nil }))
 	}
 	ctx := context.Background()
-	without := executor.New(reg, &executor.Options{FindTool: &rank.Options{NoPrerequisites: true}})
-	for _, tl := range tools {
-		require.NoError(t, without.Handle(tl.Name, func(context.Context, json.RawMessage) (any, error) { return "ok", nil }))
-	}
+	without := metatool.New(ex, &rank.Options{NoPrerequisites: true})
 	for _, limit := range []int{1, 2, 3} {
-		found, err := ex.FindTool(ctx, "read a text file", limit)
+		found, err := meta(ex).Find(ctx, "read a text file", limit)
 		require.NoError(t, err)
-		scored, err := without.FindTool(ctx, "read a text file", limit)
+		scored, err := without.Find(ctx, "read a text file", limit)
 		require.NoError(t, err)
 		var kept []string
-		var prereqs []executor.FoundTool
+		var prereqs []metatool.FoundTool
 		for i, f := range found {
 			if f.PrerequisiteOf == "" {
 				kept = append(kept, f.Name)
@@ -546,24 +548,24 @@ func TestFindToolWithheld(t *testing.T) {
 		"weather satellite images":       nil, // only the unbound tool: nothing runs it
 		"quantum chromodynamics":         nil,
 	} {
-		found, err := ex.FindTool(ctx, q, 5)
+		found, err := meta(ex).Find(ctx, q, 5)
 		require.NoError(t, err)
-		got, err := ex.Withheld(ctx, q, 5, found)
+		got, err := meta(ex).Withheld(ctx, q, 5, found)
 		require.NoError(t, err)
 		assert.Equal(t, want, got, "query %q", q)
 	}
 	// A limit of 1 counts only what would have been the one result.
-	found, err := ex.FindTool(ctx, "reset a weather station", 1)
+	found, err := meta(ex).Find(ctx, "reset a weather station", 1)
 	require.NoError(t, err)
-	got, err := ex.Withheld(ctx, "reset a weather station", 1, found)
+	got, err := meta(ex).Withheld(ctx, "reset a weather station", 1, found)
 	require.NoError(t, err)
 	assert.Equal(t, map[registry.Rule]int{registry.RuleUnsafe: 1}, got)
 
 	ex, _ = metaFixture(t, &executor.Options{AllowUnsafe: true, Roles: []string{"admin"}})
 	for _, q := range []string{"reset a weather station", "administer the weather service"} {
-		found, err := ex.FindTool(ctx, q, 5)
+		found, err := meta(ex).Find(ctx, q, 5)
 		require.NoError(t, err)
-		got, err := ex.Withheld(ctx, q, 5, found)
+		got, err := meta(ex).Withheld(ctx, q, 5, found)
 		require.NoError(t, err)
 		assert.Empty(t, got, "query %q with the policy allowing it", q)
 	}
@@ -578,11 +580,11 @@ func TestFindToolDropsSchemaKeyword(t *testing.T) {
 	require.NoError(t, reg.Register(registry.NewTool("read_text_file", "Read a text file from disk.", json.RawMessage(schema))))
 	ex := executor.New(reg, nil)
 	require.NoError(t, ex.Handle("read_text_file", echo))
-	found, err := ex.FindTool(context.Background(), "read a text file", 1)
+	found, err := meta(ex).Find(context.Background(), "read a text file", 1)
 	require.NoError(t, err)
 	require.Len(t, found, 1)
 	assert.Equal(t, `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`, string(found[0].Parameters))
 	// The registry still validates with the dialect it named.
-	_, err = ex.CallTool(context.Background(), "read_text_file", json.RawMessage(`{"path":"/x","extra":1}`))
+	_, err = meta(ex).Call(context.Background(), "read_text_file", json.RawMessage(`{"path":"/x","extra":1}`))
 	assert.Error(t, err)
 }

@@ -1,4 +1,15 @@
-package executor
+// Package metatool is the find_tool / call_tool meta-tools over an
+// [executor.Executor]: the one implementation the MCP proxy, the C library
+// and Go programs share. It lives apart from package executor because
+// find_tool ranks the catalog: a program that imports only registry and
+// executor links no ranking (nor its dictionaries).
+//
+//	tools := metatool.New(ex, nil)                       // rank's defaults
+//	res, handled, err := tools.Handle(ctx, call)         // find_tool or call_tool
+//	if !handled {
+//		res, err = ex.Call(ctx, call)                    // any other tool
+//	}
+package metatool
 
 import (
 	"bytes"
@@ -8,14 +19,14 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 
+	"github.com/toolselect/toolselect/executor"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 )
 
 // The meta-tools let a model search a large catalog itself instead of being
-// sent all of it: find_tool(query, limit) ranks the tools this executor would
+// sent all of it: find_tool(query, limit) ranks the tools the executor would
 // run, call_tool(name, arguments) validates and runs one. Their definitions
 // are rank.MetaToolEntries (one text for the executor, the
 // MCP proxy and token accounting); registry.MarshalView writes them in any
@@ -48,9 +59,9 @@ type FoundTool struct {
 // MetaError is what a meta-tool hands back to the model, as the result's
 // content, when the call did not run: what went wrong and what to do next.
 type MetaError struct {
-	Error   string  `json:"error"`
-	Tool    string  `json:"tool,omitempty"`
-	Outcome Outcome `json:"outcome"`
+	Error   string           `json:"error"`
+	Tool    string           `json:"tool,omitempty"`
+	Outcome executor.Outcome `json:"outcome"`
 	// Violations lists every broken rule of invalid arguments.
 	Violations []registry.Violation `json:"violations,omitempty"`
 	// Parameters is the schema the arguments must satisfy (invalid arguments only).
@@ -63,28 +74,52 @@ type MetaError struct {
 	DidYouMean []string `json:"didYouMean,omitempty"`
 }
 
+// Tools are the meta-tools over one executor (or one view of it, from
+// [executor.Executor.With]: find_tool then finds what that caller may run).
+// They are safe for concurrent use.
+type Tools struct {
+	ex   *executor.Executor
+	find rank.Options
+}
+
+// New returns the meta-tools over ex. find tunes the ranking behind
+// find_tool (scorer, min score, related tools...); nil means rank's
+// defaults. Its MaxCandidates comes from find_tool's limit, and its caller
+// from ex's policy; its Filter also leaves out every tool ex would refuse to
+// run ([executor.Executor.Refused]), so find_tool never shows one.
+func New(ex *executor.Executor, find *rank.Options) *Tools {
+	t := &Tools{ex: ex}
+	if find != nil {
+		t.find = *find
+	}
+	return t
+}
+
+// Executor returns the executor the meta-tools run calls through.
+func (t *Tools) Executor() *executor.Executor { return t.ex }
+
 // isMetaTool reports whether name is find_tool or call_tool.
 func isMetaTool(name string) bool { return name == rank.FindToolName || name == rank.CallToolName }
 
-// FindTool ranks the executor's registry for query and returns at most limit
+// Find ranks the executor's registry for query and returns at most limit
 // tools (limit <= 0 means rank.DefaultFindLimit; at most rank.MaxFindLimit), best first,
 // each of the first three followed by its prerequisites ([FoundTool.PrerequisiteOf]),
 // which come on top of limit.
-// Only tools this executor would run are considered: bound to a handler or
+// Only tools the executor would run are considered: bound to a handler or
 // constructor and allowed by its policy (unsafe tools only with
-// [Options.AllowUnsafe], role-restricted tools only for [Options.Roles],
+// [executor.Options.AllowUnsafe], role-restricted tools only for [executor.Options.Roles],
 // schema-less tools only in a mode that can run). Ranking follows
-// [Options.FindTool] (rank's defaults otherwise: bm25, min score 0.05), so fewer
+// the ranking options given to [New] (rank's defaults otherwise: bm25, min score 0.05), so fewer
 // than limit tools, or none, may come back.
-func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]FoundTool, error) {
+func (t *Tools) Find(ctx context.Context, query string, limit int) ([]FoundTool, error) {
 	if limit <= 0 {
 		limit = rank.DefaultFindLimit
 	}
 	if limit > rank.MaxFindLimit {
 		limit = rank.MaxFindLimit
 	}
-	o := e.findOptions(limit)
-	picks, err := rank.For(e.reg).Rank(ctx, query, o)
+	o := t.findOptions(limit)
+	picks, err := rank.For(t.ex.Registry()).Rank(ctx, query, o)
 	if err != nil {
 		return nil, err
 	}
@@ -112,30 +147,28 @@ func (e *Executor) FindTool(ctx context.Context, query string, limit int) ([]Fou
 	return out, nil
 }
 
-// Withheld counts the tools this executor's policy kept out of a find_tool
+// Withheld counts the tools the executor's policy kept out of a find_tool
 // of query at limit that would otherwise have been among its results (the
 // limit best matches of a ranking that ignores the policy), by the rule
 // that refuses each ([registry.RuleUnsafe], [registry.RuleRole], ...): what
 // a front door tells the model was withheld, by number and reason only.
-// found is what FindTool returned for the same query and limit; a tool that
-// nothing runs (no handler) is not counted. It ranks the registry once
+// found is what [Tools.Find] returned for the same query and limit; a tool
+// that nothing runs (no handler) is not counted. It ranks the registry once
 // more, only when the policy refuses some tool at all.
-func (e *Executor) Withheld(ctx context.Context, query string, limit int, found []FoundTool) (map[registry.Rule]int, error) {
-	hidden := e.hiddenTools()
-	if len(hidden) == 0 {
+func (t *Tools) Withheld(ctx context.Context, query string, limit int, found []FoundTool) (map[registry.Rule]int, error) {
+	refused := t.ex.Refused()
+	if len(refused) == 0 {
 		return nil, nil
 	}
 	if limit <= 0 {
 		limit = rank.DefaultFindLimit
 	}
 	limit = min(limit, rank.MaxFindLimit)
-	var o rank.Options
-	if e.opts.FindTool != nil {
-		o = *e.opts.FindTool
-	}
+	o := t.find
 	// Every role any tool lists, unsafe tools and no capability required:
 	// the ranking the policy would have filtered.
-	entries, _ := e.reg.Snapshot()
+	reg := t.ex.Registry()
+	entries, _ := reg.Snapshot()
 	open := registry.Eligibility{AllowUnsafe: true}
 	for _, en := range entries {
 		open = open.With(registry.Eligibility{Roles: en.Def().Roles})
@@ -143,9 +176,12 @@ func (e *Executor) Withheld(ctx context.Context, query string, limit int, found 
 	o.Caller, o.AllowUnsafe, o.Roles, o.Capabilities, o.MaxCandidates = open, false, nil, nil, limit
 	filter := o.Filter
 	o.Filter = func(en *registry.Entry) bool {
-		return e.binding(en.Name()) != nil && (filter == nil || filter(en))
+		if _, no := refused[en.Name()]; no && errors.Is(t.ex.Allowed(en.Name()), executor.ErrNoHandler) {
+			return false
+		}
+		return filter == nil || filter(en)
 	}
-	picks, err := rank.For(e.reg).Rank(ctx, query, &o)
+	picks, err := rank.For(reg).Rank(ctx, query, &o)
 	if err != nil {
 		return nil, err
 	}
@@ -162,11 +198,11 @@ func (e *Executor) Withheld(ctx context.Context, query string, limit int, found 
 		if n++; n > limit {
 			break
 		}
-		if _, no := hidden[p.Entry.Name()]; !no || shown[p.Entry.Name()] {
+		if _, no := refused[p.Entry.Name()]; !no || shown[p.Entry.Name()] {
 			continue
 		}
-		var ce *CallError
-		if errors.As(e.Allowed(p.Entry.Name()), &ce) && ce.Rule != "" {
+		var ce *executor.CallError
+		if errors.As(t.ex.Allowed(p.Entry.Name()), &ce) && ce.Rule != "" {
 			if out == nil {
 				out = map[registry.Rule]int{}
 			}
@@ -211,18 +247,16 @@ func withoutSchemaKeyword(schema json.RawMessage) json.RawMessage {
 }
 
 // findOptions are the ranking options of find_tool and of call_tool's
-// suggestions: [Options.FindTool], this executor's policy, and a filter that
+// suggestions: the ranking options given to [New], the executor's policy, and a filter that
 // leaves out every tool it would refuse to run.
-func (e *Executor) findOptions(limit int) *rank.Options {
-	var o rank.Options
-	if e.opts.FindTool != nil {
-		o = *e.opts.FindTool
-	}
-	// A tool the executor asks about is findable (the filter below still
-	// leaves out what it would refuse); calling it asks.
-	o.Caller, o.AllowUnsafe, o.Roles, o.MaxCandidates = registry.Eligibility{}, e.opts.AllowUnsafe || e.caller().Ask, e.opts.Roles, limit
+func (t *Tools) findOptions(limit int) *rank.Options {
+	o := t.find
+	// A tool the executor asks about is findable (Caller says it can ask;
+	// the filter below still leaves out what it would refuse); calling it
+	// asks.
+	o.Caller, o.AllowUnsafe, o.Roles, o.MaxCandidates = t.ex.Caller(), false, nil, limit
 	o.PrerequisitesBeyond = true
-	hidden := e.hiddenTools()
+	hidden := t.ex.Refused()
 	filter := o.Filter
 	o.Filter = func(en *registry.Entry) bool {
 		_, no := hidden[en.Name()]
@@ -231,31 +265,30 @@ func (e *Executor) findOptions(limit int) *rank.Options {
 	return &o
 }
 
-// CallTool validates arguments against the named tool (canonical or
+// Call validates arguments against the named tool (canonical or
 // provider-mapped name) and runs it: Hydrate, then Run, audited like any call.
 // arguments is a JSON object, or a JSON string holding one.
 //
 // When the call did not run, err is the *CallError (as from Call) and the
 // Result carries, for the model, a MetaError as its Error text: the
 // violations of invalid arguments together with the schema to satisfy, or why
-// the tool is unknown or refused. [Result.Content] is therefore always the
+// the tool is unknown or refused. [executor.Result.Content] is therefore always the
 // text to hand back to the model.
-func (e *Executor) CallTool(ctx context.Context, name string, arguments json.RawMessage) (Result, error) {
-	return e.callTool(ctx, "", name, arguments)
+func (t *Tools) Call(ctx context.Context, name string, arguments json.RawMessage) (executor.Result, error) {
+	return t.callTool(ctx, "", name, arguments)
 }
 
-func (e *Executor) callTool(ctx context.Context, id, name string, arguments json.RawMessage) (Result, error) {
+func (t *Tools) callTool(ctx context.Context, id, name string, arguments json.RawMessage) (executor.Result, error) {
 	if isMetaTool(name) {
-		ce := e.invalid(&Call{ID: id, Tool: name}, name,
-			fmt.Errorf("%w %q: call_tool runs catalog tools, not meta-tools", registry.ErrUnknownTool, name))
-		return e.metaFailure(id, name, ce), ce
+		ce := t.ex.Invalid(executor.Call{ID: id, Tool: name}, fmt.Errorf("%w %q: call_tool runs catalog tools, not meta-tools", registry.ErrUnknownTool, name))
+		return t.metaFailure(id, name, ce), ce
 	}
-	res, err := e.Call(ctx, Call{ID: id, Tool: name, Args: arguments})
-	var ce *CallError
+	res, err := t.ex.Call(ctx, executor.Call{ID: id, Tool: name, Args: arguments})
+	var ce *executor.CallError
 	if errors.As(err, &ce) {
-		out := e.metaFailure(id, name, ce)
+		out := t.metaFailure(id, name, ce)
 		if errors.Is(ce, registry.ErrUnknownTool) {
-			out.Error = e.suggest(ctx, ce, out.Error)
+			out.Error = t.suggest(ctx, ce, out.Error)
 		}
 		return out, err
 	}
@@ -268,8 +301,8 @@ const suggestions = 3
 // suggest adds to an unknown tool's MetaError the findable tools the name
 // most likely meant (rank's Ranker.Suggest: the same name after another
 // upstream prefix, then the nearest names, then the ranking of its words).
-func (e *Executor) suggest(ctx context.Context, ce *CallError, text string) string {
-	found, err := rank.For(e.reg).Suggest(ctx, ce.Tool, suggestions, e.findOptions(suggestions))
+func (t *Tools) suggest(ctx context.Context, ce *executor.CallError, text string) string {
+	found, err := rank.For(t.ex.Registry()).Suggest(ctx, ce.Tool, suggestions, t.findOptions(suggestions))
 	if err != nil || len(found) == 0 {
 		return text
 	}
@@ -281,33 +314,33 @@ func (e *Executor) suggest(ctx context.Context, ce *CallError, text string) stri
 	return metaErrorText(me)
 }
 
-// HandleMeta handles a model's call of find_tool or call_tool. handled is
+// Handle handles a model's call of find_tool or call_tool. handled is
 // false (and nothing happens) for any other tool: run those with Call. A
 // catalog tool of the same name as a meta-tool is shadowed here.
 //
 // find_tool returns a Result whose Value is the []FoundTool; call_tool
-// returns what CallTool returns. Invalid meta-tool arguments (no query, a
+// returns what [Tools.Call] returns. Invalid meta-tool arguments (no query, a
 // limit out of range, no name) are an invalid *CallError whose Result
-// carries the MetaError, like call_tool's. In every case [Result.Content] is
+// carries the MetaError, like call_tool's. In every case [executor.Result.Content] is
 // the text to give the model; err says whether a tool ran.
 //
 // find_tool runs no tool and writes no audit record; call_tool's inner call
 // is audited under the name of the tool it runs.
-func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error) {
+func (t *Tools) Handle(ctx context.Context, c executor.Call) (executor.Result, bool, error) {
 	if !isMetaTool(c.Tool) {
-		return Result{}, false, nil
+		return executor.Result{}, false, nil
 	}
 	entry, err := metaEntry(c.Tool)
 	if err != nil {
-		return Result{ID: c.ID, Tool: c.Tool}, true, err
+		return executor.Result{ID: c.ID, Tool: c.Tool}, true, err
 	}
-	args := normalizeArgs(c.Args)
+	args := c.Arguments()
 	if c.Tool == rank.CallToolName {
 		args = unquoteArguments(args)
 	}
 	if err := entry.ValidateArgs(args); err != nil {
-		ce := e.invalid(&c, c.Tool, err)
-		return e.metaArgsFailure(c, entry, ce, "fix the arguments of "+c.Tool+" and call it again"), true, ce
+		ce := t.ex.Invalid(c, err)
+		return t.metaArgsFailure(c, entry, ce, "fix the arguments of "+c.Tool+" and call it again"), true, ce
 	}
 	switch c.Tool {
 	case rank.FindToolName:
@@ -316,30 +349,30 @@ func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error)
 			Limit int    `json:"limit"`
 		}
 		if err := json.Unmarshal(args, &a); err != nil {
-			ce := e.invalid(&c, c.Tool, err)
-			return e.metaFailure(c.ID, c.Tool, ce), true, ce
+			ce := t.ex.Invalid(c, err)
+			return t.metaFailure(c.ID, c.Tool, ce), true, ce
 		}
 		if strings.TrimSpace(a.Query) == "" {
 			// An empty query ranks nothing: say so rather than return no tools.
-			ce := e.invalid(&c, c.Tool, &registry.ValidationError{Tool: c.Tool, Violations: []registry.Violation{
+			ce := t.ex.Invalid(c, &registry.ValidationError{Tool: c.Tool, Violations: []registry.Violation{
 				{Pointer: "/query", Rule: "minLength", Message: "the query is empty: say in a few words what the tool should do"}}})
-			return e.metaArgsFailure(c, entry, ce, "say in a few words what the tool should do as the query and call find_tool again"), true, ce
+			return t.metaArgsFailure(c, entry, ce, "say in a few words what the tool should do as the query and call find_tool again"), true, ce
 		}
-		found, err := e.FindTool(ctx, a.Query, a.Limit)
+		found, err := t.Find(ctx, a.Query, a.Limit)
 		if err != nil {
-			return Result{ID: c.ID, Tool: c.Tool, IsError: true, Outcome: OutcomeToolError, Error: err.Error()}, true, nil
+			return executor.Result{ID: c.ID, Tool: c.Tool, IsError: true, Outcome: executor.OutcomeToolError, Error: err.Error()}, true, nil
 		}
-		return Result{ID: c.ID, Tool: c.Tool, Value: found, Outcome: OutcomeOK}, true, nil
+		return executor.Result{ID: c.ID, Tool: c.Tool, Value: found, Outcome: executor.OutcomeOK}, true, nil
 	default:
 		var a struct {
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 		}
 		if err := json.Unmarshal(args, &a); err != nil {
-			ce := e.invalid(&c, c.Tool, err)
-			return e.metaFailure(c.ID, c.Tool, ce), true, ce
+			ce := t.ex.Invalid(c, err)
+			return t.metaFailure(c.ID, c.Tool, ce), true, ce
 		}
-		res, err := e.callTool(ctx, c.ID, a.Name, a.Arguments)
+		res, err := t.callTool(ctx, c.ID, a.Name, a.Arguments)
 		return res, true, err
 	}
 }
@@ -347,34 +380,34 @@ func (e *Executor) HandleMeta(ctx context.Context, c Call) (Result, bool, error)
 // metaArgsFailure renders invalid arguments of a meta-tool itself: the
 // violations together with the meta-tool's own parameters schema, as for
 // any tool's invalid arguments.
-func (e *Executor) metaArgsFailure(c Call, entry *registry.Entry, ce *CallError, hint string) Result {
-	res := e.metaFailure(c.ID, c.Tool, ce)
-	res.Error = metaErrorText(MetaError{Error: ce.Error(), Tool: c.Tool, Outcome: OutcomeInvalid,
+func (t *Tools) metaArgsFailure(c executor.Call, entry *registry.Entry, ce *executor.CallError, hint string) executor.Result {
+	res := t.metaFailure(c.ID, c.Tool, ce)
+	res.Error = metaErrorText(MetaError{Error: ce.Error(), Tool: c.Tool, Outcome: executor.OutcomeInvalid,
 		Violations: ce.Violations, Parameters: entry.Def().Parameters, Hint: hint})
 	return res
 }
 
 // metaFailure renders a call that did not run as a Result for the model.
-func (e *Executor) metaFailure(id, name string, ce *CallError) Result {
+func (t *Tools) metaFailure(id, name string, ce *executor.CallError) executor.Result {
 	me := MetaError{Error: ce.Error(), Tool: ce.Tool, Outcome: ce.Outcome, Violations: ce.Violations}
 	switch {
 	case ce.Rule == registry.RuleUnknownTool:
 		me.Hint = "no tool has this name; use find_tool to search the catalog and pass a name exactly as it returns it"
 	case ce.Rule == registry.RuleInvalidArgs:
-		if entry, ok := e.reg.Lookup(ce.Tool); ok {
+		if entry, ok := t.ex.Registry().Lookup(ce.Tool); ok {
 			if t := entry.Def(); t.HasSchema() {
 				me.Parameters = append(json.RawMessage(nil), t.Parameters...)
 			}
 		}
 		me.Hint = "fix the arguments so they satisfy the parameters schema and call again"
-	case ce.Outcome == OutcomeRefused:
+	case ce.Outcome == executor.OutcomeRefused:
 		me.Hint = "this tool may not be run here; choose another tool"
 	}
 	tool := ce.Tool
 	if tool == "" {
 		tool = name
 	}
-	return Result{ID: id, Tool: tool, IsError: true, Outcome: ce.Outcome, Error: metaErrorText(me)}
+	return executor.Result{ID: id, Tool: tool, IsError: true, Outcome: ce.Outcome, Error: metaErrorText(me)}
 }
 
 func metaErrorText(me MetaError) string {
@@ -412,7 +445,7 @@ func unquoteArguments(args json.RawMessage) json.RawMessage {
 	if len(raw) == 0 || raw[0] != '"' {
 		return args
 	}
-	inner := normalizeArgs(raw)
+	inner := executor.Call{Args: raw}.Arguments()
 	if t := bytes.TrimSpace(inner); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
 		return args
 	}
@@ -422,66 +455,4 @@ func unquoteArguments(args json.RawMessage) json.RawMessage {
 		return args
 	}
 	return b
-}
-
-// Allowed reports whether this executor would run the named tool (canonical
-// or provider-mapped name), before looking at arguments: nil when the tool is
-// registered, bound to a handler or constructor and allowed by the static
-// policy (unsafe, roles, no-schema mode); otherwise the *CallError a call
-// would get. find_tool returns exactly the tools for which Allowed is nil.
-func (e *Executor) Allowed(name string) error {
-	entry, ok := e.reg.Lookup(name)
-	if !ok {
-		return e.invalid(&Call{Tool: name}, name, fmt.Errorf("%w %q", registry.ErrUnknownTool, name))
-	}
-	if err := e.refusal(entry, e.binding(entry.Name()) != nil); err != nil {
-		return e.refused(&Call{Tool: entry.Name()}, entry.Name(), err)
-	}
-	return nil
-}
-
-// refusal is why this executor would not run a registered tool before
-// looking at arguments (nil: it would): no binding, or the static policy.
-// Allowed and find_tool's hidden set both ask it.
-func (e *Executor) refusal(entry *registry.Entry, bound bool) error {
-	if !bound {
-		return fmt.Errorf("%w %q", ErrNoHandler, entry.Name())
-	}
-	_, _, err := e.checkStatic(entry)
-	return err
-}
-
-// hiddenCache remembers which registry tools the executor would refuse, per
-// registry generation and binding generation.
-type hiddenCache struct {
-	mu       sync.Mutex
-	valid    bool
-	gen, bgn uint64
-	names    map[string]struct{}
-}
-
-// hiddenTools returns the canonical names of registered tools this executor
-// would not run: no binding, or refused by the static policy.
-func (e *Executor) hiddenTools() map[string]struct{} {
-	entries, gen := e.reg.Snapshot()
-	e.mu.RLock()
-	bgn := e.bindGen
-	e.mu.RUnlock()
-	h := &e.hidden
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.valid && h.gen == gen && h.bgn == bgn {
-		return h.names
-	}
-	names := map[string]struct{}{}
-	e.mu.RLock()
-	for _, en := range entries {
-		if e.refusal(en, e.bindings[en.Name()] != nil) != nil {
-			names[en.Name()] = struct{}{}
-		}
-	}
-	bgn = e.bindGen
-	e.mu.RUnlock()
-	h.valid, h.gen, h.bgn, h.names = true, gen, bgn, names
-	return names
 }

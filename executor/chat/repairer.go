@@ -1,4 +1,4 @@
-package executor
+package chat
 
 import (
 	"cmp"
@@ -9,18 +9,23 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolselect/toolselect/executor"
 	"github.com/toolselect/toolselect/selector"
 )
 
-// ChatRepairer repairs arguments ([Options.Repairer] = its RepairArgs) by asking a chat model, through the selector's
+// ErrRepairDeclined: the Repairer's model answered {"args": null} (a
+// CallError's RepairErr).
+var ErrRepairDeclined = errors.New("the model declined to repair the arguments")
+
+// Repairer repairs arguments ([executor.Options.Repairer] = its RepairArgs) by asking a chat model, through the selector's
 // ChatClient, to correct invalid arguments. It shows the model the tool's
 // description and schema, the arguments and every violation, and expects
 // {"args": {...}} back (JSON mode, optionally in a Markdown fence):
 //
 //	ex := executor.New(reg, &executor.Options{
-//		Repairer: (&executor.ChatRepairer{Client: client, Config: &cfg}).RepairArgs,
+//		Repairer: (&chat.Repairer{Client: client, Config: &cfg}).RepairArgs,
 //	})
-type ChatRepairer struct {
+type Repairer struct {
 	// Client sends the chat request (e.g. selector.NewOpenAIClient).
 	Client selector.ChatClient
 	// Config, when set, is the selector's configuration: the repair request
@@ -46,7 +51,7 @@ Keep the caller's intent and every valid value; change only what the violations 
 If the arguments cannot be repaired without guessing, reply {"args": null}.`
 
 // RepairArgs asks the model once.
-func (r *ChatRepairer) RepairArgs(ctx context.Context, req RepairRequest) (json.RawMessage, error) {
+func (r *Repairer) RepairArgs(ctx context.Context, req executor.RepairRequest) (json.RawMessage, error) {
 	if r.Client == nil {
 		return nil, errors.New("repair: no chat client")
 	}
@@ -100,7 +105,7 @@ func (r *ChatRepairer) RepairArgs(ctx context.Context, req RepairRequest) (json.
 const repairSchema = `{"type":"object","properties":{"args":{"type":["object","null"]}},"required":["args"]}`
 
 // model is the model to ask.
-func (r *ChatRepairer) model() string {
+func (r *Repairer) model() string {
 	m := r.Model
 	if m == "" && r.Config != nil {
 		m = r.Config.Model
@@ -126,7 +131,7 @@ func parseRepair(content string) (json.RawMessage, error) {
 	if reply.Args == nil || string(*reply.Args) == "null" {
 		return nil, ErrRepairDeclined
 	}
-	args := normalizeArgs(*reply.Args)
+	args := executor.Call{Args: *reply.Args}.Arguments()
 	if len(args) == 0 || args[0] != '{' {
 		return nil, errors.New(`repair: the reply's "args" is not a JSON object`)
 	}

@@ -1,4 +1,4 @@
-package executor_test
+package chat_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/executor/chat"
 	"github.com/toolselect/toolselect/registry"
 	"github.com/toolselect/toolselect/selector"
 )
@@ -36,31 +37,28 @@ func (c *scriptedChat) Chat(_ context.Context, req selector.ChatRequest) (select
 	return selector.ChatResponse{Content: c.replies[i]}, nil
 }
 
-func newSelector(t *testing.T, chat selector.ChatClient) *selector.ToolSelector {
+func newSelector(t *testing.T, client selector.ChatClient) *selector.ToolSelector {
 	t.Helper()
 	var cfg selector.Config
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	s, err := selector.New(chat, &cfg)
+	s, err := selector.New(client, &cfg)
 	require.NoError(t, err)
 	return s
 }
 
 func TestResolveThenRun(t *testing.T) {
-	chat := &scriptedChat{replies: []string{`{"calls":[{"tool":"echo","args":{"msg":"one"},"reasoning":"first"},{"tool":"status","args":{}}]}`}}
+	model := &scriptedChat{replies: []string{`{"calls":[{"tool":"echo","args":{"msg":"one"},"reasoning":"first"},{"tool":"status","args":{}}]}`}}
 	ex, sink := fixture(t, &executor.Options{})
-	ex2 := executor.New(ex.Registry(), &executor.Options{Select: newSelector(t, chat).SelectToolCalls, Audit: sink.Audit})
-	for _, n := range []string{"echo", "status"} {
-		require.NoError(t, ex2.Handle(n, echo))
-	}
-	calls, err := ex2.Resolve(context.Background(), selector.Request{Task: selector.Task{Description: "say one, then check status"}})
+	ex2 := ex.With(&executor.Options{Audit: sink.Audit})
+	calls, err := chat.Resolve(context.Background(), ex2, newSelector(t, model).SelectToolCalls, selector.Request{Task: selector.Task{Description: "say one, then check status"}})
 	require.NoError(t, err)
 	require.Len(t, calls, 2)
 	assert.Equal(t, "echo", calls[0].Tool)
 	assert.Equal(t, "first", calls[0].Reasoning)
 
 	// The executor's policy decides what is offered: no unsafe tool, no role-restricted one.
-	require.Len(t, chat.reqs, 1)
-	system := chat.reqs[0].Messages[0].Content
+	require.Len(t, model.reqs, 1)
+	system := model.reqs[0].Messages[0].Content
 	assert.NotContains(t, system, `"danger"`)
 	assert.NotContains(t, system, `"deploy"`)
 	assert.Contains(t, system, `"echo"`)
@@ -82,20 +80,20 @@ func TestResolveOffersOnlyCapableTools(t *testing.T) {
 	read := registry.NewTool("read_file", "Read a file.", obj)
 	read.Capabilities = []string{registry.CapabilityReadOnly}
 	require.NoError(t, reg.RegisterAll([]registry.Tool{read, registry.NewTool("write_file", "Write a file.", obj)}))
-	chat := &scriptedChat{replies: []string{`{"calls":[{"tool":"read_file","args":{}}]}`}}
-	ex := executor.New(reg, &executor.Options{Select: newSelector(t, chat).SelectToolCalls,
-		Capabilities: []string{registry.CapabilityReadOnly}})
+	model := &scriptedChat{replies: []string{`{"calls":[{"tool":"read_file","args":{}}]}`}}
+	ex := executor.New(reg, &executor.Options{Capabilities: []string{registry.CapabilityReadOnly}})
+	sel := newSelector(t, model).SelectToolCalls
 	req := selector.Request{Task: selector.Task{Description: "read then write the file"}, Capabilities: []string{"streaming"}}
-	_, err := ex.Resolve(context.Background(), req)
+	_, err := chat.Resolve(context.Background(), ex, sel, req)
 	// read_file lacks streaming, which the request asked for: nothing is eligible.
 	assert.Error(t, err)
 	assert.Equal(t, []string{"streaming"}, req.Capabilities, "the caller's request is not modified")
 
-	calls, err := ex.Resolve(context.Background(), selector.Request{Task: selector.Task{Description: "read then write the file"}})
+	calls, err := chat.Resolve(context.Background(), ex, sel, selector.Request{Task: selector.Task{Description: "read then write the file"}})
 	require.NoError(t, err)
 	require.Len(t, calls, 1)
-	require.Len(t, chat.reqs, 1)
-	system := chat.reqs[0].Messages[0].Content
+	require.Len(t, model.reqs, 1)
+	system := model.reqs[0].Messages[0].Content
 	assert.Contains(t, system, `"read_file"`)
 	assert.NotContains(t, system, `"write_file"`)
 }
@@ -109,22 +107,22 @@ func TestResolveRolesAreTheExecutors(t *testing.T) {
 	status := registry.NewTool("status", "Service status.", obj)
 	status.Roles = []string{"ops"}
 	require.NoError(t, reg.RegisterAll([]registry.Tool{deploy, status}))
-	chat := &scriptedChat{replies: []string{`{"calls":[{"tool":"status","args":{}}]}`}}
-	ex := executor.New(reg, &executor.Options{Select: newSelector(t, chat).SelectToolCalls, Roles: []string{"ops"}})
-	_, err := ex.Resolve(context.Background(), selector.Request{Task: selector.Task{Description: "deploy, then check the status"},
+	model := &scriptedChat{replies: []string{`{"calls":[{"tool":"status","args":{}}]}`}}
+	ex := executor.New(reg, &executor.Options{Roles: []string{"ops"}})
+	_, err := chat.Resolve(context.Background(), ex, newSelector(t, model).SelectToolCalls, selector.Request{Task: selector.Task{Description: "deploy, then check the status"},
 		Roles: []string{"admin", "ops"}})
 	require.NoError(t, err)
-	require.Len(t, chat.reqs, 1)
-	system := chat.reqs[0].Messages[0].Content
+	require.Len(t, model.reqs, 1)
+	system := model.reqs[0].Messages[0].Content
 	assert.Contains(t, system, `"status"`)
 	assert.NotContains(t, system, `"deploy"`, "the executor does not hold admin: deploy would be refused")
 }
 
 func TestResolveFailClosed(t *testing.T) {
-	chat := &scriptedChat{replies: []string{`not json`}}
+	model := &scriptedChat{replies: []string{`not json`}}
 	reg := registryWithEcho(t)
-	ex := executor.New(reg, &executor.Options{Select: newSelector(t, chat).SelectToolCalls})
-	calls, err := ex.Resolve(context.Background(), selector.Request{Task: selector.Task{Description: "x"}})
+	ex := executor.New(reg, nil)
+	calls, err := chat.Resolve(context.Background(), ex, newSelector(t, model).SelectToolCalls, selector.Request{Task: selector.Task{Description: "x"}})
 	assert.Empty(t, calls)
 	assert.ErrorIs(t, err, selector.ErrFailClosed)
 	var se *selector.SelectionError
@@ -133,8 +131,8 @@ func TestResolveFailClosed(t *testing.T) {
 
 func TestResolveWithoutSelector(t *testing.T) {
 	ex := executor.New(registryWithEcho(t), nil)
-	_, err := ex.Resolve(context.Background(), selector.Request{Task: selector.Task{Description: "x"}})
-	assert.ErrorIs(t, err, executor.ErrNoSelector)
+	_, err := chat.Resolve(context.Background(), ex, nil, selector.Request{Task: selector.Task{Description: "x"}})
+	assert.ErrorIs(t, err, chat.ErrNoSelector)
 }
 
 func TestNativeAndSelectorCalls(t *testing.T) {
@@ -145,31 +143,19 @@ func TestNativeAndSelectorCalls(t *testing.T) {
 	assert.Equal(t, "call_1", res.ID)
 	assert.Equal(t, map[string]any{"msg": "native"}, res.Value)
 
-	tcs := executor.FromToolCalls([]selector.ToolCall{{Tool: "echo", Args: json.RawMessage(`{"msg":"sel"}`), Reasoning: "r"}})
+	tcs := chat.FromToolCalls([]selector.ToolCall{{Tool: "echo", Args: json.RawMessage(`{"msg":"sel"}`), Reasoning: "r"}})
 	assert.Equal(t, []executor.Call{{Tool: "echo", Args: json.RawMessage(`{"msg":"sel"}`), Reasoning: "r"}}, tcs)
-}
-
-func TestCallAllContinuesAfterFailures(t *testing.T) {
-	ex, sink := fixture(t, nil)
-	outs := ex.CallAll(context.Background(), []executor.Call{
-		call("danger", `{"msg":"x"}`), call("echo", `{}`), call("echo", `{"msg":"ok"}`),
-	})
-	require.Len(t, outs, 3)
-	assert.ErrorIs(t, outs[0].Err, executor.ErrUnsafe)
-	assert.ErrorIs(t, outs[1].Err, executor.ErrInvalidArgs)
-	assert.NoError(t, outs[2].Err)
-	assert.Len(t, sink.Records(), 3)
 }
 
 func TestChatRepairer(t *testing.T) {
 	t.Run("repairs through the chat client", func(t *testing.T) {
-		chat := &scriptedChat{replies: []string{"```json\n{\"args\":{\"msg\":\"fixed\"}}\n```"}}
-		ex, sink := fixture(t, &executor.Options{Repairer: (&executor.ChatRepairer{Client: chat, Model: selector.DefaultModel, Timeout: 30 * time.Second}).RepairArgs})
+		model := &scriptedChat{replies: []string{"```json\n{\"args\":{\"msg\":\"fixed\"}}\n```"}}
+		ex, sink := fixture(t, &executor.Options{Repairer: (&chat.Repairer{Client: model, Model: selector.DefaultModel, Timeout: 30 * time.Second}).RepairArgs})
 		res, err := ex.Call(context.Background(), call("echo", `{"message":"fixed"}`))
 		require.NoError(t, err)
 		assert.Equal(t, map[string]any{"msg": "fixed"}, res.Value)
-		require.Len(t, chat.reqs, 1, "one repair request")
-		req := chat.reqs[0]
+		require.Len(t, model.reqs, 1, "one repair request")
+		req := model.reqs[0]
 		assert.Equal(t, selector.DefaultModel, req.Model)
 		assert.Equal(t, "json_object", req.ResponseFormat)
 		assert.Zero(t, req.Temperature)
@@ -180,11 +166,11 @@ func TestChatRepairer(t *testing.T) {
 		assert.True(t, onlyRecord(t, sink).Repaired)
 	})
 	t.Run("broken JSON args are shown as text", func(t *testing.T) {
-		chat := &scriptedChat{replies: []string{`{"args":"{\"msg\":\"ok\"}"}`}}
-		ex, _ := fixture(t, &executor.Options{Repairer: (&executor.ChatRepairer{Client: chat}).RepairArgs})
+		model := &scriptedChat{replies: []string{`{"args":"{\"msg\":\"ok\"}"}`}}
+		ex, _ := fixture(t, &executor.Options{Repairer: (&chat.Repairer{Client: model}).RepairArgs})
 		_, err := ex.Call(context.Background(), call("echo", `"{msg: ok"`))
 		require.NoError(t, err)
-		assert.Contains(t, chat.reqs[0].Messages[1].Content, `"args": "{msg: ok"`)
+		assert.Contains(t, model.reqs[0].Messages[1].Content, `"args": "{msg: ok"`)
 	})
 	for name, reply := range map[string]string{
 		"declined":   `{"args":null}`,
@@ -192,14 +178,14 @@ func TestChatRepairer(t *testing.T) {
 		"not object": `{"args":[1]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			chat := &scriptedChat{replies: []string{reply}}
-			ex, _ := fixture(t, &executor.Options{Repairer: (&executor.ChatRepairer{Client: chat}).RepairArgs})
+			model := &scriptedChat{replies: []string{reply}}
+			ex, _ := fixture(t, &executor.Options{Repairer: (&chat.Repairer{Client: model}).RepairArgs})
 			_, err := ex.Call(context.Background(), call("echo", `{}`))
 			ce := callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
 			assert.Error(t, ce.RepairErr)
-			assert.Len(t, chat.reqs, 1)
+			assert.Len(t, model.reqs, 1)
 			if name == "declined" {
-				assert.ErrorIs(t, ce.RepairErr, executor.ErrRepairDeclined)
+				assert.ErrorIs(t, ce.RepairErr, chat.ErrRepairDeclined)
 			}
 		})
 	}
@@ -216,12 +202,12 @@ func TestChatRepairer(t *testing.T) {
 			{selector.Config{Settings: selector.Settings{Provider: selector.ProviderLMStudio, Model: "qwen/qwen3-4b"}}, false, "json_schema", "", ""},
 			{selector.Config{Settings: selector.Settings{Provider: selector.ProviderGeneric, Model: "llama3"}}, false, "json_object", "", ""},
 		} {
-			chat := &scriptedChat{replies: []string{`{"args":{"msg":"fixed"}}`}}
+			model := &scriptedChat{replies: []string{`{"args":{"msg":"fixed"}}`}}
 			cfg := tc.cfg
-			ex, _ := fixture(t, &executor.Options{Repairer: (&executor.ChatRepairer{Client: chat, Config: &cfg}).RepairArgs})
+			ex, _ := fixture(t, &executor.Options{Repairer: (&chat.Repairer{Client: model, Config: &cfg}).RepairArgs})
 			_, err := ex.Call(context.Background(), call("echo", `{"message":"fixed"}`))
 			require.NoError(t, err)
-			req := chat.reqs[0]
+			req := model.reqs[0]
 			assert.Equal(t, tc.cfg.Model, req.Model, "the Config's model")
 			assert.Equal(t, tc.omitTemp, req.OmitTemperature, tc.cfg.Model)
 			assert.Equal(t, tc.format, req.ResponseFormat, tc.cfg.Model)
@@ -238,8 +224,8 @@ func TestChatRepairer(t *testing.T) {
 		}
 	})
 	t.Run("transport error", func(t *testing.T) {
-		chat := &scriptedChat{errs: []error{errors.New("connection refused")}}
-		ex, _ := fixture(t, &executor.Options{Repairer: (&executor.ChatRepairer{Client: chat}).RepairArgs})
+		model := &scriptedChat{errs: []error{errors.New("connection refused")}}
+		ex, _ := fixture(t, &executor.Options{Repairer: (&chat.Repairer{Client: model}).RepairArgs})
 		_, err := ex.Call(context.Background(), call("echo", `{}`))
 		ce := callError(t, err, executor.OutcomeInvalid, executor.ErrInvalidArgs)
 		assert.True(t, strings.Contains(ce.RepairErr.Error(), "connection refused"))
