@@ -240,7 +240,7 @@ func (p *Proxy) record(c registry.PinCheck, h *heldTool) bool {
 	}
 	if _, was := p.held[key]; !was {
 		p.log.Warn("mcp "+what+" held", "tool", c.Tool, "status", c.Status, "changed", c.Changed, "flags", c.Flags,
-			"approve", "toolselect mcp pins approve "+c.ApproveArg()+" --pins "+p.pins.Path())
+			"approve", "toolselect mcp pins approve "+c.ApproveArg()+" "+p.pins.Flag())
 	}
 	p.held[key] = h
 	p.mu.Unlock()
@@ -482,7 +482,7 @@ func (p *Proxy) heldResult(name string) *mcp.CallToolResult {
 		return nil
 	}
 	c := h.check
-	msg := c.Message(p.pins.Path())
+	msg := c.Message(p.pins.Flag())
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}},
 		StructuredContent: map[string]any{"error": msg, "tool": name, "outcome": "held", "changed": c.Changed, "flags": c.Flags, "sha256": c.SHA256}}
 }
