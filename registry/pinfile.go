@@ -111,7 +111,7 @@ func decodeEntries(entries map[string][]byte, where string) (map[string]*toolPin
 		var pin *toolPin
 		if err := json.Unmarshal(b, &pin); err != nil || pin == nil {
 			kind, name := splitPinKey(key)
-			return nil, fmt.Errorf("pins: %s: the entry %q is not a pin: %v", where, pinKey(kind, name), err)
+			return nil, fmt.Errorf("pins: %s: the entry %q is not a pin: %w", where, pinKey(kind, name), notAPin(err))
 		}
 		out[key] = pin
 	}
@@ -234,7 +234,7 @@ func (s *fileStore) Commit(changes []PinChange) (map[string][]byte, bool, error)
 		}
 		var pin *toolPin
 		if err := json.Unmarshal(c.New, &pin); err != nil || pin == nil {
-			return nil, false, fmt.Errorf("pins: the entry %q is not a pin: %v", c.Key, err)
+			return nil, false, fmt.Errorf("pins: the entry %q is not a pin: %w", c.Key, notAPin(err))
 		}
 		disk.Tools[c.Key] = pin
 	}
@@ -277,6 +277,14 @@ func (s *fileStore) Commit(changes []PinChange) (map[string][]byte, bool, error)
 	}
 	s.read, s.loaded = fileState{info: fi, sum: sha256.Sum256(b)}, true
 	return entries(disk), changed, nil
+}
+
+// notAPin is why an entry did not decode as a pin (err, or JSON null).
+func notAPin(err error) error {
+	if err == nil {
+		return errors.New("it is null")
+	}
+	return err
 }
 
 // orNull is an entry's JSON as pinJSON writes it: "null" for none.

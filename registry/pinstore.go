@@ -1,7 +1,5 @@
 package registry
 
-import "errors"
-
 // PinStore keeps the entries of [Pins]: a pin file (LoadPins), or a store
 // several processes share (the MCP proxy's --state redis://...). It only
 // reads and writes entries; every pin rule (what is held, what an approval
@@ -32,16 +30,3 @@ type PinChange struct {
 	Key      string
 	Old, New []byte
 }
-
-// The errors of a shared pin store.
-var (
-	// ErrPinStoreUnavailable is matched by an error of a store that could
-	// not be reached (a server away, a time-out): what it holds is not
-	// known, and the Pins read before stay in force.
-	ErrPinStoreUnavailable = errors.New("the pin store cannot be reached")
-	// ErrPinStoreReset is matched by an error of a store that answers but
-	// lost what it held since it was read (a server restarted without its
-	// data): the Pins read before stay in force and are written again on
-	// the next Save.
-	ErrPinStoreReset = errors.New("the pin store lost its entries")
-)

@@ -32,8 +32,10 @@ var publicPackages = append(libraryPackages[:len(libraryPackages):len(libraryPac
 // It was 170 for the seven library packages; the fake model (modeltest, 6
 // entries), the SDK set-up (otelsetup, 2), typed tools (registry.SchemaFor,
 // executor.AddTool) and refusal rules as data (registry.Rule and its
-// constants) raise it by what they add.
-const apiBudget = 180
+// constants) raise it by what they add, as does the pin store replicas
+// share (registry.PinStore, PinChange and OpenPins: the pin rules unchanged
+// over a file or Redis).
+const apiBudget = 183
 
 // docPackage reads the package in dir (its non-test files) as go doc does.
 func docPackage(t *testing.T, dir string) *doc.Package {
