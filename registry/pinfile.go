@@ -361,6 +361,16 @@ func pinJSON(pin *toolPin) []byte {
 	return b
 }
 
+// Unsaved reports whether the entry key ([PinCheck.Key]) was changed here
+// (pinned, held, approved) and not written to the store yet: what the
+// store holds of it is not confirmed.
+func (p *Pins) Unsaved(key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.base[key]
+	return ok
+}
+
 // touch records name's entry as it is before a change made here (the
 // first change since the last Save). The caller holds p.mu.
 func (p *Pins) touch(name string) {
