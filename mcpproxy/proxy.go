@@ -19,8 +19,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolselect/toolselect/executor"
-	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/internal/statestore"
+	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 )
 
