@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolselect/toolselect/internal/testing/redistest"
@@ -85,18 +86,14 @@ func TestConcurrentSavesLoseNothing(t *testing.T) {
 			defer wg.Done()
 			for j := range 5 {
 				name := string(rune('a'+i)) + string(rune('0'+j))
-				if _, _, err := p.Check(tool(name, "T."), false); err != nil {
-					t.Error(err)
-				}
-				if err := p.Save(); err != nil {
-					t.Error(err)
-				}
+				_, _, err := p.Check(tool(name, "T."), false)
+				assert.NoError(t, err)
+				assert.NoError(t, p.Save())
 			}
 		}()
 	}
 	wg.Wait()
-	p, s := open(t, addr)
-	_ = p
+	_, s := open(t, addr)
 	entries, _, err := s.Read(true)
 	require.NoError(t, err)
 	require.Len(t, entries, n*5)
