@@ -459,7 +459,9 @@ func probeReply(w http.ResponseWriter, reason string) {
 
 // notReady is why the proxy should get no new requests ("" when ready):
 // "draining" (told to stop), "state" (the shared store away: tools it
-// cannot confirm are held), "closed".
+// cannot confirm are held), "closed". New returns once the upstreams are
+// imported, so a proxy that serves has imported them; a start-up that
+// serves before its imports end adds its reason word here.
 func (p *Proxy) notReady() string {
 	switch {
 	case p.draining.Load():

@@ -174,6 +174,11 @@ func entries(f pinFile) map[string][]byte {
 	return out
 }
 
+// gone is the error of a file read before and now gone.
+func (s *fileStore) gone() error {
+	return fmt.Errorf("pins: %s: %w (removed or renamed away); the pins read before stay in force and nothing is written until it is back", s.path, ErrPinFileGone)
+}
+
 // Read implements PinStore: the file is read again when its version (its
 // identity, size, time and mode) differs from the one last read or
 // written, or with force. A file that was read and is now gone is
@@ -193,7 +198,7 @@ func (s *fileStore) Read(force bool) (map[string][]byte, bool, error) {
 		return nil, false, err
 	}
 	if st.info == nil && s.read.info != nil {
-		return nil, false, fmt.Errorf("pins: %s: %w (removed or renamed away); the pins read before stay in force and nothing is written until it is back", s.path, ErrPinFileGone)
+		return nil, false, s.gone()
 	}
 	changed := !s.loaded || (st.info == nil) != (s.read.info == nil) || st.sum != s.read.sum
 	s.read, s.loaded = st, true
@@ -218,7 +223,7 @@ func (s *fileStore) Commit(changes []PinChange) (map[string][]byte, bool, error)
 		return nil, false, err
 	}
 	if st.info == nil && s.read.info != nil {
-		return nil, false, fmt.Errorf("pins: %s: %w (removed or renamed away); the pins read before stay in force and nothing is written until it is back", s.path, ErrPinFileGone)
+		return nil, false, s.gone()
 	}
 	changed := (st.info == nil) != (s.read.info == nil) || st.sum != s.read.sum
 	applied := 0
