@@ -57,7 +57,7 @@ type otherSource struct {
 }
 
 // loadPins reads the configured pin file, or the pins of the shared store
-// (Config.State). A shared store away at start is no error: the pins start
+// ([Config.State]). A shared store away at start is no error: the pins start
 // empty, every tool they cannot confirm is held (registry.PinUnconfirmed),
 // /readyz says "state", and the store is read again once a second until it
 // answers.

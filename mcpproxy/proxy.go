@@ -70,7 +70,7 @@ type Proxy struct {
 	held    map[string]*heldTool
 	flagged map[string]registry.PinCheck
 	pinsErr string
-	// state is the shared store the pins live in (Config.State), nil
+	// state is the shared store the pins live in ([Config.State]), nil
 	// without one.
 	state *statestore.Redis
 	// draining is set when an HTTP proxy was told to stop: /readyz says so.
