@@ -167,10 +167,11 @@ func (r *Redis) checkSchema(v string, present bool) error {
 	return nil
 }
 
-// Read implements registry.PinStore: the write counter tells whether
-// anything changed; when it did (or with force), the entries and the
-// counter are read in one transaction. A store that held a schema version
-// and no longer does (a server restarted without its data) is
+// Read implements registry.PinStore: the write counter (and the schema
+// version) tell whether anything changed, so an unchanged store costs one
+// small round trip; when it changed (or with force), the entries and the
+// counter are read again in one transaction. A store that held a schema
+// version and no longer does (a server restarted without its data) is
 // registry.ErrPinStoreReset, once.
 func (r *Redis) Read(force bool) (entries map[string][]byte, changed bool, err error) {
 	defer func() { r.observe("read", err) }()
@@ -178,13 +179,21 @@ func (r *Redis) Read(force bool) (entries map[string][]byte, changed bool, err e
 	defer cancel()
 	var schema, rev *redis.StringCmd
 	var all *redis.MapStringStringCmd
-	_, err = r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		schema, rev = p.Get(ctx, r.key("schema")), p.Get(ctx, r.key("pins:rev"))
-		all = p.HGetAll(ctx, r.key("pins"))
+	look := func(withEntries bool) error {
+		_, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			schema, rev = p.Get(ctx, r.key("schema")), p.Get(ctx, r.key("pins:rev"))
+			if withEntries {
+				all = p.HGetAll(ctx, r.key("pins"))
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return unavailable(err)
+		}
 		return nil
-	})
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, false, unavailable(err)
+	}
+	if err := look(force); err != nil {
+		return nil, false, err
 	}
 	sv, serr := schema.Result()
 	hasSchema := serr == nil
@@ -196,11 +205,15 @@ func (r *Redis) Read(force bool) (entries map[string][]byte, changed bool, err e
 		return nil, false, fmt.Errorf("state: %s: %w (restarted without its data?); the pins known here stay in force and are written again", r.where, registry.ErrPinStoreReset)
 	}
 	r.schema = hasSchema
-	rv, _ := rev.Result()
-	if !force && rv == r.rev {
+	if rv, _ := rev.Result(); !force && rv == r.rev {
 		return nil, false, nil
 	}
-	r.rev = rv
+	if all == nil { // changed: read the entries with the counter they go with
+		if err := look(true); err != nil {
+			return nil, false, err
+		}
+	}
+	r.rev, _ = rev.Result()
 	return toEntries(all.Val()), true, nil
 }
 
