@@ -345,15 +345,18 @@ backend toolselect
 	t.Logf("load through HAProxy: %d requests, %d failed, %d wrong results, p99 %v", total.Load(), len(failures), wrong.Load(), p99.Round(time.Millisecond))
 	for _, f := range failures {
 		t.Logf("failed: %s", f)
-		if strings.HasPrefix(f, "before the signals") || strings.HasPrefix(f, "after SIGTERM") {
-			t.Errorf("a request failed while only the drained replica stopped: %s", f)
+		if !strings.HasPrefix(f, "after SIGKILL") {
+			t.Errorf("a request failed where none may (a drain, a Redis restart): %s", f)
 		}
 	}
 	if wrong.Load() != 0 {
 		t.Errorf("%d calls answered with another call's result", wrong.Load())
 	}
-	if len(failures) > 6 { // at most those in flight on the killed replica
-		t.Errorf("%d requests failed; at most the 6 in flight on the killed replica may", len(failures))
+	// Those in flight on the killed replica (at most one per worker), and
+	// those HAProxy sent it on a kept-alive connection before its next
+	// check (200 ms) saw it down: each an error, never a wrong answer.
+	if len(failures) > 12 {
+		t.Errorf("%d requests failed; at most those in flight on the killed replica or sent before the balancer saw it down may", len(failures))
 	}
 	// After Redis came back: the remaining replica is ready again and the approval is kept.
 	deadline := time.Now().Add(5 * time.Second)
