@@ -216,6 +216,17 @@ type Config struct {
 	// differs is held (not listed, not findable, a call is a tool error)
 	// until approved. Empty means no pinning.
 	Pins string `json:"pins,omitempty"`
+	// State is a Redis store the proxy's replicas share
+	// (redis://[user:password@]HOST:PORT/DB, rediss:// for TLS): with it,
+	// pinning is on and the pins (held and pending definitions,
+	// approvals) live there, under the key prefix "toolselect:", so a
+	// change seen by one replica holds the tool on all and an approval
+	// through one releases it on all within a second. Not with Pins (the
+	// form for one process).
+	State string `json:"state,omitempty"`
+	// StatePasswordFile holds the State store's password (its first
+	// line), kept out of the URL and never printed.
+	StatePasswordFile string `json:"statePasswordFile,omitempty"`
 	// StrictDescriptions holds, too, tools whose description (or title, or
 	// any schema string) carries invisible or bidirectional control
 	// characters or an HTML comment (flagged in stats and the pin file
@@ -347,11 +358,17 @@ func (c *Config) Validate() error {
 	if c.AllowDestructive && c.Destructive != "" && c.Destructive != destructiveAllow {
 		return fmt.Errorf("allowDestructive (destructive %q) and destructive %q disagree: keep one", destructiveAllow, c.Destructive)
 	}
+	if c.Pins != "" && c.State != "" {
+		return errors.New("pins and state: give one (state keeps the pins the replicas share; pins is a file for one process)")
+	}
+	if c.StatePasswordFile != "" && c.State == "" {
+		return errors.New("statePasswordFile needs state")
+	}
 	switch c.PinsNew {
 	case "", pinsNewPin:
 	case pinsNewReview:
-		if c.Pins == "" {
-			return errors.New("pinsNew \"review\" needs a pin file (pins)")
+		if c.Pins == "" && c.State == "" {
+			return errors.New("pinsNew \"review\" needs a pin file (pins) or a shared store (state)")
 		}
 	default:
 		return fmt.Errorf("pinsNew %q is not %q or %q", c.PinsNew, pinsNewPin, pinsNewReview)

@@ -2,6 +2,7 @@ package mcpproxy
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/toolselect/toolselect/internal/statestore"
 	"github.com/toolselect/toolselect/registry"
 )
 
@@ -54,16 +56,36 @@ type otherSource struct {
 	kind string
 }
 
-// loadPins reads the configured pin file.
+// loadPins reads the configured pin file, or the pins of the shared store
+// ([Config.State]). A shared store away at start is no error: the pins start
+// empty, every tool they cannot confirm is held (registry.PinUnconfirmed),
+// /readyz says "state", and the store is read again once a second until it
+// answers.
 func (p *Proxy) loadPins() error {
 	p.held, p.flagged = map[string]*heldTool{}, map[string]registry.PinCheck{}
-	if p.cfg.Pins == "" {
+	if p.cfg.Pins == "" && p.cfg.State == "" {
 		if p.cfg.StrictDescriptions {
-			return fmt.Errorf("strictDescriptions needs a pin file (pins)")
+			return fmt.Errorf("strictDescriptions needs a pin file (pins) or a shared store (state)")
 		}
 		return nil
 	}
-	pins, err := registry.LoadPins(p.cfg.Pins)
+	var pins *registry.Pins
+	var err error
+	if p.cfg.State != "" {
+		store, oerr := statestore.Open(p.cfg.State, p.cfg.StatePasswordFile)
+		if oerr != nil {
+			return oerr
+		}
+		store.Observe = p.metrics.observeState
+		p.state = store
+		pins, err = registry.OpenPins(store)
+		if errors.Is(err, registry.ErrPinStoreUnavailable) {
+			p.log.Warn("mcp state: the store cannot be reached; what it holds is not known, so every tool is held until it answers", "state", store.Where(), "error", err)
+			p.pinsErr, err = err.Error(), nil
+		}
+	} else {
+		pins, err = registry.LoadPins(p.cfg.Pins)
+	}
 	if err != nil {
 		return err
 	}
@@ -208,10 +230,25 @@ func (p *Proxy) checkPins(tools []registry.Tool) []registry.PinCheck {
 		}
 		if err := p.pins.Save(); err != nil {
 			p.log.Error("mcp pins: the pin file could not be written; the pins stay in force here and are written when it can be", "file", p.pins.Path(), "error", err)
+			if errors.Is(err, registry.ErrPinStoreUnavailable) {
+				p.holdUnconfirmed(checks)
+			}
 			break
 		}
 	}
 	return checks
+}
+
+// holdUnconfirmed holds each served definition whose pin was made or
+// changed here and not written: with the shared store away, another
+// replica may have pinned it otherwise (or held it), so it is not served
+// fresh (fail closed). What the store confirmed before stays served.
+func (p *Proxy) holdUnconfirmed(checks []registry.PinCheck) {
+	for i, c := range checks {
+		if !c.Held && p.pins.Unsaved(c.Key()) {
+			checks[i].Status, checks[i].Held, checks[i].Changed = registry.PinUnconfirmed, true, []string{"unconfirmed"}
+		}
+	}
 }
 
 // record notes what a pin check said of a tool (or prompt or resource) and
@@ -240,7 +277,7 @@ func (p *Proxy) record(c registry.PinCheck, h *heldTool) bool {
 	}
 	if _, was := p.held[key]; !was {
 		p.log.Warn("mcp "+what+" held", "tool", c.Tool, "status", c.Status, "changed", c.Changed, "flags", c.Flags,
-			"approve", "toolselect mcp pins approve "+c.ApproveArg()+" --pins "+p.pins.Path())
+			"approve", "toolselect mcp pins approve "+c.ApproveArg()+" "+p.pins.Flag())
 	}
 	p.held[key] = h
 	p.mu.Unlock()
@@ -330,7 +367,7 @@ func (p *Proxy) applyPins(edited bool, err error) {
 			p.log.Error("mcp pins: the pin file could not be written", "file", p.pins.Path(), "error", err)
 		}
 	}
-	if !edited {
+	if !edited && !recovered { // recovered: what was held unconfirmed is checked again
 		return
 	}
 	p.recheckingPins = true
@@ -445,6 +482,13 @@ func (p *Proxy) watchPins() {
 	}
 }
 
+// watchState reads the shared store's pins again as soon as a replica
+// announces a write (the once-a-second watchPins is the safety net for an
+// announcement missed); it ends when the proxy closes.
+func (p *Proxy) watchState() {
+	p.state.Watch(p.life, p.pollPins)
+}
+
 // checkPromptText scans the texts of a prompt's messages (what the model
 // reads, filled in by the upstream on each get, so never pinned) for
 // hidden text: flagged, it is logged, and refused under strict
@@ -492,7 +536,9 @@ func (p *Proxy) heldResult(name string) *mcp.CallToolResult {
 
 // pinStats lists the held and flagged tools.
 type pinStats struct {
-	File    string              `json:"file"`
+	File string `json:"file"`
+	// Flag names the store to toolselect mcp pins (--pins FILE, --state URL).
+	Flag    string              `json:"flag"`
 	Held    []registry.PinCheck `json:"held"`
 	Flagged []registry.PinCheck `json:"flagged"`
 }
@@ -504,7 +550,7 @@ func (p *Proxy) pinStats() *pinStats {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := &pinStats{File: p.pins.Path(), Held: []registry.PinCheck{}, Flagged: []registry.PinCheck{}}
+	s := &pinStats{File: p.pins.Path(), Flag: p.pins.Flag(), Held: []registry.PinCheck{}, Flagged: []registry.PinCheck{}}
 	for _, h := range p.held {
 		s.Held = append(s.Held, h.check)
 	}

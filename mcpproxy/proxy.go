@@ -13,12 +13,14 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolselect/toolselect/executor"
 	"github.com/toolselect/toolselect/executor/metatool"
+	"github.com/toolselect/toolselect/internal/statestore"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/registry"
 )
@@ -70,6 +72,11 @@ type Proxy struct {
 	held    map[string]*heldTool
 	flagged map[string]registry.PinCheck
 	pinsErr string
+	// state is the shared store the pins live in ([Config.State]), nil
+	// without one.
+	state *statestore.Redis
+	// draining is set when an HTTP proxy was told to stop: /readyz says so.
+	draining atomic.Bool
 	// others are the prompt and resource keys last checked per source (pins.go).
 	others map[otherSource][]string
 	// pinnedBefore: the first pinning is done ([Config.PinsNew] "review"
@@ -272,6 +279,9 @@ func (p *Proxy) launch(ctx context.Context) error {
 		if p.pins != nil {
 			p.bg.Go(p.watchPins)
 		}
+		if p.state != nil {
+			p.bg.Go(p.watchState)
+		}
 	})
 	return nil
 }
@@ -370,6 +380,9 @@ func (p *Proxy) Close() error {
 	}
 	wg.Wait()
 	p.bg.Wait()
+	if p.state != nil {
+		p.state.Close()
+	}
 	return nil
 }
 

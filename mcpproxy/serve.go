@@ -210,6 +210,18 @@ type HTTPOptions struct {
 	// IdleTimeout closes a kept-alive connection on which no request
 	// arrives in time (default DefaultIdleTimeout, 2 minutes).
 	IdleTimeout time.Duration
+	// Drain is how long ListenAndServe, told to stop, waits for requests
+	// in flight after it stops accepting (default the call timeout plus
+	// 5 s); /readyz answers 503 "draining" meanwhile.
+	Drain time.Duration
+	// DrainDelay is how long ListenAndServe, told to stop, keeps accepting
+	// and serving with /readyz at 503 and every response closing its
+	// connection, before it stops accepting: the time a load balancer's
+	// health check needs to take the replica out. Without it, a request
+	// the balancer sends on a kept-alive connection the moment the
+	// replica closes it gets no response. Zero (the default in Go; the
+	// command line's --drain-delay is 2 s) stops accepting at once.
+	DrainDelay time.Duration
 }
 
 // auth returns the authentication o asks for; nil when none.
@@ -403,6 +415,9 @@ func (p *Proxy) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptio
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
+	if o.Drain <= 0 {
+		o.Drain = p.cfg.timeout() + 5*time.Second
+	}
 	mux := http.NewServeMux()
 	perSubject := 0
 	if o.OAuth != nil {
@@ -416,7 +431,13 @@ func (p *Proxy) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptio
 	if a := o.auth(); a != nil {
 		h = a.middleware(h, p.log)
 	}
-	srv := &http.Server{Handler: limitBody(o.MaxBodyBytes, o.BodyTimeout, h), ReadHeaderTimeout: o.ReadHeaderTimeout, IdleTimeout: o.IdleTimeout}
+	// The probes of a load balancer: no authentication, and nothing said
+	// beyond ok / not ok and a reason word.
+	outer := http.NewServeMux()
+	outer.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { probeReply(w, "") })
+	outer.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) { probeReply(w, p.notReady()) })
+	outer.Handle("/", h)
+	srv := &http.Server{Handler: p.closeWhenDraining(p.metrics.countHTTP(limitBody(o.MaxBodyBytes, o.BodyTimeout, outer))), ReadHeaderTimeout: o.ReadHeaderTimeout, IdleTimeout: o.IdleTimeout}
 	if ready != nil {
 		ready(ln.Addr())
 	}
@@ -426,10 +447,78 @@ func (p *Proxy) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptio
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		// Drain: /readyz says so, no new connection is accepted, and the
+		// requests in flight finish (within o.Drain) before the return.
+		p.draining.Store(true)
+		if o.DrainDelay > 0 {
+			p.log.Info("mcp: draining: /readyz 503, still serving while the balancer takes this replica out", "delay", o.DrainDelay)
+			select {
+			case err := <-errc:
+				return err
+			case <-time.After(o.DrainDelay):
+			}
+		}
+		p.log.Info("mcp: draining: no new connections; requests in flight finish", "drain", o.Drain)
+		sctx, cancel := context.WithTimeout(context.Background(), o.Drain)
 		defer cancel()
-		_ = srv.Shutdown(sctx)
+		if err := srv.Shutdown(sctx); err != nil {
+			p.log.Warn("mcp: requests still in flight after the drain were cut", "drain", o.Drain)
+		}
 		srv.Close()
 		return nil
 	}
+}
+
+// closeWhenDraining has every response close its connection once the proxy
+// drains: a balancer then holds no kept-alive connection to this replica
+// for the moment it stops accepting.
+func (p *Proxy) closeWhenDraining(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p.draining.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// probeReply answers a probe: 200 "ok", or 503 and the reason word.
+func probeReply(w http.ResponseWriter, reason string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if reason == "" {
+		_, _ = io.WriteString(w, "ok\n")
+		return
+	}
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = io.WriteString(w, reason+"\n")
+}
+
+// notReady is why the proxy should get no new requests ("" when ready):
+// "draining" (told to stop), "state" (the shared store away: tools it
+// cannot confirm are held), "closed". New returns once the upstreams are
+// imported, so a proxy that serves has imported them; a start-up that
+// serves before its imports end adds its reason word here.
+func (p *Proxy) notReady() string {
+	switch {
+	case p.draining.Load():
+		return "draining"
+	case p.stateDown():
+		return "state"
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return "closed"
+	}
+	return ""
+}
+
+// stateDown reports whether the shared store failed its last read.
+func (p *Proxy) stateDown() bool {
+	if p.state == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.pinsErr != ""
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -378,6 +379,10 @@ type metrics struct {
 	calls *prometheus.CounterVec
 	find  prometheus.Histogram
 	call  *prometheus.HistogramVec
+	// http counts HTTP requests by route and status code; stateOps and
+	// stateErrors the shared store's operations and their failures.
+	http                  *prometheus.CounterVec
+	stateOps, stateErrors *prometheus.CounterVec
 }
 
 func newMetrics(p *Proxy) *metrics {
@@ -388,9 +393,83 @@ func newMetrics(p *Proxy) *metrics {
 		Help: "find_tool latency.", Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)})
 	m.call = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "toolselect_mcp_call_tool_duration_seconds",
 		Help: "Tool call latency (call_tool and direct calls), by outcome.", Buckets: prometheus.ExponentialBuckets(0.001, 4, 10)}, []string{"outcome"})
-	m.reg.MustRegister(m.calls, m.find, m.call, stateCollector{p})
+	m.http = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "toolselect_mcp_http_requests_total",
+		Help: "HTTP requests answered, by route (mcp, metrics, healthz, readyz, oauth, other) and status code (401s and 429s are how an attack shows)."}, []string{"route", "code"})
+	m.stateOps = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "toolselect_mcp_state_operations_total",
+		Help: "Operations on the shared state store (read, commit, ping, notify)."}, []string{"op"})
+	m.stateErrors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "toolselect_mcp_state_errors_total",
+		Help: "Failed operations on the shared state store."}, []string{"op"})
+	sessions := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "toolselect_mcp_open_sessions",
+		Help: "MCP sessions open on this process (stateless requests open none)."}, func() float64 {
+		n := 0
+		for ss := range p.server.Sessions() {
+			if _, own := p.ownSessions.Load(ss); !own {
+				n++
+			}
+		}
+		return float64(n)
+	})
+	m.reg.MustRegister(m.calls, m.find, m.call, m.http, m.stateOps, m.stateErrors, sessions, stateCollector{p},
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
+
+// observeState counts one operation on the shared store (statestore.Redis.Observe).
+func (m *metrics) observeState(op string, err error) {
+	m.stateOps.WithLabelValues(op).Inc()
+	if err != nil {
+		m.stateErrors.WithLabelValues(op).Inc()
+	}
+}
+
+// countHTTP counts every request next answers by route and status code.
+func (m *metrics) countHTTP(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
+		next.ServeHTTP(rec, r)
+		m.http.WithLabelValues(httpRoute(r.URL.Path), strconv.Itoa(rec.code)).Inc()
+	})
+}
+
+// httpRoute is a request's route label: a fixed set, so a client's paths
+// never become label values.
+func httpRoute(path string) string {
+	switch {
+	case path == "/mcp", path == "/metrics", path == "/healthz", path == "/readyz":
+		return path[1:]
+	case strings.HasPrefix(path, "/.well-known/"):
+		return "oauth"
+	}
+	return "other"
+}
+
+// statusRecorder remembers the status code written; it passes Flush on
+// (streamable HTTP streams events) and Unwrap for http.ResponseController.
+type statusRecorder struct {
+	http.ResponseWriter
+	code  int
+	wrote bool
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if !s.wrote {
+		s.code, s.wrote = code, true
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	s.wrote = true
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusRecorder) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // Handler serves the metrics in the Prometheus text format.
 func (m *metrics) Handler() http.Handler {
@@ -425,7 +504,7 @@ var (
 )
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descUp, descConnects, descCrashes, descTools, descTokens, descSaved, descHeld, descFlagged} {
+	for _, d := range []*prometheus.Desc{descUp, descConnects, descCrashes, descTools, descTokens, descSaved, descHeld, descFlagged, descStateUp} {
 		ch <- d
 	}
 }
@@ -454,7 +533,16 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(descHeld, prometheus.GaugeValue, float64(held))
 	ch <- prometheus.MustNewConstMetric(descFlagged, prometheus.GaugeValue, float64(flagged))
+	if c.p.state != nil {
+		up := 1.0
+		if c.p.stateDown() {
+			up = 0
+		}
+		ch <- prometheus.MustNewConstMetric(descStateUp, prometheus.GaugeValue, up)
+	}
 }
+
+var descStateUp = prometheus.NewDesc("toolselect_mcp_state_up", "1 when the shared state store (--state) answered the last read, else 0 (tools it cannot confirm are held).", nil, nil)
 
 // MetricsHandler serves the proxy's Prometheus metrics (text format).
 // ListenAndServe mounts it at /metrics behind the same checks as /mcp.

@@ -21,6 +21,11 @@ const (
 	// PinUnreviewed: a tool first seen after the first pinning while new
 	// tools are held for review (CheckWith's holdNew); held until approved.
 	PinUnreviewed PinStatus = "unreviewed"
+	// PinUnconfirmed: a definition the pins do not know (new here) while
+	// their store cannot be read or written (a shared store away): another
+	// process may have pinned or held it meanwhile, so it is held until
+	// the store answers. The caller of Check sets it, seeing Save fail.
+	PinUnconfirmed PinStatus = "unconfirmed"
 
 	// The kinds of definitions pinned besides tools ([PinCheck.Kind]).
 	PinPrompt           = "prompt"
@@ -73,18 +78,22 @@ func (c PinCheck) what() string {
 	return fmt.Sprintf("%s %q", kind, c.Tool)
 }
 
-// Message says why a held tool is held and how to approve it.
-func (c PinCheck) Message(pinsPath string) string {
+// Message says why a held tool is held and how to approve it; store is the
+// flag naming the pins' store ([Pins.Flag]: "--pins FILE", "--state URL").
+func (c PinCheck) Message(store string) string {
 	switch {
 	case c.Status == PinChanged:
-		return fmt.Sprintf("%s changed since it was pinned (%s differ); it is held until approved: toolselect mcp pins approve %s --pins %s (or edit the pin file)",
-			c.what(), strings.Join(c.Changed, ", "), c.ApproveArg(), pinsPath)
+		return fmt.Sprintf("%s changed since it was pinned (%s differ); it is held until approved: toolselect mcp pins approve %s %s",
+			c.what(), strings.Join(c.Changed, ", "), c.ApproveArg(), store)
 	case c.Status == PinUnreviewed:
-		return fmt.Sprintf("%s is new since the first pinning; it is held until reviewed and approved: toolselect mcp pins approve %s --pins %s",
-			c.what(), c.ApproveArg(), pinsPath)
+		return fmt.Sprintf("%s is new since the first pinning; it is held until reviewed and approved: toolselect mcp pins approve %s %s",
+			c.what(), c.ApproveArg(), store)
+	case c.Status == PinUnconfirmed:
+		return fmt.Sprintf("%s is held: its pin cannot be confirmed while the pin store (%s) cannot be reached; it is served when the store answers again",
+			c.what(), store)
 	case c.Held:
-		return fmt.Sprintf("%s is held: its name, description, title or schema text carries %s (strict descriptions); review it and approve: toolselect mcp pins approve %s --pins %s",
-			c.what(), strings.Join(c.Flags, ", "), c.ApproveArg(), pinsPath)
+		return fmt.Sprintf("%s is held: its name, description, title or schema text carries %s (strict descriptions); review it and approve: toolselect mcp pins approve %s %s",
+			c.what(), strings.Join(c.Flags, ", "), c.ApproveArg(), store)
 	}
 	return ""
 }
@@ -102,6 +111,8 @@ func (c PinCheck) Refusal() string {
 			c.what(), strings.Join(c.Changed, ", "))
 	case c.Status == PinUnreviewed:
 		return fmt.Sprintf("%s is new since the first pinning; it is held until an operator reviews and approves it, and cannot be called until then", c.what())
+	case c.Status == PinUnconfirmed:
+		return fmt.Sprintf("%s is held: its pin cannot be confirmed while the pin store cannot be reached; it is served when the store answers again", c.what())
 	case c.Held:
 		return fmt.Sprintf("%s is held: its name, description, title or schema text carries %s (strict descriptions); it cannot be called until an operator reviews and approves it",
 			c.what(), strings.Join(c.Flags, ", "))

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/toolselect/toolselect/internal/fileperm"
@@ -107,6 +108,20 @@ func (f *pinFile) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// decodeEntries reads a store's entries (key to the entry as JSON).
+func decodeEntries(entries map[string][]byte, where string) (map[string]*toolPin, error) {
+	out := make(map[string]*toolPin, len(entries))
+	for key, b := range entries {
+		var pin *toolPin
+		if err := json.Unmarshal(b, &pin); err != nil || pin == nil {
+			kind, name := splitPinKey(key)
+			return nil, fmt.Errorf("pins: %s: the entry %q is not a pin: %w", where, pinKey(kind, name), notAPin(err))
+		}
+		out[key] = pin
+	}
+	return out, nil
+}
+
 // readPinFile reads and checks the pin file at path (a missing file is an
 // empty one) and says which version of it was read.
 func readPinFile(path string) (pinFile, fileState, error) {
@@ -139,117 +154,119 @@ func readPinFile(path string) (pinFile, fileState, error) {
 	return file, fileState{info: fi, sum: sha256.Sum256(b)}, nil
 }
 
-// Reload reads the pin file again if it changed since it was last read or
-// written here (an approval, an edit), keeping the changes made here and not
-// saved yet where the file did not change the same entries. It reports
-// whether the file's content changed through someone else since the previous
-// Reload, including changes Save found and merged meanwhile. A file that no
-// longer reads as a pin file, no longer reads at all or is gone
-// (ErrPinFileGone) is an error, and the pins stay as they were.
-func (p *Pins) Reload() (bool, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	err := p.reload(false)
-	edited := p.edited
-	p.edited = false
-	return edited, err
+// fileStore is the pin file: a [PinStore] for one machine's processes.
+type fileStore struct {
+	path string
+	// read is the file as last read or written here.
+	read fileState
+	// loaded: the file was read once (read.info is nil for a missing file).
+	loaded bool
 }
 
-// reload reads the file if its version differs from the one last read or
-// written (always with force) and merges it with the unsaved changes. The
-// caller holds p.mu.
-func (p *Pins) reload(force bool) error {
-	if !force {
-		fi, err := os.Stat(p.path)
+// Where implements PinStore: the file's path.
+func (s *fileStore) Where() string { return s.path }
+
+// Flag implements PinStore.
+func (s *fileStore) Flag() string { return "--pins " + s.path }
+
+// entries are a pin file's entries as a store hands them over.
+func entries(f pinFile) map[string][]byte {
+	out := make(map[string][]byte, len(f.Tools))
+	for k, pin := range f.Tools {
+		out[k] = pinJSON(pin)
+	}
+	return out
+}
+
+// gone is the error of a file read before and now gone.
+func (s *fileStore) gone() error {
+	return fmt.Errorf("pins: %s: %w (removed or renamed away); the pins read before stay in force and nothing is written until it is back", s.path, ErrPinFileGone)
+}
+
+// Read implements PinStore: the file is read again when its version (its
+// identity, size, time and mode) differs from the one last read or
+// written, or with force. A file that was read and is now gone is
+// ErrPinFileGone.
+func (s *fileStore) Read(force bool) (map[string][]byte, bool, error) {
+	if !force && s.loaded {
+		fi, err := os.Stat(s.path)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("pins: %w", err)
+			return nil, false, fmt.Errorf("pins: %w", err)
 		}
-		if p.read.sameVersion(fi) {
-			return nil
+		if s.read.sameVersion(fi) {
+			return nil, false, nil
 		}
 	}
-	disk, st, err := readPinFile(p.path)
+	disk, st, err := readPinFile(s.path)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
-	if st.info == nil && p.read.info != nil {
-		return fmt.Errorf("pins: %s: %w (removed or renamed away); the pins read before stay in force and nothing is written until it is back", p.path, ErrPinFileGone)
+	if st.info == nil && s.read.info != nil {
+		return nil, false, s.gone()
 	}
-	if (st.info == nil) == (p.read.info == nil) && st.sum == p.read.sum {
-		p.read = st // the same content (touched, or rewritten as it was)
-		return nil
-	}
-	for name, before := range p.base {
-		if string(pinJSON(disk.Tools[name])) != string(before) {
-			// The file changed this entry too: its version wins, and
-			// the change made here is given up (Check again).
-			delete(p.base, name)
-			continue
-		}
-		if ours := p.file.Tools[name]; ours != nil {
-			disk.Tools[name] = ours
-		} else {
-			delete(disk.Tools, name)
-		}
-	}
-	p.file, p.read, p.edited = disk, st, true
-	return nil
+	changed := !s.loaded || (st.info == nil) != (s.read.info == nil) || st.sum != s.read.sum
+	s.read, s.loaded = st, true
+	return entries(disk), changed, nil
 }
 
-// pinJSON is an entry as Save would write it ("null" for none), to compare entries.
-func pinJSON(pin *toolPin) []byte {
-	b, _ := json.Marshal(pin)
-	return b
-}
-
-// touch records name's entry as it is before a change made here (the
-// first change since the last Save). The caller holds p.mu.
-func (p *Pins) touch(name string) {
-	if _, ok := p.base[name]; !ok {
-		p.base[name] = pinJSON(p.file.Tools[name])
-	}
-}
-
-// Save writes the changes made here to the pin file (atomically: a
-// temporary file renamed over it), merged with the file as it is now: the
-// file is read again, under a lock that other toolselect processes take
-// too, and a change is written only where the file still holds the entry it
-// was made from; an entry the file changed meanwhile (an approval, an edit)
-// is kept as the file has it, and the change made here is given up (Check
-// the tool again). With nothing to write, an existing file is left alone; a
-// missing one is created. A file that no longer reads as a pin file is an
-// error and is not overwritten.
-func (p *Pins) Save() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	dir := filepath.Dir(p.path)
+// Commit implements PinStore: under a lock on the file's directory, which
+// every toolselect process saving a pin file there takes too, the file is
+// read again, each change applied where the file still holds its Old, and
+// the result written atomically (a temporary file renamed over it). With
+// nothing to write an existing file is left alone; a missing one is
+// created.
+func (s *fileStore) Commit(changes []PinChange) (map[string][]byte, bool, error) {
+	dir := filepath.Dir(s.path)
 	unlock, err := lockDir(dir)
 	if err != nil {
-		return fmt.Errorf("pins: locking %s: %w", dir, err)
+		return nil, false, fmt.Errorf("pins: locking %s: %w", dir, err)
 	}
 	defer unlock()
-	if err := p.reload(true); err != nil {
-		return err
-	}
-	if len(p.base) == 0 && p.read.info != nil {
-		return nil
-	}
-	b, err := json.MarshalIndent(p.file, "", "  ")
+	disk, st, err := readPinFile(s.path)
 	if err != nil {
-		return err
+		return nil, false, err
+	}
+	if st.info == nil && s.read.info != nil {
+		return nil, false, s.gone()
+	}
+	changed := (st.info == nil) != (s.read.info == nil) || st.sum != s.read.sum
+	applied := 0
+	for _, c := range changes {
+		if string(pinJSON(disk.Tools[c.Key])) != string(orNull(c.Old)) {
+			changed = true // changed meanwhile: the file's entry wins
+			continue
+		}
+		applied++
+		if c.New == nil {
+			delete(disk.Tools, c.Key)
+			continue
+		}
+		var pin *toolPin
+		if err := json.Unmarshal(c.New, &pin); err != nil || pin == nil {
+			return nil, false, fmt.Errorf("pins: the entry %q is not a pin: %w", c.Key, notAPin(err))
+		}
+		disk.Tools[c.Key] = pin
+	}
+	if applied == 0 && st.info != nil {
+		s.read = st
+		return entries(disk), changed, nil
+	}
+	b, err := json.MarshalIndent(disk, "", "  ")
+	if err != nil {
+		return nil, false, err
 	}
 	b = append(b, '\n')
 	tmp, err := os.CreateTemp(dir, ".pins-*.json")
 	if err != nil {
-		return fmt.Errorf("pins: %w", err)
+		return nil, false, fmt.Errorf("pins: %w", err)
 	}
-	fail := func(err error) error {
+	fail := func(err error) (map[string][]byte, bool, error) {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return fmt.Errorf("pins: %w", err)
+		return nil, false, fmt.Errorf("pins: %w", err)
 	}
-	if p.read.info != nil { // keep the file's permissions
-		if err := tmp.Chmod(p.read.info.Mode().Perm()); err != nil {
+	if st.info != nil { // keep the file's permissions
+		if err := tmp.Chmod(st.info.Mode().Perm()); err != nil {
 			return fail(err)
 		}
 	}
@@ -263,11 +280,148 @@ func (p *Pins) Save() error {
 	if err := tmp.Close(); err != nil {
 		return fail(err)
 	}
-	if err := os.Rename(tmp.Name(), p.path); err != nil {
+	if err := os.Rename(tmp.Name(), s.path); err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("pins: %w", err)
+		return nil, false, fmt.Errorf("pins: %w", err)
 	}
-	p.read = fileState{info: fi, sum: sha256.Sum256(b)}
+	s.read, s.loaded = fileState{info: fi, sum: sha256.Sum256(b)}, true
+	return entries(disk), changed, nil
+}
+
+// notAPin is why an entry did not decode as a pin (err, or JSON null).
+func notAPin(err error) error {
+	if err == nil {
+		return errors.New("it is null")
+	}
+	return err
+}
+
+// orNull is an entry's JSON as pinJSON writes it: "null" for none.
+func orNull(b []byte) []byte {
+	if b == nil {
+		return []byte("null")
+	}
+	return b
+}
+
+// Reload reads the pins again if the store changed since they were last
+// read or written here (an approval, an edit), keeping the changes made
+// here and not saved yet where the store did not change the same entries.
+// It reports whether the store's content changed through someone else
+// since the previous Reload, including changes Save found and merged
+// meanwhile. A store that no longer reads (a pin file gone:
+// ErrPinFileGone, unreadable or no longer a pin file; a server away:
+// ErrPinStoreUnavailable) is an error, and the pins stay as they were.
+func (p *Pins) Reload() (bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	err := p.reload()
+	edited := p.edited
+	p.edited = false
+	return edited, err
+}
+
+// reload reads the store if it changed and merges it with the unsaved
+// changes. The caller holds p.mu.
+func (p *Pins) reload() error {
+	stored, changed, err := p.store.Read(false)
+	if errors.Is(err, ErrPinStoreReset) {
+		// The store lost what it held (a server restarted without its
+		// data): everything known here is written again on the next Save.
+		for key := range p.file.Tools {
+			p.base[key] = []byte("null")
+		}
+		return err
+	}
+	if err != nil || !changed {
+		return err
+	}
+	return p.merge(stored)
+}
+
+// merge takes the store's entries, keeping each change made here whose
+// entry the store still holds as it was before the change. The caller
+// holds p.mu.
+func (p *Pins) merge(stored map[string][]byte) error {
+	tools, err := decodeEntries(stored, p.store.Where())
+	if err != nil {
+		return err
+	}
+	for name, before := range p.base {
+		if string(orNull(stored[name])) != string(before) {
+			// The store changed this entry too: its version wins, and
+			// the change made here is given up (Check again).
+			delete(p.base, name)
+			continue
+		}
+		if ours := p.file.Tools[name]; ours != nil {
+			tools[name] = ours
+		} else {
+			delete(tools, name)
+		}
+	}
+	p.file.Tools, p.edited = tools, true
+	return nil
+}
+
+// pinJSON is an entry as Save would write it ("null" for none), to compare entries.
+func pinJSON(pin *toolPin) []byte {
+	b, _ := json.Marshal(pin)
+	return b
+}
+
+// Unsaved reports whether the entry key ([PinCheck.Key]) was changed here
+// (pinned, held, approved) and not written to the store yet: what the
+// store holds of it is not confirmed.
+func (p *Pins) Unsaved(key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.base[key]
+	return ok
+}
+
+// touch records name's entry as it is before a change made here (the
+// first change since the last Save). The caller holds p.mu.
+func (p *Pins) touch(name string) {
+	if _, ok := p.base[name]; !ok {
+		p.base[name] = pinJSON(p.file.Tools[name])
+	}
+}
+
+// Save writes the changes made here to the store, merged with the store as
+// it is now: a change is written only where the store still holds the
+// entry it was made from, atomically with the others (a pin file is read
+// again and rewritten under a lock other toolselect processes take too; a
+// shared store compares and sets in one step); an entry the store changed
+// meanwhile (an approval, an edit) is kept as the store has it, and the
+// change made here is given up (Check the tool again). With nothing to
+// write, an existing file is left alone; a missing one is created. A store
+// that no longer reads is an error and is not overwritten.
+func (p *Pins) Save() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	changes := make([]PinChange, 0, len(p.base))
+	for key, before := range p.base {
+		c := PinChange{Key: key}
+		if string(before) != "null" {
+			c.Old = before
+		}
+		if pin := p.file.Tools[key]; pin != nil {
+			c.New = pinJSON(pin)
+		}
+		changes = append(changes, c)
+	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].Key < changes[j].Key })
+	stored, changed, err := p.store.Commit(changes)
+	if err != nil {
+		return err
+	}
+	tools, err := decodeEntries(stored, p.store.Where())
+	if err != nil {
+		return err
+	}
+	p.file.Tools = tools
+	p.edited = p.edited || changed
 	clear(p.base)
 	return nil
 }

@@ -1,6 +1,9 @@
 package registry
 
-import "sync"
+import (
+	"errors"
+	"sync"
+)
 
 // Pins hold a hash of each tool's canonical definition, taken the first time
 // the tool was seen, so that a tool whose definition later changes (a "rug
@@ -38,17 +41,20 @@ import "sync"
 // the entries changed here, and only where the file still has what they
 // were changed from), so an approval or an edit made elsewhere is never
 // overwritten. Every method is safe for concurrent use.
+//
+// The pins may be kept elsewhere than in a file ([OpenPins] with a
+// [PinStore]: the MCP proxy's replicas share theirs in Redis): the rules
+// above are the same whatever keeps them, the store only reads and writes
+// entries.
 type Pins struct {
-	path string
-	mu   sync.Mutex
-	file pinFile
+	store PinStore
+	mu    sync.Mutex
+	file  pinFile
 	// base holds, for each tool whose entry was changed here and not saved
 	// yet, that entry as it was before the change (JSON; "null" when it had
-	// none). Save and Reload keep a change only where the file still holds
-	// its base; otherwise the file's entry wins.
+	// none). Save and Reload keep a change only where the store still holds
+	// its base; otherwise the store's entry wins.
 	base map[string][]byte
-	// read is the file as last read or written here.
-	read fileState
 	// edited is set when a read found content this Pins did not write; Reload
 	// reports and clears it.
 	edited bool
@@ -59,15 +65,36 @@ type Pins struct {
 // file its group or everyone may write is refused (whoever can write it can
 // approve any tool), as is one that is not a pin file.
 func LoadPins(path string) (*Pins, error) {
-	file, st, err := readPinFile(path)
+	return OpenPins(&fileStore{path: path})
+}
+
+// OpenPins reads the pins kept in store. A store that cannot be read now
+// (an error matching ErrPinStoreUnavailable: a server away) returns the
+// Pins with that error: they start empty, Reload and Save fail until the
+// store answers, and a caller holds what it cannot confirm meanwhile
+// ([PinUnconfirmed]). Any other error returns no Pins.
+func OpenPins(store PinStore) (*Pins, error) {
+	p := &Pins{store: store, file: pinFile{Version: 1, Tools: map[string]*toolPin{}}, base: map[string][]byte{}}
+	entries, _, err := store.Read(true)
+	if errors.Is(err, ErrPinStoreUnavailable) {
+		return p, err
+	}
 	if err != nil {
 		return nil, err
 	}
-	return &Pins{path: path, file: file, read: st, base: map[string][]byte{}}, nil
+	if p.file.Tools, err = decodeEntries(entries, store.Where()); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
-// Path is the pin file's path.
-func (p *Pins) Path() string { return p.path }
+// Path is the pin file's path, or what names another store (a redis:// URL
+// without its password).
+func (p *Pins) Path() string { return p.store.Where() }
+
+// Flag is the command-line flag that names the store to toolselect mcp
+// pins: "--pins FILE", or "--state URL" for a shared store.
+func (p *Pins) Flag() string { return p.store.Flag() }
 
 // Empty reports whether no tool is pinned (nor held for review) yet: the
 // first pinning is still to come.

@@ -98,7 +98,7 @@ func TestDefinitionFlagsScanEveryText(t *testing.T) {
 	tool.Parameters = json.RawMessage(`{"type":"object","properties":{"city":{"type":"string","description":"A city.\u200b"}}}`)
 	pins, _ := LoadPins(t.TempDir() + "/pins.json")
 	if c, _, _ := pins.Check(tool, true); !c.Held || strings.Join(c.Flags, ",") != FlagInvisible ||
-		!strings.Contains(c.Message(pins.Path()), "strict descriptions") {
-		t.Fatalf("strict check of a flagged schema: %+v %s", c, c.Message(pins.Path()))
+		!strings.Contains(c.Message(pins.Flag()), "strict descriptions") {
+		t.Fatalf("strict check of a flagged schema: %+v %s", c, c.Message(pins.Flag()))
 	}
 }

@@ -54,8 +54,8 @@ func TestPinsHoldAChangeUntilApproved(t *testing.T) {
 		if err != nil || c.Status != PinChanged || !c.Held || strings.Join(c.Changed, ",") != strings.Join(tc.want, ",") {
 			t.Errorf("changed %v: %+v %v", tc.want, c, err)
 		}
-		if !strings.Contains(c.Message(pins.Path()), "toolselect mcp pins approve w@"+c.SHA256+" --pins") || len(c.SHA256) != 64 {
-			t.Errorf("the message does not say how to approve: %s", c.Message(pins.Path()))
+		if !strings.Contains(c.Message(pins.Flag()), "toolselect mcp pins approve w@"+c.SHA256+" --pins") || len(c.SHA256) != 64 {
+			t.Errorf("the message does not say how to approve: %s", c.Message(pins.Flag()))
 		}
 	}
 	// Back to the pinned definition: served again, the pending change dropped.

@@ -43,6 +43,15 @@ var (
 	// written until it is back, so a file renamed away for a moment never
 	// reads as "no pins".
 	ErrPinFileGone = errors.New("the pin file is gone since it was read")
+	// ErrPinStoreUnavailable is matched by an error of a [PinStore] that
+	// could not be reached (a server away, a time-out): what it holds is
+	// not known, and the pins read before stay in force.
+	ErrPinStoreUnavailable = errors.New("the pin store cannot be reached")
+	// ErrPinStoreReset is matched by an error of a [PinStore] that answers
+	// but lost what it held since it was read (a server restarted without
+	// its data): the pins read before stay in force and are written again
+	// on the next [Pins.Save].
+	ErrPinStoreReset = errors.New("the pin store lost its entries")
 	// ErrNothingToApprove: [Pins.ApproveDefinition] found no definition of
 	// the tool waiting for approval.
 	ErrNothingToApprove = errors.New("nothing waits for approval")

@@ -37,6 +37,8 @@ check() { # check WHAT PACKAGES COMMAND...: record WHAT when COMMAND fails
 has() { command -v "$1"; }
 check "mypy (make vet's Python type check)" "mypy" has mypy
 check "redis-server (the Redis embedding cache and feedback store tests)" "redis-server" has redis-server
+check "haproxy (the replicas test: three proxies behind a real load balancer)" "haproxy" has haproxy
+check "promtool (checks the proxy's /metrics)" "prometheus" has promtool
 check "npm (installs the MCP peers)" "npm" has npm
 check "the WordNet database (rank's related-words table is regenerated and compared)" "wordnet-base" test -f /usr/share/wordnet/data.noun
 check "aarch64-linux-gnu-gcc (the aarch64 wheel)" "gcc-aarch64-linux-gnu libc6-dev-arm64-cross" has aarch64-linux-gnu-gcc

@@ -47,7 +47,7 @@ func loadPinnedCatalog(env *cmdEnv, name, path string, strict bool, pinsPath str
 			case err != nil:
 				fmt.Fprintf(env.stderr, "toolselect %s: warning: held %s: %v\n", name, t.Name, err)
 			case c.Held:
-				fmt.Fprintf(env.stderr, "toolselect %s: warning: held: %s\n", name, c.Message(pinsPath))
+				fmt.Fprintf(env.stderr, "toolselect %s: warning: held: %s\n", name, c.Message(pins.Flag()))
 			default:
 				if len(c.Flags) > 0 {
 					fmt.Fprintf(env.stderr, "toolselect %s: warning: tool %q: its description (or title or schema text) carries %s\n", name, t.Name, strings.Join(c.Flags, ", "))

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolselect/toolselect"
+	"github.com/toolselect/toolselect/internal/statestore"
 	"github.com/toolselect/toolselect/mcpproxy"
 	"github.com/toolselect/toolselect/registry"
 )
@@ -50,8 +51,9 @@ type mcpFlags struct {
 	allowDestructive                              bool
 	timeout                                       time.Duration
 	exposeTop                                     int
-	drain                                         time.Duration
+	drain, drainDelay                             time.Duration
 	pins                                          string
+	state, statePasswordFile                      string
 	strictDescriptions                            bool
 	pinsNew                                       string
 
@@ -119,7 +121,7 @@ func httpFlagsSet(fs *flag.FlagSet) []string {
 // its limits.
 func (f *mcpFlags) httpOptions(env *cmdEnv) (opts *mcpproxy.HTTPOptions, err error) {
 	opts = &mcpproxy.HTTPOptions{MaxBodyBytes: f.maxBodyBytes, MaxSessions: f.maxSessions, ReadHeaderTimeout: f.readHeaderTimeout,
-		BodyTimeout: f.bodyTimeout, IdleTimeout: f.idleTimeout}
+		BodyTimeout: f.bodyTimeout, IdleTimeout: f.idleTimeout, Drain: f.drain, DrainDelay: f.drainDelay}
 	if opts.Token, err = f.authToken(env); err != nil {
 		return nil, err
 	}
@@ -183,8 +185,11 @@ func (f *mcpFlags) bind(fs *flag.FlagSet) {
 	fs.IntVar(&f.exposeTop, "expose-top", 0, "hide the meta-tools and list the top `K` tools for --for-query")
 	fs.StringVar(&f.forQuery, "for-query", "", "the fixed query or task ranked for --expose-top")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
-	fs.DurationVar(&f.drain, "drain", 0, "stdio: how long to wait for in-flight replies after stdin closes (default timeout+5s)")
+	fs.DurationVar(&f.drainDelay, "drain-delay", 2*time.Second, "HTTP: how long after SIGTERM to keep serving with /readyz at 503 (each response closing its connection) before no new connection is accepted, for the load balancer's health check to take the replica out")
+	fs.DurationVar(&f.drain, "drain", 0, "how long to wait for in-flight replies when stopping: stdio, after stdin closes; HTTP, after SIGTERM (no new connections, /readyz 503) (default timeout+5s)")
 	fs.StringVar(&f.pins, "pins", "", "pin each tool's definition in `FILE` on first sight and hold a tool whose definition changes until approved (\"toolselect mcp pins approve\")")
+	fs.StringVar(&f.state, "state", "", "share pins, held and pending definitions and approvals with the other replicas in Redis at `URL` (redis://[user:password@]HOST:PORT/DB, rediss:// for TLS); pinning is on (not with --pins, the form for one process)")
+	fs.StringVar(&f.statePasswordFile, "state-password-file", "", "the --state store's password, read from `FILE` (its first line; never printed)")
 	fs.BoolVar(&f.strictDescriptions, "strict-descriptions", false, "with --pins: hold tools whose name, description, title or schema text carries invisible or bidirectional characters, an HTML comment, a long run of blank lines or confusable letters")
 	fs.StringVar(&f.pinsNew, "pins-new", "", "with --pins: what becomes of a tool, prompt or resource first seen after the first pinning: \"pin\" (default: pinned and served) or \"review\" (held until approved)")
 }
@@ -249,6 +254,12 @@ func (f *mcpFlags) configure() (*mcpproxy.Config, error) {
 	}
 	if f.pins != "" {
 		cfg.Pins = f.pins
+	}
+	if f.state != "" {
+		cfg.State = f.state
+	}
+	if f.statePasswordFile != "" {
+		cfg.StatePasswordFile = f.statePasswordFile
 	}
 	if f.pinsNew != "" {
 		cfg.PinsNew = f.pinsNew
@@ -568,7 +579,7 @@ func printPinStats(w io.Writer, s mcpproxy.Stats) {
 	p := s.Pins
 	fmt.Fprintf(w, "pins       %d held, %d flagged (%s)\n", len(p.Held), len(p.Flagged), p.File)
 	for _, c := range p.Held {
-		fmt.Fprintf(w, "    held %s: %s; approve: toolselect mcp pins approve %s --pins %s\n", c.Tool, pinWhy(c), c.ApproveArg(), p.File)
+		fmt.Fprintf(w, "    held %s: %s; approve: toolselect mcp pins approve %s %s\n", c.Tool, pinWhy(c), c.ApproveArg(), p.Flag)
 	}
 	for _, c := range p.Flagged {
 		fmt.Fprintf(w, "    flagged %s: %s\n", c.Tool, strings.Join(c.Flags, ", "))
@@ -619,11 +630,13 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // it waits and its diff against the pin (--json gives the same to scripts).
 func runMCPPins(env *cmdEnv, args []string) int {
 	if len(args) == 0 || (args[0] != "approve" && args[0] != "list") {
-		return fail(env, "mcp pins", exitUsage, "usage: toolselect mcp pins approve NAME@SHA256... --pins FILE | toolselect mcp pins list --pins FILE [--json]")
+		return fail(env, "mcp pins", exitUsage, "usage: toolselect mcp pins approve NAME@SHA256... (--pins FILE | --state redis://HOST:PORT/DB) | toolselect mcp pins list (--pins FILE | --state URL) [--json]")
 	}
 	verb := args[0]
-	fs := newFlags(env, "mcp pins "+verb, "--pins FILE NAME@SHA256...")
+	fs := newFlags(env, "mcp pins "+verb, "(--pins FILE | --state URL) NAME@SHA256...")
 	file := fs.String("pins", "", "the pin `FILE`")
+	state := fs.String("state", "", "the store the proxy's replicas share (redis://[user:password@]HOST:PORT/DB, rediss:// for TLS)")
+	statePw := fs.String("state-password-file", "", "the --state store's password, read from `FILE` (its first line)")
 	var asJSON *bool
 	if verb == "list" {
 		asJSON = fs.Bool("json", false, "print the waiting definitions as JSON, with why each waits, its hash and its diff")
@@ -632,18 +645,37 @@ func runMCPPins(env *cmdEnv, args []string) int {
 	if !ok {
 		return code
 	}
-	if *file == "" {
-		return fail(env, "mcp pins", exitUsage, "--pins FILE is required")
+	var pins *registry.Pins
+	var err error
+	switch {
+	case *file != "" && *state != "":
+		return fail(env, "mcp pins", exitUsage, "--pins and --state: give one")
+	case *state != "":
+		store, oerr := statestore.Open(*state, *statePw)
+		if oerr != nil {
+			return fail(env, "mcp pins", exitUsage, "--state: %v", oerr)
+		}
+		defer store.Close()
+		pins, err = registry.OpenPins(store)
+		if err != nil {
+			return fail(env, "mcp pins", exitFailed, "%v", err)
+		}
+	case *file != "":
+		if *statePw != "" {
+			return fail(env, "mcp pins", exitUsage, "--state-password-file needs --state")
+		}
+		if pins, err = registry.LoadPins(*file); err != nil {
+			return fail(env, "mcp pins", exitUsage, "%v", err)
+		}
+	default:
+		return fail(env, "mcp pins", exitUsage, "--pins FILE or --state URL is required")
 	}
-	pins, err := registry.LoadPins(*file)
-	if err != nil {
-		return fail(env, "mcp pins", exitUsage, "%v", err)
-	}
+	where, flag := pins.Path(), pins.Flag()
 	if verb == "list" {
 		return listWaiting(env, pins.Waiting(), *asJSON)
 	}
 	if len(names) == 0 {
-		return fail(env, "mcp pins", exitUsage, "name the definitions to approve as NAME@SHA256 (toolselect mcp pins list --pins %s shows the waiting ones)", *file)
+		return fail(env, "mcp pins", exitUsage, "name the definitions to approve as NAME@SHA256 (toolselect mcp pins list %s shows the waiting ones)", flag)
 	}
 	var approved []registry.PinCheck
 	var nothing []string
@@ -655,7 +687,7 @@ func runMCPPins(env *cmdEnv, args []string) int {
 			nothing = append(nothing, n)
 		case err != nil:
 			stale = true
-			fmt.Fprintf(env.stderr, "toolselect mcp pins: not approved: %v (toolselect mcp pins list --pins %s shows it)\n", err, *file)
+			fmt.Fprintf(env.stderr, "toolselect mcp pins: not approved: %v (toolselect mcp pins list %s shows it)\n", err, flag)
 		default:
 			approved = append(approved, c)
 		}
@@ -675,20 +707,20 @@ func runMCPPins(env *cmdEnv, args []string) int {
 			if still[c.Key()] {
 				lost = append(lost, c.ApproveArg())
 			} else {
-				fmt.Fprintf(env.stdout, "approved %s (%s) in %s\n", c.ApproveArg(), pinWhy(c), *file)
+				fmt.Fprintf(env.stdout, "approved %s (%s) in %s\n", c.ApproveArg(), pinWhy(c), where)
 			}
 		}
 		if len(lost) > 0 {
-			return fail(env, "mcp pins", exitFailed, "%s changed again in %s while approving; nothing approved for it: review it with toolselect mcp pins list --pins %s",
-				strings.Join(lost, ", "), *file, *file)
+			return fail(env, "mcp pins", exitFailed, "%s changed again in %s while approving; nothing approved for it: review it with toolselect mcp pins list %s",
+				strings.Join(lost, ", "), where, flag)
 		}
 	}
 	if stale {
 		return exitFailed
 	}
 	if len(nothing) > 0 {
-		return fail(env, "mcp pins", exitUsage, "nothing to approve for %s in %s: not waiting for approval (toolselect mcp pins list --pins %s shows the waiting ones)",
-			strings.Join(nothing, ", "), *file, *file)
+		return fail(env, "mcp pins", exitUsage, "nothing to approve for %s in %s: not waiting for approval (toolselect mcp pins list %s shows the waiting ones)",
+			strings.Join(nothing, ", "), where, flag)
 	}
 	return exitOK
 }

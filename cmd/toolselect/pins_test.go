@@ -243,3 +243,23 @@ func TestPinsCommandsRefuseAWritablePinFile(t *testing.T) {
 		assert.Contains(t, r.stderr, "chmod go-w "+pins, args)
 	}
 }
+
+// "mcp pins --state": one store at a time, the password file only with a
+// store, and a store that cannot be reached fails without printing the
+// password of the URL.
+func TestMCPPinsStateFlags(t *testing.T) {
+	dir := t.TempDir()
+	r := execCLI(t, nil, "", "mcp", "pins", "list", "--pins", filepath.Join(dir, "p.json"), "--state", "redis://127.0.0.1:1/0")
+	require.Equal(t, exitUsage, r.code, r.stderr)
+	require.Contains(t, r.stderr, "give one")
+	r = execCLI(t, nil, "", "mcp", "pins", "list", "--pins", filepath.Join(dir, "p.json"), "--state-password-file", filepath.Join(dir, "pw"))
+	require.Equal(t, exitUsage, r.code, r.stderr)
+	require.Contains(t, r.stderr, "needs --state")
+	r = execCLI(t, nil, "", "mcp", "pins", "list", "--state", "redis://:hunter2-secret@127.0.0.1:1/0")
+	require.Equal(t, exitFailed, r.code, r.stderr)
+	require.Contains(t, r.stderr, "cannot be reached")
+	require.NotContains(t, r.stderr+r.stdout, "hunter2")
+	r = execCLI(t, nil, "", "mcp", "pins", "approve", "x", "--state", "ftp://h/0")
+	require.Equal(t, exitUsage, r.code, r.stderr)
+	require.Contains(t, r.stderr, "redis://")
+}

@@ -34,8 +34,10 @@ var publicPackages = append(libraryPackages[:len(libraryPackages):len(libraryPac
 // executor.AddTool), refusal rules as data (registry.Rule and its
 // constants) and mcpproxy.ImportClientConfig (a client's file read with its
 // placeholders kept as references, which only the client parser can do)
-// raise it by what they add.
-const apiBudget = 181
+// raise it by what they add, as does the pin store replicas share
+// (registry.PinStore, PinChange and OpenPins: the pin rules unchanged over
+// a file or Redis).
+const apiBudget = 184
 
 // docPackage reads the package in dir (its non-test files) as go doc does.
 func docPackage(t *testing.T, dir string) *doc.Package {

@@ -22,6 +22,7 @@ var above = map[string][]string{
 	"":                    {"registry", "rank", "selector", "executor", "mcpproxy", "cabi", "internal", "otelsetup"},
 	"registry":            {"rank", "selector", "executor", "mcpproxy", "cabi", "internal/testing", "internal/tools"},
 	"rank":                {"selector", "executor", "mcpproxy", "cabi", "internal/testing", "internal/tools"},
+	"internal/statestore": {"rank", "selector", "executor", "mcpproxy", "cabi", "internal/testing"},
 	"rank/feedbackstore":  {"selector", "executor", "mcpproxy", "cabi", "internal/testing"},
 	"rank/embedcache":     {"selector", "executor", "mcpproxy", "cabi", "internal/testing"},
 	"selector":            {"rank", "executor", "mcpproxy", "cabi", "internal/testing", "internal/tools"},
