@@ -263,3 +263,10 @@ func toolselect_cancel_close(token C.uint64_t, out **C.char) (rc C.int) {
 	defer guard(&rc, out)
 	return emit(capi.CancelClose(uint64(token)), out)
 }
+
+//export toolselect_registry_rank
+func toolselect_registry_rank(reg C.uint64_t, requestJSON *C.char, cancel C.uint64_t, out **C.char) (rc C.int) {
+	defer guard(&rc, out)
+	b, ok := in(requestJSON)
+	return emit(capi.RegistryRank(uint64(reg), b, ok, uint64(cancel)), out)
+}

@@ -69,7 +69,7 @@ extern "C" {
 /* The C ABI version this header describes: toolselect_version reports the
  * library's as "abi". It changes whenever an export is added or removed or an
  * export's signature or meaning changes; a host compares it at load time. */
-#define TOOLSELECT_ABI_VERSION 2
+#define TOOLSELECT_ABI_VERSION 3
 
 /* Return codes. */
 #define TS_OK            0 /* success; *out holds the result */
@@ -156,6 +156,22 @@ int toolselect_registry_view(uint64_t registry, const char *format, char **out);
  * "validated" is false for a tool registered without a schema.
  * TS_ERR_NOT_FOUND for an unknown tool. */
 int toolselect_registry_validate(uint64_t registry, const char *tool, const char *args_json, char **out);
+
+/* Rank the registry's tools for a task without a model, as `toolselect rank`
+ * does. request_json: {"task":"...", and optionally the rank options the CLI
+ * has as flags: "k":10 (1..1000), "min_score":0.05 (negative: every tool
+ * scoring above zero), "scorer":"bm25"|"keyword", "allow_unsafe":false,
+ * "roles":[...], "capabilities":[...], "timeout_s":0, "no_prerequisites",
+ * "no_name_words", "no_namespace", "no_related_words", "debug" (false)}.
+ * cancel: 0 or a cancel token. Result:
+ *   {"picks":[{"tool","score","reason","provenance":{"scorer","source","rank",
+ *     "matched"?,"components"?}}],
+ *    "hidden":[{...the same, "hidden":"unsafe"|"role"|"capability"}]}
+ * picks best first; hidden lists the tools the caller's filters kept out that
+ * would otherwise have been picked. TS_ERR_ARGUMENT for an empty task, an
+ * unknown key, a value out of range or the embedding/hybrid scorers (they
+ * need an endpoint the C ABI does not configure); TS_ERR_CANCELED. */
+int toolselect_registry_rank(uint64_t registry, const char *request_json, uint64_t cancel, char **out);
 
 /* The executor's run policy, for callers that run tools themselves: may this
  * call run for this caller? call_json: {"id":"...","tool":"...","args":{...}};

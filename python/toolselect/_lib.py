@@ -45,6 +45,7 @@ _SIGNATURES = {
     "toolselect_registry_view": ([c_uint64, c_char_p, _out], c_int),
     "toolselect_registry_validate": ([c_uint64, c_char_p, c_char_p, _out], c_int),
     "toolselect_registry_authorize": ([c_uint64, c_char_p, c_char_p, _out], c_int),
+    "toolselect_registry_rank": ([c_uint64, c_char_p, c_uint64, _out], c_int),
     "toolselect_registry_close": ([c_uint64, _out], c_int),
     "toolselect_config_schema": ([_out], c_int),
     "toolselect_selector_new": ([c_char_p, _out], c_int),
