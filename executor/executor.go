@@ -297,12 +297,19 @@ func (e *Executor) Hydrate(ctx context.Context, c Call) (*Invocation, error) {
 	return inv, nil
 }
 
+// eligibility is the caller New read from Options.
+func (e *Executor) eligibility() registry.Eligibility {
+	return registry.Eligibility{AllowUnsafe: e.opts.AllowUnsafe, Roles: e.opts.Roles, Capabilities: e.opts.Capabilities}
+}
+
 func (e *Executor) hydrate(ctx context.Context, c *Call) (*Invocation, Record, error) {
 	args := normalizeArgs(c.Args)
 	rec := Record{ID: c.ID, Tool: c.Tool, Args: compactArgs(args)}
 	entry, ok := e.reg.Lookup(c.Tool)
 	if !ok {
-		return nil, rec, e.invalid(c, c.Tool, fmt.Errorf("%w %q", registry.ErrUnknownTool, c.Tool))
+		// The nearest names the caller may run, in the ranker's suggestion
+		// order (registry.Near: no ranking index is built for an error).
+		return nil, rec, e.invalid(c, c.Tool, e.reg.UnknownTool(c.Tool, e.eligibility().Allows))
 	}
 	name := entry.Name()
 	rec.Tool = name

@@ -34,7 +34,7 @@ func (e *Executor) checkStatic(entry *registry.Entry) (string, error) {
 	if !entry.Validated() {
 		policy = "no-schema:" + string(t.NoSchemaMode)
 	}
-	switch (registry.Eligibility{AllowUnsafe: e.opts.AllowUnsafe, Roles: e.opts.Roles, Capabilities: e.opts.Capabilities}).Check(t) {
+	switch e.eligibility().Check(t) {
 	case registry.RuleUnsafe:
 		return policy, refusal(ErrUnsafe, "%q is marked unsafe", t.Name)
 	case registry.RuleRole:

@@ -212,7 +212,7 @@ func RegistryValidate(h uint64, tool []byte, toolPresent bool, args []byte, args
 	}
 	e, ok := reg.Lookup(name)
 	if !ok {
-		return Fail(ErrNotFound, "unknown tool %q", name)
+		return Fail(ErrNotFound, "%v", reg.UnknownTool(name, nil))
 	}
 	out := ValidateResult{Valid: true, Tool: e.Name(), Validated: e.Validated(), Violations: []registry.Violation{}}
 	if err := e.ValidateArgs(args); err != nil {
