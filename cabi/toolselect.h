@@ -173,6 +173,26 @@ int toolselect_registry_validate(uint64_t registry, const char *tool, const char
  * need an endpoint the C ABI does not configure); TS_ERR_CANCELED. */
 int toolselect_registry_rank(uint64_t registry, const char *request_json, uint64_t cancel, char **out);
 
+/* A fake model for tests: the library's own OpenAI-compatible server
+ * (Go's modeltest) on 127.0.0.1, so a binding's users need neither Go nor
+ * the source checkout. replies_json (NULL: answer no calls) is an array of
+ * replies answered in order, the last again when they run out:
+ *   {"calls":[{"tool":"...","args":{...},"reasoning":"..."}]}  tool calls
+ *   {"content":"..."}                                           raw message text
+ *   {"status":503,"content":"message"}                          an HTTP error
+ * Result: {"handle":H,"url":"http://127.0.0.1:PORT/v1"} (the base URL to
+ * configure). TS_ERR_ARGUMENT for an unknown key, an empty tool name or a
+ * status outside 100..599. */
+int toolselect_fake_model_new(const char *replies_json, char **out);
+
+/* The requests the fake model got, in order:
+ * {"requests":[{"model","messages":[{"role","content"}],"tools":[...],"body":{...}}]}
+ * ("body": the request's JSON body as sent). */
+int toolselect_fake_model_requests(uint64_t fake, char **out);
+
+/* Stop the fake model (up to 2 s for requests being answered) and close its handle. */
+int toolselect_fake_model_close(uint64_t fake, char **out);
+
 /* The executor's run policy, for callers that run tools themselves: may this
  * call run for this caller? call_json: {"id":"...","tool":"...","args":{...}};
  * policy_json (NULL: the defaults): {"allow_unsafe":false,"roles":[...],

@@ -62,7 +62,7 @@ func TestKeylessDefaultEndpointFailsBeforeAnyRequest(t *testing.T) {
 		cfg := defaultConfig()
 		cfg.BaseURL = base
 		client, err := NewOpenAIClient(&cfg, &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			t.Errorf("a request was sent to %s", r.URL)
+			assert.Fail(t, "a request was sent", r.URL.String())
 			return nil, errors.New("no network in this test")
 		})})
 		require.NoError(t, err, "the defaults construct")

@@ -58,6 +58,9 @@ _SIGNATURES = {
     "toolselect_cancel_new": ([_out], c_int),
     "toolselect_cancel": ([c_uint64, _out], c_int),
     "toolselect_cancel_close": ([c_uint64, _out], c_int),
+    "toolselect_fake_model_new": ([c_char_p, _out], c_int),
+    "toolselect_fake_model_requests": ([c_uint64, _out], c_int),
+    "toolselect_fake_model_close": ([c_uint64, _out], c_int),
 }
 
 _lock = threading.Lock()
