@@ -427,29 +427,31 @@ class ToolSelectionConfig:
     # text against toolselect_config_schema). Those written defaults are not
     # the ones used: at run time each parameter defaults to _GO_DEFAULT (set
     # below the class), which is read as the schema's default, so Go's
-    # defaults are the ones a config takes. A setting Go adds before this list
-    # has it is accepted through ``extra`` (and the test fails until it is
-    # written here).
+    # defaults are the ones a config takes. A setting Go adds takes its
+    # default until it is written here (and the test fails until it is).
+    # There is no **extra: a misspelt keyword (fail_closd=False) is an error
+    # for mypy --strict, and at run time __new__ refuses it naming the
+    # setting it most likely meant.
+    def __new__(cls, *args: Any, **kwargs: Any) -> "ToolSelectionConfig":
+        names = {f["name"] for f in _fields()}
+        unknown = sorted(set(kwargs) - names)
+        if unknown:
+            # Fields of another library's config (model_validate, a foreign
+            # config) are dropped with a warning before they get here.
+            what = "ToolSelectionConfig() got an unexpected keyword argument" + ("s" if len(unknown) > 1 else "")
+            raise TypeError(_unknown_settings(what, unknown, names))
+        return super().__new__(cls)
+
     def __init__(self, model: str = "glm-4.5-air", fallback_model: Optional[str] = None, max_calls: int = 5,
                  timeout_s: int = 30, temperature: float = 0.0, fail_closed: bool = True,
                  base_url: Optional[str] = None, api_key: Optional[str] = None, mode: Mode = "json",
                  max_response_bytes: int = 4194304, feedback: Optional[StrPath] = None, offer_tokens: int = 10000,
                  top_k: int = 10, max_searches: int = 1, provider: Provider = "auto", reasoning: Reasoning = "off",
-                 max_tokens: int = 0, **extra: Any) -> None:
-        given = {k: v for k, v in locals().items() if k not in ("self", "extra")}  # the named parameters
-        fields = _fields()
-        names = {f["name"] for f in fields}
-        unknown = sorted(set(extra) - names)
-        if unknown:
-            # A keyword written in the caller's code: a misspelling (say
-            # fail_closd=False) is refused as Python refuses any unknown
-            # keyword, never ignored. Fields of another library's config
-            # (model_validate, a foreign config) are dropped with a warning.
-            what = "ToolSelectionConfig() got an unexpected keyword argument" + ("s" if len(unknown) > 1 else "")
-            raise TypeError(_unknown_settings(what, unknown, names))
-        for f in fields:
+                 max_tokens: int = 0) -> None:
+        given = {k: v for k, v in locals().items() if k != "self"}  # the named parameters
+        for f in _fields():
             name = f["name"]
-            v = extra[name] if name in extra else given.get(name, _GO_DEFAULT)
+            v = given.get(name, _GO_DEFAULT)
             if v is _GO_DEFAULT:
                 v = f["default"]
             object.__setattr__(self, name, v)
