@@ -289,3 +289,10 @@ func toolselect_fake_model_close(fake C.uint64_t, out **C.char) (rc C.int) {
 	defer guard(&rc, out)
 	return emit(capi.FakeModelClose(uint64(fake)), out)
 }
+
+//export toolselect_config_unknown_env
+func toolselect_config_unknown_env(envJSON *C.char, out **C.char) (rc C.int) {
+	defer guard(&rc, out)
+	b, ok := in(envJSON)
+	return emit(capi.ConfigUnknownEnv(b, ok), out)
+}

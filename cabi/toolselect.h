@@ -228,6 +228,15 @@ int toolselect_registry_close(uint64_t registry, char **out);
  * keys of config_json below are the "name"s. */
 int toolselect_config_schema(char **out);
 
+/* Warnings for the variables of env_json (a JSON object, name -> value: the
+ * caller's environment; the library never reads the process's) that start
+ * with the selector's prefix (LLM_COMMON_TOOL_SELECTION_) but name no
+ * setting, each naming the setting's variable most likely meant:
+ *   {"warnings":["LLM_COMMON_TOOL_SELECTION_MAX_CALS names no setting and is
+ *     ignored (did you mean LLM_COMMON_TOOL_SELECTION_MAX_CALLS?)"]}
+ * Values are never shown (a misspelt API key is still a key). */
+int toolselect_config_unknown_env(const char *env_json, char **out);
+
 /* Create a selector. config_json is an object with any of: "model",
  * "fallback_model", "max_calls" (1-20), "timeout_s" (1-120), "temperature"
  * (0-1), "fail_closed", "base_url", "api_key", "mode" ("json"|"native"),

@@ -39,6 +39,9 @@ func New(client ChatClient, cfg *Config) (*ToolSelector, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	for _, w := range c.envWarnings {
+		s.log.Warn("tool selection: an environment variable names no setting", slog.String("why", w))
+	}
 	for _, m := range []string{c.Model, c.FallbackModel} {
 		if why := c.unserved(m); why != "" {
 			s.log.Warn("tool selection: this model and endpoint cannot work together", slog.String("why", why))

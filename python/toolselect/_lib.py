@@ -48,6 +48,7 @@ _SIGNATURES = {
     "toolselect_registry_rank": ([c_uint64, c_char_p, c_uint64, _out], c_int),
     "toolselect_registry_close": ([c_uint64, _out], c_int),
     "toolselect_config_schema": ([_out], c_int),
+    "toolselect_config_unknown_env": ([c_char_p, _out], c_int),
     "toolselect_selector_new": ([c_char_p, _out], c_int),
     "toolselect_selector_select": ([c_uint64, c_uint64, c_char_p, c_uint64, _out], c_int),
     "toolselect_selector_close": ([c_uint64, _out], c_int),

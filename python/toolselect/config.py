@@ -37,6 +37,7 @@ import decimal
 import difflib
 import fractions
 import inspect
+import json
 import math
 import operator
 import os
@@ -489,6 +490,7 @@ class ToolSelectionConfig:
                 kw[f["name"]] = _env_value(f, raw)
             except _Bad as e:
                 raise ValueError(f"{var}={_trim(raw)!r} ({f['name']}) is {e}: want {f['want']}") from None
+        _warn_unknown_env(env)  # after the settings' own values, which the library checks too
         kw.update(overrides)
         return cls(**kw)
 
@@ -565,6 +567,20 @@ class ToolSelectionConfig:
             v = getattr(self, f["name"])
             parts.append(f"{f['name']}={'***' if f['secret'] and v else repr(v)}")  # URLs may hold credentials
         return f"ToolSelectionConfig({', '.join(parts)})"
+
+
+def _warn_unknown_env(env: Mapping[str, str]) -> None:
+    """Warn (UserWarning) of each ``LLM_COMMON_TOOL_SELECTION_*`` variable
+    that names no setting, naming the closest setting's variable, in the
+    Go library's words (``selector.Config.EnvWarnings``): a misspelt variable is
+    not ignored without a word."""
+    prefix = schema()["env_prefix"]
+    known = {v for f in _fields() for v in f["env"]}
+    mine = {k: v for k, v in env.items() if k.startswith(prefix) and k not in known}  # the settings' own: read above
+    if not mine:
+        return
+    for w in _lib.call("toolselect_config_unknown_env", json.dumps(mine).encode())["warnings"]:
+        warnings.warn(f"toolselect: {w}", UserWarning, stacklevel=3)
 
 
 def _unknown_settings(what: str, unknown: List[str], names: Iterable[str]) -> str:
