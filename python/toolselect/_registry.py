@@ -24,7 +24,6 @@ from ._handle import Handle
 from ._llm_common_registry import (CallerRegistry, RegisteredTool, _execute, _executor_of, _field_of, _is_base_tool,
                                    _schema_of_metadata)
 from ._run import _RULE_HINTS, _policy, _RunPath
-from ._schema import Unsupported, function_schema
 from ._words import _flag, _quote
 from .errors import RegistrationError, UnknownToolError
 from .types import BaseToolLike, HiddenTool, RankedTool, Ranking
@@ -164,6 +163,9 @@ class ToolRegistry(_RunPath, Handle):
         desc = description
         run = f
         if infer and parameters is None and not allow_no_schema:
+            # Imported here, not with the package: a process that never
+            # infers a schema does not pay for the inference's import.
+            from ._schema import Unsupported, function_schema
             try:
                 parameters, doc, converting = function_schema(f)
             except Unsupported as e:
