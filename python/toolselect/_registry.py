@@ -392,10 +392,11 @@ class ToolRegistry(_RunPath, Handle):
                     no_namespace: bool = False, no_related_words: bool = False, debug: bool = False) -> Ranking:
         """:meth:`rank` on a worker thread, so an event loop goes on meanwhile."""
         from ._workers import _native
-        return await _native(functools.partial(
+        ranking: Ranking = await _native(functools.partial(
             self.rank, task, k=k, min_score=min_score, scorer=scorer, allow_unsafe=allow_unsafe, roles=roles,
             capabilities=capabilities, timeout_s=timeout_s, no_prerequisites=no_prerequisites,
             no_name_words=no_name_words, no_namespace=no_namespace, no_related_words=no_related_words, debug=debug))
+        return ranking
 
     # -- validation ----------------------------------------------------------
 

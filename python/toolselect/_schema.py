@@ -402,7 +402,7 @@ def _dataclass(tp: Any, ctx: _Context) -> Dict[str, Any]:
 
 def _pydantic(tp: Any, ctx: _Context) -> Dict[str, Any]:
     """The model's own schema, its ``$defs`` lifted to the root (where its ``$ref``s point)."""
-    s = _tidy(dict(tp.model_json_schema()))
+    s: Dict[str, Any] = _tidy(dict(tp.model_json_schema()))
     for k, v in (s.pop("$defs", None) or {}).items():
         if k in ctx.defs and ctx.defs[k] != v:
             raise Unsupported(f"two different models are named {k!r}")

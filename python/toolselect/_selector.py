@@ -556,8 +556,8 @@ def _check_endpoint(base: str, key: str) -> None:
         if host.lower() != "api.openai.com":
             return
     def where(name: str) -> str:  # the field and its variables, as the Go schema lists them
-        env = _config_field(name)["env"]
-        return ", ".join([f"config.{name}"] + list(env[:-1])) + " or " + env[-1]
+        env: List[str] = _config_field(name)["env"]
+        return ", ".join([f"config.{name}"] + env[:-1]) + " or " + env[-1]
     raise ArgumentError(
         f"no model endpoint: the base URL ({where('base_url')}) "
         f"is {'unset, which means api.openai.com' if not base else repr(base)}, and no API key is set "
