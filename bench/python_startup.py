@@ -1,5 +1,6 @@
-"""Start-up of the Python package in a fresh process (issue 39's targets:
-`import toolselect` under 40 ms, the first selection under 100 ms).
+"""Start-up of the Python package in a fresh process (the targets:
+`import toolselect` under 40 ms over the interpreter, the first selection
+under 100 ms).
 
     farm-bench -n 20 -- python3 bench/python_startup.py import
     farm-bench -n 20 -- python3 bench/python_startup.py select
