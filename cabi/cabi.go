@@ -263,3 +263,36 @@ func toolselect_cancel_close(token C.uint64_t, out **C.char) (rc C.int) {
 	defer guard(&rc, out)
 	return emit(capi.CancelClose(uint64(token)), out)
 }
+
+//export toolselect_registry_rank
+func toolselect_registry_rank(reg C.uint64_t, requestJSON *C.char, cancel C.uint64_t, out **C.char) (rc C.int) {
+	defer guard(&rc, out)
+	b, ok := in(requestJSON)
+	return emit(capi.RegistryRank(uint64(reg), b, ok, uint64(cancel)), out)
+}
+
+//export toolselect_fake_model_new
+func toolselect_fake_model_new(repliesJSON *C.char, out **C.char) (rc C.int) {
+	defer guard(&rc, out)
+	b, ok := in(repliesJSON)
+	return emit(capi.FakeModelNew(b, ok), out)
+}
+
+//export toolselect_fake_model_requests
+func toolselect_fake_model_requests(fake C.uint64_t, out **C.char) (rc C.int) {
+	defer guard(&rc, out)
+	return emit(capi.FakeModelRequests(uint64(fake)), out)
+}
+
+//export toolselect_fake_model_close
+func toolselect_fake_model_close(fake C.uint64_t, out **C.char) (rc C.int) {
+	defer guard(&rc, out)
+	return emit(capi.FakeModelClose(uint64(fake)), out)
+}
+
+//export toolselect_config_unknown_env
+func toolselect_config_unknown_env(envJSON *C.char, out **C.char) (rc C.int) {
+	defer guard(&rc, out)
+	b, ok := in(envJSON)
+	return emit(capi.ConfigUnknownEnv(b, ok), out)
+}

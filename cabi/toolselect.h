@@ -69,7 +69,7 @@ extern "C" {
 /* The C ABI version this header describes: toolselect_version reports the
  * library's as "abi". It changes whenever an export is added or removed or an
  * export's signature or meaning changes; a host compares it at load time. */
-#define TOOLSELECT_ABI_VERSION 2
+#define TOOLSELECT_ABI_VERSION 3
 
 /* Return codes. */
 #define TS_OK            0 /* success; *out holds the result */
@@ -157,6 +157,42 @@ int toolselect_registry_view(uint64_t registry, const char *format, char **out);
  * TS_ERR_NOT_FOUND for an unknown tool. */
 int toolselect_registry_validate(uint64_t registry, const char *tool, const char *args_json, char **out);
 
+/* Rank the registry's tools for a task without a model, as `toolselect rank`
+ * does. request_json: {"task":"...", and optionally the rank options the CLI
+ * has as flags: "k":10 (1..1000), "min_score":0.05 (negative: every tool
+ * scoring above zero), "scorer":"bm25"|"keyword", "allow_unsafe":false,
+ * "roles":[...], "capabilities":[...], "timeout_s":0, "no_prerequisites",
+ * "no_name_words", "no_namespace", "no_related_words", "debug" (false)}.
+ * cancel: 0 or a cancel token. Result:
+ *   {"picks":[{"tool","score","reason","provenance":{"scorer","source","rank",
+ *     "matched"?,"components"?}}],
+ *    "hidden":[{...the same, "hidden":"unsafe"|"role"|"capability"}]}
+ * picks best first; hidden lists the tools the caller's filters kept out that
+ * would otherwise have been picked. TS_ERR_ARGUMENT for an empty task, an
+ * unknown key, a value out of range or the embedding/hybrid scorers (they
+ * need an endpoint the C ABI does not configure); TS_ERR_CANCELED. */
+int toolselect_registry_rank(uint64_t registry, const char *request_json, uint64_t cancel, char **out);
+
+/* A fake model for tests: the library's own OpenAI-compatible server
+ * (Go's modeltest) on 127.0.0.1, so a binding's users need neither Go nor
+ * the source checkout. replies_json (NULL: answer no calls) is an array of
+ * replies answered in order, the last again when they run out:
+ *   {"calls":[{"tool":"...","args":{...},"reasoning":"..."}]}  tool calls
+ *   {"content":"..."}                                           raw message text
+ *   {"status":503,"content":"message"}                          an HTTP error
+ * Result: {"handle":H,"url":"http://127.0.0.1:PORT/v1"} (the base URL to
+ * configure). TS_ERR_ARGUMENT for an unknown key, an empty tool name or a
+ * status outside 100..599. */
+int toolselect_fake_model_new(const char *replies_json, char **out);
+
+/* The requests the fake model got, in order:
+ * {"requests":[{"model","messages":[{"role","content"}],"tools":[...],"body":{...}}]}
+ * ("body": the request's JSON body as sent). */
+int toolselect_fake_model_requests(uint64_t fake, char **out);
+
+/* Stop the fake model (up to 2 s for requests being answered) and close its handle. */
+int toolselect_fake_model_close(uint64_t fake, char **out);
+
 /* The executor's run policy, for callers that run tools themselves: may this
  * call run for this caller? call_json: {"id":"...","tool":"...","args":{...}};
  * policy_json (NULL: the defaults): {"allow_unsafe":false,"roles":[...],
@@ -194,6 +230,15 @@ int toolselect_registry_close(uint64_t registry, char **out);
  * Go's selector.Config ("choices", "fold_case", "format" only when set). The
  * keys of config_json below are the "name"s. */
 int toolselect_config_schema(char **out);
+
+/* Warnings for the variables of env_json (a JSON object, name -> value: the
+ * caller's environment; the library never reads the process's) that start
+ * with the selector's prefix (LLM_COMMON_TOOL_SELECTION_) but name no
+ * setting, each naming the setting's variable most likely meant:
+ *   {"warnings":["LLM_COMMON_TOOL_SELECTION_MAX_CALS names no setting and is
+ *     ignored (did you mean LLM_COMMON_TOOL_SELECTION_MAX_CALLS?)"]}
+ * Values are never shown (a misspelt API key is still a key). */
+int toolselect_config_unknown_env(const char *env_json, char **out);
 
 /* Create a selector. config_json is an object with any of: "model",
  * "fallback_model", "max_calls" (1-20), "timeout_s" (1-120), "temperature"

@@ -8,16 +8,14 @@ toolselect`, then run it without PYTHONPATH.)
 
 It registers a tool, asks a model which calls the task needs, and runs them. The model endpoint is
 LLM_COMMON_TOOL_SELECTION_BASE_URL (or OPENAI_BASE_URL) when one is set. Without one it starts the
-loopback fake OpenAI-compatible server the tests use (`go run ./internal/testing/faultserver/cmd`, on
-127.0.0.1 only, needs Go), which always answers get_weather for Paris, and says so.
+fake model inside the wheel (toolselect.testing.FakeModel: the library's own server, on 127.0.0.1
+only, no Go needed), scripted to answer get_weather for Paris, and says so.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -28,6 +26,7 @@ try:
 except ImportError:  # run from a checkout without installing: the package is in python/
     sys.path.insert(0, str(ROOT / "python"))
     import toolselect as ts
+from toolselect.testing import FakeModel
 
 
 def get_weather(city: str) -> str:
@@ -45,7 +44,8 @@ async def main() -> int:
     # library's own HTTP client talks to the endpoint; pass your own client object to use it instead.
     fake = None
     if not (os.environ.get("LLM_COMMON_TOOL_SELECTION_BASE_URL") or os.environ.get("OPENAI_BASE_URL")):
-        fake = start_fake_server()
+        fake = FakeModel([{"calls": [{"tool": "get_weather", "args": {"city": "Paris"},
+                                      "reasoning": "the task asks for the weather"}]}])
         os.environ["LLM_COMMON_TOOL_SELECTION_BASE_URL"] = fake.url
         print("no model endpoint configured: using the loopback fake server "
               "(set LLM_COMMON_TOOL_SELECTION_BASE_URL for a real one)")
@@ -70,29 +70,6 @@ async def main() -> int:
         # 4. Run it: the arguments are validated again before the function is called.
         print(f"run: {call.tool} -> {registry.run(call)}")
     return 0
-
-
-class _Fake:
-    def __init__(self, proc: subprocess.Popen, url: str) -> None:
-        self.proc, self.url = proc, url
-
-    def close(self) -> None:
-        self.proc.stdin.close()  # the server exits at EOF on stdin
-        self.proc.wait(timeout=10)
-
-
-def start_fake_server() -> _Fake:
-    go = shutil.which("go")
-    if go is None:
-        sys.exit("python_quickstart: no endpoint configured and no Go to start the fake server; "
-                 "set LLM_COMMON_TOOL_SELECTION_BASE_URL")
-    proc = subprocess.Popen([go, "run", "./internal/testing/faultserver/cmd"], cwd=ROOT, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
-    url = proc.stdout.readline().strip()
-    if not url.startswith("http://127.0.0.1:"):
-        proc.kill()
-        sys.exit(f"python_quickstart: the fake server did not start (printed {url!r})")
-    return _Fake(proc, url)
 
 
 if __name__ == "__main__":

@@ -346,7 +346,9 @@ func (e *Executor) hydrate(ctx context.Context, c *Call) (*Invocation, Record, e
 	rec := Record{ID: c.ID, Tool: c.Tool, Args: compactArgs(args)}
 	entry, ok := e.reg.Lookup(c.Tool)
 	if !ok {
-		return nil, rec, e.invalid(c, c.Tool, fmt.Errorf("%w %q", registry.ErrUnknownTool, c.Tool))
+		// The nearest names the caller may run, in the ranker's suggestion
+		// order (registry.Near: no ranking index is built for an error).
+		return nil, rec, e.invalid(c, c.Tool, e.reg.UnknownTool(c.Tool, e.caller().Allows))
 	}
 	name := entry.Name()
 	rec.Tool = name

@@ -214,6 +214,23 @@ func TestUnknownTool(t *testing.T) {
 	assert.Contains(t, rec.Error, "unknown tool")
 }
 
+// A misspelt name is answered with the nearest names the caller may run
+// (the ranker's suggestion order); a tool the caller may not run is not
+// named.
+func TestUnknownToolSuggests(t *testing.T) {
+	ex, sink := fixture(t, nil)
+	_, err := ex.Call(context.Background(), call("ecoh", `{}`))
+	callError(t, err, executor.OutcomeInvalid, executor.ErrUnknownTool)
+	assert.Contains(t, err.Error(), `unknown tool "ecoh" (did you mean "echo"?)`)
+	assert.Contains(t, onlyRecord(t, sink).Error, `did you mean "echo"`)
+
+	_, err = ex.Call(context.Background(), call("dangr", `{}`))
+	assert.NotContains(t, err.Error(), "danger", "an unsafe tool this caller may not run is not suggested")
+	ex2, _ := fixture(t, &executor.Options{AllowUnsafe: true})
+	_, err = ex2.Call(context.Background(), call("dangr", `{}`))
+	assert.Contains(t, err.Error(), `did you mean "danger"`)
+}
+
 func TestNoHandler(t *testing.T) {
 	ex, sink := fixture(t, nil)
 	_, err := ex.Call(context.Background(), call("unbound", `{"msg":"x"}`))

@@ -553,7 +553,7 @@ func (r *Registry) Names() []string {
 func (r *Registry) Validate(name string, args []byte) error {
 	e, ok := r.Lookup(name)
 	if !ok {
-		return fmt.Errorf("%w %q", ErrUnknownTool, name)
+		return r.UnknownTool(name, nil)
 	}
 	return e.ValidateArgs(args)
 }

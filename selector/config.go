@@ -143,6 +143,9 @@ type Config struct {
 
 	now      func() time.Time // replaces time.Now in tests
 	endpoint string           // the learned adaptations' key: BaseURL, or this selector's own for an unknown endpoint (New)
+	// envWarnings are the EnvWarnings of the environment ConfigFromEnv
+	// read; New logs them.
+	envWarnings []string
 }
 
 // ownClients numbers the selectors whose own client's endpoint is unknown:
@@ -424,6 +427,7 @@ func configFromEnv(environ map[string]string) (Config, error) {
 	if err := c.Validate(); err != nil {
 		return Config{}, err
 	}
+	c.envWarnings = unknownEnv(environ)
 	return c, nil
 }
 

@@ -236,3 +236,31 @@ func TestTimeoutIsADurationInGoAndSecondsOnTheWire(t *testing.T) {
 	b, _ = json.Marshal(c)
 	assert.Contains(t, string(b), `"timeout_s":2`)
 }
+
+// A variable with the selector's prefix that names no setting is not
+// ignored without a word: EnvWarnings names the closest setting, and New
+// logs it at WARN.
+func TestUnknownEnvWarns(t *testing.T) {
+	env := map[string]string{EnvPrefix + "MAX_CALS": "3", EnvPrefix + "MAX_CALLS": "4", EnvPrefix + "FAIL_CLOSD": "false",
+		EnvPrefix + "API_KY": "sk-secret", EnvPrefix + "ZZZZZZ": "1", EnvPrefix + "EMPTY_ONE": " ", "OTHER_VAR": "x"}
+	got := unknownEnv(env)
+	assert.Equal(t, []string{
+		EnvPrefix + `API_KY names no setting and is ignored (did you mean ` + EnvPrefix + `API_KEY?)`,
+		EnvPrefix + `FAIL_CLOSD names no setting and is ignored (did you mean ` + EnvPrefix + `FAIL_CLOSED?)`,
+		EnvPrefix + `MAX_CALS names no setting and is ignored (did you mean ` + EnvPrefix + `MAX_CALLS?)`,
+		EnvPrefix + `ZZZZZZ names no setting and is ignored`,
+	}, got)
+
+	cfg, err := ConfigFromEnvMap(env)
+	require.NoError(t, err)
+	assert.Equal(t, 4, cfg.MaxCalls)
+	assert.Equal(t, got, cfg.EnvWarnings())
+	var logs bytes.Buffer
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	_, err = New(nil, &cfg)
+	require.NoError(t, err)
+	assert.Contains(t, logs.String(), "level=WARN")
+	assert.Contains(t, logs.String(), "did you mean "+EnvPrefix+"MAX_CALLS?")
+	assert.NotContains(t, logs.String(), "sk-secret")
+	assert.Empty(t, unknownEnv(map[string]string{EnvPrefix + "MAX_CALLS": "3", "OPENAI_API_KEY": "k"}))
+}

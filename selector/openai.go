@@ -22,6 +22,10 @@ type openAIClient struct {
 	client *openai.Client
 	doer   *guardedDoer
 	apiKey string
+	// unusable is set when no request can succeed: no base URL (which
+	// means api.openai.com) and no API key. Select returns it before any
+	// network call.
+	unusable error
 }
 
 // NewOpenAIClient returns a ChatClient that speaks the OpenAI chat
@@ -71,7 +75,26 @@ func NewOpenAIClient(config *Config, httpClient *http.Client) (ChatClient, error
 	}
 	doer := &guardedDoer{client: &hc, limit: cfg.MaxResponseBytes}
 	oc.HTTPClient = doer
-	return &openAIClient{client: openai.NewClientWithConfig(oc), doer: doer, apiKey: cfg.APIKey}, nil
+	return &openAIClient{client: openai.NewClientWithConfig(oc), doer: doer, apiKey: cfg.APIKey, unusable: cfg.keyless()}, nil
+}
+
+// keyless is the error for a configuration whose requests go to
+// api.openai.com (no base URL, or that one) without an API key, which the
+// server can only refuse; nil otherwise. The defaults are such a
+// configuration: they construct (bindings read them from ConfigSchema),
+// and the first selection fails with this, before any request.
+func (c Config) keyless() error {
+	if strings.TrimSpace(c.APIKey) != "" || c.OwnClient {
+		return nil
+	}
+	if base := strings.TrimSpace(c.BaseURL); base != "" {
+		u, err := url.Parse(base)
+		if err != nil || !strings.EqualFold(u.Hostname(), "api.openai.com") {
+			return nil
+		}
+	}
+	return &ConfigError{Var: envOf("api_key"), Field: "APIKey", Problem: "unset while the base URL (" + envOf("base_url") + " or OPENAI_BASE_URL) is unset or api.openai.com, where no request without a key can succeed",
+		Want: "the base URL of your model server (and its API key if it needs one) or an OpenAI API key; in tests, the URL of a fake model: modeltest.New in Go, toolselect.testing.FakeModel in Python"}
 }
 
 // unserved says, for a model this configuration sends to api.openai.com

@@ -39,6 +39,9 @@ func New(client ChatClient, cfg *Config) (*ToolSelector, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	for _, w := range c.envWarnings {
+		s.log.Warn("tool selection: an environment variable names no setting", slog.String("why", w))
+	}
 	for _, m := range []string{c.Model, c.FallbackModel} {
 		if why := c.unserved(m); why != "" {
 			s.log.Warn("tool selection: this model and endpoint cannot work together", slog.String("why", why))
@@ -70,11 +73,16 @@ func (s *ToolSelector) SelectToolCalls(ctx context.Context, req Request) ([]Tool
 
 // Select is SelectToolCalls with the details: every attempt, the dropped
 // calls and the offered tools. The Result is never nil; on error its Calls
-// are empty. Errors are a *SelectionError, ErrBadRequest, ErrNoClient or a
-// prefilter failure.
+// are empty. Errors are a *SelectionError, ErrBadRequest, ErrNoClient, a
+// prefilter failure, or a *ConfigError naming the base URL and API key
+// settings when the client of [NewOpenAIClient] would send to api.openai.com
+// without a key (returned before any request).
 func (s *ToolSelector) Select(ctx context.Context, req Request) (*Result, error) {
 	if s.client == nil {
 		return &Result{Calls: []ToolCall{}}, s.rejected(ctx, s.now(), ErrNoClient)
+	}
+	if c, ok := s.client.(*openAIClient); ok && c.unusable != nil {
+		return &Result{Calls: []ToolCall{}}, s.rejected(ctx, s.now(), c.unusable)
 	}
 	ss, err := s.Begin(ctx, req)
 	if err != nil {

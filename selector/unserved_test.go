@@ -3,7 +3,9 @@ package selector
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
+	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,3 +52,39 @@ func TestDefaultModelToOpenAIWarns(t *testing.T) {
 		assert.NotContains(t, se.Attempts[0].Message, envOf("base_url"), c.BaseURL)
 	}
 }
+
+// The built-in client with no base URL and no API key would POST to
+// api.openai.com, which can only refuse: the first selection fails before
+// any request, naming the base URL and API key settings and the fake
+// models for tests; any base URL, or a key, lets it through.
+func TestKeylessDefaultEndpointFailsBeforeAnyRequest(t *testing.T) {
+	for _, base := range []string{"", "https://api.openai.com/v1"} {
+		cfg := defaultConfig()
+		cfg.BaseURL = base
+		client, err := NewOpenAIClient(&cfg, &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			assert.Fail(t, "a request was sent", r.URL.String())
+			return nil, errors.New("no network in this test")
+		})})
+		require.NoError(t, err, "the defaults construct")
+		s, err := New(client, &cfg)
+		require.NoError(t, err)
+		res, err := s.Select(context.Background(), testRequest(t))
+		require.ErrorIs(t, err, ErrInvalidConfig)
+		assert.Empty(t, res.Calls)
+		for _, want := range []string{envOf("api_key"), envOf("base_url"), "OPENAI_BASE_URL", "modeltest.New", "toolselect.testing.FakeModel"} {
+			assert.Contains(t, err.Error(), want)
+		}
+	}
+	for _, mut := range []func(*Config){
+		func(c *Config) { c.BaseURL = "http://127.0.0.1:1/v1" },
+		func(c *Config) { c.APIKey = "sk-test" },
+	} {
+		cfg := defaultConfig()
+		mut(&cfg)
+		assert.NoError(t, cfg.keyless(), "%+v", cfg)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -24,6 +24,13 @@ func execCLI(t *testing.T, vars map[string]string, stdin string, args ...string)
 		stdout: &out,
 		stderr: &errb,
 		getenv: func(k string) string { return vars[k] },
+		environ: func() []string {
+			var kv []string
+			for k, v := range vars {
+				kv = append(kv, k+"="+v)
+			}
+			return kv
+		},
 	}
 	code := run(env, args)
 	return cliResult{code: code, stdout: out.String(), stderr: errb.String()}

@@ -39,6 +39,9 @@ type cmdEnv struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// environ lists the environment as KEY=VALUE (os.Environ): read only
+	// to warn of selector variables that name no setting. nil: none.
+	environ func() []string
 	// tty is true when stdout is a terminal: select, validate and mcp stats
 	// then print a summary for people; otherwise (and with --json) JSON.
 	tty bool
@@ -74,7 +77,7 @@ func register(c command) {
 }
 
 func main() {
-	env := &cmdEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, tty: isTerminal(os.Stdout)}
+	env := &cmdEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, environ: os.Environ, tty: isTerminal(os.Stdout)}
 	// Traces and metrics go out over OTLP when the standard OTEL_*
 	// environment asks for it (docs/observability.md); otherwise nothing is
 	// installed and nothing is exported. A setting it cannot use turns its

@@ -109,9 +109,12 @@ func runSelect(env *cmdEnv, args []string) int {
 	if err != nil {
 		return fail(env, "select", exitUsage, "%v", err)
 	}
-	cfg, err := selector.ConfigFromEnvMap(environMap(env, selectorEnvVars))
+	cfg, err := selector.ConfigFromEnvMap(selectorEnviron(env))
 	if err != nil {
 		return fail(env, "select", exitUsage, "%s", redactKey(err.Error(), env))
+	}
+	for _, w := range cfg.EnvWarnings() {
+		fmt.Fprintf(env.stderr, "toolselect select: warning: %s\n", w)
 	}
 	if cfg.BaseURL == "" && cfg.APIKey == "" {
 		return fail(env, "select", exitUsage, "%s", endpointHint)
@@ -269,6 +272,21 @@ var selectorEnvVars = func() []string {
 	}
 	return out
 }()
+
+// selectorEnviron is what select's selector reads: every setting's
+// variables, and every other variable with the selector's prefix, so that
+// Config.EnvWarnings can name a misspelt one.
+func selectorEnviron(env *cmdEnv) map[string]string {
+	m := environMap(env, selectorEnvVars)
+	if env.environ != nil {
+		for _, kv := range env.environ() {
+			if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, selector.EnvPrefix) && v != "" {
+				m[k] = v
+			}
+		}
+	}
+	return m
+}
 
 // environMap reads names through env.getenv so tests control the environment.
 func environMap(env *cmdEnv, names []string) map[string]string {

@@ -181,6 +181,15 @@ func TestSelectOK(t *testing.T) {
 	assert.NotContains(t, string(msgs), "deploy_release")
 }
 
+// A misspelt selector variable is named on stderr with the setting it most
+// likely meant; the selection still runs (the variable changes nothing).
+func TestSelectWarnsOfUnknownVariables(t *testing.T) {
+	srv := newChatServer(t, func(string) chatReply { return chatReply{content: `{"calls":[]}`} })
+	r, _ := runSelectCLI(t, srv.env("LLM_COMMON_TOOL_SELECTION_MAX_CALS", "3"), "--catalog", exampleCatalog(t), "--task", "say hello")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, "toolselect select: warning: LLM_COMMON_TOOL_SELECTION_MAX_CALS names no setting and is ignored (did you mean LLM_COMMON_TOOL_SELECTION_MAX_CALLS?)\n", r.stderr)
+}
+
 func TestSelectZeroCallsIsSuccess(t *testing.T) {
 	srv := newChatServer(t, func(string) chatReply { return chatReply{content: `{"calls":[]}`} })
 	r, out := runSelectCLI(t, srv.env(), "--catalog", exampleCatalog(t), "--task", "say hello")

@@ -54,7 +54,7 @@ func runValidate(env *cmdEnv, args []string) int {
 	}
 	entry, ok := reg.Lookup(*tool)
 	if !ok {
-		return fail(env, "validate", exitUsage, "unknown tool %q in %s", *tool, *catalog)
+		return fail(env, "validate", exitUsage, "%v in %s", reg.UnknownTool(*tool, nil), *catalog)
 	}
 	out := validateOutput{Tool: entry.Name(), Valid: true, Validated: entry.Validated(), Violations: []registry.Violation{}}
 	if err := entry.ValidateArgs([]byte(raw)); err != nil {

@@ -52,6 +52,11 @@ func TestValidate(t *testing.T) {
 		r = execCLI(t, nil, "", "validate", "--catalog", cat, "--tool", "list_incidents", "--args", "@"+f)
 		assert.Equal(t, exitInvalid, r.code, r.stderr)
 	})
+	t.Run("a misspelt tool is answered with the nearest names", func(t *testing.T) {
+		r := execCLI(t, nil, "", "validate", "--catalog", cat, "--tool", "list_incidnts", "--args", "{}")
+		assert.Equal(t, exitUsage, r.code)
+		assert.Contains(t, r.stderr, `unknown tool "list_incidnts" (did you mean "list_incidents"?)`)
+	})
 	for name, args := range map[string][]string{
 		"unknown tool": {"--catalog", cat, "--tool", "nope", "--args", "{}"},
 		"no tool":      {"--catalog", cat, "--args", "{}"},

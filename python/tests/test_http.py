@@ -108,7 +108,8 @@ class HTTPTransportTest(unittest.TestCase):
 
     def test_endpoint_from_environment_at_call_time(self):
         srv = self.server((200, OK_REPLY, 0))
-        sel = self.selector(model="m1")  # created before the variables are set
+        with mock.patch.dict(os.environ, {**CLEAN_ENV, "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}):
+            sel = self.selector(model="m1")  # created before the variables below are set
         with mock.patch.dict(os.environ, {**CLEAN_ENV, "OPENAI_BASE_URL": srv.url, "OPENAI_API_KEY": "sk-openai"}):
             self.assertEqual(len(self.select(sel).calls), 1)
         self.assertEqual(srv.requests[-1]["auth"], "Bearer sk-openai")

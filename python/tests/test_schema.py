@@ -225,18 +225,21 @@ class InferenceTest(unittest.TestCase):
         import datetime
 
         def no_annotation(city, days: int) -> None: ...  # type: ignore[no-untyped-def]
-        def a_date(when: datetime.date) -> None: ...
+        class Marker:
+            pass
+
+        def a_marker(when: Annotated[int, Marker()]) -> None: ...
         def int_keys(counts: Dict[int, str]) -> None: ...
-        def deep(points: List[Optional[Tuple[int, datetime.time]]]) -> None: ...
+        def deep(points: List[Optional[Tuple[int, complex]]]) -> None: ...
         def recursive(tree: Node) -> None: ...
         def positional(a: int, /) -> None: ...
         def unresolved(a: "NoSuchType") -> None: ...  # type: ignore[name-defined]  # noqa: F821
         def set_of_objects(a: Literal[b"x"]) -> None: ...
 
         for fn, want in ((no_annotation, "parameter 'city' has no type annotation"),
-                         (a_date, "parameter 'when': date has no JSON Schema"),
+                         (a_marker, "parameter 'when': Annotated metadata"),
                          (int_keys, "parameter 'counts'"),
-                         (deep, "parameter 'points': time has no JSON Schema"),
+                         (deep, "parameter 'points': complex has no JSON Schema"),
                          (recursive, "parameter 'tree': Node.children: Node contains itself"),
                          (positional, "parameter 'a' is positional-only"),
                          (unresolved, "parameter 'a': annotation 'NoSuchType' cannot be resolved"),
@@ -294,10 +297,14 @@ class InferenceTest(unittest.TestCase):
 
         self.reg.register("order", order)
         p = json.loads(self.reg.get_tools_schema())[0]["parameters"]
-        own = Order.model_json_schema()
-        defs = own.pop("$defs")
-        self.assertEqual(p["properties"]["o"], own)
-        self.assertEqual(p["$defs"], defs)  # lifted to the root, where the $refs point
+        # The model's own schema, its generated titles dropped and its
+        # objects closed as a dataclass's are.
+        self.assertEqual(p["properties"]["o"], {
+            "type": "object", "properties": {"item": {"type": "string"}, "ship_to": {"$ref": "#/$defs/Address"}},
+            "required": ["item", "ship_to"], "additionalProperties": False})
+        self.assertEqual(p["$defs"], {"Address": {  # lifted to the root, where the $refs point
+            "type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string", "default": "Paris"}},
+            "required": ["street"], "additionalProperties": False}})
         self.assertEqual(asyncio.run(self.reg.arun("order", {"o": {"item": "x", "ship_to": {"street": "s"}}})),
                          "Paris")
         self.assertIsInstance(got[0], Order)

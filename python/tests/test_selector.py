@@ -267,7 +267,7 @@ class ClosedSelectorTest(unittest.TestCase):
                 call()
             self.assertIsInstance(cm.exception, ts.ToolSelectError)
             self.assertIn("closed", str(cm.exception))
-        with ts.ToolSelector(client=None, config=CFG) as sel2:
+        with ts.ToolSelector(client=None, config=ts.ToolSelectionConfig(base_url="http://127.0.0.1:9/v1")) as sel2:
             pass
         with self.assertRaises(ts.HandleError):
             run(sel2.select_tool_calls(task=task(), tool_registry=reg))

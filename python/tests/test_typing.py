@@ -108,14 +108,17 @@ class TypingTest(unittest.TestCase):
             bad.write_text("import toolselect as ts\n"
                            "r = ts.ToolRegistry()\n"
                            "r.register({'name': 'x'})\n"
-                           "ts.ToolSelectionConfig(mode='tools')\n")
+                           "ts.ToolSelectionConfig(mode='tools')\n"
+                           "ts.ToolSelectionConfig(max_call=3, fail_closd=False)\n"
+                           "ts.ToolSelector(client=None, top_kk=3)\n"
+                           "r.rank('task', kk=3)\n")
             proc = subprocess.run(["mypy", "--strict", "--python-version", "3.9", "--follow-imports=silent",
                                    "--no-error-summary", "--cache-dir", str(Path(tmp) / "cache"),
                                    str(here / "typing_usage.py"), str(bad)],
                                   cwd=here.parent, capture_output=True, text=True, timeout=600)
         errors = [line for line in proc.stdout.splitlines() if ": error:" in line]
         self.assertEqual([e for e in errors if "typing_usage.py" in e], [], proc.stdout)
-        self.assertEqual([e.split(":")[1] for e in errors if "misuse.py" in e], ["3", "4"], proc.stdout)
+        self.assertEqual([e.split(":")[1] for e in errors if "misuse.py" in e], ["3", "4", "5", "5", "6", "7"], proc.stdout)
 
 
 if __name__ == "__main__":

@@ -170,7 +170,7 @@ async def selection_calls(registry: ToolRegistry) -> None:
     selector = ToolSelector(client=client, config=config_calls(), roles=["user"], allow_unsafe=False,
                             capabilities=["readOnly"], top_k=5)
     ToolSelector(client=plain).close()
-    ToolSelector(client=None, config=ToolSelectionConfig(feedback=Path("fb.jsonl"))).close()
+    ToolSelector(client=None, config=ToolSelectionConfig(feedback=Path("fb.jsonl"), base_url="http://127.0.0.1:9/v1")).close()
     task = PlannedTask(id="t1", description="Weather in Paris?", sub_tasks=[SubTask(id="s1", description="look")])
     calls: List[ToolCall] = await selector.select_tool_calls(task, registry)
     calls = await selector.select_tool_calls(task=task, tool_registry=registry, query="weather", context={})

@@ -48,8 +48,8 @@ from .errors import (
 )
 from .registry import FORMATS, ToolRegistry, Validation, Violation
 from .selector import ToolSelector
-from .types import (Attempt, BaseToolLike, ChatClient, DroppedCall, DropRule, FailureKind, Message, Mode, PlannedTask,
-                    Provider, Reasoning, SelectionFailure, SelectionFailureKind, SelectionResult, StrPath, SubTask,
+from .types import (Attempt, BaseToolLike, ChatClient, DroppedCall, DropRule, FailureKind, HiddenTool, Message, Mode,
+                    PlannedTask, Provider, RankedTool, Ranking, Reasoning, SelectionFailure, SelectionFailureKind, SelectionResult, StrPath, SubTask,
                     TaskLike, ToolCall, ToolResult, ToolSchemaSource)
 
 from ._version import __version__
@@ -69,8 +69,8 @@ else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "ArgumentError", "Attempt", "BaseToolLike", "CancelledError", "ChatClient", "FailureKind", "DroppedCall", "DropRule", "FORMATS", "ForkedProcessError", "HandleError",
-    "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "LibraryVersionError", "Message", "Mode", "NotRecordedError", "PlannedTask", "PointerError", "PolicyError", "Provider", "Reasoning",
+    "ArgumentError", "Attempt", "BaseToolLike", "CancelledError", "ChatClient", "FailureKind", "DroppedCall", "DropRule", "FORMATS", "ForkedProcessError", "HandleError", "HiddenTool",
+    "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "LibraryVersionError", "Message", "Mode", "NotRecordedError", "PlannedTask", "PointerError", "PolicyError", "Provider", "RankedTool", "Ranking", "Reasoning",
     "RegistrationError", "SelectionFailure", "SelectionFailureKind", "SelectionResult", "StrPath", "SubTask", "TaskLike", "ToolCall", "ToolRegistry", "ToolResult", "ToolSchemaSource",
     "ToolSelectError", "ToolSelectionConfig", "ToolSelector", "UnknownToolError", "Validation", "Violation",
     "library_path", "stats", "version", "__version__",

@@ -45,8 +45,10 @@ _SIGNATURES = {
     "toolselect_registry_view": ([c_uint64, c_char_p, _out], c_int),
     "toolselect_registry_validate": ([c_uint64, c_char_p, c_char_p, _out], c_int),
     "toolselect_registry_authorize": ([c_uint64, c_char_p, c_char_p, _out], c_int),
+    "toolselect_registry_rank": ([c_uint64, c_char_p, c_uint64, _out], c_int),
     "toolselect_registry_close": ([c_uint64, _out], c_int),
     "toolselect_config_schema": ([_out], c_int),
+    "toolselect_config_unknown_env": ([c_char_p, _out], c_int),
     "toolselect_selector_new": ([c_char_p, _out], c_int),
     "toolselect_selector_select": ([c_uint64, c_uint64, c_char_p, c_uint64, _out], c_int),
     "toolselect_selector_close": ([c_uint64, _out], c_int),
@@ -57,6 +59,9 @@ _SIGNATURES = {
     "toolselect_cancel_new": ([_out], c_int),
     "toolselect_cancel": ([c_uint64, _out], c_int),
     "toolselect_cancel_close": ([c_uint64, _out], c_int),
+    "toolselect_fake_model_new": ([c_char_p, _out], c_int),
+    "toolselect_fake_model_requests": ([c_uint64, _out], c_int),
+    "toolselect_fake_model_close": ([c_uint64, _out], c_int),
 }
 
 _lock = threading.Lock()

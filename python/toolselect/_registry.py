@@ -12,6 +12,7 @@ signatures in :mod:`toolselect._schema`.
 from __future__ import annotations
 
 import collections
+import functools
 import inspect
 import json
 import os
@@ -23,10 +24,9 @@ from ._handle import Handle
 from ._llm_common_registry import (CallerRegistry, RegisteredTool, _execute, _executor_of, _field_of, _is_base_tool,
                                    _schema_of_metadata)
 from ._run import _RULE_HINTS, _policy, _RunPath
-from ._schema import Unsupported, function_schema
 from ._words import _flag, _quote
 from .errors import RegistrationError, UnknownToolError
-from .types import BaseToolLike
+from .types import BaseToolLike, HiddenTool, RankedTool, Ranking
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -173,6 +173,9 @@ class ToolRegistry(_RunPath, Handle):
         desc = description
         run = f
         if infer and parameters is None and not allow_no_schema:
+            # Imported here, not with the package: a process that never
+            # infers a schema does not pay for the inference's import.
+            from ._schema import Unsupported, function_schema
             try:
                 parameters, doc, converting = function_schema(f)
             except Unsupported as e:
@@ -366,6 +369,47 @@ class ToolRegistry(_RunPath, Handle):
         no room for them."""
         return CallerRegistry(self, _policy(allow_unsafe, roles, capabilities, approve))
 
+    # -- ranking --------------------------------------------------------------
+
+    def rank(self, task: str, *, k: int = 10, min_score: Optional[float] = None, scorer: str = "bm25",
+             allow_unsafe: bool = False, roles: Iterable[str] = (), capabilities: Iterable[str] = (),
+             timeout_s: float = 0.0, no_prerequisites: bool = False, no_name_words: bool = False,
+             no_namespace: bool = False, no_related_words: bool = False, debug: bool = False) -> Ranking:
+        """Rank the registered tools for ``task`` without asking a model, as
+        ``toolselect rank`` does: the top ``k`` (default 10, what a selection
+        offers when the tools do not all fit) as :class:`RankedTool` with
+        ``tool``, ``score`` and ``reason``, best first, and in ``.hidden``
+        the tools that ``allow_unsafe``, ``roles`` and ``capabilities`` kept
+        out. The keywords are the CLI's flags (``min_score`` defaults to
+        0.05, a negative one keeps every tool scoring above zero; ``scorer``
+        is ``bm25`` or ``keyword``). The GIL is released while the library
+        ranks; :meth:`arank` is the same for an event loop."""
+        req: Dict[str, Any] = {"task": task, "k": k, "scorer": scorer, "allow_unsafe": allow_unsafe,
+                               "roles": _strings("roles", roles), "capabilities": _strings("capabilities", capabilities),
+                               "timeout_s": timeout_s, "no_prerequisites": no_prerequisites,
+                               "no_name_words": no_name_words, "no_namespace": no_namespace,
+                               "no_related_words": no_related_words, "debug": debug}
+        if min_score is not None:
+            req["min_score"] = min_score
+        r = self._call("toolselect_registry_rank", json.dumps(req).encode(), 0)
+        return Ranking(
+            [RankedTool(p["tool"], p["score"], p["reason"], p.get("provenance", {}).get("source", "score"), p)
+             for p in r["picks"]],
+            [HiddenTool(p["tool"], p["score"], p["reason"], p["hidden"], p) for p in r["hidden"]],
+        )
+
+    async def arank(self, task: str, *, k: int = 10, min_score: Optional[float] = None, scorer: str = "bm25",
+                    allow_unsafe: bool = False, roles: Iterable[str] = (), capabilities: Iterable[str] = (),
+                    timeout_s: float = 0.0, no_prerequisites: bool = False, no_name_words: bool = False,
+                    no_namespace: bool = False, no_related_words: bool = False, debug: bool = False) -> Ranking:
+        """:meth:`rank` on a worker thread, so an event loop goes on meanwhile."""
+        from ._workers import _native
+        ranking: Ranking = await _native(functools.partial(
+            self.rank, task, k=k, min_score=min_score, scorer=scorer, allow_unsafe=allow_unsafe, roles=roles,
+            capabilities=capabilities, timeout_s=timeout_s, no_prerequisites=no_prerequisites,
+            no_name_words=no_name_words, no_namespace=no_namespace, no_related_words=no_related_words, debug=debug))
+        return ranking
+
     # -- validation ----------------------------------------------------------
 
     def validate(self, tool: str, args: Union[Mapping[str, Any], str, bytes, None]) -> Validation:
@@ -390,6 +434,14 @@ class ToolRegistry(_RunPath, Handle):
             tool=r["tool"], valid=r["valid"], validated=r.get("validated", True), message=r.get("message", ""),
             violations=[Violation(v["pointer"], v["rule"], v["message"]) for v in r.get("violations") or []],
         )
+
+
+def _strings(what: str, values: Iterable[str]) -> List[str]:
+    """values as a list of str; a lone str (a role spelt without brackets)
+    is refused rather than read as its characters."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{what} must be a list of strings, not a single string: {what}=[{values!r}]")
+    return [str(v) for v in values]
 
 
 def _check_register_name(name: Any, fn: Any) -> None:

@@ -63,6 +63,8 @@ def function_schema(fn: Callable[..., Any]) -> Tuple[Dict[str, Any], str, Option
     except (TypeError, ValueError) as e:
         raise Unsupported(f"its signature cannot be read ({e})") from None
     hints = _hints(fn, sig)
+    if not _FORMATS:
+        _formats()  # here, not at import: datetime, uuid and pathlib wait for the first inferred schema
     description, docs = parse_docstring(inspect.getdoc(fn) or "")
     ctx = _Context()
     props: Dict[str, Any] = {}
@@ -83,7 +85,8 @@ def function_schema(fn: Callable[..., Any]) -> Tuple[Dict[str, Any], str, Option
             prop = _schema(hints[p.name], ctx)
         except Unsupported as e:
             raise Unsupported(f"parameter {p.name!r}: {e}") from None
-        if p.name in docs and "description" not in prop:
+        if p.name in docs and ("description" not in prop or not _has_own_description(hints[p.name])):
+            # The parameter's own line, over its class's docstring (a model's or a dataclass's).
             prop["description"] = docs[p.name]
         if p.default is p.empty:
             required.append(p.name)
@@ -134,12 +137,14 @@ def _schema(tp: Any, ctx: _Context) -> Dict[str, Any]:
     for py, js in ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string")):
         if tp is py:
             return {"type": js}
+    fmt = _FORMATS.get(tp) if isinstance(tp, type) else None
+    if fmt is not None:
+        return {"type": "string", "format": fmt}
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin is typing.Annotated:
         s = _schema(args[0], ctx)
-        text = [a for a in args[1:] if isinstance(a, str)]
-        if text:
-            s["description"] = text[0]
+        for a in args[1:]:
+            _constrain(s, a)
         return s
     if _REQUIRED and origin in _REQUIRED:
         return _schema(args[0], ctx)
@@ -172,6 +177,104 @@ def _schema(tp: Any, ctx: _Context) -> Dict[str, Any]:
     raise Unsupported(f"{_name(tp)} has no JSON Schema here (supported: str, int, float, bool, None, Optional, "
                       "Union, Literal, Enum, list, set, tuple, dict[str, T], TypedDict, dataclasses, Annotated, "
                       "Any, pydantic models)")
+
+
+# The JSON Schema format of the standard types a model writes as strings
+# (pydantic's names); _converter turns the string back into the type.
+_FORMATS: Dict[Any, str] = {}
+
+
+def _formats() -> None:
+    import datetime
+    import pathlib
+    import uuid
+    _FORMATS.update({datetime.datetime: "date-time", datetime.date: "date", datetime.time: "time",
+                     uuid.UUID: "uuid", pathlib.Path: "path", pathlib.PurePath: "path"})
+    _PARSE.update({datetime.datetime: _iso(datetime.datetime), datetime.date: _iso(datetime.date),
+                   datetime.time: _iso(datetime.time), uuid.UUID: uuid.UUID, pathlib.Path: pathlib.Path,
+                   pathlib.PurePath: pathlib.PurePath})
+
+
+_PARSE: Dict[Any, Converter] = {}
+
+
+def _iso(cls: Any) -> Converter:
+    def parse(v: Any) -> Any:
+        text = v[:-1] + "+00:00" if isinstance(v, str) and v.endswith(("Z", "z")) else v  # fromisoformat before 3.11
+        return cls.fromisoformat(text)
+    return parse
+
+
+# annotated_types' constraints (and pydantic's, which are the same objects)
+# by their attribute: the JSON Schema keyword for numbers, strings, arrays
+# and objects. Recognised by attribute name, so neither package is imported.
+_BOUNDS = {"gt": "exclusiveMinimum", "ge": "minimum", "lt": "exclusiveMaximum", "le": "maximum",
+           "multiple_of": "multipleOf"}
+_LENGTHS = {"string": ("minLength", "maxLength"), "array": ("minItems", "maxItems"),
+            "object": ("minProperties", "maxProperties")}
+
+
+def _constrain(s: Dict[str, Any], meta: Any) -> None:
+    """Add what one piece of ``Annotated`` metadata says to the schema ``s``:
+    a description (a str, or a pydantic ``Field``'s), bounds, lengths, a
+    pattern. Anything else is :class:`Unsupported`, never dropped."""
+    if isinstance(meta, str):
+        s["description"] = meta
+        return
+    kind = type(meta).__name__
+    if kind == "FieldInfo":  # pydantic.Field(...): its description, examples and constraints
+        if getattr(meta, "description", None):
+            s["description"] = meta.description
+        examples = getattr(meta, "examples", None)
+        if examples:
+            s["examples"] = list(examples)
+        for m in getattr(meta, "metadata", None) or ():
+            _constrain(s, m)
+        return
+    found = False
+    for attr, keyword in _BOUNDS.items():
+        v = getattr(meta, attr, None)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            s[keyword] = v
+            found = True
+    lo, hi = getattr(meta, "min_length", None), getattr(meta, "max_length", None)
+    if isinstance(lo, int) or isinstance(hi, int):
+        keys = _LENGTHS.get(_json_type(s))
+        if keys is None:
+            raise Unsupported(f"{meta!r} bounds a length, and the type {_json_type(s) or 'given'} has none")
+        if isinstance(lo, int) and lo > 0:
+            s[keys[0]] = lo
+        if isinstance(hi, int):
+            s[keys[1]] = hi
+        found = True
+    pattern = getattr(meta, "pattern", None)
+    if isinstance(pattern, str):
+        if _json_type(s) != "string":
+            raise Unsupported(f"{meta!r} is a pattern, for strings")
+        s["pattern"] = pattern
+        found = True
+    elif isinstance(pattern, re.Pattern):
+        s["pattern"] = pattern.pattern
+        found = True
+    if not found:
+        raise Unsupported(f"Annotated metadata {meta!r} ({type(meta).__module__}.{kind}) has no JSON Schema here "
+                          "(supported: a description str, pydantic Field, annotated_types Gt, Ge, Lt, Le, "
+                          "MultipleOf, MinLen, MaxLen, Len, Interval, and a pattern)")
+
+
+def _json_type(s: Dict[str, Any]) -> str:
+    t = s.get("type")
+    if isinstance(t, list):
+        t = next((x for x in t if x != "null"), None)
+    return t if isinstance(t, str) else ""
+
+
+def _has_own_description(tp: Any) -> bool:
+    """Whether the annotation itself describes the parameter (Annotated
+    text or a Field description), which wins over the docstring's line."""
+    if typing.get_origin(tp) is not typing.Annotated:
+        return False
+    return any(isinstance(a, str) or getattr(a, "description", None) for a in typing.get_args(tp)[1:])
 
 
 def _name(tp: Any) -> str:
@@ -299,12 +402,34 @@ def _dataclass(tp: Any, ctx: _Context) -> Dict[str, Any]:
 
 def _pydantic(tp: Any, ctx: _Context) -> Dict[str, Any]:
     """The model's own schema, its ``$defs`` lifted to the root (where its ``$ref``s point)."""
-    s = dict(tp.model_json_schema())
+    s: Dict[str, Any] = _tidy(dict(tp.model_json_schema()))
     for k, v in (s.pop("$defs", None) or {}).items():
         if k in ctx.defs and ctx.defs[k] != v:
             raise Unsupported(f"two different models are named {k!r}")
         ctx.defs[k] = v
     return s
+
+
+def _tidy(s: Any) -> Any:
+    """A pydantic schema as toolselect infers one: its generated ``title``
+    keys dropped (the model sees the property names) and every object with
+    properties closed (``additionalProperties: false``), as dataclasses are,
+    unless the model says otherwise. A property named "title" stays."""
+    if isinstance(s, list):
+        return [_tidy(x) for x in s]
+    if not isinstance(s, dict):
+        return s
+    out: Dict[str, Any] = {}
+    for k, v in s.items():
+        if k == "title" and isinstance(v, str):
+            continue
+        if k in ("properties", "$defs", "definitions", "patternProperties") and isinstance(v, dict):
+            out[k] = {name: _tidy(sub) for name, sub in v.items()}
+        else:
+            out[k] = _tidy(v)
+    if "properties" in out and out.get("type") == "object" and "additionalProperties" not in out:
+        out["additionalProperties"] = False
+    return out
 
 
 def _set_default(prop: Dict[str, Any], default: Any) -> None:
@@ -362,6 +487,8 @@ def _converter(tp: Any) -> Optional[Converter]:
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         hints = typing.get_type_hints(tp)
         return _fields(tp, _field_converters((f.name, hints.get(f.name, f.type)) for f in dataclasses.fields(tp)))
+    if isinstance(tp, type) and tp in _PARSE:
+        return _PARSE[tp]
     validate = getattr(tp, "model_validate", None)
     if isinstance(tp, type) and callable(validate):
         return validate  # type: ignore[no-any-return]

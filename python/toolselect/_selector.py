@@ -109,6 +109,8 @@ class ToolSelector:
             raise TypeError("client must have a chat_completion(...) method (or be None for the built-in client)")
         self.client = client
         self.config = config
+        if client is None:
+            _check_endpoint(*self._endpoint())
         self.message_factory = message_factory
         self.roles = list(roles or [])
         self.allow_unsafe = _flag("allow_unsafe", allow_unsafe)
@@ -537,3 +539,28 @@ def _foreign_config(config: Any) -> ToolSelectionConfig:
                             f"dataclass, a mapping or an object with its settings as attributes, such as "
                             f"{', '.join(names[:6])}), not {type(config).__name__}")
     return ToolSelectionConfig.model_validate(data)  # which warns about the fields toolselect does not have
+
+
+def _check_endpoint(base: str, key: str) -> None:
+    """Refuse a built-in client whose requests would go to api.openai.com (no
+    base URL, or that one) without an API key: the server can only refuse
+    them, so the selector would return ``[]`` for every task."""
+    if key:
+        return
+    if base:
+        from urllib.parse import urlsplit
+        try:
+            host = urlsplit(base).hostname or ""
+        except ValueError:
+            return  # the library names a malformed URL
+        if host.lower() != "api.openai.com":
+            return
+    def where(name: str) -> str:  # the field and its variables, as the Go schema lists them
+        env: List[str] = _config_field(name)["env"]
+        return ", ".join([f"config.{name}"] + env[:-1]) + " or " + env[-1]
+    raise ArgumentError(
+        f"no model endpoint: the base URL ({where('base_url')}) "
+        f"is {'unset, which means api.openai.com' if not base else repr(base)}, and no API key is set "
+        f"({where('api_key')}), so every request would be refused: "
+        "set the base URL of your model server (and its key if it needs one), or pass client= your own chat client; "
+        "in tests, use toolselect.testing.FakeModel's url as base_url")

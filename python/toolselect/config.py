@@ -37,6 +37,7 @@ import decimal
 import difflib
 import fractions
 import inspect
+import json
 import math
 import operator
 import os
@@ -427,29 +428,31 @@ class ToolSelectionConfig:
     # text against toolselect_config_schema). Those written defaults are not
     # the ones used: at run time each parameter defaults to _GO_DEFAULT (set
     # below the class), which is read as the schema's default, so Go's
-    # defaults are the ones a config takes. A setting Go adds before this list
-    # has it is accepted through ``extra`` (and the test fails until it is
-    # written here).
+    # defaults are the ones a config takes. A setting Go adds takes its
+    # default until it is written here (and the test fails until it is).
+    # There is no **extra: a misspelt keyword (fail_closd=False) is an error
+    # for mypy --strict, and at run time __new__ refuses it naming the
+    # setting it most likely meant.
+    def __new__(cls, *args: Any, **kwargs: Any) -> "ToolSelectionConfig":
+        names = {f["name"] for f in _fields()}
+        unknown = sorted(set(kwargs) - names)
+        if unknown:
+            # Fields of another library's config (model_validate, a foreign
+            # config) are dropped with a warning before they get here.
+            what = "ToolSelectionConfig() got an unexpected keyword argument" + ("s" if len(unknown) > 1 else "")
+            raise TypeError(_unknown_settings(what, unknown, names))
+        return super().__new__(cls)
+
     def __init__(self, model: str = "glm-4.5-air", fallback_model: Optional[str] = None, max_calls: int = 5,
                  timeout_s: int = 30, temperature: float = 0.0, fail_closed: bool = True,
                  base_url: Optional[str] = None, api_key: Optional[str] = None, mode: Mode = "json",
                  max_response_bytes: int = 4194304, feedback: Optional[StrPath] = None, offer_tokens: int = 10000,
                  top_k: int = 10, max_searches: int = 1, provider: Provider = "auto", reasoning: Reasoning = "off",
-                 max_tokens: int = 0, **extra: Any) -> None:
-        given = {k: v for k, v in locals().items() if k not in ("self", "extra")}  # the named parameters
-        fields = _fields()
-        names = {f["name"] for f in fields}
-        unknown = sorted(set(extra) - names)
-        if unknown:
-            # A keyword written in the caller's code: a misspelling (say
-            # fail_closd=False) is refused as Python refuses any unknown
-            # keyword, never ignored. Fields of another library's config
-            # (model_validate, a foreign config) are dropped with a warning.
-            what = "ToolSelectionConfig() got an unexpected keyword argument" + ("s" if len(unknown) > 1 else "")
-            raise TypeError(_unknown_settings(what, unknown, names))
-        for f in fields:
+                 max_tokens: int = 0) -> None:
+        given = {k: v for k, v in locals().items() if k != "self"}  # the named parameters
+        for f in _fields():
             name = f["name"]
-            v = extra[name] if name in extra else given.get(name, _GO_DEFAULT)
+            v = given.get(name, _GO_DEFAULT)
             if v is _GO_DEFAULT:
                 v = f["default"]
             object.__setattr__(self, name, v)
@@ -487,6 +490,7 @@ class ToolSelectionConfig:
                 kw[f["name"]] = _env_value(f, raw)
             except _Bad as e:
                 raise ValueError(f"{var}={_trim(raw)!r} ({f['name']}) is {e}: want {f['want']}") from None
+        _warn_unknown_env(env)  # after the settings' own values, which the library checks too
         kw.update(overrides)
         return cls(**kw)
 
@@ -563,6 +567,20 @@ class ToolSelectionConfig:
             v = getattr(self, f["name"])
             parts.append(f"{f['name']}={'***' if f['secret'] and v else repr(v)}")  # URLs may hold credentials
         return f"ToolSelectionConfig({', '.join(parts)})"
+
+
+def _warn_unknown_env(env: Mapping[str, str]) -> None:
+    """Warn (UserWarning) of each ``LLM_COMMON_TOOL_SELECTION_*`` variable
+    that names no setting, naming the closest setting's variable, in the
+    Go library's words (``selector.Config.EnvWarnings``): a misspelt variable is
+    not ignored without a word."""
+    prefix = schema()["env_prefix"]
+    known = {v for f in _fields() for v in f["env"]}
+    mine = {k: v for k, v in env.items() if k.startswith(prefix) and k not in known}  # the settings' own: read above
+    if not mine:
+        return
+    for w in _lib.call("toolselect_config_unknown_env", json.dumps(mine).encode())["warnings"]:
+        warnings.warn(f"toolselect: {w}", UserWarning, stacklevel=3)
 
 
 def _unknown_settings(what: str, unknown: List[str], names: Iterable[str]) -> str:

@@ -227,6 +227,52 @@ class DroppedCall:
 
 
 @dataclass
+class RankedTool:
+    """One tool as :meth:`ToolRegistry.rank <toolselect.ToolRegistry.rank>`
+    ranked it: ``score`` from 0 to 1 and the ``reason`` (``"bm25 score
+    0.313; matched work, calendar"``), ``source`` saying how it came
+    (``score``, ``exact``, ``prerequisite``, ``always``, ``related``) and
+    ``raw`` the library's pick (its provenance, with matched terms and
+    score components when ranked with ``debug=True``)."""
+
+    tool: str
+    score: float
+    reason: str
+    source: str = "score"
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class HiddenTool:
+    """A tool the caller's filters kept out of a ranking that would otherwise
+    have been in it: ``rule`` says which filter (``unsafe``: pass
+    ``allow_unsafe=True``; ``role``: one of the tool's ``roles``;
+    ``capability``: leave out the ``capabilities`` asked for)."""
+
+    tool: str
+    score: float
+    reason: str
+    rule: str
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+class Ranking(List[RankedTool]):
+    """The tools :meth:`ToolRegistry.rank <toolselect.ToolRegistry.rank>`
+    ranked for a task, best first (a list of :class:`RankedTool`), and in
+    :attr:`hidden` the tools the filters kept out, with why. An empty
+    ranking says why in :attr:`hidden` or, when nothing was hidden, means
+    no tool scored above ``min_score``."""
+
+    def __init__(self, picks: Iterable[RankedTool] = (), hidden: Iterable[HiddenTool] = ()) -> None:
+        super().__init__(picks)
+        #: The tools the caller's filters hid, in the order an unfiltered ranking puts them.
+        self.hidden: List[HiddenTool] = list(hidden)
+
+    def __repr__(self) -> str:
+        return f"Ranking({list.__repr__(self)}, hidden={self.hidden!r})"
+
+
+@dataclass
 class SelectionFailure:
     """Why a selection produced no calls: ``kind`` is ``fail_closed`` when every
     attempt failed, ``no_eligible_tools`` when no tool passed the safety, role

@@ -14,6 +14,7 @@ const (
 	KindSelector
 	KindSession
 	KindCancel
+	KindFakeModel
 )
 
 func (k Kind) String() string {
@@ -26,6 +27,8 @@ func (k Kind) String() string {
 		return "session"
 	case KindCancel:
 		return "cancel token"
+	case KindFakeModel:
+		return "fake model"
 	}
 	return "object"
 }

@@ -212,7 +212,7 @@ func RegistryValidate(h uint64, tool []byte, toolPresent bool, args []byte, args
 	}
 	e, ok := reg.Lookup(name)
 	if !ok {
-		return Fail(ErrNotFound, "unknown tool %q", name)
+		return Fail(ErrNotFound, "%v", reg.UnknownTool(name, nil))
 	}
 	out := ValidateResult{Valid: true, Tool: e.Name(), Validated: e.Validated(), Violations: []registry.Violation{}}
 	if err := e.ValidateArgs(args); err != nil {
@@ -247,7 +247,7 @@ func Version(version, goVersion string) Result {
 //	2: toolselect_registry_load_catalog_file, toolselect_registry_authorize
 //	   and toolselect_telemetry_flush added; the Python package calls all
 //	   three, so a library without them is not one it can use.
-const ABIVersion = 2
+const ABIVersion = 3
 
 // Stats reports open handles per kind, returned strings not yet freed, and
 // the number of goroutines (leak checks from the host language).

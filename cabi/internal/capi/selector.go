@@ -290,3 +290,24 @@ func Cancel(h uint64) Result {
 
 // CancelClose releases a token without cancelling calls still using it.
 func CancelClose(h uint64) Result { return table.remove(h, KindCancel) }
+
+// ConfigUnknownEnv returns selector's Config.EnvWarnings for the variables
+// of envJSON (a JSON object of name to value, the caller's environment:
+// the library never reads the process's): {"warnings": ["... (did you mean
+// ...?)"]}. Bindings warn in their own idiom with the Go rule's words. A
+// bad value of a real setting is ErrArgument, as ConfigFromEnvMap says it.
+func ConfigUnknownEnv(envJSON []byte, present bool) Result {
+	var env map[string]string
+	if r := JSON("env_json", envJSON, present, &env); r != nil {
+		return *r
+	}
+	w := []string{} // JSON null: no environment given, nothing to warn of
+	if env != nil {
+		cfg, err := selector.ConfigFromEnvMap(env)
+		if err != nil {
+			return Fail(ErrArgument, "env_json: %v", err)
+		}
+		w = append(w, cfg.EnvWarnings()...)
+	}
+	return Ok(map[string][]string{"warnings": w})
+}

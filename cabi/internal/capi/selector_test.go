@@ -309,3 +309,17 @@ func TestSelectorOwnClient(t *testing.T) {
 	wantErr(t, SelectorNew([]byte(`{"own_client":"yes"}`), true), ErrArgument, "own_client")
 	wantErr(t, SelectorNew([]byte(`{"own_client":null}`), true), ErrArgument, "own_client")
 }
+
+func TestConfigUnknownEnv(t *testing.T) {
+	r := ConfigUnknownEnv([]byte(`{"LLM_COMMON_TOOL_SELECTION_MAX_CALS":"3","LLM_COMMON_TOOL_SELECTION_MODEL":"m","HOME":"/root"}`), true)
+	if r.Code != OK || string(r.Body) != `{"warnings":["LLM_COMMON_TOOL_SELECTION_MAX_CALS names no setting and is ignored (did you mean LLM_COMMON_TOOL_SELECTION_MAX_CALLS?)"]}` {
+		t.Fatalf("%d %s", r.Code, r.Body)
+	}
+	for _, none := range []string{`{}`, `null`} {
+		if r := ConfigUnknownEnv([]byte(none), true); string(r.Body) != `{"warnings":[]}` {
+			t.Errorf("%s: %s", none, r.Body)
+		}
+	}
+	wantErr(t, ConfigUnknownEnv([]byte(`{"A":1}`), true), ErrArgument, "env_json")
+	wantErr(t, ConfigUnknownEnv(nil, false), ErrArgument, "env_json is NULL")
+}
