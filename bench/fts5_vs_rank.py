@@ -114,7 +114,9 @@ def py_load_child(path):
         def get_tools_schema(self):
             return text
 
-    sel = ts.ToolSelector(client=None)
+    # No request is made: a loopback base URL only satisfies the selector's
+    # check that requests could go somewhere.
+    sel = ts.ToolSelector(client=None, config=ts.ToolSelectionConfig(base_url="http://127.0.0.1:9/v1"))
     t2 = time.perf_counter()
     # What select_tool_calls does with a caller's registry before its first
     # request: read get_tools_schema() and compile it (once per text).
