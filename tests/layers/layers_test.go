@@ -26,6 +26,7 @@ var above = map[string][]string{
 	"selector":           {"rank", "executor", "mcpproxy", "cabi", "internal/testing", "internal/tools"},
 	"executor":           {"mcpproxy", "cabi", "internal/testing", "internal/tools"},
 	"mcpproxy":           {"cabi", "internal/testing", "internal/tools"},
+	"selecteval":         {"executor", "mcpproxy", "cabi", "internal/testing", "internal/tools"},
 	"cabi/internal/capi": {"mcpproxy", "internal/testing", "internal/tools"},
 }
 
