@@ -9,10 +9,13 @@ import (
 )
 
 func init() {
-	register(command{name: "eval", summary: "measure ranking quality and latency on a queries file", run: runEval})
+	register(command{name: "eval", summary: "measure ranking quality on a queries file, or (--select) whole selections per model on a tasks file", run: runEval})
 }
 
 func runEval(env *cmdEnv, args []string) int {
+	if isSelectEval(args) {
+		return runEvalSelect(env, args)
+	}
 	fs := newFlags(env, "eval", "--catalog FILE --queries FILE [--scorer S] [--feedback FILE] [--json]")
 	var f rankFlags
 	f.register(fs, defaultK, -1) // no score floor: R@k measures the ranking alone
