@@ -25,4 +25,4 @@ def _read() -> str:
 #: The release this package was written for.
 __version__ = _read()
 #: The C ABI this package was written for (cabi/internal/capi.ABIVersion).
-ABI_VERSION = 2
+ABI_VERSION = 3

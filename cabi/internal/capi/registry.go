@@ -247,7 +247,7 @@ func Version(version, goVersion string) Result {
 //	2: toolselect_registry_load_catalog_file, toolselect_registry_authorize
 //	   and toolselect_telemetry_flush added; the Python package calls all
 //	   three, so a library without them is not one it can use.
-const ABIVersion = 2
+const ABIVersion = 3
 
 // Stats reports open handles per kind, returned strings not yet freed, and
 // the number of goroutines (leak checks from the host language).
