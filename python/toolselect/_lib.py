@@ -57,6 +57,7 @@ _SIGNATURES = {
     "toolselect_cancel_new": ([_out], c_int),
     "toolselect_cancel": ([c_uint64, _out], c_int),
     "toolselect_cancel_close": ([c_uint64, _out], c_int),
+    "toolselect_eval_select": ([c_uint64, c_char_p, c_uint64, _out], c_int),
 }
 
 _lock = threading.Lock()
