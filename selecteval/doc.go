@@ -4,6 +4,25 @@
 // ranking, offer, search rounds, the model, validation, the fail-closed
 // rules) and the calls returned are checked against the task's gold calls.
 //
+//	func main() {
+//		fake := modeltest.NewServer(modeltest.Reply{Calls: []modeltest.Call{
+//			{Tool: "get_weather", Args: map[string]any{"city": "Paris"}},
+//		}})
+//		defer fake.Close()
+//		reg := registry.New(nil)
+//		_ = reg.Register(registry.NewTool("get_weather", "Current weather for a city.",
+//			json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)))
+//		tasks, _ := selecteval.ReadTasks(strings.NewReader(
+//			`{"id":"w","task":"What is the weather in Paris?","calls":[{"tool":"get_weather","args":{"city":["Paris"]}}]}`), "tasks.jsonl")
+//		cand := selecteval.Candidate{Name: "small", Config: selector.Config{Settings: selector.Settings{BaseURL: fake.URL, Model: "small"}}}
+//		rep, err := selecteval.Run(context.Background(), reg, tasks, []selecteval.Candidate{cand}, selecteval.Options{})
+//		if err != nil {
+//			panic(err)
+//		}
+//		s := rep.Candidates[0]
+//		fmt.Println(s.Name, s.Exact, s.ToolAccuracy, s.PromptTokens) // small 1 1 100
+//	}
+//
 // A tasks file is JSON Lines ([ReadTasks]), one task a line:
 //
 //	{"id": "t1", "task": "...", "sub_tasks": ["..."], "calls": [{"tool": "get_metrics", "args": {"service": ["checkout-api"], "window": ["30m", ""]}}]}

@@ -3,6 +3,7 @@ package selecteval_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -252,4 +253,45 @@ func TestCheck(t *testing.T) {
 		assert.Equal(t, c.exact, exact, c.name)
 		assert.Equal(t, c.diff, diff, c.name)
 	}
+}
+
+func TestSpecOverridesTheBase(t *testing.T) {
+	keyFile := t.TempDir() + "/key"
+	require.NoError(t, os.WriteFile(keyFile, []byte("sk-from-file\n"), 0o600))
+	specs, err := selecteval.ParseSpecs([]byte(`[
+		{"name": "a", "model": "m-a", "mode": "native", "top_k": 7, "offer_tokens": 500, "api_key_file": "` + keyFile + `"},
+		{"name": "b", "base_url": "http://127.0.0.1:9/v1", "api_key_env": "K"}]`))
+	require.NoError(t, err)
+	base := selector.Settings{BaseURL: "http://127.0.0.1:8/v1", Model: "base", APIKey: "sk-base", Timeout: 7 * time.Second}
+	a, err := specs[0].Candidate(base, func(string) string { return "" })
+	require.NoError(t, err)
+	assert.Equal(t, "a", a.Name)
+	assert.Equal(t, "m-a", a.Config.Model)
+	assert.Equal(t, "native", string(a.Config.Mode))
+	assert.Equal(t, 7, a.Config.TopK)
+	assert.Equal(t, 500, a.Config.OfferTokens)
+	assert.Equal(t, "sk-from-file", a.Config.APIKey)
+	assert.Equal(t, "http://127.0.0.1:8/v1", a.Config.BaseURL, "kept from the base")
+	assert.Equal(t, 7*time.Second, a.Config.Timeout, "kept from the base")
+	b, err := specs[1].Candidate(base, func(k string) string { return map[string]string{"K": "sk-env"}[k] })
+	require.NoError(t, err)
+	assert.Equal(t, "base", b.Config.Model)
+	assert.Equal(t, "http://127.0.0.1:9/v1", b.Config.BaseURL)
+	assert.Equal(t, "sk-env", b.Config.APIKey)
+
+	for in, want := range map[string]string{
+		`[{"model":"x"}]`:                                     `candidate #1 has no "name"`,
+		`[{"name":"a"},{"name":"a"}]`:                         `candidate #2: the name "a" is taken`,
+		`[{"name":"a","api_key_file":"f","api_key_env":"E"}]`: `candidate "a": give api_key_file or api_key_env, not both`,
+		`[]`:           "no candidate in the list",
+		`{"name":"a"}`: "want a JSON array of candidates",
+	} {
+		_, err := selecteval.ParseSpecs([]byte(in))
+		require.Error(t, err, in)
+		assert.Contains(t, err.Error(), want, in)
+	}
+	bad, _ := selecteval.ParseSpecs([]byte(`[{"name":"a","mode":"telepathy"}]`))
+	_, err = bad[0].Candidate(base, nil)
+	assert.ErrorContains(t, err, `candidate "a":`)
+	assert.ErrorIs(t, err, selector.ErrInvalidConfig)
 }

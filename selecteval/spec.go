@@ -62,7 +62,8 @@ func ParseSpecs(b []byte) ([]Spec, error) {
 
 // Candidate applies the spec over base (the settings read from the
 // environment or given by the caller) and checks the result as the selector
-// checks any configuration ([selector.ConfigFromJSON]). getenv reads the
+// checks any configuration ([selector.ConfigFromJSON]); a zero field of base
+// means its default, as for [selector.New]. getenv reads the
 // variable APIKeyEnv names. The feedback setting is not carried over: an
 // evaluation records nothing.
 func (s *Spec) Candidate(base selector.Settings, getenv func(string) string) (Candidate, error) {
@@ -77,6 +78,11 @@ func (s *Spec) Candidate(base selector.Settings, getenv func(string) string) (Ca
 	}
 	delete(doc, "feedback")
 	delete(doc, "api_key_set")
+	for k, v := range doc {
+		if v == 0.0 || v == "" { // a zero field means its default (selector.Settings)
+			delete(doc, k)
+		}
+	}
 	if base.APIKey != "" {
 		doc["api_key"] = base.APIKey
 	}
