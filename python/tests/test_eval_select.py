@@ -84,6 +84,15 @@ class EvalSelectTest(unittest.TestCase):
             eval_select(CATALOG, TASKS, config=self.config(), candidates=[{"name": "a", "api_key_env": "TOOLSELECT_TEST_NO_SUCH_KEY"}])
         self.assertIn("TOOLSELECT_TEST_NO_SUCH_KEY is not set", str(cm.exception))
 
+    def test_limit_shuffle_seed(self) -> None:
+        def ids(seed: int) -> list:
+            report = eval_select(CATALOG, TASKS, config=self.config(), shuffle=True, seed=seed, limit=5)
+            return [r.id for r in report.candidates[0].results]
+        first = ids(7)
+        self.assertEqual(len(first), 5)
+        self.assertEqual(first, ids(7), "the same seed, the same sample")
+        self.assertNotEqual(first, ["err-rate", "cpu", "p99", "logs-timeout", "logs-oom"], "shuffled")
+
     def test_nothing_left_open(self) -> None:
         before = toolselect.stats()["handles"]
         eval_select(CATALOG, TASKS, config=self.config(), limit=3)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -133,6 +134,7 @@ def eval_select(catalog: Union[ToolRegistry, str, "os.PathLike[str]"],
                 config: Optional[ToolSelectionConfig] = None,
                 prices: Optional[Mapping[str, Tuple[float, float]]] = None,
                 parallel: int = 1, rps: float = 0, limit: Optional[int] = None,
+                shuffle: bool = False, seed: Optional[int] = None,
                 roles: Sequence[str] = (), allow_unsafe: bool = False) -> EvalSelectReport:
     """Score whole selections per candidate on ``tasks``.
 
@@ -144,7 +146,9 @@ def eval_select(catalog: Union[ToolRegistry, str, "os.PathLike[str]"],
     are named partial configurations (``name``, ``base_url``, ``model``,
     ``provider``, ``mode``, ``reasoning``, ``top_k``, ``offer_tokens``,
     ``api_key_file`` or ``api_key_env``). ``prices`` maps a model to
-    dollars per million (prompt, completion) tokens. A bad task raises
+    dollars per million (prompt, completion) tokens. ``limit`` scores the
+    first N tasks, after ``shuffle`` (with ``seed``, for a sample that can be
+    drawn again; ``seed=None`` draws one at random). A bad task raises
     :class:`~toolselect.errors.ArgumentError` naming its line."""
     cfg = (config if config is not None else ToolSelectionConfig.from_env()).to_json()
     cfg["base_url"] = (cfg.get("base_url") or env_value("base_url")).strip()
@@ -153,6 +157,8 @@ def eval_select(catalog: Union[ToolRegistry, str, "os.PathLike[str]"],
     specs: List[Dict[str, Any]] = [dict(c) for c in candidates] + [{"name": m, "model": m} for m in models]
     env = {c["api_key_env"]: os.environ.get(c["api_key_env"], "") for c in specs if c.get("api_key_env")}
     task_list = _read_tasks(tasks)
+    if shuffle:
+        random.Random(seed).shuffle(task_list)
     if limit is not None:
         task_list = task_list[:max(0, limit)]
     request: Dict[str, Any] = {
