@@ -16,7 +16,7 @@ func runEval(env *cmdEnv, args []string) int {
 	if isSelectEval(args) {
 		return runEvalSelect(env, args)
 	}
-	fs := newFlags(env, "eval", "--catalog FILE --queries FILE [--scorer S] [--feedback FILE] [--json]")
+	fs := newFlags(env, "eval", "--catalog FILE --queries FILE [--scorer S] [--feedback FILE] [--json]\n   or: toolselect eval --select --catalog FILE --tasks FILE ... (whole selections per model: eval --select --help)")
 	var f rankFlags
 	f.register(fs, defaultK, -1) // no score floor: R@k measures the ranking alone
 	queries := fs.String("queries", "", "queries.jsonl with {\"id\",\"query\",\"gold\":[tool names]} per line")

@@ -54,7 +54,7 @@ func (p priceList) Set(s string) error {
 
 func runEvalSelect(env *cmdEnv, args []string) int {
 	const name = "eval --select"
-	fs := newFlags(env, "eval", "--select --catalog FILE --tasks FILE [--model NAME]... [--candidates FILE] [--price MODEL=IN/OUT]... [--report FILE.html] [--json]")
+	fs := newFlags(env, "eval", "--select --catalog FILE --tasks FILE [--model NAME]... [--candidates FILE] [--price MODEL=IN/OUT]... [--report FILE.html] [--parallel N] [--rps R] [--limit N] [--shuffle [--seed S]] [--json]")
 	fs.Bool("select", true, "score whole selections (this mode) instead of the ranking")
 	catalog := fs.String("catalog", "", "tool catalog (any format the registry reads)")
 	tasksFile := fs.String("tasks", "", "tasks.jsonl: {\"id\",\"task\",\"sub_tasks\",\"calls\":[{\"tool\",\"args\":{\"param\":[acceptable values]}}]} per line")
