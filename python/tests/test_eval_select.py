@@ -3,7 +3,12 @@ C ABI, against the scripted stand-in of examples/eval-model.json (right on 20
 of the 24 example tasks, the right tools on 22) and a candidate that fails."""
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
@@ -99,6 +104,32 @@ class EvalSelectTest(unittest.TestCase):
         after = toolselect.stats()
         self.assertEqual(after["handles"], before, "the registry loaded from the file and the cancel token are closed")
         self.assertEqual(after["strings"], 0)
+
+
+class EvalSelectInterruptTest(unittest.TestCase):
+    def test_ctrl_c_keeps_what_was_scored(self) -> None:
+        server = FaultServer(latency="150ms", script=str(ROOT / "examples" / "eval-model.json"))
+        self.addCleanup(server.close)
+        program = (
+            "import json, sys, toolselect\n"
+            f"r = toolselect.eval_select({CATALOG!r}, {TASKS!r}, config=toolselect.ToolSelectionConfig(base_url={server.url!r}, model='m'))\n"
+            "print(json.dumps({'interrupted': r.interrupted, 'total': r.total, 'tasks': r.candidates[0].tasks,"
+            " 'results': len(r.candidates[0].results), 'prompt_tokens': r.candidates[0].prompt_tokens}))\n"
+        )
+        env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+        proc = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=env)
+        time.sleep(1.5)  # a few of the 24 selections (150 ms each) are scored
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 0, err)
+        got = json.loads(out)
+        self.assertTrue(got["interrupted"])
+        self.assertEqual(got["total"], 24)
+        self.assertGreater(got["tasks"], 0)
+        self.assertLess(got["tasks"], 24)
+        self.assertEqual(got["results"], got["tasks"])
+        self.assertEqual(got["prompt_tokens"], 100 * got["tasks"])
 
 
 if __name__ == "__main__":

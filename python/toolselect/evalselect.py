@@ -173,6 +173,10 @@ def eval_select(catalog: Union[ToolRegistry, str, "os.PathLike[str]"],
     token = _lib.call("toolselect_cancel_new")["handle"]
     out: Dict[str, Any] = {}
     failure: List[BaseException] = []
+    # The call runs in a worker thread so that Ctrl-C reaches this one; it
+    # waits on an Event, not Thread.join, which a KeyboardInterrupt can leave
+    # reporting a running thread as finished.
+    done = threading.Event()
     try:
         with registry.use() as reg:
             def run() -> None:
@@ -180,14 +184,20 @@ def eval_select(catalog: Union[ToolRegistry, str, "os.PathLike[str]"],
                     out.update(_lib.call("toolselect_eval_select", reg, body, token))
                 except BaseException as e:  # handed to the caller's thread
                     failure.append(e)
-            worker = threading.Thread(target=run, name="toolselect-eval", daemon=True)
-            worker.start()
+                finally:
+                    done.set()
+            threading.Thread(target=run, name="toolselect-eval", daemon=True).start()
             try:
-                while worker.is_alive():
-                    worker.join(0.2)
+                while not done.wait(0.2):
+                    pass
             except KeyboardInterrupt:
                 _lib.call("toolselect_cancel", token)
-                worker.join()
+                while True:
+                    try:
+                        done.wait()
+                        break
+                    except KeyboardInterrupt:  # already cancelled: the run is returning
+                        continue
     finally:
         _lib.call("toolselect_cancel_close", token)
         if registry is not catalog:
