@@ -3,10 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,15 +40,6 @@ func writeFile(t *testing.T, name, body string) string {
 	return p
 }
 
-func keys(m map[string]any) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 func TestEvalSelectJSONFigures(t *testing.T) {
 	s := standIn(t)
 	cands := writeFile(t, "c.json", `[{"name": "stand-in", "model": "stand-in"},
@@ -59,13 +51,13 @@ func TestEvalSelectJSONFigures(t *testing.T) {
 
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &doc))
-	assert.Equal(t, []string{"candidates"}, keys(doc))
+	assert.Equal(t, []string{"candidates"}, slices.Sorted(maps.Keys(doc)))
 	cs := doc["candidates"].([]any)
 	require.Len(t, cs, 2)
 	c0 := cs[0].(map[string]any)
 	assert.Equal(t, []string{"completion_tokens", "cost", "dropped", "exact", "fail_closed", "latency_ms", "model", "name",
-		"prompt_tokens", "results", "tasks", "tool_accuracy"}, keys(c0))
-	assert.Equal(t, []string{"p50", "p95"}, keys(c0["latency_ms"].(map[string]any)))
+		"prompt_tokens", "results", "tasks", "tool_accuracy"}, slices.Sorted(maps.Keys(c0)))
+	assert.Equal(t, []string{"p50", "p95"}, slices.Sorted(maps.Keys(c0["latency_ms"].(map[string]any))))
 
 	var out struct {
 		Candidates []selecteval.Score `json:"candidates"`
@@ -171,9 +163,7 @@ func chromium(t *testing.T, page, shot string) []string {
 	t.Helper()
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium is not installed (bash tests/install-tools.sh installs it)")
-		}
+		require.NotEqual(t, "true", os.Getenv("CI"), "chromium is not installed (bash tests/install-tools.sh installs it)")
 		t.Skip("chromium is not installed (apt-get install -y chromium; make test installs it when run as root)")
 	}
 	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
