@@ -5,7 +5,7 @@ BIN     := bin/toolselect
 LIB     := python/toolselect/libtoolselect.so
 export CGO_ENABLED ?= 1
 
-.PHONY: all build demo test test-go test-python test-fuzz vet fmt lib python wheel bench bench-python bench-scale test-cgocheck2 eval reliability cedict confusables wordnet clean
+.PHONY: all build demo eval-demo test test-go test-python test-fuzz vet fmt lib python wheel bench bench-python bench-scale test-cgocheck2 eval reliability cedict confusables wordnet clean
 
 all: build
 
@@ -14,6 +14,12 @@ build:
 
 demo: build
 	@bash examples/demo.sh
+
+# Which model should select? Scores the scripted stand-in (and your model when
+# an endpoint is configured) on examples/eval-tasks.jsonl; writes
+# eval-report.html (docs/eval-select.md).
+eval-demo: build
+	@bash examples/eval-demo.sh
 
 # Everything, with the race detector: first tests/install-tools.sh (as root
 # with apt-get it installs what the tests use beyond Go, gcc and python3;

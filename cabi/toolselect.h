@@ -383,6 +383,30 @@ int toolselect_cancel(uint64_t token, char **out);
 /* Release a cancel token. Result: {}. */
 int toolselect_cancel_close(uint64_t token, char **out);
 
+/* ---------------------------------------------------------------------------
+ * Selection evaluation (`toolselect eval --select`; docs/eval-select.md)
+ * ------------------------------------------------------------------------- */
+
+/* Score whole selections per candidate on the registry's tools: each task
+ * runs the real selection path with the built-in HTTP client. Blocks for every
+ * selection. request_json:
+ *   {"tasks": [{"id","task","sub_tasks","calls":[{"tool","args":{"p":[values]}}],"ordered"}],
+ *    "config": {...base configuration, as toolselect_selector_new takes it},
+ *    "candidates": [{"name","base_url","model","provider","mode","reasoning",
+ *                    "top_k","offer_tokens","api_key_file"|"api_key_env"}],
+ *    "env": {"VAR": "value"}   (the variables api_key_env names),
+ *    "prices": {"MODEL": {"In": dollars per million, "Out": ...}},
+ *    "parallel", "rps", "roles", "allow_unsafe"}
+ * A bad task is TS_ERR_ARGUMENT naming it ("tasks line N: ..."). cancel is 0
+ * or a token: toolselect_cancel(token) ends the run with what was scored.
+ * Result: {"candidates":[{"name","model","tasks","tool_accuracy","exact",
+ * "fail_closed","dropped","latency_ms":{"p50","p95"},"prompt_tokens",
+ * "completion_tokens","cost":x|null,"results":[{"id","verdict","tools_ok",
+ * "exact","difference","calls","fail_kind","error","dropped","latency_ms",
+ * "prompt_tokens","completion_tokens","attempts"}]}], "total": N,
+ * "interrupted": bool, "fail_closed_kinds": [{"kind": n}] (one per candidate)} */
+int toolselect_eval_select(uint64_t registry, const char *request_json, uint64_t cancel, char **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolselect/toolselect/internal/quantile"
 	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/registry"
 )
@@ -111,8 +112,8 @@ func BenchmarkQuery(b *testing.B) {
 				}
 				lat = append(lat, time.Since(start))
 			}
-			b.ReportMetric(float64(percentile(lat, 0.5).Nanoseconds())/1e3, "p50-µs")
-			b.ReportMetric(float64(percentile(lat, 0.99).Nanoseconds())/1e3, "p99-µs")
+			b.ReportMetric(float64(quantile.Of(lat, 0.5).Nanoseconds())/1e3, "p50-µs")
+			b.ReportMetric(float64(quantile.Of(lat, 0.99).Nanoseconds())/1e3, "p99-µs")
 		})
 	}
 }

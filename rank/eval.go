@@ -8,8 +8,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
 	"time"
+
+	"github.com/toolselect/toolselect/internal/quantile"
 )
 
 // EvalQuery is one line of a queries.jsonl file: a query and its gold tools.
@@ -121,7 +122,7 @@ func Evaluate(ctx context.Context, r *Ranker, queries []EvalQuery, opts *Options
 		res.R1, res.R5, res.R10, res.NDCG10, res.MRR = res.R1/n, res.R5/n, res.R10/n, res.NDCG10/n, res.MRR/n
 		res.R50 /= n
 	}
-	res.LatencyP50, res.LatencyP99 = percentile(lat, 0.50), percentile(lat, 0.99)
+	res.LatencyP50, res.LatencyP99 = quantile.Of(lat, 0.50), quantile.Of(lat, 0.99)
 	return res, nil
 }
 
@@ -172,15 +173,4 @@ func scoreRanking(ranked, gold []string) metrics {
 	}
 	m.NDCG10 = dcg / idcg
 	return m
-}
-
-// percentile returns the p-quantile (0..1) of durations (nearest rank).
-func percentile(d []time.Duration, p float64) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	i := int(math.Ceil(p*float64(len(s)))) - 1
-	return s[max(0, min(i, len(s)-1))]
 }

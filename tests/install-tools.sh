@@ -36,6 +36,7 @@ check() { # check WHAT PACKAGES COMMAND...: record WHAT when COMMAND fails
 }
 has() { command -v "$1"; }
 check "mypy (make vet's Python type check)" "mypy" has mypy
+check "chromium (renders eval --select's HTML report headless)" "chromium" has chromium
 check "redis-server (the Redis embedding cache and feedback store tests)" "redis-server" has redis-server
 check "haproxy (the replicas test: three proxies behind a real load balancer)" "haproxy" has haproxy
 check "promtool (checks the proxy's /metrics)" "prometheus" has promtool

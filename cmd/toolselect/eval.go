@@ -9,11 +9,14 @@ import (
 )
 
 func init() {
-	register(command{name: "eval", summary: "measure ranking quality and latency on a queries file", run: runEval})
+	register(command{name: "eval", summary: "measure ranking quality on a queries file, or (--select) whole selections per model on a tasks file", run: runEval})
 }
 
 func runEval(env *cmdEnv, args []string) int {
-	fs := newFlags(env, "eval", "--catalog FILE --queries FILE [--scorer S] [--feedback FILE] [--json]")
+	if isSelectEval(args) {
+		return runEvalSelect(env, args)
+	}
+	fs := newFlags(env, "eval", "--catalog FILE --queries FILE [--scorer S] [--feedback FILE] [--json]\n   or: toolselect eval --select --catalog FILE --tasks FILE ... (whole selections per model: eval --select --help)")
 	var f rankFlags
 	f.register(fs, defaultK, -1) // no score floor: R@k measures the ranking alone
 	queries := fs.String("queries", "", "queries.jsonl with {\"id\",\"query\",\"gold\":[tool names]} per line")

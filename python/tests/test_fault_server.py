@@ -69,8 +69,9 @@ def faults() -> List[Dict[str, Any]]:
 class FaultServer:
     """A running fault server; it exits when its stdin closes."""
 
-    def __init__(self, latency: str = "0s") -> None:
-        self.proc = subprocess.Popen([faultserver_binary(), "-latency", latency], stdin=subprocess.PIPE,
+    def __init__(self, latency: str = "0s", script: Optional[str] = None) -> None:
+        args = [faultserver_binary(), "-latency", latency] + (["-script", script] if script else [])
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True)
         self.url = self.proc.stdout.readline().strip()
         if not self.url.startswith("http://127.0.0.1:"):

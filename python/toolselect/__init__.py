@@ -48,6 +48,7 @@ from .errors import (
 )
 from .registry import FORMATS, ToolRegistry, Validation, Violation
 from .selector import ToolSelector
+from .evalselect import CandidateScore, EvalSelectReport, Latency, TaskResult, eval_select
 from .types import (Attempt, BaseToolLike, ChatClient, DroppedCall, DropRule, FailureKind, HiddenTool, Message, Mode,
                     PlannedTask, Provider, RankedTool, Ranking, Reasoning, SelectionFailure, SelectionFailureKind, SelectionResult, StrPath, SubTask,
                     TaskLike, ToolCall, ToolResult, ToolSchemaSource)
@@ -73,6 +74,7 @@ __all__ = [
     "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "LibraryVersionError", "Message", "Mode", "NotRecordedError", "PlannedTask", "PointerError", "PolicyError", "Provider", "RankedTool", "Ranking", "Reasoning",
     "RegistrationError", "SelectionFailure", "SelectionFailureKind", "SelectionResult", "StrPath", "SubTask", "TaskLike", "ToolCall", "ToolRegistry", "ToolResult", "ToolSchemaSource",
     "ToolSelectError", "ToolSelectionConfig", "ToolSelector", "UnknownToolError", "Validation", "Violation",
+    "CandidateScore", "EvalSelectReport", "Latency", "TaskResult", "eval_select",
     "library_path", "stats", "version", "__version__",
 ]
 

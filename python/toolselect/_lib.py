@@ -62,6 +62,7 @@ _SIGNATURES = {
     "toolselect_fake_model_new": ([c_char_p, _out], c_int),
     "toolselect_fake_model_requests": ([c_uint64, _out], c_int),
     "toolselect_fake_model_close": ([c_uint64, _out], c_int),
+    "toolselect_eval_select": ([c_uint64, c_char_p, c_uint64, _out], c_int),
 }
 
 _lock = threading.Lock()

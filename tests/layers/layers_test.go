@@ -32,6 +32,7 @@ var above = map[string][]string{
 	"executor/metatool":  {"selector", "executor/chat", "mcpproxy", "cabi", "internal/testing", "internal/tools"},
 	"executor/chat":      {"rank", "executor/metatool", "mcpproxy", "cabi", "internal/testing", "internal/tools"},
 	"mcpproxy":           {"cabi", "internal/testing", "internal/tools"},
+	"selecteval":         {"executor", "mcpproxy", "cabi", "internal/testing", "internal/tools"},
 	"cabi/internal/capi": {"mcpproxy", "internal/testing", "internal/tools"},
 }
 

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"fmt"
+	"html/template"
+	"os"
+	"strings"
+
+	"github.com/toolselect/toolselect/selecteval"
+)
+
+// writeSelectReport writes the scores as one self-contained HTML page: no
+// script, stylesheet, font or image is fetched; the charts are inline SVG.
+func writeSelectReport(path string, rep *selecteval.Report, catalog, tasks string) error {
+	best := selecteval.Best(rep.Candidates)
+	type failed struct {
+		Candidate string
+		selecteval.Result
+	}
+	data := struct {
+		Catalog, Tasks string
+		Total          int
+		Partial        string
+		Scores         []selecteval.Score
+		Bars, Scatter  template.HTML
+		Failed         []failed
+	}{Catalog: catalog, Tasks: tasks, Total: rep.Total, Scores: best}
+	if rep.Interrupted {
+		data.Partial = "Interrupted: " + ranSummary(rep) + "."
+	}
+	data.Bars = barChart(best)
+	data.Scatter = scatterChart(best)
+	for _, s := range best {
+		for _, r := range s.Results {
+			if r.Verdict != selecteval.VerdictExact {
+				data.Failed = append(data.Failed, failed{s.Name, r})
+			}
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := reportPage.Execute(f, data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+var reportPage = template.Must(template.New("report").Funcs(template.FuncMap{
+	"pct": pct,
+	"cost": func(c *float64) string {
+		if c == nil {
+			return "-"
+		}
+		return fmt.Sprintf("$%.4f", *c)
+	},
+	"kinds": kinds,
+	"calls": func(r selecteval.Result) string {
+		var parts []string
+		for _, c := range r.Calls {
+			parts = append(parts, c.Tool+" "+string(c.Args))
+		}
+		if len(parts) == 0 {
+			return "(no call)"
+		}
+		return strings.Join(parts, "; ")
+	},
+}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>toolselect eval --select</title>
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:.3em .6em}
+td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f3f3}
+.partial{background:#fff3cd;padding:.5em 1em;border:1px solid #e0c36c}
+svg text{font:12px system-ui,sans-serif}code{font-size:12px}
+</style></head><body>
+<h1>Which model should select?</h1>
+<p>Catalog <code>{{.Catalog}}</code>, tasks <code>{{.Tasks}}</code> ({{.Total}} tasks per candidate). Best first.</p>
+{{if .Partial}}<p class="partial" id="partial">{{.Partial}}</p>{{end}}
+<table id="scores"><tr><th>candidate</th><th>model</th><th>tasks</th><th>exact</th><th>tool accuracy</th><th>fail-closed</th><th>dropped</th><th>p50 ms</th><th>p95 ms</th><th>prompt tokens</th><th>completion tokens</th><th>cost</th></tr>
+{{range .Scores}}<tr><td>{{.Name}}</td><td>{{.Model}}</td><td class="n">{{.Tasks}}</td><td class="n">{{pct .Exact}}</td><td class="n">{{pct .ToolAccuracy}}</td><td class="n">{{pct .FailClosed}}{{if .FailClosedKinds}} ({{kinds .FailClosedKinds}}){{end}}</td><td class="n">{{.Dropped}}</td><td class="n">{{printf "%.0f" .Latency.P50}}</td><td class="n">{{printf "%.0f" .Latency.P95}}</td><td class="n">{{.PromptTokens}}</td><td class="n">{{.CompletionTokens}}</td><td class="n">{{cost .Cost}}</td></tr>
+{{end}}</table>
+<h2>Exact, tool accuracy and fail-closed per candidate</h2>
+{{.Bars}}
+<h2>Latency against exact accuracy</h2>
+{{.Scatter}}
+<h2>Failed tasks</h2>
+{{if .Failed}}<table id="failed"><tr><th>candidate</th><th>task</th><th>verdict</th><th>first difference from gold</th><th>calls returned</th></tr>
+{{range .Failed}}<tr><td>{{.Candidate}}</td><td>{{.ID}}</td><td>{{.Verdict}}</td><td>{{.Difference}}</td><td><code>{{calls .Result}}</code></td></tr>
+{{end}}</table>{{else}}<p id="failed">None: every task passed for every candidate.</p>{{end}}
+</body></html>
+`))
+
+// barChart draws three bars per candidate: exact, tool accuracy, fail-closed.
+func barChart(scores []selecteval.Score) template.HTML {
+	const groupH, barH, left, width = 64, 16, 160, 400
+	colors := []string{"#2e7d32", "#1565c0", "#c62828"}
+	labels := []string{"exact", "tool accuracy", "fail-closed"}
+	h := len(scores)*groupH + 40
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" id="bars" width="%d" height="%d" role="img" aria-label="bar chart">`, left+width+80, h)
+	for i, s := range scores {
+		y := 10 + i*groupH
+		fmt.Fprintf(&b, `<text x="0" y="%d">%s</text>`, y+barH+8, template.HTMLEscapeString(s.Name))
+		for j, v := range []float64{s.Exact, s.ToolAccuracy, s.FailClosed} {
+			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"><title>%s %s</title></rect><text x="%.1f" y="%d">%s</text>`,
+				left, y+j*barH, v*width, barH-2, colors[j], labels[j], pct(v), float64(left)+v*width+4, y+j*barH+12, pct(v))
+		}
+	}
+	for j, l := range labels {
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d">%s</text>`, left+j*120, h-18, colors[j], left+j*120+14, h-9, l)
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+// scatterChart places each candidate by median latency (x) and exact (y).
+func scatterChart(scores []selecteval.Score) template.HTML {
+	const w, h, pad = 520, 300, 50
+	maxLat := 1.0
+	for _, s := range scores {
+		maxLat = max(maxLat, s.Latency.P50)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" id="scatter" width="%d" height="%d" role="img" aria-label="latency against accuracy">`, w, h)
+	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888"/><line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888"/>`, pad, h-pad, w-10, h-pad, pad, 10, pad, h-pad)
+	fmt.Fprintf(&b, `<text x="%d" y="%d">median latency (ms), 0 to %.0f</text><text x="4" y="20">exact</text><text x="4" y="%d">0%%</text><text x="4" y="%d">100%%</text>`, pad, h-15, maxLat, h-pad, 20+14)
+	for _, s := range scores {
+		x := pad + s.Latency.P50/maxLat*float64(w-pad-30)
+		y := float64(h-pad) - s.Exact*float64(h-pad-20)
+		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="6" fill="#1565c0"><title>%s: %s exact, p50 %.0f ms</title></circle><text x="%.1f" y="%.1f">%s</text>`,
+			x, y, template.HTMLEscapeString(s.Name), pct(s.Exact), s.Latency.P50, x+8, y-8, template.HTMLEscapeString(s.Name))
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
