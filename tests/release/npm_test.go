@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolselect/toolselect/mcpproxy"
 )
 
 var (
@@ -220,4 +222,58 @@ func findTool(ctx context.Context, t *testing.T, cs *mcp.ClientSession, query st
 		names = append(names, tl.Name)
 	}
 	return names
+}
+
+// The four client entries docs/mcp.md gives under "With npx" parse as
+// their clients' files, and each one's command line, run through npx from
+// the offline install, starts the proxy (its --config path replaced by a
+// configuration serving the example catalog).
+func TestNPXDocEntries(t *testing.T) {
+	dir := npmPackages(t)
+	prefix := npmInstall(t, filepath.Join(dir, "toolselect-"+version+".tgz"), filepath.Join(dir, "toolselect-linux-x64-"+version+".tgz"))
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "mcp.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(doc), "\n### With npx")
+	section, _, _ = strings.Cut(section, "\n### ")
+	blocks := strings.Split(section, "```json\n")[1:]
+	if len(blocks) != 4 {
+		t.Fatalf("docs/mcp.md \"With npx\" has %d JSON blocks, want one per client (4)", len(blocks))
+	}
+	catalog, _ := filepath.Abs(filepath.Join(root, "examples", "catalog.json"))
+	config := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(config, []byte(`{"upstreams": [], "catalogs": [`+strconvQuote(catalog)+`]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range blocks {
+		b, _, _ = strings.Cut(b, "```")
+		file := filepath.Join(t.TempDir(), "client.json")
+		if err := os.WriteFile(file, []byte(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := mcpproxy.LoadConfig(file)
+		if err != nil || len(cfg.Upstreams) != 1 {
+			t.Fatalf("block %d: %v\n%s", i+1, err, b)
+		}
+		u := cfg.Upstreams[0]
+		if u.Name != "toolselect" || u.Command != "npx" || !slices.Equal(u.Args[:4], []string{"-y", "toolselect", "mcp", "--config"}) || len(u.Args) != 5 {
+			t.Fatalf("block %d: entry %+v, want npx -y toolselect mcp --config PATH", i+1, u)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		cmd := exec.Command("npx", append(u.Args[:4:4], config)...)
+		cmd.Dir = prefix
+		cmd.Env = append(os.Environ(), "npm_config_offline=true", "npm_config_cache="+filepath.Join(prefix, ".npm-cache"))
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "doc-entry", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			cancel()
+			t.Fatalf("block %d: initialize through %v: %v", i+1, cmd.Args, err)
+		}
+		found := findTool(ctx, t, cs, "search the logs of a service")
+		cs.Close()
+		cancel()
+		if !slices.Contains(found, "search_logs") {
+			t.Fatalf("block %d: find_tool: %v", i+1, found)
+		}
+	}
 }
