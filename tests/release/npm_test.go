@@ -1,12 +1,9 @@
 package release_test
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/mcpproxy"
 )
 
@@ -55,30 +53,18 @@ func npmPackages(t *testing.T) string {
 // packageJSON reads package/package.json from an npm tarball.
 func packageJSON(t *testing.T, tgz string) map[string]any {
 	t.Helper()
-	f, err := os.Open(tgz)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	for {
-		h, err := tr.Next()
-		if err != nil {
-			t.Fatalf("%s: no package/package.json (%v)", tgz, err)
-		}
-		if h.Name == "package/package.json" {
+	_, entries := readTarGz(t, tgz)
+	for _, e := range entries {
+		if e.name == "package/package.json" {
 			var m map[string]any
-			b, _ := io.ReadAll(tr)
-			if err := json.Unmarshal(b, &m); err != nil {
+			if err := json.Unmarshal(e.data, &m); err != nil {
 				t.Fatal(err)
 			}
 			return m
 		}
 	}
+	t.Fatalf("%s: no package/package.json", tgz)
+	return nil
 }
 
 // The main package lists every platform package as an optional dependency
@@ -166,7 +152,7 @@ func TestNPXRunsTheCommandAndTheProxy(t *testing.T) {
 	if info := cs.InitializeResult().ServerInfo; info == nil || info.Version != version {
 		t.Fatalf("server info: %+v", info)
 	}
-	found := findTool(ctx, t, cs, "send a message to a slack channel")
+	found := fixtures.FindTool(ctx, t, cs, "send a message to a slack channel", 5)
 	if !slices.Contains(found, "send_slack_message") {
 		t.Fatalf("find_tool through npx: %v", found)
 	}
@@ -204,24 +190,6 @@ func exitCode(err error) int {
 		return -1
 	}
 	return 0
-}
-
-// findTool calls find_tool and returns the names it found.
-func findTool(ctx context.Context, t *testing.T, cs *mcp.ClientSession, query string) []string {
-	t.Helper()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "find_tool", Arguments: map[string]any{"query": query, "limit": 5}})
-	if err != nil || res.IsError {
-		t.Fatalf("find_tool: %v %+v", err, res)
-	}
-	var out struct{ Tools []struct{ Name string } }
-	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tl := range out.Tools {
-		names = append(names, tl.Name)
-	}
-	return names
 }
 
 // The four client entries docs/mcp.md gives under "With npx" parse as
@@ -269,7 +237,7 @@ func TestNPXDocEntries(t *testing.T) {
 			cancel()
 			t.Fatalf("block %d: initialize through %v: %v", i+1, cmd.Args, err)
 		}
-		found := findTool(ctx, t, cs, "search the logs of a service")
+		found := fixtures.FindTool(ctx, t, cs, "search the logs of a service", 5)
 		cs.Close()
 		cancel()
 		if !slices.Contains(found, "search_logs") {

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 )
 
 // The Windows artefacts run under Debian's wine in a prefix made once per
@@ -186,7 +188,7 @@ func TestWindowsMCPUnderWine(t *testing.T) {
 	if !slices.Contains(names, "find_tool") || !slices.Contains(names, "call_tool") {
 		t.Fatalf("tools/list: %v", names)
 	}
-	if found := findTool(ctx, t, cs, "send a message to a slack channel"); !slices.Contains(found, "send_slack_message") {
+	if found := fixtures.FindTool(ctx, t, cs, "send a message to a slack channel", 5); !slices.Contains(found, "send_slack_message") {
 		t.Fatalf("find_tool: %v", found)
 	}
 	cs.Close()
