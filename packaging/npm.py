@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -71,7 +72,7 @@ def pack(stage: Path, out: Path, npm: str) -> Path:
     r = subprocess.run([npm, "pack", "--silent", "--pack-destination", str(out)], cwd=stage,
                        capture_output=True, text=True)
     if r.returncode != 0:
-        sys.exit(f"npm: npm pack in {stage} failed:\n{r.stderr}")
+        sys.exit(f"npm: npm pack in {stage} failed (exit {r.returncode}):\n{r.stdout}{r.stderr}")
     return out / r.stdout.strip().splitlines()[-1]
 
 
@@ -90,8 +91,18 @@ def main() -> None:
     for p in only:
         if p not in PLATFORMS:
             sys.exit(f"npm: NPM_PLATFORMS names {p!r}; the platforms are {', '.join(PLATFORMS)}")
-    stage_root = ROOT / ".cache" / "npm"
-    shutil.rmtree(stage_root, ignore_errors=True)
+    # A fresh staging folder per run: two runs (a test beside `make npm`) never share one.
+    stage_root = Path(tempfile.mkdtemp(prefix="toolselect-npm-"))
+    try:
+        written = stage_and_pack(stage_root, dist, out, version, only, npm)
+    finally:
+        shutil.rmtree(stage_root, ignore_errors=True)
+    for w in written:
+        print(w)
+
+
+def stage_and_pack(stage_root: Path, dist: Path, out: Path, version: str, only: "list[str]", npm: str) -> "list[Path]":
+    """Write each package's folder under stage_root, then npm pack it into out."""
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob(f"*-{version}.tgz"):
         old.unlink()
@@ -131,8 +142,7 @@ def main() -> None:
         "optionalDependencies": {f"@toolselect/{p}": version for p in PLATFORMS},
     })
     written.append(pack(main_stage, out, npm))
-    for w in written:
-        print(w)
+    return written
 
 
 if __name__ == "__main__":

@@ -34,13 +34,16 @@ mkdir -p "$out"
 # This version's artefacts from an earlier run go: SHA256SUMS lists what this run wrote.
 rm -f "$out"/toolselect_"$version"_* "$out"/toolselect-"$version"-*.whl "$out"/toolselect-"$version".tar.gz "$out/SHA256SUMS"
 written=()
+# A staging folder of this run's own: a test may run the script beside `make release`.
+stage_root=$(mktemp -d "${TMPDIR:-/tmp}/toolselect-release.XXXXXX")
+trap 'rm -rf "$stage_root"' EXIT
 
 for t in $targets; do
 	os=${t%/*} arch=${t#*/}
 	exe=toolselect
 	[ "$os" = windows ] && exe=toolselect.exe
-	stage="$root/.cache/release/${os}_$arch"
-	rm -rf "$stage" && mkdir -p "$stage"
+	stage="$stage_root/${os}_$arch"
+	mkdir -p "$stage"
 	CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$GO" build -trimpath -ldflags='-s -w -buildid=' -o "$stage/$exe" ./cmd/toolselect
 	name=toolselect_${version}_${os}_$arch
 	ext=tar.gz
