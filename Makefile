@@ -5,7 +5,7 @@ BIN     := bin/toolselect
 LIB     := python/toolselect/libtoolselect.so
 export CGO_ENABLED ?= 1
 
-.PHONY: all build demo eval-demo test test-go test-python test-fuzz vet fmt lib python wheel bench bench-python bench-scale test-cgocheck2 eval reliability cedict confusables wordnet clean
+.PHONY: all build demo eval-demo test test-go test-python test-fuzz vet fmt lib python wheel release release-check npm bench bench-python bench-scale test-cgocheck2 eval reliability cedict confusables wordnet clean
 
 all: build
 
@@ -59,7 +59,7 @@ fmt:
 lib: $(LIB)
 
 $(LIB): $(shell find cabi internal registry selector executor rank -name '*.go' 2>/dev/null) version.go VERSION rank/internal/cedict/zh_en.txt go.mod go.sum
-	$(GO) build -buildmode=c-shared -tags netgo,osusergo -ldflags='-s -w' -o $(LIB) ./cabi
+	$(GO) build -buildmode=c-shared -trimpath -tags netgo,osusergo -ldflags='-s -w' -o $(LIB) ./cabi
 	rm -f python/toolselect/libtoolselect.h
 	cp VERSION python/toolselect/VERSION
 
@@ -70,6 +70,27 @@ python: lib
 # WHEEL_ARCHES="x86_64 aarch64" for both (docs/packaging.md).
 wheel: lib
 	@bash python/build_wheel.sh
+
+# Every artefact toolselect ships, into dist/: the command's archives for
+# linux, darwin (amd64, arm64) and windows (amd64), the Python wheels
+# (manylinux x86_64 and aarch64, win_amd64) and sdist, and SHA256SUMS. Two
+# runs give the same bytes; release-check builds twice and compares
+# (packaging/release.sh; docs/packaging.md).
+release:
+	@GO=$(GO) PYTHON=$(PYTHON) bash packaging/release.sh dist
+
+release-check:
+	rm -rf .cache/release-check
+	GO=$(GO) PYTHON=$(PYTHON) bash packaging/release.sh .cache/release-check/a
+	GO=$(GO) PYTHON=$(PYTHON) bash packaging/release.sh .cache/release-check/b
+	cmp .cache/release-check/a/SHA256SUMS .cache/release-check/b/SHA256SUMS
+	@echo "release-check: two runs wrote the same bytes ($$(wc -l <.cache/release-check/a/SHA256SUMS) files)"
+
+# The npm packages (dist/npm/): `toolselect`, whose bin runs the binary of
+# the @toolselect/<platform> optional dependency npm installs for this
+# machine (packaging/npm.py), from the archives `make release` writes.
+npm: release
+	$(PYTHON) packaging/npm.py --dist dist
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

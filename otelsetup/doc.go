@@ -1,6 +1,6 @@
 // Package otelsetup installs OpenTelemetry's SDK from the standard OTEL_*
-// environment: OTLP exporters (http/protobuf or grpc) or the console, for
-// traces and metrics. The library packages (registry, rank, selector,
+// environment: OTLP exporters over http/protobuf (grpc is refused with a
+// warning) or the console, for traces and metrics. The library packages (registry, rank, selector,
 // executor, mcpproxy) record through the OpenTelemetry API only, so a
 // program that imports them links neither the SDK nor gRPC; the command
 // line and the C library call [Setup], and a Go program that wants the same

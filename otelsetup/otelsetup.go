@@ -13,9 +13,7 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
@@ -40,9 +38,16 @@ var (
 	metrics = signal{"metrics", "OTEL_METRICS_EXPORTER", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"}
 )
 
+// grpcRefused is the warning for OTEL_EXPORTER_OTLP_PROTOCOL=grpc (or a
+// per-signal grpc): toolselect links only the OTLP exporters over HTTP. The
+// gRPC ones pulled google.golang.org/grpc and its generated API packages
+// into every binary (about 5 MB of the command, docs/packaging.md), and an
+// OpenTelemetry collector takes the same data over HTTP on its port 4318.
+const grpcRefused = "%s=grpc: toolselect sends OTLP over http/protobuf only (the gRPC exporter is not built in, to keep the binary small); %s are off (set http/protobuf and point OTEL_EXPORTER_OTLP_ENDPOINT at the collector's HTTP port, 4318 by default)"
+
 // exportPlan is what the environment asks of one signal: its exporters
 // ("otlp", "console"; none means the signal is off) and, for otlp, the
-// protocol ("http/protobuf" or "grpc").
+// protocol (always "http/protobuf": see [grpcRefused]).
 type exportPlan struct {
 	exporters []string
 	protocol  string
@@ -53,8 +58,9 @@ type exportPlan struct {
 // none; unset, it is otlp when an OTLP endpoint is set for the signal
 // (OTEL_EXPORTER_OTLP_ENDPOINT or its own) and none otherwise, so that a
 // process with no OTEL_* variable exports nothing. A value toolselect
-// cannot honour (an unknown exporter, or the http/json protocol, which the
-// Go OTLP exporters do not speak) turns the signal off with a warning that
+// cannot honour (an unknown exporter, the http/json protocol, which the
+// Go OTLP exporters do not speak, or grpc, which this build does not link:
+// [grpcRefused]) turns the signal off with a warning that
 // names the variable: the specification asks for a warning and for the
 // setting to be ignored, and off is the reading that never sends data
 // somewhere the user did not ask for (the default otlp would go to
@@ -103,12 +109,12 @@ func (s signal) plan(getenv func(string) string) (p exportPlan, warnings []strin
 		case "", "http/protobuf":
 			p.protocol = "http/protobuf"
 		case "grpc":
-			p.protocol = "grpc"
+			return exportPlan{}, []string{fmt.Sprintf(grpcRefused, protoVar, s.name)}
 		case "http/json":
-			return exportPlan{}, []string{fmt.Sprintf("%s=http/json: the Go OTLP exporters send http/protobuf or grpc, not JSON; %s are off (set http/protobuf: collectors take both on the same port)",
+			return exportPlan{}, []string{fmt.Sprintf("%s=http/json: the Go OTLP exporters send http/protobuf, not JSON; %s are off (set http/protobuf: collectors take both on the same port)",
 				protoVar, s.name)}
 		default:
-			return exportPlan{}, []string{fmt.Sprintf("%s=%q: want http/protobuf or grpc; %s are off", protoVar, proto, s.name)}
+			return exportPlan{}, []string{fmt.Sprintf("%s=%q: want http/protobuf (the only OTLP protocol toolselect sends); %s are off", protoVar, proto, s.name)}
 		}
 	}
 	return p, nil
@@ -157,9 +163,9 @@ func Flush(ctx context.Context) error {
 
 // Setup installs OpenTelemetry SDK providers as the global ones for the
 // signals the environment asks to export (enabled, and each signal's plan):
-// OTLP exporters over http/protobuf (the default) or grpc, chosen per signal
-// by OTEL_EXPORTER_OTLP_TRACES_PROTOCOL / _METRICS_PROTOCOL or else
-// OTEL_EXPORTER_OTLP_PROTOCOL; console exporters writing JSON to stderr;
+// OTLP exporters over http/protobuf (the only protocol: grpc and http/json,
+// in OTEL_EXPORTER_OTLP_TRACES_PROTOCOL / _METRICS_PROTOCOL or else
+// OTEL_EXPORTER_OTLP_PROTOCOL, turn their signal off with a warning); console exporters writing JSON to stderr;
 // the service name from OTEL_SERVICE_NAME, else OTEL_RESOURCE_ATTRIBUTES'
 // service.name, else "toolselect"; the W3C trace-context and baggage
 // propagator. The exporters read the rest of OTEL_EXPORTER_OTLP_* (endpoint,
@@ -200,7 +206,7 @@ func Setup(ctx context.Context, getenv func(string) string, stderr io.Writer) (f
 	if len(tp.exporters) > 0 {
 		opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
 		for _, name := range tp.exporters {
-			se, err := spanExporter(ctx, name, tp.protocol, stderr)
+			se, err := spanExporter(ctx, name, stderr)
 			if err != nil {
 				warnings = append(warnings, fmt.Sprintf("traces: the %s exporter: %v; traces are off", name, err))
 				opts = nil
@@ -218,7 +224,7 @@ func Setup(ctx context.Context, getenv func(string) string, stderr io.Writer) (f
 	if len(mp.exporters) > 0 {
 		opts := []sdkmetric.Option{sdkmetric.WithResource(res)}
 		for _, name := range mp.exporters {
-			me, err := metricExporter(ctx, name, mp.protocol, stderr)
+			me, err := metricExporter(ctx, name, stderr)
 			if err != nil {
 				warnings = append(warnings, fmt.Sprintf("metrics: the %s exporter: %v; metrics are off", name, err))
 				opts = nil
@@ -275,23 +281,19 @@ func serviceName(getenv func(string) string) string {
 	return "toolselect"
 }
 
-func spanExporter(ctx context.Context, name, protocol string, stderr io.Writer) (sdktrace.SpanExporter, error) {
+func spanExporter(ctx context.Context, name string, stderr io.Writer) (sdktrace.SpanExporter, error) {
 	switch {
 	case name == "console":
 		return stdouttrace.New(stdouttrace.WithWriter(stderr))
-	case protocol == "grpc":
-		return otlptracegrpc.New(ctx)
 	default:
 		return otlptracehttp.New(ctx)
 	}
 }
 
-func metricExporter(ctx context.Context, name, protocol string, stderr io.Writer) (sdkmetric.Exporter, error) {
+func metricExporter(ctx context.Context, name string, stderr io.Writer) (sdkmetric.Exporter, error) {
 	switch {
 	case name == "console":
 		return stdoutmetric.New(stdoutmetric.WithWriter(stderr))
-	case protocol == "grpc":
-		return otlpmetricgrpc.New(ctx)
 	default:
 		return otlpmetrichttp.New(ctx)
 	}

@@ -5,7 +5,8 @@ py3-none-manylinux_2_N_<arch>: the library does not depend on the Python ABI,
 <arch> is read from the library's ELF header, and N is the highest GLIBC_2.N
 symbol version the library needs, read from its symbol table
 (elf_glibc.py): an installer on an older glibc refuses the wheel instead of
-failing at load time.
+failing at load time. A Windows library (toolselect.dll, a PE32+ x86-64 DLL)
+makes a py3-none-win_amd64 wheel.
 
     python3 python/build_wheel.py --lib .cache/wheel/aarch64/libtoolselect.so --out dist
 """
@@ -36,7 +37,13 @@ def version() -> str:
 
 
 def platform_tag(lib: Path) -> "tuple[str, str]":
-    """The manylinux tag of lib, and a line saying why."""
+    """The manylinux (or win_amd64) tag of lib, and a line saying why."""
+    if lib.suffix == ".dll":
+        data = lib.read_bytes()[:4096]
+        pe = int.from_bytes(data[0x3C:0x40], "little") if data[:2] == b"MZ" else -1
+        if pe < 0 or data[pe:pe + 4] != b"PE\0\0" or data[pe + 4:pe + 6] != b"\x64\x86":
+            sys.exit(f"build_wheel: {lib} is not an x86-64 Windows DLL (PE32+, machine 0x8664)")
+        return "win_amd64", "Windows x86-64 (PE32+ DLL)"
     arch, needs = elf_glibc.glibc_needs(str(lib))
     major, minor = elf_glibc.max_glibc(needs)
     top = f"GLIBC_{major}.{minor}"
@@ -64,16 +71,19 @@ def main() -> None:
     files = {}
     for p in sorted(PKG.rglob("*")):
         if (p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".h", ".so")
-                and p.name != "VERSION"):
+                and p.suffix not in (".dll", ".dylib") and p.name != "VERSION"):
             files[f"{NAME}/{p.relative_to(PKG).as_posix()}"] = p.read_bytes()
-    files[f"{NAME}/libtoolselect.so"] = lib.read_bytes()
+    lib_name = "toolselect.dll" if plat == "win_amd64" else "libtoolselect.so"
+    files[f"{NAME}/{lib_name}"] = lib.read_bytes()
     files[f"{NAME}/VERSION"] = (ver + "\n").encode()
     files[f"{dist_info}/METADATA"] = (
         "Metadata-Version: 2.1\n"
         f"Name: {NAME}\nVersion: {ver}\n"
         "Summary: LLM tool selection with strict schema checks, backed by a Go shared library\n"
         "Requires-Python: >=3.9\nLicense: Apache-2.0\n"
-        "Classifier: Programming Language :: Python :: 3\nClassifier: Operating System :: POSIX :: Linux\n"
+        "Classifier: Programming Language :: Python :: 3\n"
+        + ("Classifier: Operating System :: Microsoft :: Windows\n" if plat == "win_amd64"
+           else "Classifier: Operating System :: POSIX :: Linux\n") +
         "Classifier: Typing :: Typed\n"
         "Description-Content-Type: text/markdown\n\n" + readme
     ).encode()
@@ -91,7 +101,7 @@ def main() -> None:
         for path, data in files.items():
             info = zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = (0o755 if path.endswith(".so") else 0o644) << 16
+            info.external_attr = (0o755 if path.endswith((".so", ".dll")) else 0o644) << 16
             z.writestr(info, data)
     print(f"{wheel.name}: tag {tag}, library needs {why}, {wheel.stat().st_size / 1e6:.1f} MB", file=sys.stderr)
     print(wheel)

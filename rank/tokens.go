@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/tiktoken-go/tokenizer/codec"
-
+	"github.com/toolselect/toolselect/rank/internal/bpe"
 	"github.com/toolselect/toolselect/registry"
 )
 
-// Token encodings TokenCounter knows. Only these two vocabularies are linked
-// (through tiktoken-go's codec package, not its model table, which would link
-// them all).
+// Token encodings TokenCounter knows: OpenAI's vocabularies, embedded in
+// compact form by rank/internal/bpe (its counts are checked against
+// tiktoken-go's; tiktoken-go's own map literals were 9.4 MB of the command).
 const (
 	EncodingCl100k = "cl100k_base" // GPT-4, GPT-3.5, text-embedding-3
 	EncodingO200k  = "o200k_base"  // GPT-4o, GPT-4.1, o-series, GPT-5
@@ -20,7 +19,7 @@ const (
 
 // TokenCounter counts tokens offline with an embedded BPE vocabulary.
 type TokenCounter struct {
-	codec *codec.Codec
+	enc *bpe.Encoding
 }
 
 var (
@@ -39,16 +38,16 @@ func NewTokenCounter(encoding string) (*TokenCounter, error) {
 	if c, ok := counters[encoding]; ok {
 		return c, nil
 	}
-	var c *codec.Codec
+	var c *bpe.Encoding
 	switch encoding {
 	case EncodingCl100k:
-		c = codec.NewCl100kBase()
+		c = bpe.Cl100k()
 	case EncodingO200k:
-		c = codec.NewO200kBase()
+		c = bpe.O200k()
 	default:
 		return nil, fmt.Errorf("unknown token encoding %q (want %s or %s)", encoding, EncodingCl100k, EncodingO200k)
 	}
-	tc := &TokenCounter{codec: c}
+	tc := &TokenCounter{enc: c}
 	counters[encoding] = tc
 	return tc, nil
 }
@@ -69,20 +68,20 @@ func o200kCounter() *TokenCounter {
 			o200k.c = c
 			return
 		}
-		o200k.c = &TokenCounter{codec: codec.NewO200kBase()}
+		o200k.c = &TokenCounter{enc: bpe.O200k()}
 		counters[EncodingO200k] = o200k.c
 	})
 	return o200k.c
 }
 
 // Encoding names the counter's encoding.
-func (t *TokenCounter) Encoding() string { return t.codec.GetName() }
+func (t *TokenCounter) Encoding() string { return t.enc.Name() }
 
 // Count returns the number of tokens of s.
 func (t *TokenCounter) Count(s string) int {
-	n, err := t.codec.Count(s)
+	n, err := t.enc.Count(s)
 	if err != nil {
-		// Only strict UTF-8 mode errors; the default mode never does.
+		// Only the split pattern can fail, and no input seen makes it.
 		return len(s) / 3
 	}
 	return n

@@ -44,6 +44,8 @@ check "npm (installs the MCP peers)" "npm" has npm
 check "the WordNet database (rank's related-words table is regenerated and compared)" "wordnet-base" test -f /usr/share/wordnet/data.noun
 check "aarch64-linux-gnu-gcc (the aarch64 wheel)" "gcc-aarch64-linux-gnu libc6-dev-arm64-cross" has aarch64-linux-gnu-gcc
 check "qemu-aarch64-static (runs the aarch64 wheel's library)" "qemu-user-static" has qemu-aarch64-static
+check "wine (runs the Windows command and DLL: tests/release)" "wine wine64" has wine
+check "x86_64-w64-mingw32-gcc (the Windows DLL, its C smoke test and the test-only bcryptprimitives.dll)" "gcc-mingw-w64-x86-64" has x86_64-w64-mingw32-gcc
 check "venv and ensurepip (the wheel's install test)" "python3-venv" "$PYTHON" -c 'import venv, ensurepip'
 # `pip install ./python` offline needs a build backend: Debian's, for /usr/bin/python3.
 if [ -x /usr/bin/python3 ]; then

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import sys
 import threading
 from ctypes import POINTER, byref, c_char_p, c_int, c_uint64, c_void_p
 from pathlib import Path
@@ -26,7 +27,20 @@ from . import _version
 from .errors import ForkedProcessError, LibraryNotFoundError, LibraryVersionError, error_from_body
 
 ENV_LIBRARY = "TOOLSELECT_LIBRARY"
-LIBRARY_NAME = "libtoolselect.so"
+
+
+def library_name(platform: str = sys.platform) -> str:
+    """The library's file name on a platform (a ``sys.platform`` value): what
+    ``go build -buildmode=c-shared`` is told to write there, and what the wheel
+    or the sdist's build puts beside this file."""
+    if platform == "win32":
+        return "toolselect.dll"
+    if platform == "darwin":
+        return "libtoolselect.dylib"
+    return "libtoolselect.so"
+
+
+LIBRARY_NAME = library_name()
 
 _out = POINTER(c_void_p)
 
@@ -148,7 +162,7 @@ def _check_version(handle: ctypes.CDLL, path: Path) -> None:
     if "toolselect_version" in missing or "toolselect_free" in missing:
         raise LibraryNotFoundError(
             f"toolselect: {path} has no toolselect_version: it is not a toolselect library, but the package at "
-            f"{pkg} is {ours} and needs its libtoolselect.so{_how_to_get()}")
+            f"{pkg} is {ours} and needs its {LIBRARY_NAME}{_how_to_get()}")
     for name in ("toolselect_version", "toolselect_free"):
         fn = getattr(handle, name)
         fn.argtypes, fn.restype = _SIGNATURES[name]
@@ -183,7 +197,7 @@ def _missing_message(path: Path) -> str:
     arch = platform.machine() or "this architecture"
     libc, libc_version = platform.libc_ver()
     have = f"glibc {libc_version}" if libc == "glibc" and libc_version else "no glibc found"
-    msg = (f"toolselect: the shared library is not at {where}. This package needs a libtoolselect.so built for "
+    msg = (f"toolselect: the shared library is not at {where}. This package needs a {LIBRARY_NAME} built for "
            f"this machine, {platform.system() or 'an unknown system'} {arch} with {have}")
     tag = _wheel_tag()
     if tag:
@@ -200,7 +214,7 @@ def _how_to_get(arch: str = "") -> str:
     arch = arch or platform.machine() or "ARCH"
     return (f". Get one: pip install the toolselect wheel for this platform (`make wheel` writes "
             f"dist/toolselect-VERSION-py3-none-manylinux_2_N_{arch}.whl; then "
-            f"`pip install --no-index --find-links dist toolselect`), point {ENV_LIBRARY} at a libtoolselect.so "
+            f"`pip install --no-index --find-links dist toolselect`), point {ENV_LIBRARY} at a {LIBRARY_NAME} "
             f"of version {_version.__version__}, or run `make python` in a source checkout (Go and a C compiler "
             f"build it for this machine)")
 

@@ -19,6 +19,7 @@ var thirdParty = map[string]string{
 	"github.com/kljensen/snowball":           "snowball",
 	"github.com/sashabaranov/go-openai":      "go-openai",
 	"github.com/tiktoken-go/tokenizer":       "tiktoken-go",
+	"github.com/dlclark/regexp2":             "regexp2",
 	"github.com/redis/go-redis":              "go-redis",
 	"github.com/caarlos0/env":                "caarlos0/env",
 	"github.com/go-playground/validator":     "go-playground/validator",

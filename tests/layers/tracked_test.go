@@ -17,9 +17,9 @@ const maxTrackedBytes = 1 << 20
 
 // bigFileAllowed says where files over maxTrackedBytes may live: test data
 // (a testdata folder anywhere) and the dictionaries rank embeds (the
-// CC-CEDICT and WordNet tables).
+// CC-CEDICT and WordNet tables, the token vocabularies).
 func bigFileAllowed(path string) bool {
-	return strings.HasPrefix(path, "rank/internal/cedict/") || strings.HasPrefix(path, "rank/internal/wordnet/") ||
+	return strings.HasPrefix(path, "rank/internal/cedict/") || strings.HasPrefix(path, "rank/internal/wordnet/") || strings.HasPrefix(path, "rank/internal/bpe/") ||
 		strings.Contains("/"+path, "/testdata/")
 }
 

@@ -2,7 +2,6 @@ package mcp_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 )
 
 // Two processes: `toolselect mcp --pins` serves stdio while `toolselect mcp
@@ -46,19 +47,7 @@ func TestPinsApproveReachesARunningProxyProcess(t *testing.T) {
 	defer cs.Close()
 	found := func() []string {
 		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "find_tool", Arguments: map[string]any{"query": "weather in a city", "limit": 5}})
-		if err != nil || res.IsError {
-			t.Fatalf("find_tool: %v %+v", err, res)
-		}
-		var out struct{ Tools []struct{ Name string } }
-		if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, tl := range out.Tools {
-			names = append(names, tl.Name)
-		}
-		return names
+		return fixtures.FindTool(ctx, t, cs, "weather in a city", 5)
 	}
 	if got := found(); slices.Contains(got, "get_weather") {
 		t.Fatalf("held, yet found: %v", got)
