@@ -158,8 +158,7 @@ func decimalParts(t []byte) (neg bool, digits string, exp int, ok bool) {
 
 func (w *canonWriter) object(i int) int {
 	b := w.b
-	var seen []string           // linear search for small objects
-	var seenSet map[string]bool // from the 17th member on
+	var seen jsonscan.Names
 	w.out = append(w.out, '{')
 	i = jsonscan.SkipSpace(b, i+1)
 	for n := 0; i < len(b) && b[i] != '}'; n++ {
@@ -171,20 +170,7 @@ func (w *canonWriter) object(i int) int {
 			w.out = append(w.out, ',')
 		}
 		name := w.str(b[i:end])
-		repeated := seenSet[name]
-		if seenSet != nil {
-			seenSet[name] = true
-		} else {
-			for _, s := range seen {
-				repeated = repeated || s == name
-			}
-			if seen = append(seen, name); len(seen) > 16 {
-				seenSet = make(map[string]bool, 2*len(seen))
-				for _, s := range seen {
-					seenSet[s] = true
-				}
-			}
-		}
+		repeated := seen.Add(name)
 		w.path = append(w.path, name)
 		if repeated {
 			w.dup, w.key = true, name

@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -38,5 +39,23 @@ func TestStringsAndSpace(t *testing.T) {
 	}
 	if SkipSpace([]byte(" \t\r\nx"), 0) != 4 {
 		t.Error("SkipSpace")
+	}
+}
+
+// Names finds a repeated name whether the object is small (the slice) or
+// large (the map it moves to after 16 names), and only a repeated one.
+func TestNames(t *testing.T) {
+	for _, n := range []int{3, 16, 17, 40} {
+		var names Names
+		for i := 0; i < n; i++ {
+			if names.Add(fmt.Sprintf("k%d", i)) {
+				t.Fatalf("%d names: k%d reported repeated on first sight", n, i)
+			}
+		}
+		for _, i := range []int{0, n / 2, n - 1} {
+			if !names.Add(fmt.Sprintf("k%d", i)) {
+				t.Errorf("%d names: k%d given again not reported", n, i)
+			}
+		}
 	}
 }

@@ -189,27 +189,12 @@ func (w *walker) value(t reflect.Type, path []string) error {
 	case t.Kind() == reflect.Map:
 		elem = t.Elem()
 	}
-	var seen []string // a linear search: configuration objects are small
-	var seenSet map[string]bool
+	var seen jsonscan.Names
 	w.i = jsonscan.SkipSpace(w.b, w.i+1)
 	for w.b[w.i] != '}' {
 		key := w.key()
 		at := append(path, key)
-		repeated := seenSet[key]
-		if seenSet == nil {
-			for _, k := range seen {
-				repeated = repeated || k == key
-			}
-			if seen = append(seen, key); len(seen) > 16 {
-				seenSet = make(map[string]bool, 2*len(seen))
-				for _, k := range seen {
-					seenSet[k] = true
-				}
-			}
-		} else {
-			seenSet[key] = true
-		}
-		if repeated {
+		if seen.Add(key) {
 			return &KeyError{Path: strings.Join(at, "."), Key: key, Problem: ProblemDuplicate}
 		}
 		next := elem
