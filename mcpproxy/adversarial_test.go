@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 	"github.com/toolselect/toolselect/rank"
 )
 
@@ -594,21 +596,34 @@ func TestAdversarialConfigReachesForTheProxysToken(t *testing.T) {
 }
 
 // Numbers are judged as the upstream's float reads them, with the verdict
-// Go, the C ABI and Python give (registry.TestNumbersValidatedAsReceived):
-// 1.00000000000000000001 is the integer 1 to every float reader, so it is
-// allowed and forwarded as 1; 1e400 is no float at all and is refused
-// before the upstream is called; -0.5 stays below minimum 0.
+// Go, the C ABI and Python give on the one table of numbers
+// (testdata/numbers/cases.json): 1.00000000000000000001 is the integer 1 to
+// every float reader, so it is allowed and forwarded as 1; 1e400 is no
+// float at all and is refused before the upstream is called.
 func TestAdversarialNumbersAsTheUpstreamReadsThem(t *testing.T) {
-	p := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}})
+	schema, cases := fixtures.Numbers(t)
+	up := testUpstream(t, "t")
+	up.Env["TOOLSELECT_TEST_VARIANT"] = "schema"
+	up.Env["TOOLSELECT_TEST_TOOLS"] = "ratio"
+	up.Env["TOOLSELECT_TEST_SCHEMA"] = string(schema)
+	p := startProxy(t, &Config{Upstreams: []Upstream{up}})
 	cs := connectMemory(t, p, "")
-	for args, want := range map[string]string{
-		`{"ms":1.00000000000000000001}`: "done",
-		`{"ms":1e400}`:                  "beyond the range of a 64-bit float",
-		`{"ms":-0.5}`:                   "minimum",
-	} {
-		res := call(t, cs, rank.CallToolName, json.RawMessage(`{"name":"t__sleep","arguments":`+args+`}`))
-		if !strings.Contains(text(res), want) || res.IsError != (want != "done") {
-			t.Errorf("%s: %s (error %v), want %q", args, text(res), res.IsError, want)
+	for _, c := range cases {
+		res := call(t, cs, rank.CallToolName, json.RawMessage(`{"name":"t__ratio","arguments":`+c.Args+`}`))
+		if c.Refused != "" {
+			// A number no float can hold is refused by call_tool's own
+			// arguments already: the same rule, at /arguments/f.
+			own, meta := `"pointer":"`+c.Pointer+`","rule":"`+c.Refused+`"`, `"pointer":"/arguments`+c.Pointer+`","rule":"`+c.Refused+`"`
+			if !res.IsError || !(strings.Contains(text(res), own) || strings.Contains(text(res), meta)) {
+				t.Errorf("%s (%s): %s (error %v), want refused by %s at %s", c.Args, c.Why, text(res), res.IsError, c.Refused, c.Pointer)
+			}
+			continue
+		}
+		// What the upstream received is the value the registry passed on;
+		// the SDK may write it again, so the two are compared as values.
+		var got, want any
+		if res.IsError || json.Unmarshal([]byte(text(res)), &got) != nil || json.Unmarshal([]byte(c.Passed), &want) != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s (%s): the upstream received %s (error %v), want %s", c.Args, c.Why, text(res), res.IsError, c.Passed)
 		}
 	}
 }

@@ -42,6 +42,9 @@ func serveTestUpstream() {
 	case "env":
 		serveEnvUpstream()
 		return
+	case "schema":
+		serveSchemaUpstream(os.Getenv("TOOLSELECT_TEST_TOOLS"), json.RawMessage(os.Getenv("TOOLSELECT_TEST_SCHEMA")))
+		return
 	case "mute":
 		// Started, never answering initialize: a hung server. It ends
 		// when the proxy closes its stdin.
@@ -371,6 +374,18 @@ func serveEchoUpstream(names []string) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
 		})
 	}
+	_ = s.Run(context.Background(), &mcp.StdioTransport{})
+}
+
+// serveSchemaUpstream serves one tool, name, taking schema, which answers
+// with the arguments it received as text: what the proxy passed on.
+func serveSchemaUpstream(name string, schema json.RawMessage) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream-schema", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: name, Description: "Echo the arguments received", InputSchema: schema,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
+		})
 	_ = s.Run(context.Background(), &mcp.StdioTransport{})
 }
 

@@ -10,12 +10,16 @@ import gc
 import json
 import unittest
 import warnings
+from pathlib import Path
+from typing import Optional
 
 import toolselect as ts
 
 from . import test_policy
 from .helpers import FakeClient, calls_json
 from .test_offer import offered_in
+
+ROOT = Path(__file__).resolve().parents[2]
 
 CFG = ts.ToolSelectionConfig(model="primary", fail_closed=False)
 
@@ -343,6 +347,31 @@ class NumberTest(unittest.TestCase):
         self.assertEqual(self.got, [], "nothing ran")
         self.reg.run("ratio", '{"f": 0.5}')
         self.assertEqual(self.got, [0.5])
+
+    def test_the_one_table_of_numbers(self):
+        """testdata/numbers/cases.json, the table Go's registry, the C ABI
+        and the MCP proxy are held to: the same verdict on every row, and
+        the callable receives the value passed on."""
+        doc = json.loads((ROOT / "testdata" / "numbers" / "cases.json").read_text())
+        got = []
+
+        def table(f: Optional[float] = None, n: Optional[int] = None) -> None:
+            """Takes the table's numbers."""
+            got.append({k: v for k, v in (("f", f), ("n", n)) if v is not None})
+
+        self.reg.register("table", table, parameters=doc["schema"])
+        for case in doc["cases"]:
+            with self.subTest(args=case["args"], why=case.get("why", "")):
+                del got[:]
+                if "refused" in case:
+                    with self.assertRaises(ts.InvalidArgumentsError) as cm:
+                        self.reg.run("table", case["args"])
+                    self.assertEqual([(v.pointer, v.rule) for v in cm.exception.violations],
+                                     [(case["pointer"], case["refused"])])
+                    self.assertEqual(got, [], "nothing ran")
+                else:
+                    self.reg.run("table", case["args"])
+                    self.assertEqual(got, [json.loads(case["passed"])])
 
     def test_an_int_parameter_receives_an_int(self):
         self.reg.run("count", '{"n": 1.0, "more": [2.0, 1e2, 3]}')

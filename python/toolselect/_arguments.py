@@ -85,7 +85,22 @@ def _loads_once(text: Union[str, bytes, bytearray]) -> Any:
             d[k] = val
         return d
 
-    value = json.loads(text, object_pairs_hook=pairs, parse_constant=_not_json)
+    beyond: List[_Beyond] = []
+
+    def number(literal: str) -> Any:
+        f = float(literal)
+        if f in (_INF, -_INF):
+            beyond.append(_Beyond(literal))
+            return beyond[-1]
+        return f
+
+    value = json.loads(text, object_pairs_hook=pairs, parse_constant=_not_json, parse_float=number)
+    if beyond:
+        # Go and the C ABI refuse the text the same way (registry's "number"
+        # rule): no float holds it, so no receiver could read it.
+        raise _BadArguments(Violation(_pointer_to(value, beyond[0]), "number",
+                                      f"the number {beyond[0].literal} is beyond the range of a 64-bit float, "
+                                      "what a receiver reads it as"))
     if first:
         obj, key = first[0]
         pointer = _pointer_to(value, obj) + "/" + key.replace("~", "~0").replace("/", "~1")
@@ -93,6 +108,17 @@ def _loads_once(text: Union[str, bytes, bytearray]) -> Any:
                                       f"the key {_quote(key)} appears more than once in one object; "
                                       "give it once"))
     return value
+
+
+_INF = float("inf")
+
+
+class _Beyond:
+    """A number literal no 64-bit float holds (1e400): kept in place while
+    parsing so that its pointer can be named."""
+
+    def __init__(self, literal: str) -> None:
+        self.literal = literal
 
 
 def _not_json(constant: str) -> Any:

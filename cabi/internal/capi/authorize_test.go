@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/toolselect/toolselect/internal/testing/fixtures"
 )
 
 func TestRegistryAuthorize(t *testing.T) {
@@ -119,38 +121,35 @@ func TestRegistryAuthorizeDuplicateArgs(t *testing.T) {
 }
 
 // TestRegistryAuthorizeNumbersAsReceived: the C ABI gives the verdict the Go
-// executor, Python and the proxy give (registry.TestNumbersValidatedAsReceived,
-// python NumberTest): a number is judged as the double a receiver reads, and
-// the args it allows are that value.
+// registry, Python and the proxy give on the one table of numbers
+// (testdata/numbers/cases.json): a number is judged as the double a
+// receiver reads, and the args it allows are that value.
 func TestRegistryAuthorizeNumbersAsReceived(t *testing.T) {
+	schema, cases := fixtures.Numbers(t)
 	h := newRegistry(t)
-	if r := RegistryRegister(h, []byte(`{"name":"ratio","description":"d","parameters":{"type":"object","properties":{"f":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1}}}}`), true); r.Code != OK {
+	tool, _ := json.Marshal(map[string]any{"name": "ratio", "description": "d", "parameters": schema})
+	if r := RegistryRegister(h, tool, true); r.Code != OK {
 		t.Fatal(string(r.Body))
 	}
-	for _, c := range []struct{ args, rule, passed string }{
-		{`{"f":1e-400}`, "exclusiveMinimum", ""},
-		{`{"f":0.99999999999999999999}`, "exclusiveMaximum", ""},
-		{`{"f":1e400}`, "number", ""},
-		{`{"f":0.5}`, "", `{"f":0.5}`},
-		{`{"f":0.30000000000000001}`, "", `{"f":0.3}`},
-	} {
+	for _, c := range cases {
 		// The audit record keeps the text received (1e400): read with
 		// UseNumber, as a float reader would refuse it.
 		var v map[string]any
-		dec := json.NewDecoder(bytes.NewReader(RegistryAuthorize(h, []byte(`{"tool":"ratio","args":`+c.args+`}`), true, nil, false).Body))
+		dec := json.NewDecoder(bytes.NewReader(RegistryAuthorize(h, []byte(`{"tool":"ratio","args":`+c.Args+`}`), true, nil, false).Body))
 		dec.UseNumber()
 		if err := dec.Decode(&v); err != nil {
 			t.Fatal(err)
 		}
-		if c.rule != "" {
-			if v["allowed"] != false || v["rule"] != "invalid_args" || !strings.Contains(fmt.Sprint(v["violations"]), c.rule) {
-				t.Errorf("%s: %v, want refused by %s", c.args, v, c.rule)
+		if c.Refused != "" {
+			viol, _ := json.Marshal(v["violations"])
+			if v["allowed"] != false || v["rule"] != "invalid_args" || !strings.Contains(string(viol), `"pointer":"`+c.Pointer+`","rule":"`+c.Refused+`"`) {
+				t.Errorf("%s (%s): %v, want refused by %s at %s", c.Args, c.Why, v, c.Refused, c.Pointer)
 			}
 			continue
 		}
 		got, _ := json.Marshal(v["args"])
-		if v["allowed"] != true || string(got) != c.passed {
-			t.Errorf("%s: %v, want allowed with %s", c.args, v, c.passed)
+		if v["allowed"] != true || string(got) != c.Passed {
+			t.Errorf("%s (%s): %v, want allowed with %s", c.Args, c.Why, v, c.Passed)
 		}
 	}
 }
