@@ -536,9 +536,10 @@ func (p *Proxy) heldResult(name string) *mcp.CallToolResult {
 
 // pinStats lists the held and flagged tools.
 type pinStats struct {
-	File string `json:"file"`
-	// Flag names the store to toolselect mcp pins (--pins FILE, --state URL).
-	Flag    string              `json:"flag"`
+	// File and Flag name the store (--pins FILE, --state URL); absent from
+	// the toolselect://stats resource (readStats).
+	File    string              `json:"file,omitempty"`
+	Flag    string              `json:"flag,omitempty"`
 	Held    []registry.PinCheck `json:"held"`
 	Flagged []registry.PinCheck `json:"flagged"`
 }

@@ -406,6 +406,23 @@ func TestPinsAttackRefusalTeachesNoApproval(t *testing.T) {
 			}
 		}
 	}
+	// toolselect://stats is a resource a client may hand the model: it
+	// names the held tool and why, not the store or the hash an approval
+	// takes. Go's Stats (and "toolselect mcp stats", the operator's) keep
+	// them.
+	read, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: StatsURI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats := read.Contents[0].Text
+	if !strings.Contains(stats, `"t__count"`) {
+		t.Errorf("the stats resource does not name the held tool:\n%s", stats)
+	}
+	for _, leak := range []string{pins, filepath.Base(pins), hash, hash[:12], "--pins"} {
+		if strings.Contains(stats, leak) {
+			t.Errorf("the stats resource tells the model %q:\n%s", leak, stats)
+		}
+	}
 	if !strings.Contains(logs.String(), "toolselect mcp pins approve t__count@"+hash+" --pins "+pins) {
 		t.Errorf("the log lacks the approve command:\n%s", logs.String())
 	}

@@ -323,12 +323,33 @@ func (p *Proxy) exposedTokens(ctx context.Context) (tokens, count int) {
 	return p.count(string(b)), len(res.Tools)
 }
 
+// readStats serves toolselect://stats, a resource a client may hand the
+// model: the pins section names the held tools and why, never the store nor
+// the hash an approval takes (an agent with a shell could approve the change
+// it is being protected from). [Proxy.Stats] and "toolselect mcp stats",
+// the operator's views, keep them.
 func (p *Proxy) readStats(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	b, err := json.MarshalIndent(p.Stats(ctx), "", "  ")
+	s := p.Stats(ctx)
+	if s.Pins != nil {
+		pins := pinStats{Held: forTheModel(s.Pins.Held), Flagged: forTheModel(s.Pins.Flagged)}
+		s.Pins = &pins
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: StatsURI, MIMEType: "application/json", Text: string(b)}}}, nil
+}
+
+// forTheModel is checks without what approves them: the hash and the
+// definitions a review compares.
+func forTheModel(checks []registry.PinCheck) []registry.PinCheck {
+	out := make([]registry.PinCheck, len(checks))
+	for i, c := range checks {
+		c.SHA256, c.Pinned, c.Pending = "", nil, nil
+		out[i] = c
+	}
+	return out
 }
 
 // remoteProbeTimeout bounds the ping Stats sends each HTTP upstream.
