@@ -32,10 +32,6 @@ func (c *Config) destructive() string {
 	return destructiveDeny
 }
 
-// protocolStateless is the first MCP version whose requests carry no
-// session the server could send a request back on.
-const protocolStateless = "2026-07-28"
-
 // errNoElicitation is why a call could not be asked about; the executor
 // makes it a refusal (approval_denied) the model reads.
 var errNoElicitation = errors.New("nobody can be asked")
@@ -56,7 +52,7 @@ func (p *Proxy) elicitApprover(ctx context.Context, req executor.ApprovalRequest
 	switch {
 	case ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil:
 		return executor.Approval{}, fmt.Errorf("%w: the MCP client did not declare the elicitation capability, so its user cannot be asked to approve %q; the operator may start the proxy with --destructive allow (\"destructive\": \"allow\") to run destructive tools unasked", errNoElicitation, req.Tool.Name)
-	case ip.ProtocolVersion >= protocolStateless:
+	case ip.ProtocolVersion >= statelessProtocol:
 		return executor.Approval{}, fmt.Errorf("%w: the client speaks MCP %s, where a server cannot send an elicitation request in the middle of a call and this proxy does not yet answer with input requests; connect with an earlier protocol version, or the operator may start the proxy with --destructive allow", errNoElicitation, ip.ProtocolVersion)
 	}
 	res, err := o.session.Elicit(ctx, &mcp.ElicitParams{

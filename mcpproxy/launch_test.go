@@ -102,3 +102,26 @@ func TestDeadHTTPUpstreamIsDown(t *testing.T) {
 		t.Fatalf("a dead HTTP upstream: %+v", s.Upstreams[0])
 	}
 }
+
+// A call to an HTTP upstream that times out asks whether the upstream is
+// still alive. Protocol 2026-07-28 has no ping (what the SDK's Ping sends
+// such a server is refused), so a healthy upstream must not be dropped for
+// a slow call: its server is asked whether it answers at all.
+func TestSlowCallDoesNotDropAHealthyHTTPUpstream(t *testing.T) {
+	inner := startProxy(t, &Config{Upstreams: []Upstream{testUpstream(t, "t")}, Keep: []string{"t__sleep"}})
+	srv := httptest.NewServer(inner.HTTPHandler(nil))
+	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() }) // after the proxy's own cleanup
+	p := startProxy(t, &Config{Upstreams: []Upstream{{Name: "remote", URL: srv.URL + "/mcp"}}, Timeout: 300 * time.Millisecond})
+	cs := connectMemory(t, p, "")
+	res := call(t, cs, "call_tool", map[string]any{"name": "remote__t__sleep", "arguments": map[string]any{"ms": 1500}})
+	if !res.IsError || !strings.Contains(text(res), "timed out") {
+		t.Fatalf("the slow call: %s", text(res))
+	}
+	time.Sleep(2500 * time.Millisecond) // the check after the timeout, done
+	if s := p.Stats(context.Background()); s.Upstreams[0].State != StateReady || s.Upstreams[0].Connects != 1 {
+		t.Fatalf("a healthy HTTP upstream after a slow call: %+v", s.Upstreams[0])
+	}
+	if res := call(t, cs, "call_tool", map[string]any{"name": "remote__t__sleep", "arguments": map[string]any{"ms": 1}}); res.IsError {
+		t.Errorf("after the slow call: %s", text(res))
+	}
+}

@@ -280,7 +280,9 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// The first protocol version served without sessions.
+// statelessProtocol is the first MCP version served without sessions: its
+// requests carry none a server could send a request back on (no
+// elicitation mid-call), and it has no ping.
 const statelessProtocol = "2026-07-28"
 
 // HTTPHandler serves MCP over streamable HTTP. Clients that initialize with

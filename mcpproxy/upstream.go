@@ -405,6 +405,17 @@ const endWait = 3 * time.Second
 func (u *upstream) checkAlive(sess *mcp.ClientSession) {
 	ctx, cancel := context.WithTimeout(u.p.life, 2*time.Second)
 	defer cancel()
+	if u.cfg.URL != "" {
+		if ir := sess.InitializeResult(); ir != nil && ir.ProtocolVersion >= statelessProtocol {
+			// No ping in this protocol: what the SDK's Ping sends is
+			// refused, which would drop a healthy upstream. Whether its
+			// server answers at all is what can be asked.
+			if err := u.reachable(ctx); err != nil {
+				u.drop(sess, "it stopped answering (a call timed out and its server did not answer)")
+			}
+			return
+		}
+	}
 	if err := sess.Ping(ctx, nil); err != nil {
 		u.drop(sess, "it stopped answering (a call timed out and a ping failed)")
 	}
