@@ -8,9 +8,8 @@ import (
 
 // Hidden returns the tools the caller's filters ([Options.Caller] and its
 // shorthands: unsafe tools, roles, capabilities, per-tool rules) kept out
-// of picks, the
-// picks Rank returned for the same input and opts, that would otherwise
-// have been among them: each with [Pick.Hidden] saying why (the reason
+// of picks, the picks Rank returned for the same input and opts, that
+// would otherwise have been among them: each with [Pick.Hidden] saying why (the reason
 // registry.Eligibility.Check gives), in the order an unfiltered ranking
 // puts them. A caller who forgot a role sees here what it cost. With nothing
 // filtered out of the catalog it ranks nothing again and returns nil.
