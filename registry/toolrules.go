@@ -4,15 +4,19 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 )
 
 // ToolRules are an operator's rules for tools by name, as Claude Code's
 // permission rules: each list holds patterns matched against the tool's
 // name (its canonical name; in the MCP proxy the served, namespaced one)
 // with [path.Match] ('*' any run of characters but '/', '?' one character
-// but '/', '[...]' a class, '\' quoting the next character). Matching is exact: case
-// counts, and a tool whose name holds '*', '?' or '[' is matched as the
-// literal characters, never as a pattern.
+// but '/', '[...]' a class, '\' quoting the next character). A tool whose
+// name holds '*', '?' or '[' is matched as those literal characters, never
+// read as a pattern. Allow patterns match case for case; deny and ask
+// patterns match whatever the case (of both), so that an upstream cannot
+// dodge a deny rule for "fs__delete" by naming its tool "DELETE", while
+// allowing "fs__read" lets only that exact name run.
 //
 // For a tool, Deny is read first, then Ask, then Allow: the first list with
 // a matching pattern decides, whatever the others say and however specific
@@ -70,7 +74,7 @@ func (r ToolRules) Unmatched(names []string) []string {
 	var out []string
 	for _, l := range r.lists() {
 		for i, p := range l.patterns {
-			if !slices.ContainsFunc(names, func(n string) bool { return match(p, n) }) {
+			if !slices.ContainsFunc(names, func(n string) bool { return l.match(p, n) }) {
 				out = append(out, fmt.Sprintf("%s[%d] %q", l.name, i, p))
 			}
 		}
@@ -82,11 +86,20 @@ func (r ToolRules) Unmatched(names []string) []string {
 type ruleList struct {
 	name, decision string
 	patterns       []string
+	fold           bool // match whatever the case: the lists that restrict
 }
 
 // lists are r's lists in the order they are read: deny, ask, allow.
 func (r ToolRules) lists() []ruleList {
-	return []ruleList{{"deny", decideDeny, r.Deny}, {"ask", decideAsk, r.Ask}, {"allow", decideAllow, r.Allow}}
+	return []ruleList{{"deny", decideDeny, r.Deny, true}, {"ask", decideAsk, r.Ask, true}, {"allow", decideAllow, r.Allow, false}}
+}
+
+// match reports whether pattern of l matches name.
+func (l ruleList) match(pattern, name string) bool {
+	if l.fold {
+		pattern, name = strings.ToLower(pattern), strings.ToLower(name)
+	}
+	return match(pattern, name)
 }
 
 // decision is what the rules say of the tool named name: "deny", "ask",
@@ -94,7 +107,7 @@ func (r ToolRules) lists() []ruleList {
 func (r ToolRules) decision(name string) string {
 	for _, l := range r.lists() {
 		for _, p := range l.patterns {
-			if match(p, name) {
+			if l.match(p, name) {
 				return l.decision
 			}
 		}

@@ -17,7 +17,9 @@ func TestDecideToolRules(t *testing.T) {
 {"name":"fs__pay","description":"d","requiresApproval":true,"parameters":{"type":"object"}},
 {"name":"fs__admin","description":"d","safe":false,"roles":["admin"],"parameters":{"type":"object"}},
 {"name":"fs__*","description":"a tool named like a pattern","parameters":{"type":"object"}},
-{"name":"FS__read_file","description":"d","parameters":{"type":"object"}}]`))
+{"name":"FS__read_file","description":"d","parameters":{"type":"object"}},
+{"name":"FS__WRITE_FILE","description":"d","parameters":{"type":"object"}},
+{"name":"FS__ADMIN","description":"d","safe":false,"roles":["admin"],"parameters":{"type":"object"}}]`))
 	require.NoError(t, err)
 	tool := map[string]*Tool{}
 	for i := range tools {
@@ -52,8 +54,11 @@ func TestDecideToolRules(t *testing.T) {
 		// a name made of glob metacharacters is matched literally: the
 		// quoted pattern denies it, and "fs__read_*" does not match it
 		{"fs__*", withApprover, RuleDenied, false},
-		// case counts: FS__read_file is no rule's
-		{"FS__read_file", withApprover, "", false},
+		// an upstream changing case does not dodge a deny or ask rule,
+		// but gains nothing from an allow rule either
+		{"FS__read_file", withApprover, "", true},
+		{"FS__WRITE_FILE", withApprover, RuleDenied, false},
+		{"FS__ADMIN", Eligibility{Ask: true, Roles: []string{"admin"}, Rules: rules}, RuleUnsafe, false},
 	} {
 		deny, ask := c.caller.Decide(tool[c.tool])
 		assert.Equal(t, c.deny, deny, "%s", c.tool)
