@@ -238,10 +238,10 @@ func TestPermissionsConfig(t *testing.T) {
 	}
 	for body, want := range map[string]string{
 		`{"permissions": {"deny": ["fs__[write"]}}`: `permissions.deny[0] "fs__[write": syntax error in pattern`,
-		`{"permissions": {"deny": [""]}}`:          `permissions.deny[0]: an empty pattern`,
-		`{"permissions": {"denied": ["x"]}}`:       `denied`,
-		`{"permissions": {"unsafe": "allow"}}`:     `unsafe`,
-		`{"permissions": {"allow": "fs__*"}}`:      `permissions.allow`,
+		`{"permissions": {"deny": [""]}}`:           `permissions.deny[0]: an empty pattern`,
+		`{"permissions": {"denied": ["x"]}}`:        `denied`,
+		`{"permissions": {"unsafe": "allow"}}`:      `unsafe`,
+		`{"permissions": {"allow": "fs__*"}}`:       `permissions.allow`,
 	} {
 		if _, err := load(body); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", body, err, want)
