@@ -15,7 +15,7 @@ import (
 // filtered out of the catalog it ranks nothing again and returns nil.
 func (r *Ranker) Hidden(ctx context.Context, input any, opts *Options, picks []Pick) ([]Pick, error) {
 	o := opts.withDefaults()
-	rule := registry.Eligibility{AllowUnsafe: o.AllowUnsafe, Roles: o.Roles, Capabilities: o.Capabilities, Rules: o.Caller.Rules}
+	rule := registry.Eligibility{AllowUnsafe: o.AllowUnsafe, Roles: o.Roles, Capabilities: o.Capabilities, Ask: o.Caller.Ask, Rules: o.Caller.Rules}
 	entries := r.Catalog().entries
 	if _, excluded := rule.Filter(entries); len(excluded) == 0 {
 		return nil, nil

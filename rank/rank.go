@@ -114,8 +114,9 @@ func (o *Options) withDefaults() Options {
 	el := v.caller()
 	// A caller who can ask is offered unsafe tools as one who allows them
 	// (registry.Eligibility.Check treats them alike); the executor asks.
-	// The per-tool rules stay on Caller.
-	v.Caller, v.AllowUnsafe, v.Roles, v.Capabilities = registry.Eligibility{Rules: el.Rules}, el.AllowUnsafe || el.Ask, el.Roles, el.Capabilities
+	// The per-tool rules stay on Caller, with Ask: their unsafe mode "ask"
+	// needs a caller who can ask.
+	v.Caller, v.AllowUnsafe, v.Roles, v.Capabilities = registry.Eligibility{Ask: el.Ask, Rules: el.Rules}, el.AllowUnsafe || el.Ask, el.Roles, el.Capabilities
 	if v.MaxCandidates <= 0 {
 		v.MaxCandidates = DefaultMaxCandidates
 	}
@@ -654,7 +655,7 @@ func (o *Options) caller() registry.Eligibility {
 // been through withDefaults, which folds [Options.Caller] into the
 // shorthand fields, all but its per-tool rules.
 func eligible(e *registry.Entry, o *Options) bool {
-	el := registry.Eligibility{AllowUnsafe: o.AllowUnsafe, Roles: o.Roles, Capabilities: o.Capabilities, Rules: o.Caller.Rules}
+	el := registry.Eligibility{AllowUnsafe: o.AllowUnsafe, Roles: o.Roles, Capabilities: o.Capabilities, Ask: o.Caller.Ask, Rules: o.Caller.Rules}
 	return el.Allows(e) && (o.Filter == nil || o.Filter(e))
 }
 
