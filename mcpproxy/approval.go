@@ -113,6 +113,10 @@ func (p *Proxy) approvalMessage(req executor.ApprovalRequest) string {
 	if len(ann) > 0 {
 		fmt.Fprintf(&b, "Annotations: %s\n", strings.Join(ann, "; "))
 	}
+	if req.Tool.Safe && !req.Tool.ApprovalRequired() {
+		// Neither destructive nor marked: only an ask rule asks about it.
+		b.WriteString("Asked because: a permissions.ask rule of this proxy's configuration names it\n")
+	}
 	fmt.Fprintf(&b, "Arguments (validated against its input schema): %s\n", req.Args)
 	fmt.Fprintf(&b, "Arguments SHA-256: %s", req.ArgsSHA256)
 	return b.String()

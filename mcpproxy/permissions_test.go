@@ -127,6 +127,9 @@ func TestPermissionsAllowAskDenyPrecedence(t *testing.T) {
 	if res := run("ed__read_note"); !res.IsError || asked.Load() != 1 || !strings.Contains(text(res), "approval denied") {
 		t.Fatalf("read-only tool under an ask rule, declined: asked %d: %s", asked.Load(), text(res))
 	}
+	if m, _ := msg.Load().(string); !strings.Contains(m, "permissions.ask rule") || !strings.Contains(m, "ed__read_note") {
+		t.Fatalf("the user is not told why a read-only tool is asked about:\n%s", m)
+	}
 	if res := run("ed__drop_table"); !res.IsError || asked.Load() != 2 {
 		t.Fatalf("unnamed destructive tool under --destructive ask, declined: asked %d: %s", asked.Load(), text(res))
 	}
