@@ -196,10 +196,16 @@ int toolselect_fake_model_close(uint64_t fake, char **out);
 /* The executor's run policy, for callers that run tools themselves: may this
  * call run for this caller? call_json: {"id":"...","tool":"...","args":{...}};
  * policy_json (NULL: the defaults): {"allow_unsafe":false,"roles":[...],
- * "capabilities":[...],"approver":false,"hints":{"unsafe":"..."}} ("hints",
+ * "capabilities":[...],"approver":false,"hints":{"unsafe":"..."},
+ * "rules":{"allow":[...],"ask":[...],"deny":[...]}} ("hints",
  * when given, word what would let a refused call run, by rule, in the
  * caller's names: the message and the audit record carry them instead of
- * Go's, and a rule without one gets none). Result, TS_OK either way:
+ * Go's, and a rule without one gets none; "rules", per-tool patterns of
+ * tool names in Go's path.Match syntax that take precedence over the rest:
+ * deny first (rule "denied_by_rule", even for a safe tool), then ask
+ * (approval_required, even for a safe tool), then allow (an unsafe tool
+ * runs unasked); deny and ask match whatever the case; a pattern
+ * path.Match cannot read is TS_ERR_ARGUMENT naming it). Result, TS_OK either way:
  * {"allowed":true,"tool":CANONICAL,"args":{...},"policy":"schema","validated":true,
  *  "approval_required":false} — run it with these args (the validated value
  * written again, never call_json's bytes; asking the approver first when
@@ -208,7 +214,7 @@ int toolselect_fake_model_close(uint64_t fake, char **out);
  * with "args_sha256", the hash of args, for the record beside who
  * approved), and write the audit record; or {"allowed":false,"tool",
  * "outcome":"refused"|"invalid","rule":"unsafe"|"role"|"capability"|
- * "no_schema_read_only"|"approval_required"|"unknown_tool"|"invalid_args",
+ * "denied_by_rule"|"no_schema_read_only"|"approval_required"|"unknown_tool"|"invalid_args",
  * "message","violations":[...],"audit":{record}} — do not run it.
  * TS_ERR_ARGUMENT for malformed JSON, or a key of call_json or policy_json
  * that is unknown, in another case than written here, or given twice. */

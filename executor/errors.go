@@ -26,10 +26,14 @@ var (
 	ErrRoleDenied = errors.New("caller holds none of the tool's roles")
 	// ErrCapability: the tool does not declare a capability the caller requires ([Options.Capabilities]).
 	ErrCapability = errors.New("tool lacks a capability the caller requires")
+	// ErrDenied: a deny rule of the caller's names the tool
+	// ([registry.ToolRules]), whatever else it is.
+	ErrDenied = errors.New("tool denied by rule")
 	// ErrNotReadOnly: a schema-less tool in read-only mode does not declare the readOnly capability.
 	ErrNotReadOnly = errors.New("schema-less read-only tool is not declared readOnly")
-	// ErrApprovalRequired: a tool that requires approval (RequiresApproval, or
-	// schema-less in human-approval mode) and no Approver configured.
+	// ErrApprovalRequired: a tool that requires approval (RequiresApproval,
+	// schema-less in human-approval mode, or named by an ask rule of the
+	// caller's) and no Approver configured.
 	ErrApprovalRequired = errors.New("human approval required but no approver is configured")
 	// ErrApprovalDenied: the approver said no, failed, or did not answer in time.
 	ErrApprovalDenied = errors.New("approval denied")
@@ -157,6 +161,7 @@ var rules = []struct {
 	{ErrUnsafe, registry.RuleUnsafe},
 	{ErrRoleDenied, registry.RuleRole},
 	{ErrCapability, registry.RuleCapability},
+	{ErrDenied, registry.RuleDenied},
 	{ErrNotReadOnly, registry.RuleNoSchemaReadOnly},
 	{ErrApprovalRequired, registry.RuleApprovalRequired},
 	{ErrApprovalDenied, registry.RuleApprovalDenied},
@@ -173,6 +178,7 @@ var goHints = map[registry.Rule]string{
 	registry.RuleUnsafe:           "set Options.AllowUnsafe to run it",
 	registry.RuleRole:             "give the caller one of them in Options.Caller.Roles (or Options.Roles)",
 	registry.RuleCapability:       "",
+	registry.RuleDenied:           "",
 	registry.RuleNoSchemaReadOnly: "",
 	registry.RuleApprovalRequired: "set Options.Approver to ask for approval",
 	registry.RuleApprovalDenied:   "",

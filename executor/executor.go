@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -57,8 +58,10 @@ type Options struct {
 	// Approver is asked about every call [registry.Eligibility.Decide] says
 	// to ask about: with an approver given, every unsafe tool (whether or not
 	// AllowUnsafe is set too: an approver never loosens anything), every tool
-	// marked RequiresApproval and every schema-less human-approval tool.
-	// Without one, unsafe tools run only with AllowUnsafe and the others are
+	// marked RequiresApproval, every schema-less human-approval tool and
+	// every tool an ask rule of [Options.Caller].Rules names (rules, which
+	// take precedence, may also deny a tool or allow an unsafe one unasked:
+	// [registry.ToolRules]). Without one, unsafe tools run only with AllowUnsafe and the others are
 	// refused (ErrApprovalRequired). It sees the validated arguments; what
 	// runs is the copy it approved, or its edited Args validated again. It
 	// may block (waiting for a human) and must return when ctx ends; an
@@ -150,7 +153,9 @@ func newView(reg *registry.Registry, opts *Options) *Executor {
 		e.opts = *opts
 		// The caller is read once, into the shorthand fields the policy reads.
 		el := opts.Caller.With(registry.Eligibility{AllowUnsafe: opts.AllowUnsafe, Roles: opts.Roles, Capabilities: opts.Capabilities})
-		e.opts.Caller, e.opts.AllowUnsafe = registry.Eligibility{Ask: el.Ask}, el.AllowUnsafe
+		e.opts.Caller, e.opts.AllowUnsafe = registry.Eligibility{Ask: el.Ask, Rules: el.Rules}, el.AllowUnsafe
+		r := &e.opts.Caller.Rules
+		r.Allow, r.Ask, r.Deny = slices.Clone(r.Allow), slices.Clone(r.Ask), slices.Clone(r.Deny)
 		e.opts.Roles = append([]string(nil), el.Roles...)
 		e.opts.Capabilities = append([]string(nil), el.Capabilities...)
 		e.opts.ToolTimeouts = maps.Clone(opts.ToolTimeouts)

@@ -47,7 +47,7 @@ type Approval struct {
 // [Options.Caller].Ask parks asked calls for [Executor.Resume].
 func (e *Executor) caller() registry.Eligibility {
 	return registry.Eligibility{AllowUnsafe: e.opts.AllowUnsafe, Roles: e.opts.Roles, Capabilities: e.opts.Capabilities,
-		Ask: e.opts.Caller.Ask || e.opts.Approver != nil}
+		Ask: e.opts.Caller.Ask || e.opts.Approver != nil, Rules: e.opts.Caller.Rules}
 }
 
 // checkStatic applies [registry.Eligibility.Decide], the one rule every
@@ -66,6 +66,8 @@ func (e *Executor) checkStatic(entry *registry.Entry) (string, bool, error) {
 	deny, ask := el.Decide(t)
 	switch deny {
 	case "":
+	case registry.RuleDenied:
+		return policy, false, refusal(ErrDenied, "%q is denied by a rule", t.Name)
 	case registry.RuleUnsafe:
 		return policy, false, refusal(ErrUnsafe, "%q is marked unsafe", t.Name)
 	case registry.RuleRole:
@@ -75,10 +77,13 @@ func (e *Executor) checkStatic(entry *registry.Entry) (string, bool, error) {
 	case registry.RuleNoSchemaReadOnly:
 		return policy, false, refusal(ErrNotReadOnly, "%q has no schema and may run only as read-only, but does not declare the %q capability", t.Name, registry.CapabilityReadOnly)
 	case registry.RuleApprovalRequired:
-		if t.RequiresApproval {
+		switch {
+		case t.RequiresApproval:
 			return policy, false, refusal(ErrApprovalRequired, "%q requires approval before every call", t.Name)
+		case t.ApprovalRequired():
+			return policy, false, refusal(ErrApprovalRequired, "%q has no schema and runs only with a human's approval", t.Name)
 		}
-		return policy, false, refusal(ErrApprovalRequired, "%q has no schema and runs only with a human's approval", t.Name)
+		return policy, false, refusal(ErrApprovalRequired, "%q is to be asked about before every call (an ask rule names it)", t.Name)
 	default:
 		// The registry refuses this; fail closed should it ever happen.
 		return policy, false, refusal(ErrNotReadOnly, "%q has no schema and no valid mode for running without one", t.Name)
@@ -94,7 +99,7 @@ func (e *Executor) checkStatic(entry *registry.Entry) (string, bool, error) {
 
 // askReason is why Decide asks about t's calls (see [ApprovalRequest.Reason]).
 func askReason(t *registry.Tool) registry.Rule {
-	if t.ApprovalRequired() {
+	if t.ApprovalRequired() || t.Safe { // a safe tool is asked about only by an ask rule
 		return registry.RuleApprovalRequired
 	}
 	return registry.RuleUnsafe

@@ -42,7 +42,9 @@ var errNoElicitation = errors.New("nobody can be asked")
 // approves only on "accept". "decline" and "cancel" are refusals. A client
 // that did not declare the elicitation capability, or that speaks the
 // stateless 2026-07-28 protocol (where a server cannot send a request in the
-// middle of one), gets a refusal saying so and naming --destructive allow.
+// middle of one), gets a refusal saying so and naming --destructive allow
+// (and the permissions.ask rule, which takes precedence over it). It asks,
+// too, about the tools an ask rule names ([Config.Permissions]).
 func (p *Proxy) elicitApprover(ctx context.Context, req executor.ApprovalRequest) (executor.Approval, error) {
 	o := originOf(ctx)
 	if o == nil || o.session == nil {
@@ -51,9 +53,9 @@ func (p *Proxy) elicitApprover(ctx context.Context, req executor.ApprovalRequest
 	ip := o.session.InitializeParams()
 	switch {
 	case ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil:
-		return executor.Approval{}, fmt.Errorf("%w: the MCP client did not declare the elicitation capability, so its user cannot be asked to approve %q; the operator may start the proxy with --destructive allow (\"destructive\": \"allow\") to run destructive tools unasked", errNoElicitation, req.Tool.Name)
+		return executor.Approval{}, fmt.Errorf("%w: the MCP client did not declare the elicitation capability, so its user cannot be asked to approve %q; the operator may start the proxy with --destructive allow (\"destructive\": \"allow\") to run destructive tools unasked, or, where a permissions.ask rule names the tool, change that rule", errNoElicitation, req.Tool.Name)
 	case ip.ProtocolVersion >= statelessProtocol:
-		return executor.Approval{}, fmt.Errorf("%w: the client speaks MCP %s, where a server cannot send an elicitation request in the middle of a call and this proxy does not yet answer with input requests; connect with an earlier protocol version, or the operator may start the proxy with --destructive allow", errNoElicitation, ip.ProtocolVersion)
+		return executor.Approval{}, fmt.Errorf("%w: the client speaks MCP %s, where a server cannot send an elicitation request in the middle of a call and this proxy does not yet answer with input requests; connect with an earlier protocol version, or the operator may start the proxy with --destructive allow (or change the permissions.ask rule that names the tool)", errNoElicitation, ip.ProtocolVersion)
 	}
 	res, err := o.session.Elicit(ctx, &mcp.ElicitParams{
 		Message:         p.approvalMessage(req),
@@ -106,6 +108,10 @@ func (p *Proxy) approvalMessage(req executor.ApprovalRequest) string {
 	}
 	if len(ann) > 0 {
 		fmt.Fprintf(&b, "Annotations: %s\n", strings.Join(ann, "; "))
+	}
+	if req.Tool.Safe && !req.Tool.ApprovalRequired() {
+		// Neither destructive nor marked: only an ask rule asks about it.
+		b.WriteString("Asked because: a permissions.ask rule of this proxy's configuration names it\n")
 	}
 	fmt.Fprintf(&b, "Arguments (validated against its input schema): %s\n", req.Args)
 	fmt.Fprintf(&b, "Arguments SHA-256: %s", req.ArgsSHA256)

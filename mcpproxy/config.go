@@ -17,6 +17,7 @@ import (
 	"github.com/toolselect/toolselect/internal/strictjson"
 
 	"github.com/toolselect/toolselect/rank"
+	"github.com/toolselect/toolselect/registry"
 )
 
 // Defaults used when a Config leaves a field at its zero value.
@@ -199,6 +200,19 @@ type Config struct {
 	// and each call runs only after the client's user accepts an MCP
 	// elicitation request; "allow": findable and callable.
 	Destructive string `json:"destructive,omitempty"`
+	// Permissions are per-tool rules, as Claude Code's: "allow", "ask" and
+	// "deny" list served tool names (UPSTREAM + separator + TOOL) or
+	// path.Match patterns of them ("fs__write_*"). They take precedence
+	// over Destructive: deny rules are read first, then ask, then allow,
+	// and the first list with a match decides, however specific another
+	// list's pattern is. A denied tool is neither findable nor callable,
+	// even a read-only one; an asked one is findable and each call asks
+	// the client's user (elicitation), even of a read-only tool; an allowed
+	// one runs unasked, even a destructive one. A tool no rule names
+	// follows Destructive. A pattern path.Match cannot read is a
+	// configuration error; one that matches no tool is warned about at
+	// start. Rules never serve a held tool (Pins).
+	Permissions registry.ToolRules `json:"permissions,omitzero"`
 	// Timeout bounds every upstream tools/call (default 30s). Starting and
 	// listing an upstream get at least 30s. In JSON, "timeout": a Go duration
 	// string ("1m30s") or a number of seconds.
@@ -354,6 +368,12 @@ func (c *Config) Validate() error {
 	case "", destructiveDeny, destructiveAsk, destructiveAllow:
 	default:
 		return fmt.Errorf("destructive %q is not %q, %q or %q", c.Destructive, destructiveDeny, destructiveAsk, destructiveAllow)
+	}
+	if err := c.Permissions.Validate(); err != nil {
+		return fmt.Errorf("permissions.%w", err)
+	}
+	if c.Permissions.Unsafe != "" {
+		return errors.New("permissions: the mode for destructive tools no rule names is destructive, not a field of permissions")
 	}
 	if c.AllowDestructive && c.Destructive != "" && c.Destructive != destructiveAllow {
 		return fmt.Errorf("allowDestructive (destructive %q) and destructive %q disagree: keep one", destructiveAllow, c.Destructive)

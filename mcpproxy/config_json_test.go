@@ -10,18 +10,21 @@ import (
 	"time"
 )
 
+// loadConfigText writes body to a file and reads it with LoadConfig.
+func loadConfigText(t *testing.T, body string) (*Config, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "proxy.json")
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return LoadConfig(path)
+}
+
 // The JSON configuration gives the timeout as a Go duration string or a
 // number of seconds; Config.Timeout is a time.Duration; unknown keys and a
 // malformed timeout are errors naming what was wrong; MarshalJSON reads back.
 func TestConfigTimeoutJSON(t *testing.T) {
-	load := func(body string) (*Config, error) {
-		t.Helper()
-		path := filepath.Join(t.TempDir(), "proxy.json")
-		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return LoadConfig(path)
-	}
+	load := func(body string) (*Config, error) { return loadConfigText(t, body) }
 	for body, want := range map[string]time.Duration{
 		`{"timeout": "1m30s"}`: 90 * time.Second,
 		`{"timeout": 90}`:      90 * time.Second,

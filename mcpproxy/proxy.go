@@ -153,11 +153,17 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 	}
 	// One executor runs every call: each upstream tool is a handler,
 	// find_tool / call_tool are its meta-tools, and its policy decides what
-	// is findable and callable: destructive tools only when allowed, or,
-	// with "ask", findable and asked about through the client (an approver
-	// given, registry.Eligibility.Decide says ask).
-	exOpts := &executor.Options{AllowUnsafe: c.destructive() == destructiveAllow, Timeout: c.timeout(), Hint: proxyHint}
-	if c.destructive() == destructiveAsk {
+	// is findable and callable: the per-tool rules (permissions) first,
+	// then the destructive mode for the tools no rule names: destructive
+	// tools only when allowed, or, with "ask", findable and asked about
+	// through the client (an approver given, registry.Eligibility.Decide
+	// says ask). The mode is the rules' Unsafe, so that an approver given
+	// for ask rules does not make the other destructive tools askable.
+	rules := c.Permissions
+	rules.Unsafe = c.destructive()
+	exOpts := &executor.Options{AllowUnsafe: c.destructive() == destructiveAllow, Timeout: c.timeout(), Hint: proxyHint,
+		Caller: registry.Eligibility{Rules: rules}}
+	if c.destructive() == destructiveAsk || len(c.Permissions.Ask) > 0 {
 		exOpts.Approver = p.elicitApprover
 	}
 	p.ex = executor.New(reg, exOpts)
@@ -190,7 +196,7 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 	}
 	if !p.topMode() {
 		p.server.AddTool(findToolDef(), p.handleMeta)
-		p.server.AddTool(callToolDef(p.cfg.destructive() != destructiveDeny), p.handleMeta)
+		p.server.AddTool(callToolDef(p.cfg.destructive() != destructiveDeny || len(p.cfg.Permissions.Allow)+len(p.cfg.Permissions.Ask) > 0), p.handleMeta)
 	}
 	p.server.AddResource(&mcp.Resource{
 		URI: StatsURI, Name: "stats", Title: "toolselect proxy statistics", MIMEType: "application/json",
@@ -275,6 +281,7 @@ func (p *Proxy) launch(ctx context.Context) error {
 		p.pinnedBefore = true // what appears from now on is new since the first pinning
 		p.syncExposed(ctx)
 		p.warnUnmatchedKeep()
+		p.warnUnmatchedRules()
 		p.importMu.Unlock()
 		if p.pins != nil {
 			p.bg.Go(p.watchPins)
@@ -659,6 +666,30 @@ func (p *Proxy) warnUnmatchedKeep() {
 	}
 }
 
+// warnUnmatchedRules names, once every upstream has had its first try,
+// each permissions pattern that matches no tool served or held: a misspelt
+// rule would otherwise just do nothing (a deny rule protecting nothing).
+// The caller holds importMu.
+func (p *Proxy) warnUnmatchedRules() {
+	r := p.cfg.Permissions
+	if len(r.Allow)+len(r.Ask)+len(r.Deny) == 0 {
+		return
+	}
+	entries, _ := p.reg.Snapshot()
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	p.mu.Lock()
+	for n := range p.held {
+		names = append(names, n)
+	}
+	p.mu.Unlock()
+	for _, rule := range r.Unmatched(names) {
+		p.log.Warn("permissions rule matches no tool; check the pattern against the served names (UPSTREAM"+p.cfg.separator()+"TOOL, case counts) or an upstream that is not running", "rule", "permissions."+rule)
+	}
+}
+
 // mcpToolOf builds the full MCP definition of an entry; ok is false when the
 // SDK would refuse the schema (it must be an object schema).
 func mcpToolOf(e *registry.Entry) (*mcp.Tool, bool) {
@@ -875,6 +906,7 @@ var proxyHints = map[registry.Rule]string{
 	registry.RuleUnsafe:           "the proxy runs destructive tools only when started with --destructive ask (each call asks the client's user) or --destructive allow (\"destructive\": \"ask\" or \"allow\" in its configuration; --allow-destructive, \"allowDestructive\": true, is allow)",
 	registry.RuleRole:             "",
 	registry.RuleCapability:       "",
+	registry.RuleDenied:           "the proxy's configuration denies this tool (permissions.deny); only its operator can change that",
 	registry.RuleNoSchemaReadOnly: "",
 	registry.RuleApprovalRequired: "",
 	registry.RuleApprovalDenied:   "",

@@ -21,6 +21,7 @@ const (
 	withheldDestructive = "destructive"
 	withheldHeld        = "held"
 	withheldRole        = "role"
+	withheldDenied      = "denied by rule"
 )
 
 // withheldReasons words the executor's rules in the proxy's vocabulary;
@@ -28,6 +29,7 @@ const (
 var withheldReasons = map[registry.Rule]string{
 	registry.RuleUnsafe: withheldDestructive,
 	registry.RuleRole:   withheldRole,
+	registry.RuleDenied: withheldDenied,
 }
 
 // withheldWhy says, per reason, why such a match is not offered, for the
@@ -36,6 +38,7 @@ var withheldWhy = map[string]string{
 	withheldDestructive: "destructive, which this proxy is set not to run",
 	withheldHeld:        "held: its definition changed or is new, and waits for an operator's review",
 	withheldRole:        "reserved for roles this client does not hold",
+	withheldDenied:      "denied by a rule of this proxy's configuration",
 }
 
 // withheld counts the matches of a find_tool of query at limit that the

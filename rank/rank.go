@@ -114,7 +114,9 @@ func (o *Options) withDefaults() Options {
 	el := v.caller()
 	// A caller who can ask is offered unsafe tools as one who allows them
 	// (registry.Eligibility.Check treats them alike); the executor asks.
-	v.Caller, v.AllowUnsafe, v.Roles, v.Capabilities = registry.Eligibility{}, el.AllowUnsafe || el.Ask, el.Roles, el.Capabilities
+	// The per-tool rules stay on Caller, with Ask: their unsafe mode "ask"
+	// needs a caller who can ask.
+	v.Caller, v.AllowUnsafe, v.Roles, v.Capabilities = registry.Eligibility{Ask: el.Ask, Rules: el.Rules}, el.AllowUnsafe || el.Ask, el.Roles, el.Capabilities
 	if v.MaxCandidates <= 0 {
 		v.MaxCandidates = DefaultMaxCandidates
 	}
@@ -651,9 +653,9 @@ func (o *Options) caller() registry.Eligibility {
 // eligible applies the filters that run before scoring: the one
 // eligibility rule ([registry.Eligibility]), then [Options.Filter]. o has
 // been through withDefaults, which folds [Options.Caller] into the
-// shorthand fields.
+// shorthand fields, all but its per-tool rules.
 func eligible(e *registry.Entry, o *Options) bool {
-	el := registry.Eligibility{AllowUnsafe: o.AllowUnsafe, Roles: o.Roles, Capabilities: o.Capabilities}
+	el := registry.Eligibility{AllowUnsafe: o.AllowUnsafe, Roles: o.Roles, Capabilities: o.Capabilities, Ask: o.Caller.Ask, Rules: o.Caller.Rules}
 	return el.Allows(e) && (o.Filter == nil || o.Filter(e))
 }
 

@@ -1,7 +1,5 @@
 package registry
 
-import "slices"
-
 // Eligibility is the one rule for which tools a caller may be offered,
 // ranked or run: the rank filters, the selector's offer and the executor's
 // policy all apply it (and nothing else re-implements it). It is also the
@@ -22,6 +20,9 @@ type Eligibility struct {
 	// with AllowUnsafe set too, an unsafe tool is still asked about
 	// ([Eligibility.Decide]).
 	Ask bool
+	// Rules are per-tool allow, ask and deny rules by name or pattern;
+	// they take precedence over AllowUnsafe and Ask ([ToolRules]).
+	Rules ToolRules
 }
 
 // Decide is the one rule for whether a call of t may run for the caller el,
@@ -31,20 +32,35 @@ type Eligibility struct {
 // arun), and the MCP proxy all apply it, and nothing else re-derives it.
 // In order:
 //
-//   - an unsafe tool, for a caller that neither allows unsafe tools nor can
-//     ask, is denied ([RuleUnsafe]);
+//   - a tool a deny rule matches ([ToolRules]) is denied ([RuleDenied]);
+//   - an unsafe tool is denied ([RuleUnsafe]) unless an allow or ask rule
+//     matches it or, when none does, the caller's unsafe mode lets it run
+//     or be asked about: [ToolRules.Unsafe] when set, else ask when the
+//     caller can ask, allow when it allows unsafe tools, deny otherwise;
 //   - a tool listing roles the caller holds none of is denied ([RuleRole]),
-//     as is one lacking a capability the caller requires ([RuleCapability]);
+//     as is one lacking a capability the caller requires ([RuleCapability]),
+//     whatever the rules say;
 //   - a schema-less read-only tool that does not declare readOnly is denied
 //     ([RuleNoSchemaReadOnly]);
-//   - a tool that needs asking (unsafe, [Tool.RequiresApproval], or
-//     schema-less in human-approval mode) is asked about when the caller can
-//     ask ([Eligibility.Ask]), whether or not it also allows unsafe tools;
-//   - without an approver, an unsafe tool the caller allows runs, and one
-//     that requires approval is denied ([RuleApprovalRequired]);
+//   - a tool that needs asking (an ask rule matches it, it requires
+//     approval ([Tool.ApprovalRequired]), or it is unsafe and the unsafe
+//     mode is ask) is asked about when the caller can ask ([Eligibility.Ask]);
+//     giving an approver never loosens: an unsafe tool is asked about even
+//     when the caller also allows unsafe tools, unless an allow rule or an
+//     explicit unsafe mode "allow" says it runs unasked;
+//   - without an approver, a tool an ask rule matches, or one that requires
+//     approval, is denied ([RuleApprovalRequired]);
 //   - everything else is allowed.
 func (el Eligibility) Decide(t *Tool) (deny Rule, ask bool) {
-	if !t.Safe && !el.AllowUnsafe && !el.Ask {
+	byRule := el.Rules.decision(t.Name)
+	if byRule == decideDeny {
+		return RuleDenied, false
+	}
+	unsafe := byRule
+	if unsafe == "" {
+		unsafe = el.unsafeMode()
+	}
+	if !t.Safe && (unsafe == decideDeny || byRule == "" && unsafe == decideAsk && !el.Ask) {
 		return RuleUnsafe, false
 	}
 	if !t.AllowedFor(el.Roles) {
@@ -67,9 +83,9 @@ func (el Eligibility) Decide(t *Tool) (deny Rule, ask bool) {
 			return RuleNoSchemaMode, false
 		}
 	}
-	approval := t.ApprovalRequired()
+	approval := t.ApprovalRequired() || byRule == decideAsk
 	switch {
-	case el.Ask && (approval || !t.Safe):
+	case el.Ask && (approval || !t.Safe && unsafe == decideAsk):
 		return "", true
 	case approval:
 		return RuleApprovalRequired, false
@@ -77,15 +93,30 @@ func (el Eligibility) Decide(t *Tool) (deny Rule, ask bool) {
 	return "", false
 }
 
+// unsafeMode is what becomes of an unsafe tool no rule matches:
+// Rules.Unsafe when set, else ask when the caller can ask, allow when it
+// allows unsafe tools, deny otherwise.
+func (el Eligibility) unsafeMode() string {
+	switch {
+	case el.Rules.Unsafe != "":
+		return el.Rules.Unsafe
+	case el.Ask:
+		return decideAsk
+	case el.AllowUnsafe:
+		return decideAllow
+	}
+	return decideDeny
+}
+
 // Check returns "" when t is eligible to be offered, else the caller's rule
-// it breaks ([RuleUnsafe], [RuleRole] or [RuleCapability], checked in that
-// order): [Eligibility.Decide]'s denials that depend on who the caller is.
+// it breaks ([RuleDenied], [RuleUnsafe], [RuleRole] or [RuleCapability],
+// checked in that order): [Eligibility.Decide]'s denials that depend on who the caller is.
 // A tool [Eligibility.Decide] would ask about is eligible; one it denies
 // for its own definition (a no-schema mode, approval without an approver)
 // is offered and refused when called, saying how to let it run.
 func (el Eligibility) Check(t *Tool) Rule {
 	switch deny, _ := el.Decide(t); deny {
-	case RuleUnsafe, RuleRole, RuleCapability:
+	case RuleDenied, RuleUnsafe, RuleRole, RuleCapability:
 		return deny
 	}
 	return ""
@@ -93,27 +124,17 @@ func (el Eligibility) Check(t *Tool) Rule {
 
 // With returns the caller el and other describe together: unsafe tools
 // allowed when either allows them, the roles of both and the capabilities
-// of both, each once, and asking when either can ask. rank, the selector and the executor each take one
+// of both, each once, asking when either can ask, and the rules of both
+// (el's unsafe mode, else other's). rank, the selector and the executor each take one
 // caller value (their Caller field) and read it With their shorthand fields
 // (AllowUnsafe, Roles, Capabilities), so either way of saying it counts.
 func (el Eligibility) With(other Eligibility) Eligibility {
-	union := func(a, b []string) []string {
-		if len(b) == 0 {
-			return a
-		}
-		out := slices.Clip(a)
-		for _, s := range b {
-			if !slices.Contains(out, s) {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
 	return Eligibility{
 		AllowUnsafe:  el.AllowUnsafe || other.AllowUnsafe,
 		Roles:        union(el.Roles, other.Roles),
 		Capabilities: union(el.Capabilities, other.Capabilities),
 		Ask:          el.Ask || other.Ask,
+		Rules:        el.Rules.with(other.Rules),
 	}
 }
 

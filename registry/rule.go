@@ -12,7 +12,7 @@ package registry
 // Python's keywords), never by rewriting another door's text.
 type Rule string
 
-// The rules. Unsafe, role and capability are the caller's eligibility
+// The rules. Denied, unsafe, role and capability are the caller's eligibility
 // ([Eligibility.Check]); no_schema and no_schema_mode refuse a tool's
 // definition ([RegistrationError.Rule]); the rest are met only when a call
 // is run or offered.
@@ -23,8 +23,9 @@ const (
 	RuleUnsafe           Rule = "unsafe"              // safe: false and the caller does not allow unsafe tools
 	RuleRole             Rule = "role"                // the tool lists roles the caller holds none of
 	RuleCapability       Rule = "capability"          // the tool lacks a capability the caller requires
+	RuleDenied           Rule = "denied_by_rule"      // a deny rule of the caller's names the tool ([ToolRules])
 	RuleNoSchemaReadOnly Rule = "no_schema_read_only" // a schema-less read-only tool does not declare readOnly
-	RuleApprovalRequired Rule = "approval_required"   // a schema-less human-approval tool and no approver
+	RuleApprovalRequired Rule = "approval_required"   // the tool is to be asked about (requires approval, an ask rule) and no approver
 	RuleApprovalDenied   Rule = "approval_denied"     // the approver said no
 	RuleNotInOffer       Rule = "not_in_offer"        // the caller may use the tool, but the offer left it out
 	RuleNoSchema         Rule = "no_schema"           // a definition without a parameters schema, not allowed one

@@ -314,6 +314,7 @@ var cliHints = map[registry.Rule]string{
 	registry.RuleUnsafe:           "--allow-unsafe",
 	registry.RuleRole:             "--role",
 	registry.RuleCapability:       "leaving out --capability",
+	registry.RuleDenied:           "",
 	registry.RuleNoSchemaReadOnly: "",
 	registry.RuleApprovalRequired: "",
 	registry.RuleApprovalDenied:   "",

@@ -47,7 +47,16 @@ func Resolve(ctx context.Context, ex *executor.Executor, sel SelectFunc, req sel
 		req.Registry = ex.Registry()
 	}
 	el := req.Eligibility() // the request's Caller with its shorthands
-	req.Caller, req.AllowUnsafe, req.Roles, req.Capabilities = registry.Eligibility{}, el.AllowUnsafe, el.Roles, el.Capabilities
+	// The per-tool rules of both sides stay on Caller (the executor's
+	// unsafe mode first): a tool either denies is not offered.
+	// A request that neither allows nor asks about unsafe tools is offered
+	// none, whatever the executor's unsafe mode.
+	rules := registry.Eligibility{Rules: caller.Rules}.With(registry.Eligibility{Rules: el.Rules}).Rules
+	if !el.AllowUnsafe && !el.Ask {
+		rules.Unsafe = "deny"
+	}
+	req.Caller = registry.Eligibility{Ask: el.Ask && caller.Ask, Rules: rules}
+	req.AllowUnsafe, req.Roles, req.Capabilities = el.AllowUnsafe, el.Roles, el.Capabilities
 	if req.Roles == nil {
 		req.Roles = caller.Roles
 	} else {

@@ -231,3 +231,29 @@ func TestChatRepairer(t *testing.T) {
 		assert.True(t, strings.Contains(ce.RepairErr.Error(), "connection refused"))
 	})
 }
+
+// The executor's per-tool rules reach the offer: a tool a deny rule names
+// is not offered (it would be refused), and the executor's unsafe mode
+// "allow" does not offer unsafe tools to a request that allows none.
+func TestResolveCarriesTheExecutorsRules(t *testing.T) {
+	reg := registry.New(nil)
+	obj := json.RawMessage(`{"type":"object"}`)
+	wipe := registry.NewTool("wipe_disk", "Wipe the disk.", obj)
+	wipe.Safe = false
+	require.NoError(t, reg.RegisterAll([]registry.Tool{registry.NewTool("read_disk", "Read the disk.", obj),
+		registry.NewTool("format_disk", "Format the disk.", obj), wipe}))
+	model := &scriptedChat{replies: []string{`{"calls":[{"tool":"read_disk","args":{}}]}`}}
+	ex := executor.New(reg, &executor.Options{Caller: registry.Eligibility{Rules: registry.ToolRules{Deny: []string{"format_*"}, Unsafe: "allow"}}})
+	_, err := chat.Resolve(context.Background(), ex, newSelector(t, model).SelectToolCalls, selector.Request{Task: selector.Task{Description: "format, wipe or read the disk"}})
+	require.NoError(t, err)
+	system := model.reqs[0].Messages[0].Content
+	assert.Contains(t, system, `"read_disk"`)
+	assert.NotContains(t, system, `"format_disk"`, "denied by the executor's rule")
+	assert.NotContains(t, system, `"wipe_disk"`, "the request allows no unsafe tool")
+	require.NoError(t, ex.Handle("format_disk", func(context.Context, json.RawMessage) (any, error) { return "formatted", nil }))
+	err = ex.Allowed("format_disk")
+	assert.ErrorIs(t, err, executor.ErrDenied)
+	var ce *executor.CallError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, registry.RuleDenied, ce.Rule)
+}

@@ -450,6 +450,7 @@ _RULE_HINTS = {
     "unsafe": "pass allow_unsafe=True to run it",
     "role": "pass roles= holding one of them to run it",
     "capability": "",
+    "denied_by_rule": "",
     "no_schema_read_only": "register it with a schema, or with capabilities=[\"readOnly\"] if it only reads",
     "approval_required": "pass approve=, a callable that returns True to let it run",
     "approval_denied": "",

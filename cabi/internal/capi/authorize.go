@@ -29,6 +29,10 @@ type policyJSON struct {
 	// message and the audit record instead of Go's (a rule it lacks gets
 	// none). Absent: Go's words.
 	Hints map[string]string `json:"hints"`
+	// Rules are per-tool allow, ask and deny patterns of tool names
+	// (registry.ToolRules, read by Decide before the rest): {"allow":[...],
+	// "ask":[...],"deny":[...]}.
+	Rules registry.ToolRules `json:"rules"`
 }
 
 type callJSON struct {
@@ -87,8 +91,12 @@ func RegistryAuthorize(h uint64, call []byte, callPresent bool, policy []byte, p
 	if c.Tool == "" {
 		return Fail(ErrArgument, "call_json: \"tool\" is required")
 	}
+	if err := p.Rules.Validate(); err != nil {
+		return Fail(ErrArgument, "policy_json: rules.%s", err)
+	}
 	sink := &captureSink{}
-	opts := &executor.Options{AllowUnsafe: p.AllowUnsafe, Roles: p.Roles, Capabilities: p.Capabilities, Audit: sink.Audit, Timeout: -1}
+	opts := &executor.Options{AllowUnsafe: p.AllowUnsafe, Roles: p.Roles, Capabilities: p.Capabilities, Audit: sink.Audit, Timeout: -1,
+		Caller: registry.Eligibility{Rules: p.Rules}}
 	if p.Approver {
 		opts.Approver = func(context.Context, executor.ApprovalRequest) (executor.Approval, error) {
 			return executor.Approval{}, errors.New("asked of the caller")

@@ -33,6 +33,12 @@ func TestRegistryAuthorize(t *testing.T) {
 		{`{"tool":"add","args":{"a":1}}`, `{"capabilities":["readOnly"]}`, "capability", false},
 		{`{"tool":"add","args":{"a":1}}`, ``, "", true},
 		{`{"tool":"nope","args":{}}`, `{}`, "unknown_tool", false},
+		// per-tool rules, before the rest: deny even a safe tool (whatever
+		// the case), allow an unsafe one, ask about a safe one
+		{`{"tool":"add","args":{"a":1}}`, `{"rules":{"deny":["AD*"]}}`, "denied_by_rule", false},
+		{`{"tool":"rm","args":{}}`, `{"rules":{"allow":["rm"]}}`, "", true},
+		{`{"tool":"rm","args":{}}`, `{"rules":{"allow":["rm"],"deny":["r*"]}}`, "denied_by_rule", false},
+		{`{"tool":"add","args":{"a":1}}`, `{"rules":{"ask":["add"]}}`, "approval_required", false},
 	} {
 		var pol []byte
 		if c.policy != "" {
@@ -50,9 +56,25 @@ func TestRegistryAuthorize(t *testing.T) {
 			t.Errorf("%s: a refusal without its audit record: %s", c.call, r.Body)
 		}
 	}
+	// An ask rule with an approver: allowed, asked first; a bad pattern or
+	// an unknown key in rules is an argument error naming it.
+	v := decode(t, RegistryAuthorize(h, []byte(`{"tool":"add","args":{"a":1}}`), true, []byte(`{"approver":true,"rules":{"ask":["a?d"]}}`), true))
+	if v["allowed"] != true || v["approval_required"] != true {
+		t.Errorf("ask rule with an approver: %v", v)
+	}
+	for pol, want := range map[string]string{
+		`{"rules":{"deny":["[x"]}}`:    `rules.deny[0] \"[x\": syntax error in pattern`,
+		`{"rules":{"unsafe":"allow"}}`: `unsafe`,
+		`{"rules":{"Deny":["x"]}}`:     `Deny`,
+	} {
+		r := RegistryAuthorize(h, []byte(`{"tool":"add","args":{"a":1}}`), true, []byte(pol), true)
+		if r.Code != ErrArgument || !strings.Contains(string(r.Body), want) {
+			t.Errorf("%s: %d %s, want %q", pol, r.Code, r.Body, want)
+		}
+	}
 	// A policy refusal's reason comes without the Go executor's hint, which
 	// names Options fields the caller does not have; the rule says which hint to give.
-	v := decode(t, RegistryAuthorize(h, []byte(`{"tool":"rm","args":{}}`), true, []byte(`{}`), true))
+	v = decode(t, RegistryAuthorize(h, []byte(`{"tool":"rm","args":{}}`), true, []byte(`{}`), true))
 	if v["reason"] != `"rm" is marked unsafe` || !strings.Contains(v["message"].(string), "Options.AllowUnsafe") {
 		t.Errorf("reason %q, message %q", v["reason"], v["message"])
 	}
