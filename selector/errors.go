@@ -157,8 +157,15 @@ type DroppedCall struct {
 	// [registry.RuleNotInOffer] when this request's offer, narrowed for the
 	// task, left an eligible tool out.
 	Rule registry.Rule `json:"rule,omitempty"`
-	// Message explains it (for invalid args: every violation with its JSON pointer).
+	// Message explains it (for invalid args: every violation with its JSON
+	// pointer; for an unknown or not-offered tool, DidYouMean in words).
 	Message string `json:"message"`
+	// DidYouMean is, for DropUnknownTool and DropNotOffered, up to three
+	// registered tools the name most likely meant, best first
+	// ([registry.Registry.Suggest]: the same name after another namespace,
+	// then the names a few edits away), among the tools the request's
+	// caller may run only, never the tool itself; empty when none is near.
+	DidYouMean []string `json:"did_you_mean,omitempty"`
 }
 
 // Attempt records one model call.
