@@ -283,8 +283,10 @@ type SelectionError struct {
 	Message string
 }
 
-// Error lists every attempt: model, kind, message, latency; or the kind and
-// message of a selection that asked no model.
+// Error lists every attempt: model, kind, message; or the kind and message
+// of a selection that asked no model. The text is the same from run to run:
+// each attempt's latency and token counts are in [Attempt]'s fields, not in
+// the message.
 func (e *SelectionError) Error() string {
 	if e.Kind != "" && e.Kind != EmptyFailClosed {
 		return ErrFailClosed.Error() + ": " + string(e.Kind) + ": " + e.Message
@@ -294,7 +296,7 @@ func (e *SelectionError) Error() string {
 	}
 	parts := make([]string, len(e.Attempts))
 	for i, a := range e.Attempts {
-		parts[i] = fmt.Sprintf("%s: %s: %s (%s)", a.Model, a.Kind, a.Message, a.Latency.Round(time.Millisecond))
+		parts[i] = fmt.Sprintf("%s: %s: %s", a.Model, a.Kind, a.Message)
 	}
 	return ErrFailClosed.Error() + ": " + strings.Join(parts, "; ")
 }
