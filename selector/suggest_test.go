@@ -37,7 +37,7 @@ func dropped(t *testing.T, res *Result) map[string]DroppedCall {
 
 // An unknown or not-offered tool's drop carries the names the model most
 // likely meant, as data and in the message, among the tools the caller may
-// run only (item 4 of issue 43; the order is the registry's, as the
+// run only (the order is the registry's, as the
 // executor's unknown-tool error and find_tool's didYouMean).
 func TestDroppedCallSuggestsOnlyWhatTheCallerMayRun(t *testing.T) {
 	reply := content(`{"calls":[{"tool":"reboot_server","args":{}},{"tool":"reboot_servers","args":{}},{"tool":"ops.reboot_server","args":{}},{"tool":"get_weathr","args":{}},{"tool":"zzz","args":{}}]}`)
