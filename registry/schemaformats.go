@@ -123,9 +123,14 @@ func stringFormat(parse func(string) error) func(any) error {
 	}
 }
 
+// formatAssertionDoc is the dialect's meta-schema decoded, once.
+var formatAssertionDoc = sync.OnceValues(func() (any, error) {
+	return sjs.UnmarshalJSON(strings.NewReader(formatAssertionMeta))
+})
+
 // useFormats makes c know the format-assertion dialect and the Go formats.
 func useFormats(c *sjs.Compiler) error {
-	meta, err := sjs.UnmarshalJSON(strings.NewReader(formatAssertionMeta))
+	meta, err := formatAssertionDoc()
 	if err != nil {
 		return err
 	}
