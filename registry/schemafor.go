@@ -67,15 +67,9 @@ func applyEnums(t reflect.Type, s *jsonschema.Schema) error {
 		return nil
 	}
 	for _, f := range reflect.VisibleFields(t) {
-		if f.Anonymous || !f.IsExported() {
+		name, ok := memberName(f)
+		if !ok {
 			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			name = f.Name
 		}
 		ps := s.Properties[name]
 		if ps == nil {
@@ -91,6 +85,24 @@ func applyEnums(t reflect.Type, s *jsonschema.Schema) error {
 		}
 	}
 	return nil
+}
+
+// memberName is the JSON member name encoding/json reads field f from,
+// or false for a field it leaves out (embedded, unexported, json:"-"):
+// the one reading of a struct's members that SchemaFor's enums and the
+// decoding of text types share.
+func memberName(f reflect.StructField) (string, bool) {
+	if f.Anonymous || !f.IsExported() {
+		return "", false
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	switch name {
+	case "-":
+		return "", false
+	case "":
+		return f.Name, true
+	}
+	return name, true
 }
 
 // setEnum sets the enum of field f's schema ps (of its items for a slice)

@@ -193,15 +193,9 @@ func textValues(v any, t reflect.Type, ptr string) (any, *Violation) {
 			return v, nil
 		}
 		for _, f := range reflect.VisibleFields(t) {
-			if f.Anonymous || !f.IsExported() {
+			name, ok := memberName(f)
+			if !ok {
 				continue
-			}
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" {
-				continue
-			}
-			if name == "" {
-				name = f.Name
 			}
 			if fv, ok := obj[name]; ok {
 				nv, viol := textValues(fv, f.Type, ptr+jsonPointer([]string{name}))

@@ -1,12 +1,9 @@
 package registry_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/netip"
 	"net/url"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -47,16 +44,7 @@ func maintenanceEntry(t *testing.T) *registry.Entry {
 func TestSchemaForTextTypesGolden(t *testing.T) {
 	schema, err := registry.SchemaFor[maintenanceArgs]()
 	require.NoError(t, err)
-	var got bytes.Buffer
-	require.NoError(t, json.Indent(&got, schema, "", "  "))
-	got.WriteByte('\n')
-	path := filepath.Join("testdata", "schemafor", "maintenance.json")
-	if *update {
-		require.NoError(t, os.WriteFile(path, got.Bytes(), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./registry -run TestSchemaForTextTypesGolden -update")
-	assert.Equal(t, string(want), got.String())
+	assertSchemaGolden(t, "maintenance.json", schema)
 }
 
 // The formats SchemaFor writes are asserted by the validator (before any
