@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -83,4 +84,34 @@ func TestAddToolExplicitSchemaAndFailures(t *testing.T) {
 	assert.ErrorContains(t, AddTool[struct{}, int](ex, registry.NewTool("nil", "Nil.", nil), nil), "nil handler")
 	assert.ErrorContains(t, AddTool(ex, registry.NewTool("bad", "Bad.", nil), func(context.Context, string) (int, error) { return 0, nil }),
 		"must be a struct")
+}
+
+type remindIn struct {
+	When  time.Time     `json:"when"`
+	Every time.Duration `json:"every,omitempty"`
+}
+
+// A time the model got wrong is refused at its own pointer, by the schema
+// (format date-time), before the handler runs; a duration arrives as Go's.
+func TestAddToolTimesAtTheirPointer(t *testing.T) {
+	ex := New(registry.New(nil), nil)
+	var got []remindIn
+	require.NoError(t, AddTool(ex, registry.NewTool("remind", "Set a reminder.", nil), func(ctx context.Context, in remindIn) (string, error) {
+		got = append(got, in)
+		return "ok", nil
+	}))
+	_, err := ex.Call(context.Background(), Call{Tool: "remind", Args: json.RawMessage(`{"when":"yesterday"}`)})
+	var ce *CallError
+	require.ErrorAs(t, err, &ce)
+	var ve *registry.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "/when", ve.Violations[0].Pointer)
+	assert.Contains(t, err.Error(), "/when")
+	assert.NotContains(t, err.Error(), "parsing time")
+	assert.Empty(t, got)
+
+	_, err = ex.Call(context.Background(), Call{Tool: "remind", Args: json.RawMessage(`{"when":"2026-05-01T09:00:00Z","every":"24h"}`)})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, 24*time.Hour, got[0].Every)
 }

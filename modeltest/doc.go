@@ -25,5 +25,7 @@
 // is repeated; with none, every answer is a selection of no calls. A reply's
 // calls are sent the way the request asked for them: as native tool_calls
 // when the request offered tools, otherwise as toolselect's JSON contract
-// ({"calls":[...]}) in the message content.
+// ({"calls":[...]}) in the message content. Each request's Tools are the
+// names of the tools it offered in either mode: the native "tools", or
+// the tools the JSON mode's system prompt lists.
 package modeltest

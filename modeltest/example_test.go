@@ -42,8 +42,8 @@ func ExampleNewServer() {
 	// get_weather {"city":"Paris"} (the task asks for the weather)
 }
 
-// Requests records what the model was sent: here the model and the roles
-// of the messages of the one request.
+// Requests records what the model was sent: here the model, the roles of
+// the messages and the tools offered of the one request.
 func ExampleServer_Requests() {
 	fake := modeltest.NewServer() // no reply scripted: the model chooses no call
 	defer fake.Close()
@@ -62,11 +62,11 @@ func ExampleServer_Requests() {
 		for _, m := range r.Messages {
 			fmt.Print(" ", m.Role)
 		}
-		fmt.Println()
+		fmt.Println(" offered", r.Tools) // the JSON mode lists them in the system prompt
 	}
 	// Output:
 	// 0 <nil>
-	// small-model system user
+	// small-model system user offered [get_time]
 }
 
 // A reply with a Status answers an HTTP error in OpenAI's shape; the

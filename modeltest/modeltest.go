@@ -49,7 +49,9 @@ type Request struct {
 	Model string
 	// Messages are the request's messages, in order.
 	Messages []Message
-	// Tools are the names of the tools offered natively ("tools"), in order.
+	// Tools are the names of the tools offered, in order: the request's
+	// native "tools" (search_tools included when offered), or in the JSON
+	// mode the tools listed in the system prompt.
 	Tools []string
 	// Header is the request's HTTP header (Authorization included).
 	Header http.Header
@@ -145,6 +147,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	for _, t := range wr.Tools {
 		req.Tools = append(req.Tools, t.Function.Name)
 	}
+	native := len(req.Tools) > 0
+	if !native {
+		for _, m := range req.Messages {
+			if m.Role == "system" {
+				req.Tools = chatwire.PromptTools(m.Content)
+				break
+			}
+		}
+	}
 	s.mu.Lock()
 	reply := Reply{}
 	if n := len(s.replies); n > 0 {
@@ -152,10 +163,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.requests = append(s.requests, req)
 	s.mu.Unlock()
-	s.answer(w, &req, reply)
+	s.answer(w, &req, native, reply)
 }
 
-func (s *Server) answer(w http.ResponseWriter, req *Request, reply Reply) {
+// answer writes reply: calls as native tool calls when the request offered
+// tools natively, else as the JSON contract in the content.
+func (s *Server) answer(w http.ResponseWriter, req *Request, native bool, reply Reply) {
 	switch {
 	case reply.Status != 0 && reply.Status != http.StatusOK:
 		chatwire.WriteJSON(w, reply.Status, chatwire.OpenAIError(reply.Content))
@@ -174,7 +187,7 @@ func (s *Server) answer(w http.ResponseWriter, req *Request, reply Reply) {
 		}
 		calls[i] = chatwire.Call{Tool: c.Tool, Args: args, Reasoning: c.Reasoning}
 	}
-	chatwire.WriteRaw(w, http.StatusOK, "application/json", chatwire.CallsCompletion(req.Model, len(req.Tools) > 0, calls))
+	chatwire.WriteRaw(w, http.StatusOK, "application/json", chatwire.CallsCompletion(req.Model, native, calls))
 }
 
 func marshalArgs(v any) (json.RawMessage, error) {

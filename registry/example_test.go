@@ -109,3 +109,22 @@ func ExampleParseCatalog() {
 	// delete_file safe=false readOnly=false
 	// <nil>
 }
+
+// Suggest names the registered tools a name that names none most likely
+// meant, among those the caller may run: here the unsafe tool a letter away
+// is left out for a caller that does not allow unsafe tools.
+func ExampleRegistry_Suggest() {
+	reg := registry.New(nil)
+	obj := json.RawMessage(`{"type":"object"}`)
+	_ = reg.Register(registry.NewTool("create_event", "Create a calendar event.", obj))
+	wipe := registry.NewTool("create_events", "Create many events, replacing the calendar.", obj)
+	wipe.Safe = false
+	_ = reg.Register(wipe)
+
+	caller := registry.Eligibility{} // no unsafe tools, no roles
+	fmt.Println(reg.Suggest("create_evnt", caller.Allows))
+	fmt.Println(reg.Suggest("create_evnt", nil))
+	// Output:
+	// [create_event]
+	// [create_event create_events]
+}

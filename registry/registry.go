@@ -1,9 +1,11 @@
 package registry
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -176,6 +178,12 @@ func (e *Entry) ValidateValue(v any) error {
 type Options struct {
 	// Limits bounds schemas and argument documents.
 	Limits Limits
+	// Logger, if not nil, is told at Warn, once per tool name, of each tool
+	// registered with Safe false: the zero value of a Go Tool literal, so a
+	// tool whose Safe was never set is hidden from every caller that does
+	// not allow unsafe tools, and this is the one word said about it. nil
+	// logs nothing (the library is quiet unless asked).
+	Logger *slog.Logger
 }
 
 // Registry holds tools by name, in registration order. It is safe for
@@ -191,6 +199,9 @@ type Registry struct {
 	names   *nameMaps // provider name mappings, rebuilt lazily
 
 	attached sync.Map // key -> value: per-registry state of the layers above (Attached)
+
+	log    *slog.Logger    // [Options.Logger]; nil: silent
+	warned map[string]bool // names already warned of as unsafe (noteUnsafe)
 }
 
 // Attached returns the value kept on r under key, made with newValue the first
@@ -213,7 +224,7 @@ func New(opts *Options) *Registry {
 	if opts != nil {
 		o = *opts
 	}
-	return &Registry{byName: map[string]*Entry{}, limits: o.Limits.WithDefaults()}
+	return &Registry{byName: map[string]*Entry{}, limits: o.Limits.WithDefaults(), log: o.Logger}
 }
 
 // Register adds one tool. It fails, naming the tool and the problem, when the
@@ -338,10 +349,40 @@ func (r *Registry) Replace(t Tool) error {
 		}
 		r.byName[t.Name] = e
 		r.changed()
+		r.noteUnsafe([]*Entry{e})
 		return nil
 	}
 	r.add(e)
 	return nil
+}
+
+// noteUnsafe warns, through [Options.Logger], of the entries of one
+// registration whose Safe is false, each name once in the registry's life:
+// one record per registration naming them all. Go cannot tell a Safe
+// never set from one set to false, so the record says both readings and
+// what to write for each; it is logged once so that a tool meant unsafe
+// costs one line. r.mu is held.
+func (r *Registry) noteUnsafe(batch []*Entry) {
+	if r.log == nil {
+		return
+	}
+	var names []string
+	for _, e := range batch {
+		if e == nil || e.tool.Safe || r.warned[e.tool.Name] {
+			continue
+		}
+		if r.warned == nil {
+			r.warned = map[string]bool{}
+		}
+		r.warned[e.tool.Name] = true
+		names = append(names, e.tool.Name)
+	}
+	if len(names) == 0 {
+		return
+	}
+	r.log.LogAttrs(context.Background(), slog.LevelWarn,
+		"registry: tools registered unsafe (Safe is false, also the zero value of a Go Tool literal): they are offered and run only where unsafe tools are allowed; set Safe: true, or build the tool with registry.NewTool, for a safe one",
+		slog.Any("tools", names))
 }
 
 // Unregister removes a tool. It reports whether the tool was present.
@@ -384,6 +425,7 @@ func (r *Registry) addAll(batch []*Entry) {
 	}
 	r.entries = next
 	r.changed()
+	r.noteUnsafe(batch)
 }
 
 func (r *Registry) changed() {

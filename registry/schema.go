@@ -169,6 +169,9 @@ func compileDoc(doc any, lim Limits) (*jsonschema.Schema, error) {
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(refusingLoader{})
 	c.UseRegexpEngine(boundedRegexpEngine(lim))
+	if err := useFormats(c); err != nil {
+		return nil, fmt.Errorf("schema does not compile: %w", err)
+	}
 	const url = schemaBase + "tool.json"
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, fmt.Errorf("schema does not compile: %w", err)

@@ -20,6 +20,13 @@ import (
 // slice, its items); properties not declared are refused
 // (additionalProperties false). Cyclic types, and maps without string keys,
 // functions, channels and complex numbers, are errors.
+//
+// time.Time, time.Duration, netip.Addr, netip.Prefix, netip.AddrPort and
+// url.URL are strings with a format (date-time, go-duration with a
+// pattern, ip-address, ip-prefix, ip-address-port, uri), and a schema with
+// a format names a 2020-12 dialect that asserts formats: the registry
+// checks each before [Entry.DecodeArgs] decodes, and a duration or URL is
+// decoded from its string. A value refused is refused at its own pointer.
 func SchemaFor[T any]() (json.RawMessage, error) {
 	t := reflect.TypeFor[T]()
 	base := t
@@ -29,12 +36,15 @@ func SchemaFor[T any]() (json.RawMessage, error) {
 	if base.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("inferring a schema from %s: tool arguments are a JSON object, so the type must be a struct", t)
 	}
-	s, err := jsonschema.ForType(base, nil)
+	s, err := jsonschema.ForType(base, &jsonschema.ForOptions{TypeSchemas: typeSchemas()})
 	if err != nil {
 		return nil, fmt.Errorf("inferring a schema from %s: %w", t, err)
 	}
 	if err := applyEnums(base, s); err != nil {
 		return nil, fmt.Errorf("inferring a schema from %s: %w", t, err)
+	}
+	if hasFormat(s) {
+		s.Schema = formatAssertionDialect
 	}
 	return json.Marshal(s)
 }
@@ -57,15 +67,9 @@ func applyEnums(t reflect.Type, s *jsonschema.Schema) error {
 		return nil
 	}
 	for _, f := range reflect.VisibleFields(t) {
-		if f.Anonymous || !f.IsExported() {
+		name, ok := memberName(f)
+		if !ok {
 			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			name = f.Name
 		}
 		ps := s.Properties[name]
 		if ps == nil {
@@ -81,6 +85,24 @@ func applyEnums(t reflect.Type, s *jsonschema.Schema) error {
 		}
 	}
 	return nil
+}
+
+// memberName is the JSON member name encoding/json reads field f from,
+// or false for a field it leaves out (embedded, unexported, json:"-"):
+// the one reading of a struct's members that SchemaFor's enums and the
+// decoding of text types share.
+func memberName(f reflect.StructField) (string, bool) {
+	if f.Anonymous || !f.IsExported() {
+		return "", false
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	switch name {
+	case "-":
+		return "", false
+	case "":
+		return f.Name, true
+	}
+	return name, true
 }
 
 // setEnum sets the enum of field f's schema ps (of its items for a slice)
@@ -131,8 +153,14 @@ func enumValue(t reflect.Type, s string) (any, error) {
 	return nil, fmt.Errorf("an enum tag needs a string, number or boolean field, not %s", t)
 }
 
-// decodeInto decodes the checked document into the value into points to.
+// decodeInto decodes the checked document into the value into points to:
+// the text types' strings are read first (withTextValues), so a value
+// that does not parse is refused at its own pointer.
 func decodeInto(tool string, checked json.RawMessage, into any) error {
+	checked, bad := withTextValues(checked, into)
+	if bad != nil {
+		return &ValidationError{Tool: tool, Violations: []Violation{*bad}}
+	}
 	err := json.Unmarshal(checked, into)
 	if err == nil {
 		return nil

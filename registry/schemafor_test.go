@@ -36,17 +36,7 @@ type forecastArgs struct {
 func TestSchemaForGolden(t *testing.T) {
 	schema, err := registry.SchemaFor[forecastArgs]()
 	require.NoError(t, err)
-	var got bytes.Buffer
-	require.NoError(t, json.Indent(&got, schema, "", "  "))
-	got.WriteByte('\n')
-	path := filepath.Join("testdata", "schemafor", "forecast.json")
-	if *update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, got.Bytes(), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./registry -run TestSchemaForGolden -update")
-	assert.Equal(t, string(want), got.String())
+	assertSchemaGolden(t, "forecast.json", schema)
 
 	r := registry.New(nil)
 	require.NoError(t, r.Register(registry.NewTool("forecast", "Weather forecast.", schema)))
@@ -114,4 +104,21 @@ func TestDecodeArgs(t *testing.T) {
 	require.ErrorAs(t, err, &ve)
 	assert.True(t, errors.Is(err, registry.ErrInvalidArgs))
 	assert.Equal(t, registry.Violation{Pointer: "/n", Rule: "decode", Message: "a JSON number 1.5 does not fit the handler's Go type int"}, ve.Violations[0])
+}
+
+// assertSchemaGolden compares schema, indented, with
+// testdata/schemafor/name (-update rewrites it).
+func assertSchemaGolden(t *testing.T, name string, schema json.RawMessage) {
+	t.Helper()
+	var got bytes.Buffer
+	require.NoError(t, json.Indent(&got, schema, "", "  "))
+	got.WriteByte('\n')
+	path := filepath.Join("testdata", "schemafor", name)
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, got.Bytes(), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./registry -run "+t.Name()+" -update")
+	assert.Equal(t, string(want), got.String())
 }

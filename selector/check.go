@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/toolselect/toolselect/internal/toolname"
 	"github.com/toolselect/toolselect/registry"
 )
 
@@ -57,12 +58,16 @@ func (ss *Session) check(raw []rawCall) (valid []ToolCall, rejected []DroppedCal
 				e = known
 			case exists:
 				why, msg := ss.notOffered(known)
+				near := ss.suggest(c.Tool, known)
 				rejected = append(rejected, DroppedCall{Tool: c.Tool, Args: c.Args, Reason: DropNotOffered, Rule: why,
-					Message: fmt.Sprintf("tool %q was not offered: %s", known.Name(), msg)})
+					Message:    fmt.Sprintf("tool %q was not offered: %s%s", known.Name(), msg, toolname.DidYouMean(near)),
+					DidYouMean: near})
 				continue
 			default:
+				near := ss.suggest(c.Tool, nil)
 				rejected = append(rejected, DroppedCall{Tool: c.Tool, Args: c.Args, Reason: DropUnknownTool,
-					Message: fmt.Sprintf("tool %q is not registered", c.Tool)})
+					Message:    fmt.Sprintf("tool %q is not registered%s", c.Tool, toolname.DidYouMean(near)),
+					DidYouMean: near})
 				continue
 			}
 		}
@@ -75,6 +80,14 @@ func (ss *Session) check(raw []rawCall) (valid []ToolCall, rejected []DroppedCal
 		valid = append(valid, ToolCall{Tool: e.Name(), Args: checked, Reasoning: c.Reasoning})
 	}
 	return valid, rejected
+}
+
+// suggest names the registered tools a call of name most likely meant, in
+// the registry's suggestion order ([registry.Registry.Suggest]), among the
+// tools the request's caller may run only: a suggestion never names a tool
+// the caller may not run, nor the tool itself (not), which was not offered.
+func (ss *Session) suggest(name string, not *registry.Entry) []string {
+	return ss.reg.Suggest(name, func(e *registry.Entry) bool { return e != not && ss.rule.Allows(e) })
 }
 
 // notOffered says the one reason a registered tool was not in the offer:

@@ -157,8 +157,15 @@ type DroppedCall struct {
 	// [registry.RuleNotInOffer] when this request's offer, narrowed for the
 	// task, left an eligible tool out.
 	Rule registry.Rule `json:"rule,omitempty"`
-	// Message explains it (for invalid args: every violation with its JSON pointer).
+	// Message explains it (for invalid args: every violation with its JSON
+	// pointer; for an unknown or not-offered tool, DidYouMean in words).
 	Message string `json:"message"`
+	// DidYouMean is, for DropUnknownTool and DropNotOffered, up to three
+	// registered tools the name most likely meant, best first
+	// ([registry.Registry.Suggest]: the same name after another namespace,
+	// then the names a few edits away), among the tools the request's
+	// caller may run only, never the tool itself; empty when none is near.
+	DidYouMean []string `json:"did_you_mean,omitempty"`
 }
 
 // Attempt records one model call.
@@ -276,8 +283,10 @@ type SelectionError struct {
 	Message string
 }
 
-// Error lists every attempt: model, kind, message, latency; or the kind and
-// message of a selection that asked no model.
+// Error lists every attempt: model, kind, message; or the kind and message
+// of a selection that asked no model. The text is the same from run to run:
+// each attempt's latency and token counts are in [Attempt]'s fields, not in
+// the message.
 func (e *SelectionError) Error() string {
 	if e.Kind != "" && e.Kind != EmptyFailClosed {
 		return ErrFailClosed.Error() + ": " + string(e.Kind) + ": " + e.Message
@@ -287,7 +296,7 @@ func (e *SelectionError) Error() string {
 	}
 	parts := make([]string, len(e.Attempts))
 	for i, a := range e.Attempts {
-		parts[i] = fmt.Sprintf("%s: %s: %s (%s)", a.Model, a.Kind, a.Message, a.Latency.Round(time.Millisecond))
+		parts[i] = fmt.Sprintf("%s: %s: %s", a.Model, a.Kind, a.Message)
 	}
 	return ErrFailClosed.Error() + ": " + strings.Join(parts, "; ")
 }

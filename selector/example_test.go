@@ -189,3 +189,25 @@ func ExampleDroppedCall() {
 	// not_offered role
 	// tool "reset_password" was not offered: it is for the roles [admin], and the caller holds none of them
 }
+
+// A call of a tool that is not registered is dropped with the registered
+// tools the model most likely meant, among those the caller may run only
+// (DroppedCall.DidYouMean, and in the message): registry.Registry.Suggest's
+// order, the one the executor's unknown-tool error uses.
+func ExampleDroppedCall_didYouMean() {
+	cfg := selector.Config{Settings: selector.Settings{FailOpen: true}}
+	sel, _ := selector.New(scripted{selector.DefaultModel: `{"calls":[{"tool":"get_wether","args":{"city":"Oslo"}}]}`}, &cfg)
+	res, err := sel.Select(context.Background(), selector.Request{
+		Task: selector.Task{Description: "Weather in Oslo?"}, Registry: exampleRegistry(),
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, d := range res.Dropped {
+		fmt.Println(d.Reason, d.DidYouMean)
+		fmt.Println(d.Message)
+	}
+	// Output:
+	// unknown_tool [get_weather]
+	// tool "get_wether" is not registered (did you mean "get_weather"?)
+}

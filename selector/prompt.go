@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolselect/toolselect/internal/chatwire"
 	"github.com/toolselect/toolselect/registry"
 )
 
@@ -28,10 +29,7 @@ const systemJSON = `You choose tool calls for a task. Use only the tools listed 
 Select the calls the task needs, in the order they should run, at most %d. Each call's "args" must be a JSON object that satisfies the tool's "parameters" JSON Schema; "reasoning" says briefly why the call is needed. If no tool fits the task, answer {"calls":[]}.%s
 
 Answer with one JSON object and nothing else, matching this JSON Schema:
-%s
-
-Tools:
-%s`
+%s` + chatwire.ToolsHeading + `%s`
 
 const systemNative = `You choose tool calls for a task. Call only the functions provided, with arguments that satisfy their parameters schema, in the order they should run, at most %d calls. If no function fits the task, answer without calling any.%s`
 

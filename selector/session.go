@@ -91,7 +91,7 @@ func (s *ToolSelector) Begin(ctx context.Context, req Request) (*Session, error)
 	if len(eligible) == 0 {
 		ss.cur = &offer{}
 		msg := noEligibleMessage(len(all), excluded)
-		s.log.LogAttrs(ctx, slog.LevelWarn, "tool selection: no eligible tool; no model asked",
+		s.log.LogAttrs(ctx, slog.LevelDebug, "tool selection: no eligible tool; no model asked",
 			slog.String("task_id", req.Task.ID), slog.String("why", msg))
 		ss.finish(&Result{}, &SelectionError{Kind: EmptyNoEligibleTools, Message: msg})
 		return ss, nil
@@ -114,7 +114,7 @@ func (s *ToolSelector) Begin(ctx context.Context, req Request) (*Session, error)
 		slog.Bool("ranked", ss.subset), slog.Bool("search", ss.first.search), slog.String("mode", string(s.cfg.Mode)))
 	if len(entries) == 0 && !ss.first.search {
 		msg := fmt.Sprintf("the ranking found none of the %d eligible tools for the task, and search rounds are off", len(eligible))
-		s.log.LogAttrs(ctx, slog.LevelWarn, "tool selection: nothing ranked; no model asked",
+		s.log.LogAttrs(ctx, slog.LevelDebug, "tool selection: nothing ranked; no model asked",
 			slog.String("task_id", req.Task.ID), slog.String("why", msg))
 		ss.finish(&Result{}, &SelectionError{Kind: EmptyNoRankedTools, Message: msg})
 		return ss, nil
@@ -236,8 +236,12 @@ func (ss *Session) finish(r *Result, err error) {
 	ss.done = &Action{Kind: ActionDone, Result: r, Err: err}
 	ss.traceFinish(r, err)
 	if err != nil {
-		ss.log.LogAttrs(ss.ctx, slog.LevelError, "tool selection failed closed: no calls returned",
-			slog.Int("attempts", len(ss.attempts)), slog.Int("offered", len(ss.cur.names)), slog.String("error", err.Error()))
+		// The error is returned: the caller decides whether it is one worth
+		// logging, so the selector records it at debug only (each failed
+		// attempt was logged at warn as it happened).
+		ss.log.LogAttrs(ss.ctx, slog.LevelDebug, "tool selection: no calls; the error is returned",
+			slog.String("kind", ErrorKind(err)), slog.Int("attempts", len(ss.attempts)),
+			slog.Int("offered", len(ss.cur.names)), slog.String("error", err.Error()))
 		return
 	}
 	ss.recordFeedback(r)

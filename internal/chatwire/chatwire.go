@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Call is one tool call in a scripted answer.
@@ -73,4 +74,31 @@ func WriteRaw(w http.ResponseWriter, status int, ctype string, b []byte) {
 	w.Header().Set("Content-Length", fmt.Sprint(len(b)))
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+}
+
+// ToolsHeading opens the list of offered tools at the end of the selector's
+// JSON-mode system prompt: the heading, then the tools' schema view (a JSON
+// array of {"name",...}). The selector writes it and the fake model reads
+// it (PromptTools), so the two cannot drift apart.
+const ToolsHeading = "\n\nTools:\n"
+
+// PromptTools returns the names of the tools a JSON-mode system prompt
+// offers, in order: those of the JSON array after ToolsHeading. It returns
+// nil when the prompt has no heading or what follows it is not such an array.
+func PromptTools(system string) []string {
+	i := strings.Index(system, ToolsHeading)
+	if i < 0 {
+		return nil
+	}
+	var tools []struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal([]byte(system[i+len(ToolsHeading):]), &tools) != nil {
+		return nil
+	}
+	names := make([]string, len(tools))
+	for k, t := range tools {
+		names[k] = t.Name
+	}
+	return names
 }

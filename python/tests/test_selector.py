@@ -117,6 +117,17 @@ class SelectorTest(unittest.TestCase):
         self.assertIsNone(res.failure)
         self.assertEqual(client.models, ["primary"])
 
+    def test_unknown_tool_suggests_what_the_caller_may_run(self):
+        self.reg.register("get_weathers", lambda: 0, description="all the weather", parameters={"type": "object"},
+                          safe=False)
+        cfg = ts.ToolSelectionConfig(model="primary", fail_closed=False)
+        client = FakeClient(calls_json(("get_wether", {"city": "Oslo"})))
+        res = self.select(client, config=cfg, detailed=True)
+        [d] = res.dropped
+        self.assertEqual(d.reason, "unknown_tool")
+        self.assertEqual(d.did_you_mean, ["get_weather"])  # the unsafe get_weathers is not the caller's
+        self.assertIn('(did you mean "get_weather"?)', d.raw["message"])
+
     def test_unsafe_and_role_tools_not_offered(self):
         self.reg.register("rm", lambda: 0, description="delete everything", parameters={"type": "object"},
                           safe=False)

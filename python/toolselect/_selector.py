@@ -464,7 +464,8 @@ class ToolSelector:
         res = SelectionResult(
             calls=[ToolCall.from_json(c) for c in done.get("calls") or []],
             attempts=attempts,
-            dropped=[DroppedCall(tool=d.get("tool", ""), reason=d.get("reason", ""), raw=d, rule=d.get("rule", ""))
+            dropped=[DroppedCall(tool=d.get("tool", ""), reason=d.get("reason", ""), raw=d, rule=d.get("rule", ""),
+                                     did_you_mean=list(d.get("did_you_mean") or []))
                      for d in done.get("dropped") or []],
             offered=list(done.get("offered") or []),
             client_exceptions=list(done.get("_client_exceptions") or []),

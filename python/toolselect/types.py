@@ -218,12 +218,16 @@ class DroppedCall:
     """A call the model proposed that was rejected (fail-open mode), and why.
     ``reason`` classifies it (``unknown_tool``, ``not_offered``,
     ``invalid_args``, ``max_calls``); for ``not_offered``, ``rule`` is the one
-    reason the tool was not offered (:data:`DropRule`), else ``""``."""
+    reason the tool was not offered (:data:`DropRule`), else ``""``. For
+    ``unknown_tool`` and ``not_offered``, ``did_you_mean`` lists up to three
+    registered tools the name most likely meant, best first, among those the
+    caller may run (never the refused tool itself); empty when none is near."""
 
     tool: str
     reason: str
     raw: Dict[str, Any] = field(default_factory=dict, repr=False)
     rule: Union[DropRule, Literal[""]] = ""
+    did_you_mean: List[str] = field(default_factory=list)
 
 
 @dataclass
