@@ -1,0 +1,218 @@
+package mcpproxy
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolselect/toolselect/internal/testing/redistest"
+	"github.com/toolselect/toolselect/rank"
+	"github.com/toolselect/toolselect/rank/feedbackstore"
+)
+
+// echoQuery is the query every echo tool matches equally (they share one
+// description): their order is the ranking's tie-break until feedback
+// speaks.
+const echoQuery = "echo the arguments received"
+
+// records reads the feedback log spec names.
+func records(t *testing.T, spec string) []feedbackstore.Record {
+	t.Helper()
+	st, err := feedbackstore.Open(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var out []feedbackstore.Record
+	if _, err := st.Read(context.Background(), feedbackstore.Cursor{}, func(r feedbackstore.Record) error {
+		out = append(out, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// selections is toolselect_mcp_feedback_selections_total{result} on p's
+// /metrics registry.
+func selections(t *testing.T, p *Proxy, result string) float64 {
+	t.Helper()
+	mfs, err := p.metrics.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "toolselect_mcp_feedback_selections_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "result" && l.GetValue() == result {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// Two replicas on one Redis (--state): a selection made through one (its
+// find_tool, then call_tool of the last tool it returned) is recorded in
+// the state's "toolselect:feedback" list and reorders find_tool on the
+// other within the re-read interval.
+func TestFeedbackSharedByReplicas(t *testing.T) {
+	addr := redistest.Start(t)
+	state := "redis://" + addr + "/0"
+	ups := []Upstream{echoUpstream(t, "ops", "alpha", "beta", "gamma")}
+	a := startProxy(t, &Config{Upstreams: ups, State: state})
+	b := startProxy(t, &Config{Upstreams: ups, State: state})
+	ca, cb := connectMemory(t, a, ""), connectMemory(t, b, "")
+	before := find(t, cb, echoQuery, 3)
+	if len(before) != 3 {
+		t.Fatalf("find_tool on the second replica: %v", before)
+	}
+	got := find(t, ca, echoQuery, 3)
+	pick := got[len(got)-1]
+	if pick == before[0] {
+		t.Fatalf("the test needs a tool that is not first already: %v", got)
+	}
+	if r := call(t, ca, rank.CallToolName, map[string]any{"name": pick, "arguments": map[string]any{}}); r.IsError {
+		t.Fatalf("call_tool %s: %s", pick, text(r))
+	}
+	selected := time.Now()
+	for {
+		now := find(t, cb, echoQuery, 3)
+		if now[0] == pick {
+			t.Logf("the other replica ranks %s first %v after the selection", pick, time.Since(selected))
+			break
+		}
+		if time.Since(selected) > 3*time.Second {
+			t.Fatalf("the selection of %s on one replica did not reach the other: %v", pick, now)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The log is the one `toolselect rank --feedback redis://...` reads.
+	recs := records(t, state)
+	if len(recs) != 1 || recs[0].Query != echoQuery || !slices.Equal(recs[0].Tools, []string{pick}) {
+		t.Fatalf("the shared log holds %+v", recs)
+	}
+	// The find_tool calls of the other replica's own session selected
+	// nothing: nothing more was recorded.
+	if n := selections(t, b, "recorded"); n != 0 {
+		t.Fatalf("the replica that only found recorded %v selections", n)
+	}
+}
+
+// The attacker's side: one session repeating find_tool / call_tool pairs
+// records feedbackPerSession selections at most (the rest are counted as
+// limited); a call that was refused or invalid records nothing; a file log
+// is private.
+func TestFeedbackBoundedPerSessionAndOnlyForCallsThatRan(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "feedback.jsonl")
+	p, err := New(&Config{Upstreams: []Upstream{echoUpstream(t, "ops", "alpha", "!danger")}, Feedback: log}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cs := connectMemory(t, p, "")
+	// Invalid arguments (the schema allows paths under /safe/ only) and a
+	// destructive tool the proxy refuses: neither ran, nothing is learned.
+	if got := find(t, cs, "echo the arguments for a path", 5); !slices.Equal(got, []string{"ops__alpha"}) {
+		t.Fatalf("find_tool: %v", got)
+	}
+	if r := call(t, cs, rank.CallToolName, map[string]any{"name": "ops__alpha", "arguments": map[string]any{"path": "/etc/passwd"}}); !r.IsError {
+		t.Fatalf("invalid arguments ran: %s", text(r))
+	}
+	if r := call(t, cs, "ops__danger", map[string]any{}); !r.IsError {
+		t.Fatalf("a destructive tool ran: %s", text(r))
+	}
+	if r := call(t, cs, rank.CallToolName, map[string]any{"name": "ops__danger", "arguments": map[string]any{}}); !r.IsError {
+		t.Fatalf("a destructive tool ran through call_tool: %s", text(r))
+	}
+	const flood = 60
+	for i := range flood {
+		q := "echo the arguments, take " + itoa(i)
+		if got := find(t, cs, q, 5); len(got) != 1 {
+			t.Fatalf("find_tool %q: %v", q, got)
+		}
+		// Half directly, half through call_tool: both are selections.
+		name, args := rank.CallToolName, map[string]any{"name": "ops__alpha", "arguments": map[string]any{}}
+		if i%2 == 1 {
+			name, args = "ops__alpha", map[string]any{}
+		}
+		if r := call(t, cs, name, args); r.IsError {
+			t.Fatalf("call %d: %s", i, text(r))
+		}
+	}
+	limited := selections(t, p, "limited")
+	p.Close() // waits for the appends
+	recs := records(t, log)
+	if len(recs) != feedbackPerSession {
+		t.Fatalf("one session recorded %d selections (bound %d)", len(recs), feedbackPerSession)
+	}
+	for _, r := range recs {
+		if !strings.HasPrefix(r.Query, "echo the arguments, take ") || !slices.Equal(r.Tools, []string{"ops__alpha"}) {
+			t.Fatalf("a record no successful selection made: %+v", r)
+		}
+	}
+	if limited != flood-feedbackPerSession {
+		t.Fatalf("limited selections counted: %v, want %d", limited, flood-feedbackPerSession)
+	}
+	fi, err := os.Stat(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		t.Fatalf("the log of users' queries is readable by others: %v", fi.Mode())
+	}
+}
+
+// Feedback only reorders what find_tool may show: a tool one replica
+// selected (it runs destructive tools) stays hidden on a replica whose
+// policy refuses it, however well the shared log says it fits.
+func TestFeedbackNeverShowsWhatPolicyHides(t *testing.T) {
+	addr := redistest.Start(t)
+	state := "redis://" + addr + "/0"
+	ups := []Upstream{echoUpstream(t, "ops", "alpha", "!danger")}
+	open := startProxy(t, &Config{Upstreams: ups, State: state, Destructive: destructiveAllow})
+	strict := startProxy(t, &Config{Upstreams: ups, State: state})
+	co := connectMemory(t, open, "")
+	if got := find(t, co, echoQuery, 5); !slices.Contains(got, "ops__danger") {
+		t.Fatalf("the open replica does not find the destructive tool: %v", got)
+	}
+	if r := call(t, co, rank.CallToolName, map[string]any{"name": "ops__danger", "arguments": map[string]any{}}); r.IsError {
+		t.Fatalf("call_tool danger on the open replica: %s", text(r))
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for strict.learn.l.Feedback().Holds(echoQuery, "ops__danger") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the strict replica did not learn the selection")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := find(t, connectMemory(t, strict, ""), echoQuery, 5); slices.Contains(got, "ops__danger") {
+		t.Fatalf("feedback made a refused tool findable: %v", got)
+	}
+}
+
+// Without --state the proxy learns nothing unless told where; "off" turns
+// the shared log off; a URL of another scheme is refused.
+func TestFeedbackSetting(t *testing.T) {
+	if (&Config{}).learns() || (&Config{State: "redis://x:1/0", Feedback: "off"}).learns() {
+		t.Fatal("learning on by default without a store, or despite off")
+	}
+	if !(&Config{State: "redis://x:1/0"}).learns() || !(&Config{Feedback: "f.jsonl"}).learns() {
+		t.Fatal("learning off with a store")
+	}
+	err := (&Config{Feedback: "http://example.com/log"}).Validate()
+	if err == nil || !strings.Contains(err.Error(), "feedback") {
+		t.Fatalf("Validate: %v", err)
+	}
+}
