@@ -229,8 +229,8 @@ type Config struct {
 	StatePasswordFile string `json:"statePasswordFile,omitempty"`
 	// Feedback is where find_tool learns from what sessions select (a
 	// find_tool followed by a successful call of a tool it returned):
-	// "off", a JSON Lines file (created private, refused when others may
-	// read it) or a redis:// URL, the log of `toolselect select
+	// "off", a JSON Lines file (created 0600; refused when its group or
+	// everyone may write it) or a redis:// URL, the log of `toolselect select
 	// --feedback`. Empty means the State store's "toolselect:feedback"
 	// list with State (every replica learns from every other's
 	// selections) and off without. The log holds the users' find_tool

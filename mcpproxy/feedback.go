@@ -86,7 +86,7 @@ func (c *Config) learns() bool {
 	return c.Feedback != feedbackOff && (c.Feedback != "" || c.State != "")
 }
 
-// checkFeedback is Validate's word on Config.Feedback.
+// checkFeedback is Validate's word on [Config.Feedback].
 func (c *Config) checkFeedback() error {
 	f := c.Feedback
 	low := strings.ToLower(f)
