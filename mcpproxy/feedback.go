@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/internal/statestore"
 	"github.com/toolselect/toolselect/rank"
 	"github.com/toolselect/toolselect/rank/feedbackstore"
 )
@@ -88,9 +89,7 @@ func (c *Config) learns() bool {
 
 // checkFeedback is Validate's word on [Config.Feedback].
 func (c *Config) checkFeedback() error {
-	f := c.Feedback
-	low := strings.ToLower(f)
-	if strings.Contains(f, "://") && !strings.HasPrefix(low, "redis://") && !strings.HasPrefix(low, "rediss://") {
+	if strings.Contains(c.Feedback, "://") && !statestore.IsURL(c.Feedback) {
 		return errors.New("feedback: give \"off\", a JSON Lines file path or a redis:// (rediss://) URL")
 	}
 	return nil
@@ -99,12 +98,13 @@ func (c *Config) checkFeedback() error {
 // openFeedback opens the feedback log and loads it into fb: the shared
 // store's list when the proxy has one and Feedback names none, else the
 // file or URL Feedback names. A log that cannot be read now (Redis away) is
-// read again once a second; one that does not parse fails New, naming the
-// line.
+// read again once a second; a file that cannot be read (one others may
+// write) or a record that does not parse fails New, naming it.
 func (p *Proxy) openFeedback(fb *rank.Feedback) error {
 	var st feedbackstore.Store
 	own := true
-	if spec := p.cfg.feedbackSpec(); spec != "" {
+	spec := p.cfg.feedbackSpec()
+	if spec != "" {
 		s, err := feedbackstore.Open(spec)
 		if err != nil {
 			return err
@@ -114,19 +114,25 @@ func (p *Proxy) openFeedback(fb *rank.Feedback) error {
 		st, own = feedbackstore.NewRedis(p.state.Client(), p.state.FeedbackKey()), false
 	}
 	l := feedbackstore.NewLearner(st, fb)
+	p.learn = &learning{l: l, own: own, sessions: map[*mcp.ServerSession]*sessionFinds{}}
+	if !own && p.pinsErr != "" {
+		return nil // the state store did not answer just now: watchFeedback reads it
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), feedbackTimeout)
 	defer cancel()
 	if err := l.Sync(ctx); err != nil {
+		// A file that cannot be read (others may write it, a record that
+		// does not parse) is refused; Redis away is read again later.
 		var le *feedbackstore.LineError
-		if errors.As(err, &le) {
+		if errors.As(err, &le) || spec != "" && !statestore.IsURL(spec) {
 			if own {
 				st.Close()
 			}
+			p.learn = nil
 			return err
 		}
 		p.log.Warn("mcp feedback: the log cannot be read now; find_tool ranks with what it learns once it answers", "error", err)
 	}
-	p.learn = &learning{l: l, own: own, sessions: map[*mcp.ServerSession]*sessionFinds{}}
 	return nil
 }
 

@@ -215,4 +215,22 @@ func TestFeedbackSetting(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "feedback") {
 		t.Fatalf("Validate: %v", err)
 	}
+	// A log anyone may write would let anyone steer find_tool: refused at
+	// start, as a log that does not read; Redis away is no error.
+	dir := t.TempDir()
+	open := filepath.Join(dir, "open.jsonl")
+	os.WriteFile(open, nil, 0o600)
+	os.Chmod(open, 0o666)
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte("not json\n"), 0o600)
+	for file, want := range map[string]string{open: "chmod go-w", bad: "line 1"} {
+		if _, err := New(&Config{Feedback: file}, nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("New with feedback %s: %v, want %q", filepath.Base(file), err, want)
+		}
+	}
+	p, err := New(&Config{Feedback: "redis://127.0.0.1:1/0"}, nil)
+	if err != nil {
+		t.Fatalf("Redis away at start: %v", err)
+	}
+	p.Close()
 }
