@@ -2,12 +2,15 @@ package mcpproxy
 
 import (
 	"context"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolselect/toolselect/internal/testing/redistest"
 	"github.com/toolselect/toolselect/rank"
@@ -233,4 +236,42 @@ func TestFeedbackSetting(t *testing.T) {
 		t.Fatalf("Redis away at start: %v", err)
 	}
 	p.Close()
+}
+
+// Over streamable HTTP a session (protocol up to 2025-11-25) pairs its
+// find_tool and its call as over stdio; stateless requests (2026-07-28, no
+// session) never share one, so they teach nothing.
+func TestFeedbackOverHTTPSessions(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "feedback.jsonl")
+	p, err := New(&Config{Upstreams: []Upstream{echoUpstream(t, "ops", "alpha", "beta")}, Feedback: log}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(p.HTTPHandler(nil))
+	defer srv.Close()
+	ctx := context.Background()
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		c := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "1"}, nil)
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := "echo the arguments over " + version
+		if got := find(t, cs, q, 5); len(got) != 2 {
+			t.Fatalf("%s: find_tool: %v", version, got)
+		}
+		if r := call(t, cs, "ops__beta", map[string]any{}); r.IsError {
+			t.Fatalf("%s: %s", version, text(r))
+		}
+		cs.Close()
+	}
+	p.Close()
+	recs := records(t, log)
+	if len(recs) != 1 || recs[0].Query != "echo the arguments over 2025-11-25" || !slices.Equal(recs[0].Tools, []string{"ops__beta"}) {
+		t.Fatalf("recorded %+v, want the session's selection alone", recs)
+	}
 }
