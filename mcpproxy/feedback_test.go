@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -273,5 +274,64 @@ func TestFeedbackOverHTTPSessions(t *testing.T) {
 	recs := records(t, log)
 	if len(recs) != 1 || recs[0].Query != "echo the arguments over 2025-11-25" || !slices.Equal(recs[0].Tools, []string{"ops__beta"}) {
 		t.Fatalf("recorded %+v, want the session's selection alone", recs)
+	}
+}
+
+// The proxy is a front door of testdata/feedback-doors too: find_tool
+// over its catalog, with its log, ranks as the Go API ranks with the same
+// log (rank.For with a feedbackstore learner), names and scores.
+func TestFeedbackRanksAsTheOtherDoors(t *testing.T) {
+	doors := filepath.Join("..", "testdata", "feedback-doors")
+	log, err := os.ReadFile(filepath.Join(doors, "past.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(t.TempDir(), "past.jsonl")
+	if err := os.WriteFile(store, log, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	catalog := filepath.Join(doors, "tools.jsonl")
+	p := startProxy(t, &Config{Catalogs: []string{catalog}, Feedback: store, Destructive: destructiveAllow})
+	ctx := context.Background()
+	l, err := feedbackstore.OpenLearner(ctx, store, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	data, err := os.ReadFile(filepath.Join(doors, "queries.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lifted := 0
+	for q := range strings.Lines(string(data)) {
+		if q = strings.TrimSpace(q); q == "" {
+			continue
+		}
+		found, err := p.FindTool(ctx, q, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		picks, err := rank.For(p.Registry()).Rank(ctx, q, &rank.Options{MaxCandidates: 5, Feedback: l.Feedback()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, want []string
+		for _, f := range found {
+			if f.PrerequisiteOf == "" {
+				got = append(got, f.Name+" "+strconv.FormatFloat(f.Score, 'f', 3, 64))
+			}
+		}
+		for _, pk := range picks {
+			want = append(want, pk.Entry.Name()+" "+strconv.FormatFloat(min(max(pk.Score, 0), 1), 'f', 3, 64))
+			if pk.Provenance.Scorer == "bm25+feedback" && strings.Contains(pk.Reason, "past task") {
+				lifted++
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: find_tool %v, the Go API %v", q, got, want)
+		}
+	}
+	if lifted == 0 {
+		t.Fatal("no query was lifted by the log: the comparison says nothing about feedback")
 	}
 }
