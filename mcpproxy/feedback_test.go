@@ -117,14 +117,7 @@ func TestFeedbackSharedByReplicas(t *testing.T) {
 // is private.
 func TestFeedbackBoundedPerSessionAndOnlyForCallsThatRan(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "feedback.jsonl")
-	p, err := New(&Config{Upstreams: []Upstream{echoUpstream(t, "ops", "alpha", "!danger")}, Feedback: log}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	if err := p.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	p := startProxy(t, &Config{Upstreams: []Upstream{echoUpstream(t, "ops", "alpha", "!danger")}, Feedback: log}) // Close (idempotent) waits for the appends below
 	cs := connectMemory(t, p, "")
 	// Invalid arguments (the schema allows paths under /safe/ only) and a
 	// destructive tool the proxy refuses: neither ran, nothing is learned.
@@ -244,14 +237,7 @@ func TestFeedbackSetting(t *testing.T) {
 // session) never share one, so they teach nothing.
 func TestFeedbackOverHTTPSessions(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "feedback.jsonl")
-	p, err := New(&Config{Upstreams: []Upstream{echoUpstream(t, "ops", "alpha", "beta")}, Feedback: log}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	if err := p.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	p := startProxy(t, &Config{Upstreams: []Upstream{echoUpstream(t, "ops", "alpha", "beta")}, Feedback: log}) // Close (idempotent) waits for the appends below
 	srv := httptest.NewServer(p.HTTPHandler(nil))
 	defer srv.Close()
 	ctx := context.Background()
