@@ -236,6 +236,9 @@ func (p *Proxy) learnFound(ss *mcp.ServerSession, query string, names []string) 
 	if _, own := p.ownSessions.Load(ss); own {
 		return
 	}
+	if p.learn.l.Feedback().Check(query, names) != nil {
+		return // a query feedback cannot hold (no words, over rank.MaxFeedbackQueryBytes) teaches nothing
+	}
 	if p.learn.found(ss, query, names) {
 		// Forgotten when the session ends (a stateless request's ends
 		// with the request).
