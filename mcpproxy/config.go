@@ -241,6 +241,15 @@ type Config struct {
 	// StatePasswordFile holds the State store's password (its first
 	// line), kept out of the URL and never printed.
 	StatePasswordFile string `json:"statePasswordFile,omitempty"`
+	// Feedback is where find_tool learns from what sessions select (a
+	// find_tool followed by a successful call of a tool it returned):
+	// "off", a JSON Lines file (created 0600; refused when its group or
+	// everyone may write it) or a redis:// URL, the log of `toolselect select
+	// --feedback`. Empty means the State store's "toolselect:feedback"
+	// list with State (every replica learns from every other's
+	// selections) and off without. The log holds the users' find_tool
+	// queries.
+	Feedback string `json:"feedback,omitempty"`
 	// StrictDescriptions holds, too, tools whose description (or title, or
 	// any schema string) carries invisible or bidirectional control
 	// characters or an HTML comment (flagged in stats and the pin file
@@ -383,6 +392,9 @@ func (c *Config) Validate() error {
 	}
 	if c.StatePasswordFile != "" && c.State == "" {
 		return errors.New("statePasswordFile needs state")
+	}
+	if err := c.checkFeedback(); err != nil {
+		return err
 	}
 	switch c.PinsNew {
 	case "", pinsNewPin:

@@ -80,10 +80,18 @@ func (p *Proxy) handleMeta(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 			if raw, err := json.Marshal(req.Params.Arguments); err == nil {
 				_ = json.Unmarshal(raw, &a) // HandleMeta validated them
 			}
+			names := make([]string, len(found))
+			for i, f := range found {
+				names[i] = f.Name
+			}
+			p.learnFound(req.Session, a.Query, names)
 			return p.renderFound(found, p.withheld(ctx, a.Query, a.Limit, found)), nil
 		}
 	} else {
 		p.stats.call(p.toolLabel(res.Tool), string(res.Outcome), d)
+		if err == nil {
+			p.learnCall(ctx, res)
+		}
 	}
 	return p.render(res, err), nil
 }

@@ -75,6 +75,9 @@ type Proxy struct {
 	// state is the shared store the pins live in ([Config.State]), nil
 	// without one.
 	state *statestore.Redis
+	// learn is the ranking feedback sessions teach ([Config.Feedback]),
+	// nil when the proxy learns nothing (feedback.go).
+	learn *learning
 	// draining is set when an HTTP proxy was told to stop: /readyz says so.
 	draining atomic.Bool
 	// others are the prompt and resource keys last checked per source (pins.go).
@@ -167,7 +170,21 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 		exOpts.Approver = p.elicitApprover
 	}
 	p.ex = executor.New(reg, exOpts)
-	p.meta = metatool.New(p.ex, o.FindTool)
+	findOpts := o.FindTool
+	var fb *rank.Feedback
+	if c.learns() {
+		// find_tool ranks with what the sessions' selections taught
+		// (feedback.go), in the Feedback given if any.
+		fo := rank.Options{}
+		if findOpts != nil {
+			fo = *findOpts
+		}
+		if fo.Feedback == nil {
+			fo.Feedback = rank.NewFeedback(nil)
+		}
+		fb, findOpts = fo.Feedback, &fo
+	}
+	p.meta = metatool.New(p.ex, findOpts)
 	p.life, p.stop = context.WithCancel(context.Background())
 	for _, u := range c.Upstreams {
 		up := newUpstream(p, u)
@@ -193,6 +210,14 @@ func New(cfg *Config, opts *Options) (*Proxy, error) {
 	p.stats.m = p.metrics
 	if err := p.loadPins(); err != nil {
 		return nil, err
+	}
+	if fb != nil {
+		if err := p.openFeedback(fb); err != nil {
+			if p.state != nil {
+				p.state.Close()
+			}
+			return nil, fmt.Errorf("feedback: %w", err)
+		}
 	}
 	if !p.topMode() {
 		p.server.AddTool(findToolDef(), p.handleMeta)
@@ -288,6 +313,9 @@ func (p *Proxy) launch(ctx context.Context) error {
 		}
 		if p.state != nil {
 			p.bg.Go(p.watchState)
+		}
+		if p.learn != nil {
+			p.bg.Go(p.watchFeedback)
 		}
 	})
 	return nil
@@ -387,6 +415,9 @@ func (p *Proxy) Close() error {
 	}
 	wg.Wait()
 	p.bg.Wait()
+	if p.learn != nil && p.learn.own {
+		p.learn.l.Close()
+	}
 	if p.state != nil {
 		p.state.Close()
 	}
@@ -746,6 +777,9 @@ func (p *Proxy) CallTool(ctx context.Context, name string, args json.RawMessage)
 	}
 	res, err := p.meta.Call(ctx, name, args)
 	p.stats.call(p.toolLabel(res.Tool), string(res.Outcome), time.Since(start))
+	if err == nil {
+		p.learnCall(ctx, res)
+	}
 	return p.render(res, err)
 }
 

@@ -383,6 +383,8 @@ type metrics struct {
 	// stateErrors the shared store's operations and their failures.
 	http                  *prometheus.CounterVec
 	stateOps, stateErrors *prometheus.CounterVec
+	// feedback counts the selections sessions made, by what became of them.
+	feedback *prometheus.CounterVec
 }
 
 func newMetrics(p *Proxy) *metrics {
@@ -399,6 +401,8 @@ func newMetrics(p *Proxy) *metrics {
 		Help: "Operations on the shared state store (read, commit, ping, notify)."}, []string{"op"})
 	m.stateErrors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "toolselect_mcp_state_errors_total",
 		Help: "Failed operations on the shared state store."}, []string{"op"})
+	m.feedback = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "toolselect_mcp_feedback_selections_total",
+		Help: "Selections (a successful call of a tool the session's find_tool returned) by what became of them: recorded as ranking feedback, known (already learned), limited (the session recorded its share), failed (the log refused the append)."}, []string{"result"})
 	sessions := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "toolselect_mcp_open_sessions",
 		Help: "MCP sessions open on this process (stateless requests open none)."}, func() float64 {
 		n := 0
@@ -409,7 +413,7 @@ func newMetrics(p *Proxy) *metrics {
 		}
 		return float64(n)
 	})
-	m.reg.MustRegister(m.calls, m.find, m.call, m.http, m.stateOps, m.stateErrors, sessions, stateCollector{p},
+	m.reg.MustRegister(m.calls, m.find, m.call, m.http, m.stateOps, m.stateErrors, m.feedback, sessions, stateCollector{p},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

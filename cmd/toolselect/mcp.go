@@ -54,6 +54,7 @@ type mcpFlags struct {
 	drain, drainDelay                             time.Duration
 	pins                                          string
 	state, statePasswordFile                      string
+	feedback                                      string
 	strictDescriptions                            bool
 	pinsNew                                       string
 
@@ -190,6 +191,7 @@ func (f *mcpFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.pins, "pins", "", "pin each tool's definition in `FILE` on first sight and hold a tool whose definition changes until approved (\"toolselect mcp pins approve\")")
 	fs.StringVar(&f.state, "state", "", "share pins, held and pending definitions and approvals with the other replicas in Redis at `URL` (redis://[user:password@]HOST:PORT/DB, rediss:// for TLS); pinning is on (not with --pins, the form for one process)")
 	fs.StringVar(&f.statePasswordFile, "state-password-file", "", "the --state store's password, read from `FILE` (its first line; never printed)")
+	fs.StringVar(&f.feedback, "feedback", "", "learn find_tool's ranking from the tools each session calls after a find: `off`, a private JSON Lines FILE or a redis:// URL (default: with --state, its Redis, shared by every replica; without, off)")
 	fs.BoolVar(&f.strictDescriptions, "strict-descriptions", false, "with --pins: hold tools whose name, description, title or schema text carries invisible or bidirectional characters, an HTML comment, a long run of blank lines or confusable letters")
 	fs.StringVar(&f.pinsNew, "pins-new", "", "with --pins: what becomes of a tool, prompt or resource first seen after the first pinning: \"pin\" (default: pinned and served) or \"review\" (held until approved)")
 }
@@ -260,6 +262,9 @@ func (f *mcpFlags) configure() (*mcpproxy.Config, error) {
 	}
 	if f.statePasswordFile != "" {
 		cfg.StatePasswordFile = f.statePasswordFile
+	}
+	if f.feedback != "" {
+		cfg.Feedback = f.feedback
 	}
 	if f.pinsNew != "" {
 		cfg.PinsNew = f.pinsNew

@@ -131,6 +131,15 @@ func (r *Redis) Close() error { return r.client.Close() }
 
 func (r *Redis) key(k string) string { return r.prefix + k }
 
+// FeedbackKey is the list, under the store's prefix, the proxy's ranking
+// feedback is kept in: "toolselect:feedback", the list a redis:// spec of
+// `toolselect rank --feedback` and `select --feedback` reads too.
+func (r *Redis) FeedbackKey() string { return r.key("feedback") }
+
+// Client is the store's connection, for the feedback log kept beside the
+// pins (feedbackstore.NewRedis). Closing it closes the store.
+func (r *Redis) Client() *redis.Client { return r.client }
+
 func (r *Redis) observe(op string, err error) {
 	if r.Observe != nil {
 		r.Observe(op, err)

@@ -293,6 +293,13 @@ type redisStore struct {
 // defaultRedisKey is the list a Redis store uses unless told otherwise.
 const defaultRedisKey = "toolselect:feedback"
 
+// NewRedis returns a store in the Redis list key ("" means
+// "toolselect:feedback", the list a redis:// spec given to [Open] uses)
+// over a client the caller built: one whose connection (a password from a
+// file, TLS, a cluster) a URL cannot say, or that another part of the
+// program shares. Close closes client.
+func NewRedis(client redis.UniversalClient, key string) Store { return newRedis(client, key) }
+
 // newRedis returns a store over client in the list key ("" means
 // defaultRedisKey).
 func newRedis(client redis.UniversalClient, key string) *redisStore {

@@ -296,6 +296,21 @@ func TestRedisStoreSharedByTwoRankers(t *testing.T) {
 	if !errors.As(err, &le) || le.Line != 42 {
 		t.Errorf("malformed element: %v, want a LineError at 42", err)
 	}
+	// NewRedis over the program's own client reads the list a redis://
+	// spec names ("" is its key), and another key is another log.
+	own := NewLearner(NewRedis(redis.NewClient(&redis.Options{Addr: addr}), ""), nil)
+	defer own.Close()
+	if err := own.Sync(ctx); !errors.As(err, &le) || le.Line != 42 || own.Feedback().Stats().Pairs != 41 {
+		t.Errorf("NewRedis read %+v, %v; want the 41 pairs and the LineError at 42", own.Feedback().Stats(), err)
+	}
+	other := NewLearner(NewRedis(redis.NewClient(&redis.Options{Addr: addr}), "elsewhere:feedback"), nil)
+	defer other.Close()
+	if err := other.Record(ctx, learned, []string{"get_forecast"}); err != nil || other.Feedback().Stats().Pairs != 1 {
+		t.Errorf("a log under another key: %v, %+v", err, other.Feedback().Stats())
+	}
+	if n, _ := client.LLen(ctx, "elsewhere:feedback").Result(); n != 1 {
+		t.Errorf("the other key holds %d records", n)
+	}
 }
 
 // A query with no words to learn from is refused when recorded, not stored
