@@ -58,7 +58,7 @@ fmt:
 # The C shared library and its header, built into the Python package.
 lib: $(LIB)
 
-$(LIB): $(shell find cabi internal registry selector executor rank -name '*.go' 2>/dev/null) version.go VERSION rank/internal/cedict/zh_en.txt go.mod go.sum
+$(LIB): $(shell find cabi internal registry selector executor rank -name '*.go' 2>/dev/null) version.go VERSION rank/internal/cedict/zh_en.txt rank/internal/wordnet/related.packed go.mod go.sum
 	$(GO) build -buildmode=c-shared -trimpath -tags netgo,osusergo -ldflags='-s -w' -o $(LIB) ./cabi
 	rm -f python/toolselect/libtoolselect.h
 	cp VERSION python/toolselect/VERSION
@@ -161,7 +161,7 @@ confusables:
 # installs it (apt-get install wordnet-base; the table is committed, and make
 # test checks it is this target's output).
 wordnet:
-	cd rank/internal/wordnet && $(GO) run gen.go -dir /usr/share/wordnet -out related.txt
+	cd rank/internal/wordnet && $(GO) run gen.go -dir /usr/share/wordnet -out related.packed
 
 clean:
 	rm -rf bin dist $(LIB)

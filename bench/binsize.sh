@@ -99,4 +99,4 @@ done
 bpe=$(($(size rank/internal/bpe/o200k_base.bpe) + $(size rank/internal/bpe/cl100k_base.bpe)))
 echo "| token vocabularies (rank/internal/bpe/*.bpe, embedded; what replaced tiktoken-go) | $(mb "$bpe") |"
 echo "| CC-CEDICT table (rank/internal/cedict/zh_en.txt, embedded) | $(mb "$(size rank/internal/cedict/zh_en.txt)") |"
-echo "| WordNet table (rank/internal/wordnet/related.txt, embedded) | $(mb "$(size rank/internal/wordnet/related.txt)") |"
+echo "| WordNet table (rank/internal/wordnet/related.packed, embedded: words plain, related words deflated) | $(mb "$(size rank/internal/wordnet/related.packed)") |"

@@ -184,7 +184,7 @@ func (idx *bm25Index) findCompounds() {
 				break
 			}
 		}
-		if len(raw) < minCompound || !isASCIIAlpha(raw) || wordnet.Related(raw) != "" {
+		if len(raw) < minCompound || !isASCIIAlpha(raw) || wordnet.Known(raw) {
 			continue // an English word of its own (download, password), not a concatenation
 		}
 		for _, w := range splitWord(raw, known) {

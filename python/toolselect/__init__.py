@@ -48,7 +48,6 @@ from .errors import (
 )
 from .registry import FORMATS, ToolRegistry, Validation, Violation
 from .selector import ToolSelector
-from .evalselect import CandidateScore, EvalSelectReport, Latency, TaskResult, eval_select
 from .types import (Attempt, BaseToolLike, ChatClient, DroppedCall, DropRule, FailureKind, HiddenTool, Message, Mode,
                     PlannedTask, Provider, RankedTool, Ranking, Reasoning, SelectionFailure, SelectionFailureKind, SelectionResult, StrPath, SubTask,
                     TaskLike, ToolCall, ToolResult, ToolSchemaSource)
@@ -57,17 +56,24 @@ from ._version import __version__
 
 if _typing.TYPE_CHECKING:
     from .errors import CancelledError
+    from .evalselect import CandidateScore, EvalSelectReport, Latency, TaskResult, eval_select
 else:
-    # CancelledError is made on first use, so that importing the package
-    # does not import asyncio (see toolselect.errors). Hidden from type
-    # checkers, which would otherwise take any toolselect.<name> as valid.
+    # Loaded on first use: CancelledError, so that importing the package
+    # does not import asyncio (see toolselect.errors), and the evaluation
+    # API, which a selection never needs (its module and `random` were 4-5
+    # ms of the import; docs/measurements.md). Hidden from type checkers,
+    # which would otherwise take any toolselect.<name> as valid.
+    _LAZY = {"CancelledError": "errors", "CandidateScore": "evalselect", "EvalSelectReport": "evalselect",
+             "Latency": "evalselect", "TaskResult": "evalselect", "eval_select": "evalselect"}
+
     def __getattr__(name: str) -> _typing.Any:
-        if name == "CancelledError":
-            from . import errors
-            value = errors.CancelledError
-            globals()[name] = value
-            return value
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        import importlib
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+        globals()[name] = value
+        return value
 
 __all__ = [
     "ArgumentError", "Attempt", "BaseToolLike", "CancelledError", "ChatClient", "FailureKind", "DroppedCall", "DropRule", "FORMATS", "ForkedProcessError", "HandleError", "HiddenTool",

@@ -33,15 +33,13 @@ same table.
 
 from __future__ import annotations
 
-import decimal
-import difflib
-import fractions
 import inspect
 import json
 import math
 import operator
 import os
 import re
+import sys
 import threading
 import warnings
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
@@ -186,9 +184,18 @@ def _lax_bool(v: Any) -> bool:
         if low in schema()["bool_false"]:
             return False
         raise _Bad("malformed")
-    if isinstance(v, (int, float, decimal.Decimal, fractions.Fraction)) and v in (0, 1):
+    if isinstance(v, (int, float) + _exact_numbers()) and v in (0, 1):
         return bool(v)
     raise _Bad("malformed")
+
+
+def _exact_numbers() -> Tuple[type, ...]:
+    """decimal.Decimal and fractions.Fraction, of those whose module is
+    loaded: a value can only be one of them once its module was imported, so
+    the checks need not import them (both cost about 3 ms of the package's
+    import; docs/measurements.md)."""
+    return tuple(getattr(sys.modules[m], t) for m, t in (("decimal", "Decimal"), ("fractions", "Fraction"))
+                 if m in sys.modules)
 
 
 def _lax_int(v: Any) -> int:
@@ -199,7 +206,7 @@ def _lax_int(v: Any) -> int:
     text = _text(v, bytearray_ok=False)
     if text is not None:
         return _lax_int_text(text)
-    if isinstance(v, (float, decimal.Decimal, fractions.Fraction)):
+    if isinstance(v, (float,) + _exact_numbers()):
         try:
             n = int(v)
         except (ValueError, OverflowError):  # NaN, infinities
@@ -216,7 +223,7 @@ def _lax_float(v: Any) -> float:
     text = _text(v, bytearray_ok=False)
     if text is not None:
         return _lax_float_text(text)
-    if isinstance(v, (int, float, decimal.Decimal, fractions.Fraction)) or (
+    if isinstance(v, (int, float) + _exact_numbers()) or (
             not isinstance(v, (bytearray, complex)) and hasattr(type(v), "__float__")):
         try:
             return float(v)  # True is 1.0, as pydantic reads it
@@ -587,6 +594,8 @@ def _unknown_settings(what: str, unknown: List[str], names: Iterable[str]) -> st
     """``what`` and the unknown names, each with its likely meaning, and the settings."""
     parts = []
     for u in unknown:
+        import difflib  # only for this message: not loaded with the package
+
         close = difflib.get_close_matches(u, list(names), n=1)
         parts.append(f"{u!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     return (f"{what} {', '.join(parts)}: toolselect has no such setting "

@@ -1,11 +1,11 @@
 //go:build ignore
 
-// gen builds related.txt, the related-words table of package wordnet, from
+// gen builds related.packed, the related-words table of package wordnet, from
 // the WordNet 3.0 database files as Debian's wordnet-base package installs
 // them (/usr/share/wordnet). `make wordnet` runs it, and a test in `make
 // test` checks that the committed table is what it writes:
 //
-//	go run gen.go -dir /usr/share/wordnet -out related.txt
+//	go run gen.go -dir /usr/share/wordnet -out related.packed
 //
 // Every single-word lemma (lower-case ASCII letters, three or more) becomes
 // one line "word<TAB>related words", sorted by word. The related words come
@@ -15,11 +15,13 @@
 // itself, and the first lemma of its first hyponyms. A sense that is a name
 // (written with a capital: Lyon, Melbourne) is skipped. Only single-word lemmas
 // are kept, each once, at most -max per word; words with no related word
-// are left out.
+// are left out. The lines are written packed (rank/internal/packed), the
+// form the package embeds.
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -27,6 +29,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/toolselect/toolselect/rank/internal/packed"
 )
 
 // synset is what the generator reads of one synset in a data.POS file.
@@ -49,7 +53,7 @@ var posFiles = []struct {
 
 func main() {
 	dir := flag.String("dir", "/usr/share/wordnet", "WordNet database directory")
-	out := flag.String("out", "related.txt", "output file")
+	out := flag.String("out", "related.packed", "output file")
 	maxRel := flag.Int("max", 10, "related words kept per word")
 	hypos := flag.Int("hyponyms", 3, "hyponym synsets read per sense")
 	flag.Parse()
@@ -149,18 +153,15 @@ func run(dir, out string, maxRel, hypos int) error {
 		}
 	}
 	sort.Strings(words)
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(f)
+	var text bytes.Buffer
 	for _, w := range words {
-		fmt.Fprintf(bw, "%s\t%s\n", w, strings.Join(rel[w], " "))
+		fmt.Fprintf(&text, "%s\t%s\n", w, strings.Join(rel[w], " "))
 	}
-	if err := bw.Flush(); err != nil {
+	var table bytes.Buffer
+	if err := packed.Pack(&table, text.Bytes()); err != nil {
 		return err
 	}
-	return f.Close()
+	return os.WriteFile(out, table.Bytes(), 0o644)
 }
 
 // properNoun reports whether word is written with a capital in synset s:
