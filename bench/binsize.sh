@@ -96,7 +96,7 @@ for p in otel redis prometheus mcp-sdk validator santhosh-jsonschema go-openai t
 	[ "$p" = tiktoken-go ] && note=" (its o200k and cl100k vocabularies as Go map literals: no longer linked, for comparison)"
 	echo "| $p$note | $(mb $(($(size "$work/$p.bin") - base))) |"
 done
-bpe=$(($(size rank/internal/bpe/o200k_base.bpe) + $(size rank/internal/bpe/cl100k_base.bpe)))
-echo "| token vocabularies (rank/internal/bpe/*.bpe, embedded; what replaced tiktoken-go) | $(mb "$bpe") |"
+bpe=$(($(size rank/internal/bpe/o200k_base.txt) + $(size rank/internal/bpe/cl100k_base.txt)))
+echo "| token vocabularies (rank/internal/bpe/*.txt, embedded; what replaced tiktoken-go) | $(mb "$bpe") |"
 echo "| CC-CEDICT table (rank/internal/cedict/zh_en.txt, embedded) | $(mb "$(size rank/internal/cedict/zh_en.txt)") |"
 echo "| WordNet table (rank/internal/wordnet/related.packed, embedded: words plain, related words deflated) | $(mb "$(size rank/internal/wordnet/related.packed)") |"

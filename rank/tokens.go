@@ -9,8 +9,8 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-// Token encodings TokenCounter knows: OpenAI's vocabularies, embedded in
-// compact form by rank/internal/bpe (its counts are checked against
+// Token encodings TokenCounter knows: OpenAI's vocabularies, embedded as
+// text by rank/internal/bpe (its counts are checked against
 // tiktoken-go's; tiktoken-go's own map literals were 9.4 MB of the command).
 const (
 	EncodingCl100k = "cl100k_base" // GPT-4, GPT-3.5, text-embedding-3

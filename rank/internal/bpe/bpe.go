@@ -1,16 +1,17 @@
 // Package bpe counts the tokens of OpenAI's byte-pair encodings o200k_base
-// and cl100k_base, offline, from vocabularies embedded in compact form
+// and cl100k_base, offline, from vocabularies embedded as text (one token a line)
 // (gen.go writes them from tiktoken-go's codecs, which the tests keep as the
 // reference: every count must equal theirs). tiktoken-go itself links its
 // vocabularies as Go map literals, 9.4 MB of the command; these files are
-// 2.3 MB, read into a map once, at the first [O200k] or [Cl100k].
+// 2.4 MB, read into a map once, at the first [O200k] or [Cl100k].
 package bpe
 
 import (
 	_ "embed"
-	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/dlclark/regexp2/v2"
@@ -24,9 +25,9 @@ const (
 )
 
 var (
-	//go:embed o200k_base.bpe
+	//go:embed o200k_base.txt
 	o200kData string
-	//go:embed cl100k_base.bpe
+	//go:embed cl100k_base.txt
 	cl100kData string
 
 	o200kOnce, cl100kOnce sync.Once
@@ -53,22 +54,71 @@ func Cl100k() *Encoding {
 	return cl100k
 }
 
-// load reads a vocabulary file: each rank's token as a uvarint length and
-// its bytes (length 0: no token of that rank). The map's keys are slices of
-// the embedded string, not copies.
+// load reads a vocabulary file: one line per rank, the token's bytes as
+// text, an empty line for a rank with no token. A token's bytes are
+// written as they are (printable ASCII, and whole UTF-8 characters other
+// than C1 controls and line separators), but for '\\' as \\\\ and any other
+// byte as \\xHH. The map's keys are slices of the embedded string for the
+// tokens written as they are (all but a few thousand), and of one buffer
+// for the escaped ones.
 func load(name, data, pattern string) *Encoding {
-	ranks := make(map[string]uint32, len(data)/8)
+	ranks := make(map[string]uint32, strings.Count(data, "\n"))
+	type escaped struct {
+		id       uint32
+		from, to int
+	}
+	var buf []byte
+	var later []escaped
 	for id := uint32(0); len(data) > 0; id++ {
-		n, k := binary.Uvarint([]byte(data[:min(len(data), binary.MaxVarintLen64)]))
-		if k <= 0 || uint64(len(data)-k) < n {
-			panic(fmt.Sprintf("bpe: %s.bpe is corrupt at rank %d", name, id))
+		end := strings.IndexByte(data, '\n')
+		if end < 0 {
+			panic(fmt.Sprintf("bpe: %s.txt does not end its last line (rank %d)", name, id))
 		}
-		if n > 0 {
-			ranks[data[k:k+int(n)]] = id
+		line := data[:end]
+		data = data[end+1:]
+		switch {
+		case line == "":
+		case strings.IndexByte(line, '\\') < 0:
+			ranks[line] = id
+		default:
+			from := len(buf)
+			var err error
+			if buf, err = unescape(buf, line); err != nil {
+				panic(fmt.Sprintf("bpe: %s.txt is corrupt at rank %d: %v", name, id, err))
+			}
+			later = append(later, escaped{id, from, len(buf)})
 		}
-		data = data[k+int(n):]
+	}
+	all := string(buf)
+	for _, e := range later {
+		ranks[all[e.from:e.to]] = e.id
 	}
 	return &Encoding{name: name, ranks: ranks, split: regexp2.MustCompile(pattern, regexp2.None)}
+}
+
+// unescape appends the bytes line stands for (see load) to buf.
+func unescape(buf []byte, line string) ([]byte, error) {
+	for i := 0; i < len(line); i++ {
+		if line[i] != '\\' {
+			buf = append(buf, line[i])
+			continue
+		}
+		switch {
+		case i+1 < len(line) && line[i+1] == '\\':
+			buf = append(buf, '\\')
+			i++
+		case i+3 < len(line) && line[i+1] == 'x':
+			b, err := strconv.ParseUint(line[i+2:i+4], 16, 8)
+			if err != nil {
+				return nil, fmt.Errorf("bad escape %q", line[i:i+4])
+			}
+			buf = append(buf, byte(b))
+			i += 3
+		default:
+			return nil, fmt.Errorf("bad escape at byte %d", i)
+		}
+	}
+	return buf, nil
 }
 
 // Name is the encoding's name, as tiktoken spells it.

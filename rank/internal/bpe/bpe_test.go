@@ -86,3 +86,30 @@ func trim(s string) string {
 	}
 	return s
 }
+
+// The vocabulary files are text: a token written as it is is a slice of
+// the file, an escaped one (\\ and \xHH) is decoded, an empty line is a rank
+// with no token; a file that breaks the form is refused, never read as
+// other tokens.
+func TestLoadReadsTheTextForm(t *testing.T) {
+	e := load("test", "a\n\nb\\x00\\\\c\n\u00e9t\u00e9\n", splitCl100k)
+	want := map[string]uint32{"a": 0, "b\x00\\c": 2, "été": 3}
+	if len(e.ranks) != len(want) {
+		t.Fatalf("ranks %v, want %v", e.ranks, want)
+	}
+	for tok, id := range want {
+		if got, ok := e.ranks[tok]; !ok || got != id {
+			t.Errorf("%q: rank %d (%v), want %d", tok, got, ok, id)
+		}
+	}
+	for _, bad := range []string{"a", "b\\x0g\n", "b\\q\n", "b\\x0\n", "b\\\n"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%q: read without a word", bad)
+				}
+			}()
+			load("test", bad, splitCl100k)
+		}()
+	}
+}

@@ -5,16 +5,20 @@
 //
 //	go run gen.go
 //
-// Each file is the encoding's tokens in rank order, each as a uvarint byte
-// length followed by the token's bytes; a rank with no token is length 0.
-// tiktoken-go stores the same vocabularies as Go map literals, which cost
-// the command 9.4 MB; this form is 2.3 MB (both files) and parsed once at first use.
+// Each file is text: the encoding's tokens in rank order, one a line, an
+// empty line for a rank with no token. A token's bytes are written as they
+// are (printable ASCII, and whole UTF-8 characters other than C1 controls
+// and line separators), but for '\\' as \\\\ and any other byte as \\xHH:
+// all but a few thousand tokens read as themselves, and load slices them
+// from the embedded text without decoding. tiktoken-go stores the same
+// vocabularies as Go map literals, which cost the command 9.4 MB; this form
+// is 2.4 MB (both files) and read once at first use.
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
 	"os"
+	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer/codec"
 )
@@ -30,17 +34,38 @@ func main() {
 				continue
 			}
 			for ; gap > 0; gap-- {
-				out = append(out, 0)
+				out = append(out, '\n')
 			}
-			out = binary.AppendUvarint(out, uint64(len(s)))
-			out = append(out, s...)
+			out = appendToken(out, s)
+			out = append(out, '\n')
 			tokens++
 		}
-		name := c.GetName() + ".bpe"
+		name := c.GetName() + ".txt"
 		if err := os.WriteFile(name, out, 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		fmt.Printf("%s: %d tokens, %d bytes\n", name, tokens, len(out))
 	}
+}
+
+// appendToken writes a token's bytes as a line of the file (see above).
+func appendToken(out []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch r, n := utf8.DecodeRuneInString(s[i:]); {
+		case c == '\\':
+			out = append(out, '\\', '\\')
+		case c >= 0x20 && c <= 0x7e:
+			out = append(out, c)
+		case c >= 0x80 && (r != utf8.RuneError || n > 1) && !(r >= 0x80 && r <= 0x9f) && r != 0x2028 && r != 0x2029 && r != 0xfeff:
+			out = append(out, s[i:i+n]...)
+			i += n
+			continue
+		default:
+			out = fmt.Appendf(out, "\\x%02x", c)
+		}
+		i++
+	}
+	return out
 }
