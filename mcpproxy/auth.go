@@ -269,16 +269,28 @@ func (p *Proxy) capSessions(max, perSubject int, next http.Handler) http.Handler
 				}
 				opening[subject]++
 				mu.Unlock()
+				// The initialize under way counts until the session it opens
+				// is recorded, and from then on the session counts instead:
+				// the client may read the response, and open its next
+				// session, before this handler returns.
+				pending := true
+				release := func() {
+					if pending {
+						pending = false
+						if opening[subject]--; opening[subject] <= 0 {
+							delete(opening, subject)
+						}
+					}
+				}
 				defer func() {
 					mu.Lock()
-					if opening[subject]--; opening[subject] <= 0 {
-						delete(opening, subject)
-					}
+					release()
 					mu.Unlock()
 				}()
 				w = &sessionRecorder{ResponseWriter: w, record: func(sid string) {
 					mu.Lock()
 					owners[sid] = subject
+					release()
 					mu.Unlock()
 				}}
 			}
