@@ -103,18 +103,94 @@ func (w *canonWriter) value(i int) int {
 		w.out = append(w.out, text...)
 		return end
 	}
-	f, err := strconv.ParseFloat(string(text), 64)
-	if err != nil { // ±Inf: beyond the range of a float
+	short, tooBig := asReceived(text)
+	switch {
+	case tooBig:
 		w.tooBig, w.key = true, string(text)
 		return len(b)
-	}
-	short := strconv.AppendFloat(nil, f, 'g', -1, 64)
-	if sameDecimal(text, short) {
+	case short == nil:
 		w.out = append(w.out, text...)
-	} else {
+	default:
 		w.out, w.rounded = append(w.out, short...), true
 	}
 	return end
+}
+
+// asReceived is the one rule for a number with a fraction or an exponent:
+// the text of the 64-bit float a receiver reads it as when that is another
+// number than text says (nil when it is the same), or tooBig when the float
+// is beyond its range (±Inf).
+func asReceived(text []byte) (short []byte, tooBig bool) {
+	f, err := strconv.ParseFloat(string(text), 64)
+	if err != nil {
+		return nil, true
+	}
+	short = strconv.AppendFloat(nil, f, 'g', -1, 64)
+	if sameDecimal(text, short) {
+		return nil, false
+	}
+	return short, false
+}
+
+// receivedValue applies asReceived to every json.Number with a fraction or
+// an exponent in a decoded value, so that a value handed to
+// [Entry.ValidateValue] is checked as the same document given to
+// [Entry.ValidateArgs] would be. It returns v itself when nothing changes
+// (changed false), and a copy otherwise; tooBig names the first number
+// beyond a float's range by its pointer and text.
+func receivedValue(v any, path []string) (out any, changed bool, pointer, text string, tooBig bool) {
+	switch x := v.(type) {
+	case json.Number:
+		t := []byte(x)
+		if bytes.IndexAny(t, ".eE") < 0 {
+			return v, false, "", "", false
+		}
+		short, big := asReceived(t)
+		switch {
+		case big:
+			return nil, false, jsonPointer(path), string(x), true
+		case short != nil:
+			return json.Number(short), true, "", "", false
+		}
+	case map[string]any:
+		var cp map[string]any
+		for k, e := range x {
+			ne, ch, p, t, big := receivedValue(e, append(path, k))
+			if big {
+				return nil, false, p, t, true
+			}
+			if ch {
+				if cp == nil {
+					cp = make(map[string]any, len(x))
+					for k2, e2 := range x {
+						cp[k2] = e2
+					}
+				}
+				cp[k] = ne
+			}
+		}
+		if cp != nil {
+			return cp, true, "", "", false
+		}
+	case []any:
+		var cp []any
+		for i, e := range x {
+			ne, ch, p, t, big := receivedValue(e, append(path, strconv.Itoa(i)))
+			if big {
+				return nil, false, p, t, true
+			}
+			if ch {
+				if cp == nil {
+					cp = append([]any(nil), x...)
+				}
+				cp[i] = ne
+			}
+		}
+		if cp != nil {
+			return cp, true, "", "", false
+		}
+	}
+	return v, false, "", "", false
 }
 
 // sameDecimal reports whether the JSON numbers a and b are one decimal

@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/toolselect/toolselect/internal/testing/fixtures"
@@ -32,6 +33,43 @@ func TestNumbersValidatedAsReceived(t *testing.T) {
 		var ve *ValidationError
 		if !errors.As(err, &ve) || len(ve.Violations) == 0 || ve.Violations[0].Rule != c.Refused || ve.Violations[0].Pointer != c.Pointer {
 			t.Errorf("%s (%s): %v, want rule %s at %s", c.Args, c.Why, err, c.Refused, c.Pointer)
+		}
+	}
+}
+
+// TestValidateValueAgreesOnNumbers: the same table through ValidateValue,
+// the document decoded with json.Number first. A decoded value is checked
+// as its document is: 1e400 is refused at its pointer, and
+// 0.99999999999999999999 meets exclusiveMaximum: 1 as the 1 it is to a
+// receiver.
+func TestValidateValueAgreesOnNumbers(t *testing.T) {
+	schema, cases := fixtures.Numbers(t)
+	r := New(nil)
+	if err := r.Register(NewTool("t", "d", schema)); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := r.Get("t")
+	for _, c := range cases {
+		d := json.NewDecoder(strings.NewReader(c.Args))
+		d.UseNumber()
+		var v any
+		if err := d.Decode(&v); err != nil {
+			continue // not a document; ParseArgs alone meets it
+		}
+		if _, ok := v.(map[string]any); !ok {
+			continue
+		}
+		err := e.ValidateValue(v)
+		var ve *ValidationError
+		switch {
+		case c.Refused == "" && err != nil:
+			t.Errorf("%s (%s): ValidateValue refuses what ParseArgs passes: %v", c.Args, c.Why, err)
+		case c.Refused == "duplicateKey":
+			// decoding kept one of the two; nothing left to refuse
+		case c.Refused != "" && !errors.As(err, &ve):
+			t.Errorf("%s (%s): ValidateValue passes what ParseArgs refuses (%s at %s)", c.Args, c.Why, c.Refused, c.Pointer)
+		case c.Refused != "" && (ve.Violations[0].Pointer != c.Pointer):
+			t.Errorf("%s (%s): ValidateValue refuses at %s, ParseArgs at %s", c.Args, c.Why, ve.Violations[0].Pointer, c.Pointer)
 		}
 	}
 }

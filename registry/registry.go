@@ -166,10 +166,17 @@ func (e *Entry) DecodeArgs(raw []byte, into any) error {
 
 // ValidateValue checks an already decoded JSON value against the schema alone
 // (no object or size rule). It is the path the JSON-Schema-Test-Suite runs through.
+// Numbers decoded as json.Number are checked as [Entry.ValidateArgs] checks
+// them in a document: as the 64-bit float a receiver reads, and one beyond
+// that float's range is refused (rule "number").
 func (e *Entry) ValidateValue(v any) error {
 	sch, err := e.schema()
 	if err != nil {
 		return schemaFailed(e.tool.Name, err)
+	}
+	v, _, pointer, text, tooBig := receivedValue(v, nil)
+	if tooBig {
+		return &ValidationError{Tool: e.tool.Name, Violations: []Violation{{Pointer: pointer, Rule: "number", Message: tooBigMessage(text)}}}
 	}
 	return validateValue(e.tool.Name, sch, v)
 }

@@ -82,7 +82,7 @@ func validateArgs(tool string, sch *jsonschema.Schema, raw []byte, lim Limits) (
 		return nil, fail(pointer, "duplicateKey", fmt.Sprintf("the key %q appears more than once in one object; give it once", key))
 	}
 	if tooBig {
-		return nil, fail(pointer, "number", fmt.Sprintf("the number %s is beyond the range of a 64-bit float, what a receiver reads it as", key))
+		return nil, fail(pointer, "number", tooBigMessage(key))
 	}
 	if rounded {
 		// What is validated is what is passed on: the numbers as a
@@ -95,6 +95,11 @@ func validateArgs(tool string, sch *jsonschema.Schema, raw []byte, lim Limits) (
 		return nil, err
 	}
 	return checked, nil
+}
+
+// tooBigMessage says why the number text is refused.
+func tooBigMessage(text string) string {
+	return fmt.Sprintf("the number %s is beyond the range of a 64-bit float, what a receiver reads it as", text)
 }
 
 // validateValue checks an already decoded value (numbers as json.Number or float64).
