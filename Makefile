@@ -5,12 +5,14 @@ BIN     := bin/toolselect
 LIB     := python/toolselect/libtoolselect.so
 export CGO_ENABLED ?= 1
 
+# GOTAGS: the build tags of every artefact (BUILDTAGS says why).
+GOTAGS := $(shell grep -v '^\#' BUILDTAGS | head -n 1)
 .PHONY: all build demo eval-demo test test-go test-python test-fuzz vet fmt lib python wheel release release-check npm bench bench-python bench-scale test-cgocheck2 eval reliability cedict confusables wordnet clean
 
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/toolselect
+	$(GO) build -tags $(GOTAGS) -o $(BIN) ./cmd/toolselect
 
 demo: build
 	@bash examples/demo.sh
@@ -59,7 +61,7 @@ fmt:
 lib: $(LIB)
 
 $(LIB): $(shell find cabi internal registry selector executor rank -name '*.go' 2>/dev/null) version.go VERSION rank/internal/cedict/zh_en.txt rank/internal/wordnet/related.packed go.mod go.sum
-	$(GO) build -buildmode=c-shared -trimpath -tags netgo,osusergo -ldflags='-s -w' -o $(LIB) ./cabi
+	$(GO) build -buildmode=c-shared -trimpath -tags $(GOTAGS) -ldflags='-s -w' -o $(LIB) ./cabi
 	rm -f python/toolselect/libtoolselect.h
 	cp VERSION python/toolselect/VERSION
 

@@ -13,8 +13,6 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/propagation"
@@ -23,6 +21,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/toolselect/toolselect/internal/telemetry"
+	"github.com/toolselect/toolselect/otelsetup/internal/otlphttp"
 )
 
 // A signal's settings in the OpenTelemetry environment.
@@ -168,8 +167,9 @@ func Flush(ctx context.Context) error {
 // OTEL_EXPORTER_OTLP_PROTOCOL, turn their signal off with a warning); console exporters writing JSON to stderr;
 // the service name from OTEL_SERVICE_NAME, else OTEL_RESOURCE_ATTRIBUTES'
 // service.name, else "toolselect"; the W3C trace-context and baggage
-// propagator. The exporters read the rest of OTEL_EXPORTER_OTLP_* (endpoint,
-// headers, timeouts, TLS) themselves.
+// propagator. The OTLP exporters (package otlphttp) read the rest of
+// OTEL_EXPORTER_OTLP_* (endpoints, headers, timeouts, compression, TLS, and
+// for metrics the temporality and histogram preferences).
 //
 // It returns the function that flushes and stops what it installed, and the
 // settings it could not use, one per line: each turned its signal off (the
@@ -206,7 +206,10 @@ func Setup(ctx context.Context, getenv func(string) string, stderr io.Writer) (f
 	if len(tp.exporters) > 0 {
 		opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
 		for _, name := range tp.exporters {
-			se, err := spanExporter(ctx, name, stderr)
+			se, w, err := spanExporter(name, getenv, stderr)
+			for _, x := range w {
+				warnings = append(warnings, "traces: "+x)
+			}
 			if err != nil {
 				warnings = append(warnings, fmt.Sprintf("traces: the %s exporter: %v; traces are off", name, err))
 				opts = nil
@@ -224,7 +227,10 @@ func Setup(ctx context.Context, getenv func(string) string, stderr io.Writer) (f
 	if len(mp.exporters) > 0 {
 		opts := []sdkmetric.Option{sdkmetric.WithResource(res)}
 		for _, name := range mp.exporters {
-			me, err := metricExporter(ctx, name, stderr)
+			me, w, err := metricExporter(name, getenv, stderr)
+			for _, x := range w {
+				warnings = append(warnings, "metrics: "+x)
+			}
 			if err != nil {
 				warnings = append(warnings, fmt.Sprintf("metrics: the %s exporter: %v; metrics are off", name, err))
 				opts = nil
@@ -281,20 +287,30 @@ func serviceName(getenv func(string) string) string {
 	return "toolselect"
 }
 
-func spanExporter(ctx context.Context, name string, stderr io.Writer) (sdktrace.SpanExporter, error) {
-	switch {
-	case name == "console":
-		return stdouttrace.New(stdouttrace.WithWriter(stderr))
-	default:
-		return otlptracehttp.New(ctx)
+// spanExporter builds the named exporter: console (JSON on stderr) or otlp
+// (OTLP/HTTP, configured from the environment by otlphttp.FromEnv, which
+// also returns the settings it could not use).
+func spanExporter(name string, getenv func(string) string, stderr io.Writer) (sdktrace.SpanExporter, []string, error) {
+	if name == "console" {
+		se, err := stdouttrace.New(stdouttrace.WithWriter(stderr))
+		return se, nil, err
 	}
+	cfg, warnings, err := otlphttp.FromEnv(otlphttp.Traces, getenv)
+	if err != nil {
+		return nil, warnings, err
+	}
+	return otlphttp.NewSpanExporter(cfg), warnings, nil
 }
 
-func metricExporter(ctx context.Context, name string, stderr io.Writer) (sdkmetric.Exporter, error) {
-	switch {
-	case name == "console":
-		return stdoutmetric.New(stdoutmetric.WithWriter(stderr))
-	default:
-		return otlpmetrichttp.New(ctx)
+// metricExporter is spanExporter for metrics.
+func metricExporter(name string, getenv func(string) string, stderr io.Writer) (sdkmetric.Exporter, []string, error) {
+	if name == "console" {
+		me, err := stdoutmetric.New(stdoutmetric.WithWriter(stderr))
+		return me, nil, err
 	}
+	cfg, warnings, err := otlphttp.FromEnv(otlphttp.Metrics, getenv)
+	if err != nil {
+		return nil, warnings, err
+	}
+	return otlphttp.NewMetricExporter(cfg), warnings, nil
 }

@@ -22,6 +22,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 GO=${GO:-go}
+tags=$(grep -v '^#' BUILDTAGS | head -n 1) # BUILDTAGS says why
 PYTHON=${PYTHON:-python3}
 out=${1:-$root/dist}
 version=$(tr -d ' \n' <VERSION)
@@ -44,7 +45,7 @@ for t in $targets; do
 	[ "$os" = windows ] && exe=toolselect.exe
 	stage="$stage_root/${os}_$arch"
 	mkdir -p "$stage"
-	CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$GO" build -trimpath -ldflags='-s -w -buildid=' -o "$stage/$exe" ./cmd/toolselect
+	CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$GO" build -trimpath -tags "$tags" -ldflags='-s -w -buildid=' -o "$stage/$exe" ./cmd/toolselect
 	name=toolselect_${version}_${os}_$arch
 	ext=tar.gz
 	[ "$os" = windows ] && ext=zip

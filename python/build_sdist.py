@@ -35,7 +35,7 @@ MODULE = "github.com/toolselect/toolselect"
 
 def go_sources(go: str) -> "list[str]":
     """Every file the library's build reads, relative to the module root."""
-    files = {"go.mod", "go.sum", "LICENSE", "VERSION"}
+    files = {"go.mod", "go.sum", "LICENSE", "VERSION", "BUILDTAGS"}
     for goos in ("linux", "darwin", "windows"):
         env = dict(os.environ, CGO_ENABLED="1", GOOS=goos, GOARCH="amd64", GOFLAGS="-mod=mod")
         out = subprocess.run([go, "list", "-deps", "-json=Dir,ImportPath,Module,GoFiles,CgoFiles,HFiles,CFiles,EmbedFiles",

@@ -14,6 +14,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 out="${1:-$root/dist}"
 GO=${GO:-go}
+tags=$(grep -v '^#' "$root/BUILDTAGS" | head -n 1) # BUILDTAGS says why
 mkdir -p "$out"
 host=$(uname -m)
 [ "$host" = arm64 ] && host=aarch64
@@ -34,7 +35,7 @@ for arch in ${WHEEL_ARCHES:-$host}; do
 	# netgo, osusergo: Go's own resolver and user lookup, so the library
 	# needs no glibc resolver symbols (res_search) beyond what cgo needs.
 	(cd "$root" && CGO_ENABLED=1 GOOS=$goos GOARCH=$goarch CC=$cc "$GO" build -buildmode=c-shared -trimpath \
-		-tags netgo,osusergo -ldflags='-s -w -buildid=' -o "$lib" ./cabi)
+		-tags "$tags" -ldflags='-s -w -buildid=' -o "$lib" ./cabi)
 	rm -f "${lib%.*}.h"
 	"${PYTHON:-python3}" "$here/build_wheel.py" --lib "$lib" --out "$out"
 done

@@ -43,13 +43,21 @@ def find_go() -> str:
     return go
 
 
+def build_tags() -> str:
+    """The Go build tags of every artefact: BUILDTAGS's first line that is not a comment (the file says why)."""
+    for line in (GO_ROOT / "BUILDTAGS").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            return line.strip()
+    sys.exit(f"toolselect: {GO_ROOT / 'BUILDTAGS'} names no build tags")
+
+
 class BuildWithGo(build_py):
     """build_py that first builds the library with Go when missing."""
 
     def run(self) -> None:
         lib = PKG / LIBRARY_NAME
         if not lib.is_file():
-            cmd = [find_go(), "build", "-buildmode=c-shared", "-trimpath", "-tags", "netgo,osusergo",
+            cmd = [find_go(), "build", "-buildmode=c-shared", "-trimpath", "-tags", build_tags(),
                    "-ldflags=-s -w", "-o", str(lib), "./cabi"]
             r = subprocess.run(cmd, cwd=GO_ROOT, env=dict(os.environ, CGO_ENABLED="1"))
             if r.returncode != 0:

@@ -27,6 +27,7 @@ var thirdParty = map[string]string{
 	"github.com/modelcontextprotocol/go-sdk": "MCP Go SDK",
 	"github.com/prometheus/client_golang":    "Prometheus",
 	"github.com/tailscale/hujson":            "hujson",
+	"google.golang.org/protobuf":             "protowire",
 }
 
 var backticked = regexp.MustCompile("`([^`]+)`")

@@ -241,7 +241,7 @@ func TestWindowsDLLUnderWine(t *testing.T) {
 	prog, env := wine(t)
 	dir := t.TempDir()
 	dll := filepath.Join(dir, "toolselect.dll")
-	build := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-tags", "netgo,osusergo",
+	build := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-tags", buildTags(t),
 		"-ldflags=-s -w", "-o", dll, "./cabi")
 	build.Dir = root
 	build.Env = append(os.Environ(), "CGO_ENABLED=1", "GOOS=windows", "GOARCH=amd64", "CC=x86_64-w64-mingw32-gcc")
