@@ -98,5 +98,6 @@ for p in otel redis prometheus mcp-sdk validator santhosh-jsonschema go-openai t
 done
 bpe=$(($(size rank/internal/bpe/o200k_base.txt) + $(size rank/internal/bpe/cl100k_base.txt)))
 echo "| token vocabularies (rank/internal/bpe/*.txt, embedded; what replaced tiktoken-go) | $(mb "$bpe") |"
-echo "| CC-CEDICT table (rank/internal/cedict/zh_en.txt, embedded) | $(mb "$(size rank/internal/cedict/zh_en.txt)") |"
+cedict=$(($(size rank/internal/cedict/zh_en.txt) + $(size rank/internal/cedict/zh_en_shared.txt)))
+echo "| CC-CEDICT table (rank/internal/cedict/zh_en.txt and zh_en_shared.txt, embedded: shared glosses stored once) | $(mb "$cedict") |"
 echo "| WordNet table (rank/internal/wordnet/related.packed, embedded: words plain, related words deflated) | $(mb "$(size rank/internal/wordnet/related.packed)") |"
