@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/binsize.sh: what each part of the command adds to its size, as the
-# release builds it (-trimpath -ldflags '-s -w', CGO_ENABLED=0, this machine's
+# release builds it (-trimpath -ldflags '-s -w', BUILDTAGS' tags, CGO_ENABLED=0, this machine's
 # GOOS/GOARCH). Each part is a small program that uses it for real (so the
 # linker keeps what the command keeps), built in this module (so at the
 # versions go.mod pins); its figure is its size minus the baseline's (the Go
@@ -78,7 +78,8 @@ part command "" ""
 rm -rf "$work/command"
 
 size() { stat -c %s "$1"; }
-build() { CGO_ENABLED=0 "$GO" build -trimpath -ldflags='-s -w' -o "$work/$1.bin" "$2"; }
+tags=$(grep -v '^#' BUILDTAGS | head -n 1) # the release's tags (BUILDTAGS says why)
+build() { CGO_ENABLED=0 "$GO" build -trimpath -tags "$tags" -ldflags='-s -w' -o "$work/$1.bin" "$2"; }
 build base ./.cache/binsize/base
 base=$(size "$work/base.bin")
 build command ./cmd/toolselect
@@ -87,12 +88,12 @@ mb() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
 
 echo "| part | adds |"
 echo "|---|---|"
-echo "| the whole command (\`$($GO env GOOS)/$($GO env GOARCH)\`, -s -w) | $(mb "$full") |"
+echo "| the whole command (\`$($GO env GOOS)/$($GO env GOARCH)\`, -s -w, -tags $tags) | $(mb "$full") |"
 echo "| Go runtime, net/http, encoding/json (the baseline) | $(mb "$base") |"
 for p in otel redis prometheus mcp-sdk validator santhosh-jsonschema go-openai tiktoken-go; do
 	build "$p" "./.cache/binsize/$p"
 	note=""
-	[ "$p" = otel ] && note=" (otelsetup: the SDK, the OTLP/HTTP and console exporters, protobuf, and gRPC through the OTLP collector packages)"
+	[ "$p" = otel ] && note=" (otelsetup: the SDK, the console exporters, and the OTLP/HTTP exporters of otelsetup/internal/otlphttp with protobuf's protowire)"
 	[ "$p" = tiktoken-go ] && note=" (its o200k and cl100k vocabularies as Go map literals: no longer linked, for comparison)"
 	echo "| $p$note | $(mb $(($(size "$work/$p.bin") - base))) |"
 done
