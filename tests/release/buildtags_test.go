@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -56,7 +57,7 @@ func TestNothingCallsMethodsByName(t *testing.T) {
 		}
 		var callers []string
 		for _, line := range strings.Split(string(out), "\n") {
-			if from, _, ok := strings.Cut(line, " <ReflectMethod> ->"); ok && !contains(callers, from) {
+			if from, _, ok := strings.Cut(line, " <ReflectMethod> ->"); ok && !slices.Contains(callers, from) {
 				callers = append(callers, from)
 			}
 		}
@@ -65,13 +66,4 @@ func TestNothingCallsMethodsByName(t *testing.T) {
 				target.pkg, strings.Join(callers, ", "))
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

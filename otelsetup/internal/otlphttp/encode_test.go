@@ -5,10 +5,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -22,6 +25,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
 )
@@ -38,9 +42,7 @@ func capture(t *testing.T) (url string, bodies func() [][]byte) {
 	var got [][]byte
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, err := io.ReadAll(r.Body)
-		if err != nil {
-			t.Error(err)
-		}
+		assert.NoError(t, err)
 		mu.Lock()
 		got = append(got, b)
 		mu.Unlock()
@@ -56,9 +58,7 @@ func capture(t *testing.T) (url string, bodies func() [][]byte) {
 
 func equalMessages(t *testing.T, want, got proto.Message) {
 	t.Helper()
-	if !proto.Equal(want, got) {
-		t.Fatalf("the reference exporter sent\n%s\nthis package sent\n%s", prototext.Format(want), prototext.Format(got))
-	}
+	require.True(t, proto.Equal(want, got), "the reference exporter sent\n%s\nthis package sent\n%s", prototext.Format(want), prototext.Format(got))
 }
 
 func testSpans() []sdktrace.ReadOnlySpan {
@@ -125,6 +125,19 @@ func TestTracesEncodeAsTheReferenceDoes(t *testing.T) {
 	var want, mine coltracepb.ExportTraceServiceRequest
 	require.NoError(t, proto.Unmarshal(got[0], &want))
 	require.NoError(t, proto.Unmarshal(EncodeTraces(spans), &mine))
+	// The reference groups spans through maps, so the order of resources
+	// and of a resource's scopes changes from run to run: compare in one
+	// order (spans keep theirs).
+	for _, m := range []*coltracepb.ExportTraceServiceRequest{&want, &mine} {
+		slices.SortFunc(m.ResourceSpans, func(a, b *tracepb.ResourceSpans) int {
+			return strings.Compare(prototext.Format(a.Resource), prototext.Format(b.Resource))
+		})
+		for _, rs := range m.ResourceSpans {
+			slices.SortFunc(rs.ScopeSpans, func(a, b *tracepb.ScopeSpans) int {
+				return strings.Compare(prototext.Format(a.Scope), prototext.Format(b.Scope))
+			})
+		}
+	}
 	equalMessages(t, &want, &mine)
 }
 
