@@ -1,10 +1,18 @@
 // Package packed stores a sorted table of "key\tvalue\n" lines in a fraction
 // of its size and searches it without unpacking it: the keys stay plain
 // text, searched in place, and the values are cut into blocks of about
-// BlockSize bytes, each deflated on its own (RFC 1951, compress/flate). Has
-// and Seek read only the keys; Lookup inflates the one block holding its
-// value, on the block's first use, and keeps it. Nothing is unpacked when a
-// program starts.
+// BlockSize bytes, each deflated on its own (RFC 1951, compress/flate) and
+// written in Ascii85 (encoding/ascii85), one line a block, so that the
+// table is text like every other file of the repository (Ascii85 costs a
+// quarter more than the deflated bytes). Has and Seek read only the keys;
+// Lookup inflates the one block holding its value, on the block's first
+// use, and keeps it. Nothing is unpacked when a program starts.
+//
+// The form, all text: the header line, the length of the keys in bytes
+// and the number of blocks (decimal, a line each), the keys ("key\n"
+// lines), then a line per block "START END" (decimal: the offset in the
+// keys of the block's first key, and the end of its line among the block
+// lines that follow), then the block lines.
 //
 // It is the form of rank's WordNet table (rank/internal/wordnet), written by
 // its gen.go with Pack. The numbers behind the form are in
@@ -16,11 +24,12 @@ package packed
 import (
 	"bytes"
 	"compress/flate"
-	"encoding/binary"
+	"encoding/ascii85"
 	"errors"
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -30,7 +39,7 @@ import (
 const BlockSize = 16 << 10
 
 // magic starts every packed table: the format and its version.
-const magic = "toolselect packed table 2\n"
+const magic = "toolselect packed table 3\n"
 
 // Table is a packed table opened for lookups. Its methods are safe for
 // concurrent use.
@@ -38,7 +47,7 @@ type Table struct {
 	keys   string // "key\n" lines, sorted
 	starts []int  // offset in keys of each block's first key
 	ends   []int  // end of each block's deflated values in comp
-	comp   string
+	comp   string // a line of Ascii85 per block
 	blocks []block
 }
 
@@ -83,14 +92,12 @@ func Pack(w io.Writer, text []byte) error {
 			values.Reset()
 		}
 	}
-	var out bytes.Buffer
-	out.WriteString(magic)
-	out.Write(binary.AppendUvarint(nil, uint64(keys.Len())))
+	var out, index, comp bytes.Buffer
+	fmt.Fprintf(&out, "%s%d\n%d\n", magic, keys.Len(), len(blocks))
 	out.Write(keys.Bytes())
-	out.Write(binary.AppendUvarint(nil, uint64(len(blocks))))
-	var comp bytes.Buffer
 	for i, b := range blocks {
-		zw, err := flate.NewWriter(&comp, flate.BestCompression)
+		var z bytes.Buffer
+		zw, err := flate.NewWriter(&z, flate.BestCompression)
 		if err != nil {
 			return err
 		}
@@ -100,9 +107,12 @@ func Pack(w io.Writer, text []byte) error {
 		if err := zw.Close(); err != nil {
 			return err
 		}
-		out.Write(binary.AppendUvarint(nil, uint64(starts[i])))
-		out.Write(binary.AppendUvarint(nil, uint64(comp.Len())))
+		line := make([]byte, ascii85.MaxEncodedLen(z.Len()))
+		comp.Write(line[:ascii85.Encode(line, z.Bytes())])
+		comp.WriteByte('\n')
+		fmt.Fprintf(&index, "%d %d\n", starts[i], comp.Len())
 	}
+	out.Write(index.Bytes())
 	out.Write(comp.Bytes())
 	_, err := w.Write(out.Bytes())
 	return err
@@ -116,33 +126,41 @@ func Open(data string) (*Table, error) {
 		return nil, errors.New("packed: not a packed table (no header)")
 	}
 	errTruncated := errors.New("packed: truncated table")
-	uvarint := func() (int, error) {
-		v, n := binary.Uvarint([]byte(rest[:min(len(rest), binary.MaxVarintLen64)]))
-		if n <= 0 || v > uint64(len(data)) {
+	// number reads a decimal up to sep, no larger than the table.
+	number := func(sep byte) (int, error) {
+		end := strings.IndexByte(rest, sep)
+		if end <= 0 || end > 20 {
 			return 0, errTruncated
 		}
-		rest = rest[n:]
-		return int(v), nil
+		v, err := strconv.Atoi(rest[:end])
+		if err != nil || v < 0 || v > len(data) {
+			return 0, errTruncated
+		}
+		rest = rest[end+1:]
+		return v, nil
 	}
-	k, err := uvarint()
-	if err != nil || k > len(rest) || k > 0 && rest[k-1] != '\n' {
+	k, err := number('\n')
+	if err != nil {
+		return nil, err
+	}
+	n, err := number('\n')
+	if err != nil {
+		return nil, err
+	}
+	if k > len(rest) || k > 0 && rest[k-1] != '\n' {
 		return nil, errTruncated
 	}
 	t := &Table{keys: rest[:k]}
 	rest = rest[k:]
-	n, err := uvarint()
-	if err != nil {
-		return nil, err
-	}
 	t.starts, t.ends, t.blocks = make([]int, n), make([]int, n), make([]block, n)
 	for i := range n {
-		if t.starts[i], err = uvarint(); err != nil {
+		if t.starts[i], err = number(' '); err != nil {
 			return nil, err
 		}
-		if t.ends[i], err = uvarint(); err != nil {
+		if t.ends[i], err = number('\n'); err != nil {
 			return nil, err
 		}
-		if t.starts[i] > k || i == 0 && t.starts[i] != 0 || i > 0 && (t.starts[i] <= t.starts[i-1] || t.ends[i] < t.ends[i-1]) {
+		if t.starts[i] > k || i == 0 && t.starts[i] != 0 || i > 0 && (t.starts[i] <= t.starts[i-1] || t.ends[i] <= t.ends[i-1]) {
 			return nil, fmt.Errorf("packed: index entry %d out of order", i)
 		}
 	}
@@ -192,7 +210,8 @@ func (t *Table) values(i int) string {
 		if i > 0 {
 			start = t.ends[i-1]
 		}
-		text, err := io.ReadAll(flate.NewReader(strings.NewReader(t.comp[start:t.ends[i]])))
+		line := strings.TrimSuffix(t.comp[start:t.ends[i]], "\n")
+		text, err := io.ReadAll(flate.NewReader(ascii85.NewDecoder(strings.NewReader(line))))
 		if err != nil {
 			panic(fmt.Sprintf("packed: block %d: %v", i, err))
 		}

@@ -113,3 +113,24 @@ func TestEmpty(t *testing.T) {
 		t.Fatal("Lookup in an empty table found a line")
 	}
 }
+
+// TestPackedIsText: a table of ASCII lines packs to printable ASCII lines
+// (the repository holds text only), its values not readable as written.
+func TestPackedIsText(t *testing.T) {
+	text := sample(5000)
+	var buf bytes.Buffer
+	if err := Pack(&buf, []byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range buf.Bytes() {
+		if c != '\n' && (c < 0x20 || c > 0x7e) {
+			t.Fatalf("byte %d of the packed table is %#x, not printable ASCII", i, c)
+		}
+	}
+	if strings.Contains(buf.String(), "value 4999") {
+		t.Error("the values are written as they are, not deflated")
+	}
+	if buf.Len() >= len(text)/2 {
+		t.Errorf("packed %d bytes into %d", len(text), buf.Len())
+	}
+}
