@@ -21,14 +21,15 @@ import (
 	"github.com/toolselect/toolselect/registry"
 )
 
-const msgSchema = `{"type":"object","properties":{"msg":{"type":"string","minLength":1}},"required":["msg"],"additionalProperties":false}`
+const msgSchema = exectest.MsgSchema
 
 // The shared helpers (internal/testing/exectest), under this file's names.
 var (
-	echo       = exectest.Echo
-	call       = exectest.Call
-	callError  = exectest.CallError
-	onlyRecord = exectest.OnlyRecord
+	echo             = exectest.Echo
+	call             = exectest.Call
+	callError        = exectest.CallError
+	onlyRecord       = exectest.OnlyRecord
+	registryWithEcho = exectest.RegistryWithEcho
 )
 
 type recordSink = exectest.RecordSink
@@ -55,8 +56,7 @@ func noSchema(mode registry.NoSchemaMode, caps ...string) func(*registry.Tool) {
 
 func fixture(t *testing.T, opts *executor.Options) (*executor.Executor, *recordSink) {
 	t.Helper()
-	reg := registry.New(nil)
-	require.NoError(t, reg.RegisterAll([]registry.Tool{
+	return exectest.Executor(t, []registry.Tool{
 		tool("echo", msgSchema),
 		tool("ops.restart service", msgSchema), // needs provider name mapping
 		tool("danger", msgSchema, func(t *registry.Tool) { t.Safe = false }),
@@ -66,18 +66,7 @@ func fixture(t *testing.T, opts *executor.Options) (*executor.Executor, *recordS
 		tool("runbook", "", noSchema(registry.NoSchemaHumanApproval)),
 		tool("anything", "", noSchema(registry.NoSchemaFull)),
 		tool("unbound", msgSchema),
-	}))
-	sink := &recordSink{}
-	o := executor.Options{}
-	if opts != nil {
-		o = *opts
-	}
-	o.Audit = sink.Audit
-	ex := executor.New(reg, &o)
-	for _, name := range []string{"echo", "ops.restart service", "danger", "deploy", "status", "status_rw", "runbook", "anything"} {
-		require.NoError(t, ex.Handle(name, echo))
-	}
-	return ex, sink
+	}, opts, "echo", "ops.restart service", "danger", "deploy", "status", "status_rw", "runbook", "anything")
 }
 
 func TestCallOK(t *testing.T) {
@@ -737,13 +726,6 @@ func TestResultContent(t *testing.T) {
 	assert.Equal(t, `{"a":1}`, executor.Result{Value: json.RawMessage(`{"a":1}`)}.Content())
 	assert.Equal(t, `[1,2]`, executor.Result{Value: []int{1, 2}}.Content())
 	assert.Equal(t, "bad", executor.Result{IsError: true, Error: "bad", Value: "ignored"}.Content())
-}
-
-func registryWithEcho(t *testing.T) *registry.Registry {
-	t.Helper()
-	reg := registry.New(nil)
-	require.NoError(t, reg.Register(tool("echo", msgSchema)))
-	return reg
 }
 
 func TestValidatedFlagOnInvalidCalls(t *testing.T) {

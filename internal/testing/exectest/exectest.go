@@ -1,6 +1,7 @@
 // Package exectest holds the test helpers the executor's packages share
 // (executor, executor/metatool, executor/chat): a handler that echoes its
-// arguments, an audit sink kept in memory, and the CallError assertion.
+// arguments, an audit sink kept in memory, an executor over test tools
+// auditing to one, and the CallError assertion.
 package exectest
 
 import (
@@ -14,7 +15,40 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolselect/toolselect/executor"
+	"github.com/toolselect/toolselect/registry"
 )
+
+// MsgSchema is the argument schema of the test tools: an object holding one
+// non-empty string "msg", nothing else.
+const MsgSchema = `{"type":"object","properties":{"msg":{"type":"string","minLength":1}},"required":["msg"],"additionalProperties":false}`
+
+// Executor registers tools, builds an executor over them with opts (nil:
+// defaults) auditing to a new RecordSink, and binds Echo to each name in
+// bound.
+func Executor(t testing.TB, tools []registry.Tool, opts *executor.Options, bound ...string) (*executor.Executor, *RecordSink) {
+	t.Helper()
+	reg := registry.New(nil)
+	require.NoError(t, reg.RegisterAll(tools))
+	sink := &RecordSink{}
+	o := executor.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.Audit = sink.Audit
+	ex := executor.New(reg, &o)
+	for _, name := range bound {
+		require.NoError(t, ex.Handle(name, Echo))
+	}
+	return ex, sink
+}
+
+// RegistryWithEcho is a registry holding one tool, echo, of MsgSchema.
+func RegistryWithEcho(t testing.TB) *registry.Registry {
+	t.Helper()
+	reg := registry.New(nil)
+	require.NoError(t, reg.Register(registry.NewTool("echo", "test tool echo", json.RawMessage(MsgSchema))))
+	return reg
+}
 
 // Echo is a handler returning its arguments decoded as an object.
 func Echo(_ context.Context, args json.RawMessage) (any, error) {
