@@ -217,8 +217,14 @@ func checkDone(t *testing.T, op string, raw []byte, m map[string]any, rq selecto
 		if !ok {
 			t.Fatalf("%s: offered %q is not a registered name", op, name)
 		}
-		if d := e.Def(); (!d.Safe && !rq.AllowUnsafe) || !d.AllowedFor(rq.Roles) {
+		// An allow or ask rule lets an unsafe tool be offered; a deny rule
+		// keeps any tool out; roles and capabilities bind whatever the rules.
+		d := e.Def()
+		if (!d.Safe && !rq.AllowUnsafe && rq.Caller.Rules.Allow == nil && rq.Caller.Rules.Ask == nil) || !d.AllowedFor(rq.Roles) {
 			t.Fatalf("%s: offered %q, which the request may not use", op, name)
+		}
+		if rule := (registry.Eligibility{AllowUnsafe: rq.AllowUnsafe, Roles: rq.Roles, Capabilities: rq.Capabilities, Rules: rq.Caller.Rules}).Check(d); rule != "" {
+			t.Fatalf("%s: offered %q, which the request's eligibility refuses (%s)", op, name, rule)
 		}
 		for _, c := range rq.Capabilities {
 			if !e.Def().HasCapability(c) {
@@ -253,8 +259,8 @@ func checkDone(t *testing.T, op string, raw []byte, m map[string]any, rq selecto
 // configuration, request and model reply: selector_new, session_begin,
 // session_feed (twice, so the fallback is fed too) and selector_select over a
 // scripted client. Beyond the envelope: a done action never returns a tool
-// that was not offered, never offers a tool the request excludes (unsafe,
-// roles, capabilities), never exceeds max_calls, and returns no calls on
+// that was not offered, never offers a tool the request excludes (unsafe
+// unless an allow or ask rule names it, roles, capabilities, a deny rule), never exceeds max_calls, and returns no calls on
 // failure; a bad feed leaves the session waiting for the same chat.
 func FuzzSelectorEntryPoints(f *testing.F) {
 	for _, seed := range []struct{ cfg, req, reply string }{
@@ -264,6 +270,7 @@ func FuzzSelectorEntryPoints(f *testing.F) {
 		{`{"mode":"native"}`, `{"query":"q","task":{"description":""}}`, `[{"name":"add","arguments":"{\"a\":1,\"b\":2}"}]`},
 		{`{}`, `{"task":{"description":"x"},"capabilities":["readOnly"]}`, `{"choices":[{"message":{"content":"{\"calls\":[{\"tool\":\"tail\",\"args\":\"{\\\"n\\\":500}\"}]}"}}]}`},
 		{`{}`, `{"task":{"description":"x"},"capabilities":["none"]}`, `{"choices":[]}`},
+		{`{}`, `{"task":{"description":"x"},"rules":{"allow":["rm.*"],"deny":["A?D"]}}`, `{"content":"{\"calls\":[{\"tool\":\"rm.rf\",\"args\":{\"path\":\"/\"}}]}"}`},
 		{`{"model":"m1","fallback_model":"m2"}`, testRequest, `{"error":{"kind":"http_status","message":"HTTP 429","status_code":429}}`},
 		{`{"max_calls":0}`, `{"task":{"description":"x"},"extra":1}`, `{"nothing":1}`},
 		{`{"temperature":2}`, `{"task":5}`, `[]`},
@@ -303,6 +310,11 @@ func FuzzSelectorEntryPoints(f *testing.F) {
 		}
 		var rq selector.Request
 		_ = json.Unmarshal(req, &rq)
+		var rules struct {
+			Rules registry.ToolRules `json:"rules"`
+		}
+		_ = json.Unmarshal(req, &rules)
+		rq.Caller.Rules = rules.Rules // what request() does with "rules"
 
 		r = SessionBegin(sel, reg, req, true)
 		m := checkResult(t, "session_begin", r)

@@ -131,6 +131,11 @@ type requestJSON struct {
 	// selection's spans continue that trace.
 	Traceparent string `json:"traceparent"`
 	Tracestate  string `json:"tracestate"`
+	// Rules are the caller's per-tool allow, ask and deny patterns
+	// (registry.ToolRules, as authorize's policy_json takes them): a tool
+	// a deny rule names is never offered, an unsafe one an allow or ask
+	// rule names is, as registry.Eligibility.Check decides with them.
+	Rules registry.ToolRules `json:"rules"`
 }
 
 // traceContext is ctx continuing the caller's trace context, if any.
@@ -165,6 +170,11 @@ func request(sel, reg uint64, req []byte, present bool) (*selector.ToolSelector,
 		return nil, in.Request, nil, r
 	}
 	out := in.Request
+	if err := in.Rules.Validate(); err != nil {
+		r := Fail(ErrArgument, "request_json: rules.%s", err)
+		return nil, out, nil, &r
+	}
+	out.Caller.Rules = in.Rules // Caller is not on the wire: the rules are all it holds
 	if in.TopK != nil {
 		if *in.TopK < 0 || *in.TopK > selector.MaxTopK {
 			r := Fail(ErrArgument, "request_json: top_k must be from 0 (every eligible tool) to %d, got %d", selector.MaxTopK, *in.TopK)

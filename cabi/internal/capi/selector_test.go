@@ -181,6 +181,55 @@ func TestSessionTopK(t *testing.T) {
 	wantErr(t, SessionBegin(sel, reg, []byte(`{`+task+`,"top_k":"3"}`), true), ErrArgument, "request_json")
 }
 
+// TestSessionRules: a request's "rules" decide what is offered as they
+// decide what authorize lets run (registry.Eligibility.Check): a deny rule
+// keeps even a safe tool out, an allow or ask rule lets an unsafe tool be
+// offered without allow_unsafe, deny read first; a bad rule is an argument
+// error naming it.
+func TestSessionRules(t *testing.T) {
+	reg := newRegistry(t)
+	tools := `[` +
+		`{"name":"fs__read","description":"Read a file.","parameters":{"type":"object","properties":{"path":{"type":"string"}}}},` +
+		`{"name":"fs__delete","description":"Delete a file.","parameters":{"type":"object","properties":{"path":{"type":"string"}}},"safe":false},` +
+		`{"name":"fs__move","description":"Move a file.","parameters":{"type":"object","properties":{"path":{"type":"string"}}},"safe":false},` +
+		`{"name":"mail__send","description":"Send an email message.","parameters":{"type":"object","properties":{"to":{"type":"string"}}}}]`
+	if r := RegistryRegister(reg, []byte(tools), true); r.Code != OK {
+		t.Fatal(string(r.Body))
+	}
+	sel := handleOf(t, SelectorNew([]byte(`{"model":"m1"}`), true))
+	defer SelectorClose(sel)
+	task := `"task":{"description":"tidy the files"}`
+	for rules, want := range map[string]string{
+		``:                                  "[fs__read mail__send]",
+		`,"rules":{}`:                       "[fs__read mail__send]",
+		`,"rules":{"deny":["MAIL__*"]}`:     "[fs__read]",
+		`,"rules":{"allow":["fs__delete"]}`: "[fs__read fs__delete mail__send]",
+		`,"rules":{"ask":["fs__*"]}`:        "[fs__read fs__delete fs__move mail__send]",
+		`,"rules":{"allow":["fs__*"],"deny":["*"]}`: "[]",
+	} {
+		r := SessionBegin(sel, reg, []byte(`{`+task+rules+`}`), true)
+		act := decode(t, r)
+		if r.Code != OK {
+			t.Fatalf("begin %s: %s", rules, r.Body)
+		}
+		var got []any
+		if act["action"] == "chat" {
+			sess := uint64(act["session"].(float64))
+			act = decode(t, SessionFeed(sess, []byte(`{"error":{"kind":"transport","message":"down"}}`), true))
+			SessionClose(sess)
+		} else {
+			SessionClose(uint64(act["session"].(float64)))
+		}
+		got, _ = act["offered"].([]any)
+		if fmt.Sprint(got) != want {
+			t.Errorf("rules %s offered %v, want %s", rules, got, want)
+		}
+	}
+	wantErr(t, SessionBegin(sel, reg, []byte(`{`+task+`,"rules":{"alow":["x"]}}`), true), ErrArgument, `"rules.alow"`)
+	wantErr(t, SessionBegin(sel, reg, []byte(`{`+task+`,"rules":{"deny":["[x"]}}`), true), ErrArgument, `rules.deny[0] "[x": syntax error in pattern`)
+	wantErr(t, SelectorSelect(sel, reg, []byte(`{`+task+`,"rules":{"deny":"x"}}`), true, 0), ErrArgument, "request_json")
+}
+
 // TestConfigSchemaNamesWhatSelectorNewAccepts: every field the schema
 // publishes is a key selector_new takes, at its published default.
 func TestConfigSchemaNamesWhatSelectorNewAccepts(t *testing.T) {
