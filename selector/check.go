@@ -91,11 +91,13 @@ func (ss *Session) suggest(name string, not *registry.Entry) []string {
 }
 
 // notOffered says the one reason a registered tool was not in the offer:
-// the caller's eligibility rule (unsafe, role, capability) or, for an
-// eligible tool, that the offer was narrowed for the task.
+// the caller's eligibility rule (a deny rule, unsafe, role, capability) or,
+// for an eligible tool, that the offer was narrowed for the task.
 func (ss *Session) notOffered(e *registry.Entry) (registry.Rule, string) {
 	t := e.Def()
 	switch why := ss.rule.Check(t); why {
+	case registry.RuleDenied:
+		return why, "a deny rule of the caller's names it"
 	case registry.RuleUnsafe:
 		return why, "it is marked unsafe and the request does not allow unsafe tools"
 	case registry.RuleRole:

@@ -59,6 +59,20 @@ func TestNotOfferedNamesTheReason(t *testing.T) {
 		}
 	}
 
+	// A deny rule keeps a tool out whatever else allows it, and the drop
+	// says so rather than that the caller may use it.
+	req = testRequest(t)
+	req.Caller.Rules = registry.ToolRules{Deny: []string{"GET_*"}}
+	res, err = newSel(t, fc, cfgWith(func(c *Config) { c.FailOpen = true })).Select(context.Background(), req)
+	require.NoError(t, err)
+	got = map[string]DroppedCall{}
+	for _, d := range res.Dropped {
+		got[d.Tool] = d
+	}
+	assert.Equal(t, registry.RuleDenied, got["get_weather"].Rule)
+	assert.Contains(t, got["get_weather"].Message, "a deny rule of the caller's names it")
+	assert.NotContains(t, got["get_weather"].Message, "may use it")
+
 	failing := &fakeClient{replies: map[string]func(ChatRequest) (ChatResponse, error){"primary": content("prose"), "fallback": content("more prose")}}
 	_, err = newSel(t, failing, cfgWith(nil)).Select(context.Background(), testRequest(t))
 	var se *SelectionError

@@ -78,7 +78,7 @@ class TypingTest(unittest.TestCase):
         root = Path(__file__).resolve().parents[2]
         rules = dict(re.findall(r"Rule(\w+) +Rule = \"(\w+)\"", (root / "registry" / "rule.go").read_text()))
         self.assertEqual(list(get_args(ts.DropRule)),
-                         [rules["Unsafe"], rules["Role"], rules["Capability"], rules["NotInOffer"]])
+                         [rules["Denied"], rules["Unsafe"], rules["Role"], rules["Capability"], rules["NotInOffer"]])
         self.assertEqual(get_type_hints(ts.DroppedCall)["rule"], Union[ts.DropRule, Literal[""]])
         self.assertIs(get_type_hints(ts.SelectionResult)["feedback_query"], str)
 

@@ -382,10 +382,10 @@ SelectionFailureKind = Literal["fail_closed", "no_eligible_tools", "no_ranked_to
                                "internal"]
 
 #: Why a tool the model named was not offered (``DroppedCall.rule`` of a
-#: ``not_offered`` drop): the caller's eligibility rule (``unsafe``, ``role``,
-#: ``capability``), or ``not_in_offer`` for a tool the caller may use that the
+#: ``not_offered`` drop): the caller's eligibility rule (``denied_by_rule``,
+#: ``unsafe``, ``role``, ``capability``), or ``not_in_offer`` for a tool the caller may use that the
 #: offer, narrowed for the task, left out. Go's values (tests/test_typing.py).
-DropRule = Literal["unsafe", "role", "capability", "not_in_offer"]
+DropRule = Literal["denied_by_rule", "unsafe", "role", "capability", "not_in_offer"]
 
 #: The failure kind of an attempt (``Attempt.kind``), as Go's selector names them.
 FailureKind = Literal["transport", "timeout", "canceled", "http_status", "response_too_large", "empty_choices",
