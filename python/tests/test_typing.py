@@ -82,6 +82,18 @@ class TypingTest(unittest.TestCase):
         self.assertEqual(get_type_hints(ts.DroppedCall)["rule"], Union[ts.DropRule, Literal[""]])
         self.assertIs(get_type_hints(ts.SelectionResult)["feedback_query"], str)
 
+    def test_tool_rules_are_go_s_lists(self):
+        # ToolRules names the JSON keys of Go's registry.ToolRules, and every
+        # front door that takes rules= is annotated with it.
+        src = (Path(__file__).resolve().parents[2] / "registry" / "toolrules.go").read_text()
+        body = re.search(r"type ToolRules struct \{(.*?)\n\}", src, re.S).group(1)
+        self.assertEqual(sorted(ts.ToolRules.__annotations__), sorted(re.findall(r'json:"(\w+),omitempty"', body)))
+        self.assertEqual(ts.ToolRules.__total__, False)
+        for fn in (ts.ToolRegistry.run, ts.ToolRegistry.arun, ts.ToolRegistry.get, ts.ToolRegistry.for_caller,
+                   ts.ToolSelector.__init__):
+            with self.subTest(fn=fn.__qualname__):
+                self.assertIn(ts.ToolRules, get_args(get_type_hints(fn)["rules"]))
+
     def test_class_based_clients_and_tools_fit_the_protocols(self):
         class Client:
             def chat_completion(self, messages, model, temperature=0.0, **kw):
@@ -111,14 +123,15 @@ class TypingTest(unittest.TestCase):
                            "ts.ToolSelectionConfig(mode='tools')\n"
                            "ts.ToolSelectionConfig(max_call=3, fail_closd=False)\n"
                            "ts.ToolSelector(client=None, top_kk=3)\n"
-                           "r.rank('task', kk=3)\n")
+                           "r.rank('task', kk=3)\n"
+                           "rules: ts.ToolRules = {'alow': ['x']}\n")
             proc = subprocess.run(["mypy", "--strict", "--python-version", "3.9", "--follow-imports=silent",
                                    "--no-error-summary", "--cache-dir", str(Path(tmp) / "cache"),
                                    str(here / "typing_usage.py"), str(bad)],
                                   cwd=here.parent, capture_output=True, text=True, timeout=600)
         errors = [line for line in proc.stdout.splitlines() if ": error:" in line]
         self.assertEqual([e for e in errors if "typing_usage.py" in e], [], proc.stdout)
-        self.assertEqual([e.split(":")[1] for e in errors if "misuse.py" in e], ["3", "4", "5", "5", "6", "7"], proc.stdout)
+        self.assertEqual([e.split(":")[1] for e in errors if "misuse.py" in e], ["3", "4", "5", "5", "6", "7", "8"], proc.stdout)
 
 
 if __name__ == "__main__":

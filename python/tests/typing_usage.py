@@ -121,6 +121,11 @@ def registry_calls(path: Path) -> ToolRegistry:
     try:
         print(registry.run("add", {"a": 1, "b": 2}, allow_unsafe=False, roles=["user"], capabilities=[]))
         print(registry.run(ToolCall("add", {"a": 1, "b": 2}), approve=lambda request: True))
+        rules: toolselect.ToolRules = {"deny": ["fs__*"], "ask": ["mail__send"]}
+        print(registry.run("add", {"a": 1, "b": 2}, rules=rules))
+        print(registry.run("add", {"a": 1, "b": 2}, rules={"allow": ["add"]}))
+        plain: Dict[str, List[str]] = {"deny": ["admin_*"]}
+        print(registry.run("add", {"a": 1, "b": 2}, rules=plain))
     except PolicyError as e:
         print(e.rule, e.tool, e.record)
     except InvalidArgumentsError as e:
@@ -133,13 +138,17 @@ def registry_calls(path: Path) -> ToolRegistry:
 
 async def async_registry_calls(registry: ToolRegistry) -> None:
     print(await registry.arun("get_weather", {"city": "Paris"}, approve=lambda request: True))
+    print(await registry.arun("get_weather", {"city": "Paris"}, rules=toolselect.ToolRules(ask=["get_*"]),
+                              approve=lambda request: True))
     result = await registry.execute("get_weather", {"city": "Paris"})
     result = await registry.execute("get_weather", city="Paris")
     print(result)
     got = registry.get("get_weather", allow_unsafe=False, roles=["user"])
     if got is not None:
         print(got.metadata.name, got.metadata.to_schema(), await got.execute(city="Paris"))
-    caller = registry.for_caller(allow_unsafe=True, roles=["admin"], capabilities=["readOnly"])
+    caller = registry.for_caller(allow_unsafe=True, roles=["admin"], capabilities=["readOnly"],
+                                 rules={"deny": ["admin_*"]})
+    registry.get("get_weather", rules={"allow": ["get_weather"]})
     print(await caller.execute("get_weather", {"city": "Paris"}), caller.get("x"), caller.list_tools())
 
 
@@ -168,7 +177,7 @@ async def selection_calls(registry: ToolRegistry) -> None:
     client: ChatClient = MyClient()
     plain: ChatClient = PlainClient()
     selector = ToolSelector(client=client, config=config_calls(), roles=["user"], allow_unsafe=False,
-                            capabilities=["readOnly"], top_k=5)
+                            capabilities=["readOnly"], top_k=5, rules={"deny": ["admin_*"]})
     ToolSelector(client=plain).close()
     ToolSelector(client=None, config=ToolSelectionConfig(feedback=Path("fb.jsonl"), base_url="http://127.0.0.1:9/v1")).close()
     task = PlannedTask(id="t1", description="Weather in Paris?", sub_tasks=[SubTask(id="s1", description="look")])

@@ -50,7 +50,7 @@ from .registry import FORMATS, ToolRegistry, Validation, Violation
 from .selector import ToolSelector
 from .types import (Attempt, BaseToolLike, ChatClient, DroppedCall, DropRule, FailureKind, HiddenTool, Message, Mode,
                     PlannedTask, Provider, RankedTool, Ranking, Reasoning, SelectionFailure, SelectionFailureKind, SelectionResult, StrPath, SubTask,
-                    TaskLike, ToolCall, ToolResult, ToolSchemaSource)
+                    TaskLike, ToolCall, ToolResult, ToolRules, ToolSchemaSource)
 
 from ._version import __version__
 
@@ -78,7 +78,7 @@ else:
 __all__ = [
     "ArgumentError", "Attempt", "BaseToolLike", "CancelledError", "ChatClient", "FailureKind", "DroppedCall", "DropRule", "FORMATS", "ForkedProcessError", "HandleError", "HiddenTool",
     "InternalError", "InvalidArgumentsError", "LibraryNotFoundError", "LibraryVersionError", "Message", "Mode", "NotRecordedError", "PlannedTask", "PointerError", "PolicyError", "Provider", "RankedTool", "Ranking", "Reasoning",
-    "RegistrationError", "SelectionFailure", "SelectionFailureKind", "SelectionResult", "StrPath", "SubTask", "TaskLike", "ToolCall", "ToolRegistry", "ToolResult", "ToolSchemaSource",
+    "RegistrationError", "SelectionFailure", "SelectionFailureKind", "SelectionResult", "StrPath", "SubTask", "TaskLike", "ToolCall", "ToolRegistry", "ToolResult", "ToolRules", "ToolSchemaSource",
     "ToolSelectError", "ToolSelectionConfig", "ToolSelector", "UnknownToolError", "Validation", "Violation",
     "CandidateScore", "EvalSelectReport", "Latency", "TaskResult", "eval_select",
     "library_path", "stats", "version", "__version__",

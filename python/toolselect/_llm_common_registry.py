@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence
 
+from ._run import _policy_json
 from .errors import UnknownToolError
 
 if TYPE_CHECKING:
@@ -173,11 +174,9 @@ class CallerRegistry:
     def _may_run(self, names: Optional[Iterable[str]] = None) -> "set[str]":
         """The tools (of names, or of the registry) this caller's run would
         not refuse by policy: the Go executor's own verdict for each
-        (unsafe, roles, capabilities, no-schema modes, an approver), asked
+        (rules, unsafe, roles, capabilities, no-schema modes, an approver), asked
         with no arguments and recorded nowhere, since nothing runs."""
-        p = self._policy
-        policy = json.dumps({"allow_unsafe": p["allow_unsafe"], "roles": p["roles"], "capabilities": p["capabilities"],
-                             "approver": p["approve"] is not None}).encode()
+        policy = _policy_json(self._policy, self._policy["approve"] is not None, hints=False)
         out = set()
         for name in (self.registry.names() if names is None else names):
             v = self.registry._call("toolselect_registry_authorize",

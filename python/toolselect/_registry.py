@@ -23,7 +23,7 @@ from ._arguments import Validation, Violation, _BadArguments, _loads_once
 from ._handle import Handle
 from ._llm_common_registry import (CallerRegistry, RegisteredTool, _execute, _executor_of, _field_of, _is_base_tool,
                                    _schema_of_metadata)
-from ._run import _RULE_HINTS, _policy, _RunPath
+from ._run import _RULE_HINTS, RulesArg, _checked_rules, _policy, _RunPath
 from ._words import _flag, _quote
 from .errors import RegistrationError, UnknownToolError
 from .types import BaseToolLike, HiddenTool, RankedTool, Ranking
@@ -324,18 +324,20 @@ class ToolRegistry(_RunPath, Handle):
     # -- llm-common's registry surface: get(), execute(), list_tools() ------------
 
     def get(self, name: str, *, allow_unsafe: bool = False, roles: Iterable[str] = (),
-            capabilities: Iterable[str] = (),
-            approve: Optional[Callable[[Dict[str, Any]], Any]] = None) -> "Optional[RegisteredTool]":
+            capabilities: Iterable[str] = (), approve: Optional[Callable[[Dict[str, Any]], Any]] = None,
+            rules: RulesArg = None) -> "Optional[RegisteredTool]":
         """llm-common's ``ToolRegistry.get``: the tool named ``name``, or
         ``None`` when there is none. What it returns has llm-common's
         ``BaseTool`` surface (``metadata``, ``async execute(**kwargs)``), and
         its ``execute`` runs the tool through :meth:`arun`, under the policy
         given here (the same keywords, and the same defaults: unsafe tools,
         tools with roles and approval tools are refused) and with an audit
-        record for every run. A refusal raises as :meth:`arun` does."""
+        record for every run. A refusal raises as :meth:`arun` does; bad
+        ``rules`` raise here."""
+        policy = _checked_rules(_policy(allow_unsafe, roles, capabilities, approve, rules))
         if name not in self:
             return None
-        return RegisteredTool(self, name, _policy(allow_unsafe, roles, capabilities, approve))
+        return RegisteredTool(self, name, policy)
 
     async def execute(self, tool_name: str, args: Optional[Mapping[str, Any]] = None, /,
                       **kwargs: Any) -> Any:
@@ -361,13 +363,16 @@ class ToolRegistry(_RunPath, Handle):
                 for t in json.loads(self.get_tools_schema())]
 
     def for_caller(self, *, allow_unsafe: bool = False, roles: Iterable[str] = (), capabilities: Iterable[str] = (),
-                   approve: Optional[Callable[[Dict[str, Any]], Any]] = None) -> "CallerRegistry":
+                   approve: Optional[Callable[[Dict[str, Any]], Any]] = None,
+                   rules: RulesArg = None) -> "CallerRegistry":
         """This registry as one caller sees it: ``get``, ``execute``,
         ``list_tools`` and ``get_tools_schema`` whose runs go through
         :meth:`arun` with these policy keywords. Hand it to an executor that
         calls ``registry.execute(...)`` or ``registry.get(...)``, which have
-        no room for them."""
-        return CallerRegistry(self, _policy(allow_unsafe, roles, capabilities, approve))
+        no room for them. Its ``list_tools``, ``get_tools_schema`` and what a
+        selector given it offers leave out what ``rules`` deny; bad
+        ``rules`` raise here."""
+        return CallerRegistry(self, _checked_rules(_policy(allow_unsafe, roles, capabilities, approve, rules)))
 
     # -- ranking --------------------------------------------------------------
 

@@ -15,12 +15,19 @@ import inspect
 import json
 import time
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Mapping, NoReturn, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, NoReturn, Optional, Sequence, Union
 
 from ._arguments import Arguments, Violation, _arguments, _BadArguments
 from ._words import _flag, _names, _quote, _shown
-from .errors import InvalidArgumentsError, PolicyError, UnknownToolError
-from .types import ToolCall
+from .errors import ArgumentError, InvalidArgumentsError, PolicyError, UnknownToolError
+from .types import ToolCall, ToolRules
+
+#: The lists a ToolRules holds (Go's JSON names; tests/test_typing.py).
+_RULE_LISTS = frozenset(ToolRules.__annotations__)
+
+#: What ``rules=`` takes: a :class:`~toolselect.types.ToolRules`, or any
+#: mapping of list names to lists of patterns (checked by the library).
+RulesArg = Optional[Union[ToolRules, Mapping[str, Sequence[str]]]]
 
 
 class _RunPath:
@@ -34,6 +41,21 @@ class _RunPath:
         audit_records: "collections.deque[Dict[str, Any]]"
 
         def _call(self, name: str, *args: Any, text: bool = False) -> Any: ...
+
+    def _verdict(self, call: Dict[str, Any], policy: Dict[str, Any], approver: bool) -> Dict[str, Any]:
+        """The library's verdict on one call under the policy keywords (the
+        rules included): every authorize call goes through here, so the
+        first check and the re-check of edited arguments read the same
+        policy. Rules the library refuses (a misspelt list, a bad pattern)
+        raise :class:`ArgumentError` naming them, without the C argument's
+        name."""
+        try:
+            out: Dict[str, Any] = self._call("toolselect_registry_authorize",
+                                             json.dumps(call, separators=(",", ":")).encode(),
+                                             _policy_json(policy, approver))
+        except ArgumentError as e:
+            raise _rules_error(e) from None
+        return out
 
     def _authorize(self, call: Union[ToolCall, str], args: "Optional[Arguments]", policy: Dict[str, Any],
                    clock: "_Clock") -> "tuple[Dict[str, Any], Dict[str, Any]]":
@@ -54,13 +76,7 @@ class _RunPath:
             self._end({"id": cid, "tool": name, "args": text, "validated": False, "policy": "invalid_args"}, clock,
                       "invalid", _call_error(name, "invalid", why))
             raise InvalidArgumentsError(why, tool=name, violations=[bad.violation]) from None
-        v = self._call("toolselect_registry_authorize",
-                       json.dumps({"id": cid, "tool": name, "args": a}, separators=(",", ":")).encode(),
-                       json.dumps({"allow_unsafe": policy["allow_unsafe"], "roles": policy["roles"],
-                                   "capabilities": policy["capabilities"],
-                                   "approver": policy["approve"] is not None,
-                                   # The audit record says what to pass in Python's names too.
-                                   "hints": _RULE_HINTS}).encode())
+        v = self._verdict({"id": cid, "tool": name, "args": a}, policy, policy["approve"] is not None)
         if not v["allowed"]:
             rec = v.get("audit")
             if rec:
@@ -190,11 +206,7 @@ class _RunPath:
             self._end(dict(fields, args=edited, policy="invalid_args", approvalEdited=True), clock, "invalid",
                       _call_error(v["tool"], "invalid", why))
             raise InvalidArgumentsError(why, tool=v["tool"], violations=[bad.violation]) from None
-        w = self._call("toolselect_registry_authorize",
-                       json.dumps({"id": fields["id"], "tool": v["tool"], "args": e}, separators=(",", ":")).encode(),
-                       json.dumps({"allow_unsafe": policy["allow_unsafe"], "roles": policy["roles"],
-                                   "capabilities": policy["capabilities"], "approver": True,
-                                   "hints": _RULE_HINTS}).encode())
+        w = self._verdict({"id": fields["id"], "tool": v["tool"], "args": e}, policy, True)
         fields["approvalEdited"] = True
         if not w["allowed"]:
             msg = w.get("message", "")
@@ -275,15 +287,23 @@ class _RunPath:
 
     def run(self, call: Union[ToolCall, str], args: "Optional[Arguments]" = None, *,
             allow_unsafe: bool = False, roles: Iterable[str] = (), capabilities: Iterable[str] = (),
-            approve: Optional[Callable[[Dict[str, Any]], Any]] = None) -> Any:
+            approve: Optional[Callable[[Dict[str, Any]], Any]] = None, rules: RulesArg = None) -> Any:
         """Run a call's Python callable with the arguments as keywords, under
         the Go executor's policy: a tool marked unsafe needs ``allow_unsafe``
         (``True`` or ``False`` only: anything else is a ``TypeError``), a tool
         with roles runs only for a caller holding one of ``roles``, a tool
         must declare every capability in ``capabilities``, the no-schema
-        modes apply. The one allow/ask/deny rule decides whether ``approve``
-        is asked: given an approver, every unsafe tool (even with
-        ``allow_unsafe``), every tool registered with
+        modes apply. ``rules`` are per-tool patterns of names
+        (:class:`~toolselect.types.ToolRules`, ``{"allow": [...], "ask":
+        [...], "deny": [...]}``, Go's ``registry.ToolRules``), read before
+        the rest: a tool a deny rule matches is refused (``denied_by_rule``)
+        even with ``allow_unsafe``; an ask rule asks ``approve`` about every
+        call, even of a safe tool (refused without one); an allow rule runs
+        an unsafe tool without ``allow_unsafe`` and unasked. A misspelt list
+        or a bad pattern raises :class:`ArgumentError` naming it. The one
+        allow/ask/deny rule decides whether ``approve`` is asked: given an
+        approver, every unsafe tool (even with ``allow_unsafe``, unless an
+        allow rule names it), every tool registered with
         ``requires_approval=True`` and every human-approval tool is asked
         about (a ``requires_approval`` tool without ``approve`` is refused).
         ``approve`` is called with ``{"id","tool","args","args_sha256"}``
@@ -309,7 +329,7 @@ class _RunPath:
         the registry): its ``start`` is when the call reached the policy.
         For an ``async def`` tool a coroutine is returned, and the record is
         written when it has been awaited (use :meth:`arun`)."""
-        policy = _policy(allow_unsafe, roles, capabilities, approve)
+        policy = _policy(allow_unsafe, roles, capabilities, approve, rules)
         fn, a, v, fields, clock = self._begin(call, args, policy)
         if v.get("approval_required"):
             self._not_again(v, fields, clock)
@@ -334,10 +354,10 @@ class _RunPath:
 
     async def arun(self, call: Union[ToolCall, str], args: "Optional[Arguments]" = None, *,
                    allow_unsafe: bool = False, roles: Iterable[str] = (), capabilities: Iterable[str] = (),
-                   approve: Optional[Callable[[Dict[str, Any]], Any]] = None) -> Any:
+                   approve: Optional[Callable[[Dict[str, Any]], Any]] = None, rules: RulesArg = None) -> Any:
         """:meth:`run`, awaiting the result when the tool is ``async`` (and
         the approver when it is)."""
-        policy = _policy(allow_unsafe, roles, capabilities, approve)
+        policy = _policy(allow_unsafe, roles, capabilities, approve, rules)
         fn, a, v, fields, clock = self._begin(call, args, policy)
         if v.get("approval_required"):
             self._not_again(v, fields, clock)
@@ -430,14 +450,87 @@ def _iso(t: float) -> str:
 
 
 def _policy(allow_unsafe: bool, roles: Iterable[str], capabilities: Iterable[str],
-            approve: Optional[Callable[[Dict[str, Any]], Any]]) -> Dict[str, Any]:
+            approve: Optional[Callable[[Dict[str, Any]], Any]], rules: RulesArg = None) -> Dict[str, Any]:
     """The run policy keywords, checked once for every run path: a boolean
-    allow_unsafe, lists of names (a string is not a list of roles), and an
-    approve that is callable or None."""
+    allow_unsafe, lists of names (a string is not a list of roles), an
+    approve that is callable or None, and rules that are None or a mapping
+    of lists of patterns (their names and patterns are the library's to
+    check). The keys are run's keywords: a policy is passed on as
+    ``**policy``."""
     if approve is not None and not callable(approve):
         raise TypeError(f"approve must be a callable or None, not {_shown(approve)}")
     return {"allow_unsafe": _flag("allow_unsafe", allow_unsafe), "roles": _names("roles", roles),
-            "capabilities": _names("capabilities", capabilities), "approve": approve}
+            "capabilities": _names("capabilities", capabilities), "approve": approve, "rules": _rules(rules)}
+
+
+def _rules(value: Any) -> Optional[Dict[str, List[str]]]:
+    """The ``rules=`` keyword checked for what only Python can get wrong: None,
+    or a mapping of list names to lists of tool-name patterns (a string is
+    not a list: ``"fs__*"`` would be read as its characters). Which names
+    exist (allow, ask, deny) and which patterns are valid are the library's
+    to say (registry.ToolRules): a key that names no list is sent with an
+    empty value, whatever it holds, for the library to refuse by name."""
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes)) or not isinstance(value, Mapping):
+        raise TypeError(f'rules must be a mapping of lists of tool-name patterns, e.g. {{"deny": ["fs__*"]}}, '
+                        f"or None, not {_shown(value)}")
+    out: Dict[str, List[str]] = {}
+    for key, patterns in value.items():
+        if not isinstance(key, str):
+            raise TypeError(f"rules keys name lists (allow, ask, deny), not {_shown(key)}")
+        if key not in _RULE_LISTS:
+            out[key] = []  # refused by the library, which names the key and the lists
+            continue
+        if isinstance(patterns, (str, bytes)):
+            raise TypeError(f"rules[{key!r}] must be a list of tool-name patterns, not one string "
+                            f"(write [{patterns!r}])")
+        if isinstance(patterns, Mapping) or not isinstance(patterns, Iterable):
+            raise TypeError(f"rules[{key!r}] must be a list of tool-name patterns, not {_shown(patterns)}")
+        out[key] = list(patterns)
+        for i, p in enumerate(out[key]):
+            if not isinstance(p, str):
+                raise TypeError(f"rules[{key!r}][{i}] must be a tool-name pattern (a str), not {_shown(p)}")
+    return out
+
+
+def _policy_json(policy: Dict[str, Any], approver: bool, hints: bool = True) -> bytes:
+    """The policy_json of an authorize call: the keywords as Go's names
+    them, "rules" only when given, and the hints that word a refusal in
+    Python's names (the audit record says what to pass in them too)."""
+    p: Dict[str, Any] = {"allow_unsafe": policy["allow_unsafe"], "roles": policy["roles"],
+                         "capabilities": policy["capabilities"], "approver": approver}
+    if hints:
+        p["hints"] = _RULE_HINTS
+    if policy.get("rules") is not None:
+        p["rules"] = policy["rules"]
+    return json.dumps(p).encode()
+
+
+def _rules_error(e: ArgumentError) -> ArgumentError:
+    """An argument error of the library's about policy_json, which only the
+    rules can cause from Python (the other keywords are checked before
+    they are sent), said without the C argument's name: 'unknown field
+    "rules.alow" (the keys are allow, ask, deny)', 'rules.deny[0] "[x":
+    syntax error in pattern ...'. Any other error is returned as it is."""
+    prefix = "policy_json: "
+    if not e.message.startswith(prefix):
+        return e
+    return type(e)(e.message[len(prefix):], code=e.code, kind=e.kind, detail=e.detail)
+
+
+def _checked_rules(policy: Dict[str, Any]) -> Dict[str, Any]:
+    """policy, its rules checked by the library now rather than at the first
+    run (for get, for_caller and ToolSelector, which keep a policy for
+    later): asks an empty registry's verdict on a call, which refuses bad
+    rules before it judges the call, and drops the verdict. The registry is
+    closed at once: no handle outlives the check."""
+    if policy.get("rules") is None:
+        return policy
+    from ._registry import ToolRegistry
+    with ToolRegistry() as empty:
+        empty._verdict({"tool": "rules", "args": {}}, policy, False)
+    return policy
 
 
 # How a refused Python run says what would let it run, worded from the
@@ -450,7 +543,7 @@ _RULE_HINTS = {
     "unsafe": "pass allow_unsafe=True to run it",
     "role": "pass roles= holding one of them to run it",
     "capability": "",
-    "denied_by_rule": "",
+    "denied_by_rule": "a pattern in rules[\"deny\"] matches it; deny is read first, so no allow rule undoes it",
     "no_schema_read_only": "register it with a schema, or with capabilities=[\"readOnly\"] if it only reads",
     "approval_required": "pass approve=, a callable that returns True to let it run",
     "approval_denied": "",

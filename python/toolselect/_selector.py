@@ -32,6 +32,7 @@ from ._handle import Use
 from ._native_cache import _Catalog, _schemas, _Selectors
 from ._llm_common_registry import CallerRegistry
 from ._registry import ToolRegistry
+from ._run import RulesArg, _checked_rules, _policy
 from ._words import _flag
 from ._workers import _native
 from .config import ToolSelectionConfig, env_value
@@ -70,9 +71,14 @@ class ToolSelector:
     released quietly when it is collected. ``close()`` and the context
     managers release them at a known point.
 
-    ``roles``, ``allow_unsafe``, ``capabilities``: which tools may be offered
-    at all (a tool with roles is offered only to callers holding one; unsafe
-    tools only when allowed; every required capability must be declared).
+    ``roles``, ``allow_unsafe``, ``capabilities``, ``rules``: which tools may
+    be offered at all (a tool with roles is offered only to callers holding
+    one; unsafe tools only when allowed; every required capability must be
+    declared; ``rules``, the per-tool patterns :meth:`ToolRegistry.run` takes
+    (:class:`~toolselect.types.ToolRules`): a tool a deny rule names is never
+    offered, an unsafe tool an allow or ask rule names is offered without
+    ``allow_unsafe``). Pass the same keywords to ``run``/``arun``: the
+    selector offers, the run decides.
 
     What the model is offered follows the config's budget by default
     (``offer_tokens``, ``top_k``, ``max_searches``): every eligible tool
@@ -98,7 +104,8 @@ class ToolSelector:
     def __init__(self, client: Optional[ChatClient] = None, config: Optional[ToolSelectionConfig] = None, *,
                  message_factory: Optional[MessageFactory] = None, roles: Optional[List[str]] = None,
                  allow_unsafe: bool = False, capabilities: Optional[List[str]] = None,
-                 logger: Optional[logging.Logger] = None, top_k: Optional[int] = None) -> None:
+                 logger: Optional[logging.Logger] = None, top_k: Optional[int] = None,
+                 rules: RulesArg = None) -> None:
         if config is None:
             config = ToolSelectionConfig.from_env()
         elif isinstance(config, ToolSelectionConfig):
@@ -115,6 +122,8 @@ class ToolSelector:
         self.roles = list(roles or [])
         self.allow_unsafe = _flag("allow_unsafe", allow_unsafe)
         self.capabilities = list(capabilities or [])
+        # The same rules ToolRegistry.run takes, checked now by the library.
+        self.rules = _checked_rules(_policy(False, (), (), None, rules))["rules"]
         top = _config_field("top_k")["max"]  # Go's bound (selector.MaxTopK), read from its schema
         if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or not 0 <= top_k <= top):
             raise ValueError(f"top_k must be None (the offer budget), 0 (every eligible tool) or an integer "
@@ -267,6 +276,8 @@ class ToolSelector:
             req["allow_unsafe"] = True
         if self.capabilities:
             req["capabilities"] = self.capabilities
+        if self.rules is not None:
+            req["rules"] = self.rules
         if self.top_k is not None:
             req["top_k"] = self.top_k
         req.update(_trace_context())

@@ -113,7 +113,8 @@ class InvalidArgumentsError(ToolSelectError, ValueError):
 
 class PolicyError(ToolSelectError, PermissionError):
     """The run policy refused a call before its callable ran (the same policy
-    as the Go executor's). ``rule`` names it: ``unsafe`` (the tool is marked
+    as the Go executor's). ``rule`` names it: ``denied_by_rule`` (a pattern
+    in ``rules["deny"]`` matches the tool), ``unsafe`` (the tool is marked
     unsafe and ``allow_unsafe`` is off), ``role`` (the caller holds none of the
     tool's roles), ``capability`` (the tool lacks a capability the caller
     requires), ``no_schema_read_only``, ``approval_required`` (a human-approval

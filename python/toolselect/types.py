@@ -15,10 +15,10 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
 
-try:  # typing.Protocol is 3.8+; Literal too
-    from typing import Literal, Protocol, runtime_checkable
+try:  # typing.Protocol is 3.8+; Literal and TypedDict too
+    from typing import Literal, Protocol, TypedDict, runtime_checkable
 except ImportError:  # pragma: no cover
-    from typing_extensions import Literal, Protocol, runtime_checkable  # type: ignore
+    from typing_extensions import Literal, Protocol, TypedDict, runtime_checkable  # type: ignore
 
 
 def dump(d: Dict[str, Any], mode: str = "python", include: Optional[Iterable[str]] = None,
@@ -386,6 +386,30 @@ SelectionFailureKind = Literal["fail_closed", "no_eligible_tools", "no_ranked_to
 #: ``unsafe``, ``role``, ``capability``), or ``not_in_offer`` for a tool the caller may use that the
 #: offer, narrowed for the task, left out. Go's values (tests/test_typing.py).
 DropRule = Literal["denied_by_rule", "unsafe", "role", "capability", "not_in_offer"]
+
+class ToolRules(TypedDict, total=False):
+    """Per-tool rules by name, the ``rules=`` of :meth:`ToolRegistry.run
+    <toolselect.ToolRegistry.run>`, ``arun``, ``get``, ``for_caller`` and
+    :class:`~toolselect.ToolSelector` (Go's ``registry.ToolRules``, as the
+    MCP proxy's ``permissions`` take them). Each list holds patterns matched
+    against the tool's name with Go's ``path.Match`` (``*`` any run of
+    characters but ``/``, ``?`` one character, ``[...]`` a class, ``\\`` to
+    quote); deny and ask patterns match whatever the case, allow patterns
+    case for case. Deny is read first, then ask, then allow: the first list
+    with a matching pattern decides, so no allow rule undoes a deny rule. A
+    plain dict with these keys works the same; this type lets mypy catch a
+    misspelt key."""
+
+    #: Run without asking, even an unsafe tool (without ``allow_unsafe``);
+    #: a tool registered with ``requires_approval=True`` is still asked about.
+    allow: List[str]
+    #: Ask ``approve`` about every call, even of a safe tool; refused
+    #: (``approval_required``) without an approver.
+    ask: List[str]
+    #: Neither offered nor run (``denied_by_rule``), even a safe tool, even
+    #: with ``allow_unsafe=True``.
+    deny: List[str]
+
 
 #: The failure kind of an attempt (``Attempt.kind``), as Go's selector names them.
 FailureKind = Literal["transport", "timeout", "canceled", "http_status", "response_too_large", "empty_choices",
