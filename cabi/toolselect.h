@@ -278,7 +278,12 @@ int toolselect_selector_new(const char *config_json, char **out);
 /* The selection request, shared by select and session_begin:
  *   {"task":{"id":"...","description":"...","sub_tasks":[{"id":"...","description":"..."}]},
  *    "query":"...", "context":{...}, "roles":["..."], "allow_unsafe":false,
- *    "capabilities":["readOnly"], "top_k":0}   (everything but task optional)
+ *    "capabilities":["readOnly"], "top_k":0,
+ *    "rules":{"allow":[...],"ask":[...],"deny":[...]}}   (everything but task optional)
+ * "rules" are the per-tool patterns toolselect_registry_authorize takes,
+ * checked the same way (an unknown key or a bad pattern is an argument
+ * error naming it): a tool a deny rule names is never offered, an unsafe
+ * tool an allow or ask rule names is offered without "allow_unsafe".
  * Absent "top_k" follows the selector's offer budget: every eligible tool
  * while their view (the tools as the request carries them) is at most
  * offer_tokens tokens, else the selector's top_k ranked by bm25; when the
