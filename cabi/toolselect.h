@@ -162,11 +162,14 @@ int toolselect_registry_validate(uint64_t registry, const char *tool, const char
  * has as flags: "k":10 (1..1000), "min_score":0.05 (negative: every tool
  * scoring above zero), "scorer":"bm25"|"keyword", "allow_unsafe":false,
  * "roles":[...], "capabilities":[...], "timeout_s":0, "no_prerequisites",
- * "no_name_words", "no_namespace", "no_related_words", "debug" (false)}.
+ * "no_name_words", "no_namespace", "no_related_words", "debug" (false),
+ * "rules":{"allow","ask","deny"} (per-tool patterns, as authorize takes them:
+ * a tool a deny pattern names is hidden, "denied_by_rule")}.
  * cancel: 0 or a cancel token. Result:
  *   {"picks":[{"tool","score","reason","provenance":{"scorer","source","rank",
  *     "matched"?,"components"?}}],
- *    "hidden":[{...the same, "hidden":"unsafe"|"role"|"capability"}]}
+ *    "hidden":[{...the same, "hidden":"unsafe"|"role"|"capability"|
+ *      "denied_by_rule"}]}
  * picks best first; hidden lists the tools the caller's filters kept out that
  * would otherwise have been picked. TS_ERR_ARGUMENT for an empty task, an
  * unknown key, a value out of range or the embedding/hybrid scorers (they

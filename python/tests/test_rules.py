@@ -247,5 +247,46 @@ class SelectorRulesTest(unittest.TestCase):
             ts.ToolSelector(client=FakeClient(), rules={"deny": "rm"})
 
 
+
+class RankRulesTest(unittest.TestCase):
+    """rank and arank read the rules as the other front doors do: a tool a
+    deny rule names is hidden, with the rule; an unsafe tool an allow rule
+    names is ranked without allow_unsafe."""
+
+    def setUp(self):
+        self.reg = ts.ToolRegistry()
+        self.addCleanup(self.reg.close)
+        self.reg.register("fs__delete", lambda path: 0, description="Delete a file from the disk", parameters=OBJ,
+                          safe=False)
+        self.reg.register("fs__read", lambda path: 0, description="Read a file from the disk", parameters=OBJ)
+
+    def test_deny_hides_and_allow_shows(self):
+        plain = self.reg.rank("delete or read a file on the disk", min_score=-1)
+        self.assertEqual([p.tool for p in plain], ["fs__read"])
+        self.assertEqual([(h.tool, h.rule) for h in plain.hidden], [("fs__delete", "unsafe")])
+
+        denied = self.reg.rank("delete or read a file on the disk", min_score=-1, allow_unsafe=True,
+                               rules={"deny": ["FS__READ"]})
+        self.assertEqual([p.tool for p in denied], ["fs__delete"])
+        self.assertEqual([(h.tool, h.rule) for h in denied.hidden], [("fs__read", "denied_by_rule")])
+
+        allowed = self.reg.rank("delete or read a file on the disk", min_score=-1, rules={"allow": ["fs__*"]})
+        self.assertEqual(sorted(p.tool for p in allowed), ["fs__delete", "fs__read"])
+        self.assertEqual(list(allowed.hidden), [])
+
+    def test_arank_and_bad_rules(self):
+        r = asyncio.run(self.reg.arank("read a file", min_score=-1, rules={"deny": ["fs__*"]}))
+        self.assertEqual(list(r), [])
+        self.assertEqual(sorted(h.rule for h in r.hidden), ["denied_by_rule", "denied_by_rule"])
+        with self.assertRaises(ts.ArgumentError) as cm:
+            self.reg.rank("read a file", rules={"alow": ["fs__read"]})
+        self.assertTrue(str(cm.exception).startswith('unknown field "rules.alow"'), str(cm.exception))
+        with self.assertRaises(TypeError):
+            self.reg.rank("read a file", rules={"deny": "fs__read"})
+        with self.assertRaises(ts.ArgumentError) as cm:
+            self.reg.rank("read a file", k=0)
+        self.assertIn("request_json: k must be", str(cm.exception), "errors not about the rules keep their words")
+
+
 if __name__ == "__main__":
     unittest.main()

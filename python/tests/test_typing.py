@@ -90,6 +90,7 @@ class TypingTest(unittest.TestCase):
         self.assertEqual(sorted(ts.ToolRules.__annotations__), sorted(re.findall(r'json:"(\w+),omitempty"', body)))
         self.assertEqual(ts.ToolRules.__total__, False)
         for fn in (ts.ToolRegistry.run, ts.ToolRegistry.arun, ts.ToolRegistry.get, ts.ToolRegistry.for_caller,
+                   ts.ToolRegistry.rank, ts.ToolRegistry.arank,
                    ts.ToolSelector.__init__):
             with self.subTest(fn=fn.__qualname__):
                 self.assertIn(ts.ToolRules, get_args(get_type_hints(fn)["rules"]))

@@ -23,9 +23,9 @@ from ._arguments import Validation, Violation, _BadArguments, _loads_once
 from ._handle import Handle
 from ._llm_common_registry import (CallerRegistry, RegisteredTool, _execute, _executor_of, _field_of, _is_base_tool,
                                    _schema_of_metadata)
-from ._run import _RULE_HINTS, RulesArg, _checked_rules, _policy, _RunPath
+from ._run import _RULE_HINTS, RulesArg, _checked_rules, _policy, _rules, _rules_error, _RunPath
 from ._words import _flag, _quote
-from .errors import RegistrationError, UnknownToolError
+from .errors import ArgumentError, RegistrationError, UnknownToolError
 from .types import BaseToolLike, HiddenTool, RankedTool, Ranking
 
 
@@ -379,13 +379,15 @@ class ToolRegistry(_RunPath, Handle):
     def rank(self, task: str, *, k: int = 10, min_score: Optional[float] = None, scorer: str = "bm25",
              allow_unsafe: bool = False, roles: Iterable[str] = (), capabilities: Iterable[str] = (),
              timeout_s: float = 0.0, no_prerequisites: bool = False, no_name_words: bool = False,
-             no_namespace: bool = False, no_related_words: bool = False, debug: bool = False) -> Ranking:
+             no_namespace: bool = False, no_related_words: bool = False, debug: bool = False,
+             rules: RulesArg = None) -> Ranking:
         """Rank the registered tools for ``task`` without asking a model, as
         ``toolselect rank`` does: the top ``k`` (default 10, what a selection
         offers when the tools do not all fit) as :class:`RankedTool` with
         ``tool``, ``score`` and ``reason``, best first, and in ``.hidden``
-        the tools that ``allow_unsafe``, ``roles`` and ``capabilities`` kept
-        out. The keywords are the CLI's flags (``min_score`` defaults to
+        the tools that ``allow_unsafe``, ``roles``, ``capabilities`` and a
+        deny pattern of ``rules`` (as :meth:`run` takes them) kept out. The
+        keywords are the CLI's flags (``min_score`` defaults to
         0.05, a negative one keeps every tool scoring above zero; ``scorer``
         is ``bm25`` or ``keyword``). The GIL is released while the library
         ranks; :meth:`arank` is the same for an event loop."""
@@ -396,7 +398,13 @@ class ToolRegistry(_RunPath, Handle):
                                "no_related_words": no_related_words, "debug": debug}
         if min_score is not None:
             req["min_score"] = min_score
-        r = self._call("toolselect_registry_rank", json.dumps(req).encode(), 0)
+        checked = _rules(rules)
+        if checked is not None:
+            req["rules"] = checked
+        try:
+            r = self._call("toolselect_registry_rank", json.dumps(req).encode(), 0)
+        except ArgumentError as e:
+            raise _rules_error(e) from None
         return Ranking(
             [RankedTool(p["tool"], p["score"], p["reason"], p.get("provenance", {}).get("source", "score"), p)
              for p in r["picks"]],
@@ -406,13 +414,15 @@ class ToolRegistry(_RunPath, Handle):
     async def arank(self, task: str, *, k: int = 10, min_score: Optional[float] = None, scorer: str = "bm25",
                     allow_unsafe: bool = False, roles: Iterable[str] = (), capabilities: Iterable[str] = (),
                     timeout_s: float = 0.0, no_prerequisites: bool = False, no_name_words: bool = False,
-                    no_namespace: bool = False, no_related_words: bool = False, debug: bool = False) -> Ranking:
+                    no_namespace: bool = False, no_related_words: bool = False, debug: bool = False,
+                    rules: RulesArg = None) -> Ranking:
         """:meth:`rank` on a worker thread, so an event loop goes on meanwhile."""
         from ._workers import _native
         ranking: Ranking = await _native(functools.partial(
             self.rank, task, k=k, min_score=min_score, scorer=scorer, allow_unsafe=allow_unsafe, roles=roles,
             capabilities=capabilities, timeout_s=timeout_s, no_prerequisites=no_prerequisites,
-            no_name_words=no_name_words, no_namespace=no_namespace, no_related_words=no_related_words, debug=debug))
+            no_name_words=no_name_words, no_namespace=no_namespace, no_related_words=no_related_words, debug=debug,
+            rules=rules))
         return ranking
 
     # -- validation ----------------------------------------------------------

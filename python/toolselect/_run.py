@@ -508,15 +508,21 @@ def _policy_json(policy: Dict[str, Any], approver: bool, hints: bool = True) -> 
 
 
 def _rules_error(e: ArgumentError) -> ArgumentError:
-    """An argument error of the library's about policy_json, which only the
-    rules can cause from Python (the other keywords are checked before
-    they are sent), said without the C argument's name: 'unknown field
-    "rules.alow" (the keys are allow, ask, deny)', 'rules.deny[0] "[x":
-    syntax error in pattern ...'. Any other error is returned as it is."""
-    prefix = "policy_json: "
-    if not e.message.startswith(prefix):
-        return e
-    return type(e)(e.message[len(prefix):], code=e.code, kind=e.kind, detail=e.detail)
+    """An argument error of the library's about the rules, said without the
+    C argument's name: 'unknown field "rules.alow" (the keys are allow,
+    ask, deny)', 'rules.deny[0] "[x": syntax error in pattern ...'. Any
+    error about policy_json is one (only the rules can cause it from
+    Python: the other keywords are checked before they are sent); of a
+    ranking's request_json, only those naming the rules. Any other error is
+    returned as it is."""
+    for prefix, rules_only in (("policy_json: ", False), ("request_json: ", True)):
+        if not e.message.startswith(prefix):
+            continue
+        rest = e.message[len(prefix):]
+        if rules_only and not rest.startswith(("rules", 'unknown field "rules.', 'the key "rules.')):
+            return e
+        return type(e)(rest, code=e.code, kind=e.kind, detail=e.detail)
+    return e
 
 
 def _checked_rules(policy: Dict[str, Any]) -> Dict[str, Any]:

@@ -251,7 +251,8 @@ class HiddenTool:
     """A tool the caller's filters kept out of a ranking that would otherwise
     have been in it: ``rule`` says which filter (``unsafe``: pass
     ``allow_unsafe=True``; ``role``: one of the tool's ``roles``;
-    ``capability``: leave out the ``capabilities`` asked for)."""
+    ``capability``: leave out the ``capabilities`` asked for;
+    ``denied_by_rule``: a deny pattern of ``rules=`` names it)."""
 
     tool: str
     score: float

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/toolselect/toolselect/rank"
+	"github.com/toolselect/toolselect/registry"
 	"github.com/toolselect/toolselect/selector"
 )
 
@@ -13,19 +14,23 @@ import (
 // (--k is "k", --min-score "min_score", --no-prerequisites
 // "no_prerequisites", ...). Absent fields take the CLI's defaults.
 type rankRequest struct {
-	Task            string   `json:"task"`
-	K               *int     `json:"k"`
-	MinScore        *float64 `json:"min_score"`
-	Scorer          string   `json:"scorer"`
-	AllowUnsafe     bool     `json:"allow_unsafe"`
-	Roles           []string `json:"roles"`
-	Capabilities    []string `json:"capabilities"`
-	TimeoutS        float64  `json:"timeout_s"`
-	NoPrerequisites bool     `json:"no_prerequisites"`
-	NoNameWords     bool     `json:"no_name_words"`
-	NoNamespace     bool     `json:"no_namespace"`
-	NoRelatedWords  bool     `json:"no_related_words"`
-	Debug           bool     `json:"debug"`
+	Task         string   `json:"task"`
+	K            *int     `json:"k"`
+	MinScore     *float64 `json:"min_score"`
+	Scorer       string   `json:"scorer"`
+	AllowUnsafe  bool     `json:"allow_unsafe"`
+	Roles        []string `json:"roles"`
+	Capabilities []string `json:"capabilities"`
+	// Rules are per-tool allow, ask and deny patterns (registry.ToolRules),
+	// read first, as by every other front door: a tool a deny rule names is
+	// hidden, with the rule.
+	Rules           registry.ToolRules `json:"rules"`
+	TimeoutS        float64            `json:"timeout_s"`
+	NoPrerequisites bool               `json:"no_prerequisites"`
+	NoNameWords     bool               `json:"no_name_words"`
+	NoNamespace     bool               `json:"no_namespace"`
+	NoRelatedWords  bool               `json:"no_related_words"`
+	Debug           bool               `json:"debug"`
 }
 
 // MaxRankK bounds a request's k.
@@ -51,6 +56,10 @@ func (q *rankRequest) options() (*rank.Options, *Result) {
 		AllowUnsafe:   q.AllowUnsafe, Roles: q.Roles, Capabilities: q.Capabilities,
 		NoPrerequisites: q.NoPrerequisites, NoNameWords: q.NoNameWords,
 		NoNamespace: q.NoNamespace, NoRelatedWords: q.NoRelatedWords, Debug: q.Debug,
+		Caller: registry.Eligibility{Rules: q.Rules},
+	}
+	if err := q.Rules.Validate(); err != nil {
+		return fail("rules.%s", err)
 	}
 	if q.K != nil {
 		if *q.K < 1 || *q.K > MaxRankK {

@@ -69,6 +69,24 @@ func TestRegistryRank(t *testing.T) {
 	if b := rankOf(t, h, `{"task":"zzz qqq"}`); b.Picks == nil || len(b.Picks) != 0 {
 		t.Errorf("a task nothing matches: picks %+v, want [] (not null)", b.Picks)
 	}
+	// Per-tool rules, as every front door reads them: deny hides (with its
+	// rule) even what allow_unsafe lets through; allow shows an unsafe tool.
+	b = rankOf(t, h, `{"task":"calendar events at work","allow_unsafe":true,"rules":{"deny":["LIST_*"]}}`)
+	hid = map[string]string{}
+	for _, p := range b.Hidden {
+		hid[p.Tool] = p.Hidden
+	}
+	if hid["list_events"] != "denied_by_rule" || hid["delete_events"] != "" {
+		t.Errorf("deny rule: hidden = %+v, want list_events denied_by_rule and delete_events shown", b.Hidden)
+	}
+	b = rankOf(t, h, `{"task":"calendar events at work","rules":{"allow":["delete_events"]}}`)
+	for _, p := range b.Hidden {
+		if p.Tool == "delete_events" {
+			t.Errorf("allow rule: delete_events still hidden (%s)", p.Hidden)
+		}
+	}
+	wantErr(t, RegistryRank(h, []byte(`{"task":"x","rules":{"alow":["a"]}}`), true, 0), ErrArgument, `"rules.alow"`)
+	wantErr(t, RegistryRank(h, []byte(`{"task":"x","rules":{"deny":["[x"]}}`), true, 0), ErrArgument, "rules.deny[0]")
 	wantErr(t, RegistryRank(h, []byte(`{"task":"x","kk":2}`), true, 0), ErrArgument, `"kk"`)
 	wantErr(t, RegistryRank(h, []byte(`{"task":""}`), true, 0), ErrArgument, "task is empty")
 	wantErr(t, RegistryRank(h, []byte(`{"task":"x","k":0}`), true, 0), ErrArgument, "k must be from 1")
