@@ -16,12 +16,7 @@ import (
 // float: true of the decimal text, exclusiveMinimum: 0 and exclusiveMaximum:
 // 1 would let through a value every receiver sees on the bound.
 func TestNumbersValidatedAsReceived(t *testing.T) {
-	schema, cases := fixtures.Numbers(t)
-	r := New(nil)
-	if err := r.Register(NewTool("t", "d", schema)); err != nil {
-		t.Fatal(err)
-	}
-	e, _ := r.Get("t")
+	e, cases := numbersEntry(t)
 	for _, c := range cases {
 		out, err := e.ParseArgs(json.RawMessage(c.Args))
 		if c.Refused == "" {
@@ -43,12 +38,7 @@ func TestNumbersValidatedAsReceived(t *testing.T) {
 // 0.99999999999999999999 meets exclusiveMaximum: 1 as the 1 it is to a
 // receiver.
 func TestValidateValueAgreesOnNumbers(t *testing.T) {
-	schema, cases := fixtures.Numbers(t)
-	r := New(nil)
-	if err := r.Register(NewTool("t", "d", schema)); err != nil {
-		t.Fatal(err)
-	}
-	e, _ := r.Get("t")
+	e, cases := numbersEntry(t)
 	for _, c := range cases {
 		d := json.NewDecoder(strings.NewReader(c.Args))
 		d.UseNumber()
@@ -72,4 +62,17 @@ func TestValidateValueAgreesOnNumbers(t *testing.T) {
 			t.Errorf("%s (%s): ValidateValue refuses at %s, ParseArgs at %s", c.Args, c.Why, ve.Violations[0].Pointer, c.Pointer)
 		}
 	}
+}
+
+// numbersEntry registers the numbers table's schema as a tool and returns
+// its entry and the table's cases.
+func numbersEntry(t *testing.T) (*Entry, []fixtures.NumberCase) {
+	t.Helper()
+	schema, cases := fixtures.Numbers(t)
+	r := New(nil)
+	if err := r.Register(NewTool("t", "d", schema)); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := r.Get("t")
+	return e, cases
 }

@@ -2,6 +2,7 @@ package otlphttp
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -54,6 +55,17 @@ func capture(t *testing.T) (url string, bodies func() [][]byte) {
 		defer mu.Unlock()
 		return append([][]byte(nil), got...)
 	}
+}
+
+// referenceBody is the one request body send (the reference exporter,
+// exporting to a collector at url) makes.
+func referenceBody(t *testing.T, send func(ctx context.Context, url string) error) []byte {
+	t.Helper()
+	url, bodies := capture(t)
+	require.NoError(t, send(context.Background(), url))
+	got := bodies()
+	require.Len(t, got, 1)
+	return got[0]
 }
 
 func equalMessages(t *testing.T, want, got proto.Message) {
@@ -114,16 +126,15 @@ func testSpans() []sdktrace.ReadOnlySpan {
 
 func TestTracesEncodeAsTheReferenceDoes(t *testing.T) {
 	spans := testSpans()
-	url, bodies := capture(t)
-	ref, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(url+"/v1/traces"))
-	require.NoError(t, err)
-	require.NoError(t, ref.ExportSpans(context.Background(), spans))
-	require.NoError(t, ref.Shutdown(context.Background()))
-	got := bodies()
-	require.Len(t, got, 1)
-
+	body := referenceBody(t, func(ctx context.Context, url string) error {
+		ref, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(url+"/v1/traces"))
+		if err == nil {
+			err = errors.Join(ref.ExportSpans(ctx, spans), ref.Shutdown(ctx))
+		}
+		return err
+	})
 	var want, mine coltracepb.ExportTraceServiceRequest
-	require.NoError(t, proto.Unmarshal(got[0], &want))
+	require.NoError(t, proto.Unmarshal(body, &want))
 	require.NoError(t, proto.Unmarshal(EncodeTraces(spans), &mine))
 	// The reference groups spans through maps, so the order of resources
 	// and of a resource's scopes changes from run to run: compare in one
@@ -185,16 +196,15 @@ func testMetrics() *metricdata.ResourceMetrics {
 
 func TestMetricsEncodeAsTheReferenceDoes(t *testing.T) {
 	rm := testMetrics()
-	url, bodies := capture(t)
-	ref, err := otlpmetrichttp.New(context.Background(), otlpmetrichttp.WithEndpointURL(url+"/v1/metrics"))
-	require.NoError(t, err)
-	require.NoError(t, ref.Export(context.Background(), rm))
-	require.NoError(t, ref.Shutdown(context.Background()))
-	got := bodies()
-	require.Len(t, got, 1)
-
+	body := referenceBody(t, func(ctx context.Context, url string) error {
+		ref, err := otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(url+"/v1/metrics"))
+		if err == nil {
+			err = errors.Join(ref.Export(ctx, rm), ref.Shutdown(ctx))
+		}
+		return err
+	})
 	var want, mine colmetricpb.ExportMetricsServiceRequest
-	require.NoError(t, proto.Unmarshal(got[0], &want))
+	require.NoError(t, proto.Unmarshal(body, &want))
 	require.NoError(t, proto.Unmarshal(EncodeMetrics(rm), &mine))
 	equalMessages(t, &want, &mine)
 }
