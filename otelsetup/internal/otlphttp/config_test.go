@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/pem"
 	"io"
+	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -111,10 +113,18 @@ func TestCertificates(t *testing.T) {
 }
 
 // A collector over TLS whose certificate the CERTIFICATE file names gets the
-// spans; without it, the export fails on the unknown authority.
+// spans; without it, the export fails on the unknown authority, at once:
+// one connection, no retry.
 func TestTLSCollector(t *testing.T) {
-	var got atomic.Int32
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got.Add(1) }))
+	var got, conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got.Add(1) }))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake
+	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	require.NoError(t, os.WriteFile(ca, pemOf(srv.Certificate().Raw), 0o600))
@@ -126,9 +136,11 @@ func TestTLSCollector(t *testing.T) {
 
 	cfg, _, err = FromEnv(Traces, env("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL, "OTEL_EXPORTER_OTLP_TIMEOUT", "2000"))
 	require.NoError(t, err)
+	conns.Store(0)
 	err = NewSpanExporter(cfg).ExportSpans(context.Background(), testSpans())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "certificate")
+	assert.Equal(t, int32(1), conns.Load(), "a certificate that does not verify is not tried again")
 }
 
 // Retryable statuses are retried (Retry-After honoured), the body arrives

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,9 +48,9 @@ func newClient(cfg Config) *client {
 	return &client{cfg: cfg, http: &http.Client{Transport: tr}}
 }
 
-// Retries: the statuses the OTLP/HTTP specification names as retryable, a
-// first wait that doubles up to a ceiling, and a Retry-After header
-// honoured when the server sends one. Everything stays inside the export's
+// Retries: the statuses the OTLP/HTTP specification names as retryable and
+// an attempt that timed out, a first wait that doubles up to a ceiling, and
+// a Retry-After header honoured when the server sends one. Everything stays inside the export's
 // timeout (OTEL_EXPORTER_OTLP_TIMEOUT) and the caller's context.
 const (
 	firstWait = 500 * time.Millisecond
@@ -124,10 +125,14 @@ func (c *client) try(ctx context.Context, payload []byte) (time.Duration, error)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return -1, fmt.Errorf("otlp: POST %s: %w", c.cfg.URL, err)
+		// An attempt that timed out is tried again (as the SDK's exporters
+		// do); a refused connection or a certificate that does not verify
+		// would fail the same way until the timeout, and is reported now.
+		var urlErr *url.Error
+		if ctx.Err() == nil && errors.As(err, &urlErr) && urlErr.Timeout() {
+			return 0, fmt.Errorf("otlp: POST %s: %w", c.cfg.URL, err)
 		}
-		return 0, fmt.Errorf("otlp: POST %s: %w", c.cfg.URL, err)
+		return -1, fmt.Errorf("otlp: POST %s: %w", c.cfg.URL, err)
 	}
 	defer resp.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
