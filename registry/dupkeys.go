@@ -3,6 +3,7 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -136,28 +137,33 @@ func asReceived(text []byte) (short []byte, tooBig bool) {
 // an exponent in a decoded value, so that a value handed to
 // [Entry.ValidateValue] is checked as the same document given to
 // [Entry.ValidateArgs] would be. It returns v itself when nothing changes
-// (changed false), and a copy otherwise; tooBig names the first number
-// beyond a float's range by its pointer and text.
-func receivedValue(v any, path []string) (out any, changed bool, pointer, text string, tooBig bool) {
+// (changed false), and a copy otherwise. A json.Number whose text is not a
+// JSON number (json.Number("abc"), which no document decodes to but a Go
+// caller can build), or one beyond a float's range, is refused: problem
+// says why, at pointer.
+func receivedValue(v any, path []string) (out any, changed bool, pointer, problem string) {
 	switch x := v.(type) {
 	case json.Number:
 		t := []byte(x)
+		if len(t) == 0 || scanNumber(t, 0) != len(t) {
+			return nil, false, jsonPointer(path), fmt.Sprintf("json.Number %q is not a JSON number", string(x))
+		}
 		if bytes.IndexAny(t, ".eE") < 0 {
-			return v, false, "", "", false
+			return v, false, "", ""
 		}
 		short, big := asReceived(t)
 		switch {
 		case big:
-			return nil, false, jsonPointer(path), string(x), true
+			return nil, false, jsonPointer(path), tooBigMessage(string(x))
 		case short != nil:
-			return json.Number(short), true, "", "", false
+			return json.Number(short), true, "", ""
 		}
 	case map[string]any:
 		var cp map[string]any
 		for k, e := range x {
-			ne, ch, p, t, big := receivedValue(e, append(path, k))
-			if big {
-				return nil, false, p, t, true
+			ne, ch, p, why := receivedValue(e, append(path, k))
+			if why != "" {
+				return nil, false, p, why
 			}
 			if ch {
 				if cp == nil {
@@ -170,14 +176,14 @@ func receivedValue(v any, path []string) (out any, changed bool, pointer, text s
 			}
 		}
 		if cp != nil {
-			return cp, true, "", "", false
+			return cp, true, "", ""
 		}
 	case []any:
 		var cp []any
 		for i, e := range x {
-			ne, ch, p, t, big := receivedValue(e, append(path, strconv.Itoa(i)))
-			if big {
-				return nil, false, p, t, true
+			ne, ch, p, why := receivedValue(e, append(path, strconv.Itoa(i)))
+			if why != "" {
+				return nil, false, p, why
 			}
 			if ch {
 				if cp == nil {
@@ -187,10 +193,10 @@ func receivedValue(v any, path []string) (out any, changed bool, pointer, text s
 			}
 		}
 		if cp != nil {
-			return cp, true, "", "", false
+			return cp, true, "", ""
 		}
 	}
-	return v, false, "", "", false
+	return v, false, "", ""
 }
 
 // sameDecimal reports whether the JSON numbers a and b are one decimal

@@ -76,3 +76,22 @@ func numbersEntry(t *testing.T) (*Entry, []fixtures.NumberCase) {
 	e, _ := r.Get("t")
 	return e, cases
 }
+
+// TestValidateValueRefusesNumbersNoDocumentHolds: a Go caller can build a
+// json.Number from any text; ValidateValue refuses one that is not a JSON
+// number (the schema validator alone let "abc" through as a number), at its
+// pointer, and says what it is.
+func TestValidateValueRefusesNumbersNoDocumentHolds(t *testing.T) {
+	e, _ := numbersEntry(t)
+	for _, text := range []string{"abc", "", "0x10", "1e5x", "+1", "01", "1.", ".5", "NaN", "Infinity", " 1"} {
+		err := e.ValidateValue(map[string]any{"extra": []any{json.Number(text)}})
+		var ve *ValidationError
+		if !errors.As(err, &ve) || ve.Violations[0].Rule != "number" || ve.Violations[0].Pointer != "/extra/0" ||
+			!strings.Contains(ve.Violations[0].Message, "is not a JSON number") {
+			t.Errorf("json.Number(%q): %v, want rule number at /extra/0 saying it is not a JSON number", text, err)
+		}
+	}
+	if err := e.ValidateValue(map[string]any{"extra": []any{json.Number("-0.5e-3"), json.Number("12")}}); err != nil {
+		t.Errorf("JSON numbers refused: %v", err)
+	}
+}

@@ -168,15 +168,16 @@ func (e *Entry) DecodeArgs(raw []byte, into any) error {
 // (no object or size rule). It is the path the JSON-Schema-Test-Suite runs through.
 // Numbers decoded as json.Number are checked as [Entry.ValidateArgs] checks
 // them in a document: as the 64-bit float a receiver reads, and one beyond
-// that float's range is refused (rule "number").
+// that float's range, or whose text is not a JSON number, is refused (rule
+// "number").
 func (e *Entry) ValidateValue(v any) error {
 	sch, err := e.schema()
 	if err != nil {
 		return schemaFailed(e.tool.Name, err)
 	}
-	v, _, pointer, text, tooBig := receivedValue(v, nil)
-	if tooBig {
-		return &ValidationError{Tool: e.tool.Name, Violations: []Violation{{Pointer: pointer, Rule: "number", Message: tooBigMessage(text)}}}
+	v, _, pointer, problem := receivedValue(v, nil)
+	if problem != "" {
+		return &ValidationError{Tool: e.tool.Name, Violations: []Violation{{Pointer: pointer, Rule: "number", Message: problem}}}
 	}
 	return validateValue(e.tool.Name, sch, v)
 }
