@@ -91,7 +91,7 @@ func FromEnv(sig Signal, getenv func(string) string) (cfg Config, warnings []str
 			}
 			name, value, ok := strings.Cut(pair, "=")
 			name = strings.TrimSpace(name)
-			if !ok || name == "" || strings.ContainsAny(name, " \t\r\n:") {
+			if !ok || name == "" || strings.ContainsFunc(name, func(r rune) bool { return r <= ' ' || r >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) }) {
 				warnings = append(warnings, fmt.Sprintf("%s: %q is not key=value; left out", k, redactPair(pair)))
 				continue
 			}
@@ -100,7 +100,14 @@ func FromEnv(sig Signal, getenv func(string) string) (cfg Config, warnings []str
 				warnings = append(warnings, fmt.Sprintf("%s: the value of %q is not percent-encoded text; left out", k, name))
 				continue
 			}
-			cfg.Headers.Set(name, strings.TrimSpace(dec))
+			dec = strings.TrimSpace(dec)
+			if strings.ContainsFunc(dec, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }) {
+				// %0D%0A would end the header in the request: Go refuses
+				// to send it, and every export would fail.
+				warnings = append(warnings, fmt.Sprintf("%s: the value of %q holds control characters (a line break, say); left out", k, name))
+				continue
+			}
+			cfg.Headers.Set(name, dec)
 		}
 	}
 

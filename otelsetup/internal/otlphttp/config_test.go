@@ -94,6 +94,14 @@ func TestSettingsAndWarnings(t *testing.T) {
 	assert.Equal(t, metricdata.DeltaTemporality, cfg.Temporality(sdkmetric.InstrumentKindCounter))
 	assert.Equal(t, metricdata.CumulativeTemporality, cfg.Temporality(sdkmetric.InstrumentKindObservableCounter))
 
+	// What an attacker who sets the variable would try: a line break to end
+	// the header and add another, a name that is not an HTTP token.
+	cfg, warnings, err = FromEnv(Traces, env("OTEL_EXPORTER_OTLP_HEADERS", "x-a=ok%0D%0AX-Injected: 1,bad(name)=v,x-b=fine"))
+	require.NoError(t, err)
+	assert.Equal(t, http.Header{"X-B": {"fine"}}, cfg.Headers)
+	assert.Contains(t, strings.Join(warnings, "\n"), `the value of "x-a" holds control characters`)
+	assert.Contains(t, strings.Join(warnings, "\n"), `"bad(name..." is not key=value`)
+
 	_, warnings, _ = FromEnv(Metrics, env("OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE", "sometimes"))
 	assert.Contains(t, strings.Join(warnings, "\n"), `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE="sometimes"`)
 }
