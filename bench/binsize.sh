@@ -76,6 +76,7 @@ part go-openai '"context"
 	fmt.Println(err)'
 part command "" ""
 rm -rf "$work/command"
+gofmt -w "$work" # the programs are Go like any other: formatted as gofmt writes them
 
 size() { stat -c %s "$1"; }
 tags=$(grep -v '^#' BUILDTAGS | head -n 1) # the release's tags (BUILDTAGS says why)
